@@ -1,0 +1,393 @@
+//! The command format the scheduler records and a backend executes.
+//!
+//! A frame is a sequence of passes ([`PassDesc`]: attachments with explicit load and store
+//! ops). Inside a pass, workers record *chunks*: each a slice of [`Command`]s that a
+//! backend turns into one finished command buffer. Commands are `Copy`, fixed size
+//! (40 bytes) and carry no heap data, so a chunk is one reusable `Vec<Command>`.
+//!
+//! Each chunk starts with no state bound: like a wgpu `RenderBundle`, it must set its own
+//! pipeline, bind groups and buffers before drawing.
+
+use crate::desc::IndexFormat;
+use crate::handle::{BindGroupId, BufferId, HandleBits, PipelineId, TextureId};
+
+/// The most dynamic offsets one `SetBindGroup` carries.
+pub const MAX_DYNAMIC_OFFSETS: usize = 2;
+
+/// Size of one indexed indirect draw record (`DrawIndexedIndirectArgs`): five u32.
+pub const DRAW_INDEXED_INDIRECT_SIZE: u64 = 20;
+
+/// Arguments of one indexed indirect draw, laid out as the GPU reads them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawIndexedIndirectArgs {
+    /// Indices per instance.
+    pub index_count: u32,
+    /// Instances.
+    pub instance_count: u32,
+    /// First index in the index buffer.
+    pub first_index: u32,
+    /// Added to each index.
+    pub base_vertex: i32,
+    /// First instance (needs [`Caps::indirect_first_instance`] when non-zero).
+    pub first_instance: u32,
+}
+
+/// Kinds of resources, for error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceKind {
+    /// A buffer.
+    Buffer,
+    /// A texture.
+    Texture,
+    /// A sampler.
+    Sampler,
+    /// A shader module.
+    Shader,
+    /// A bind group layout.
+    BindGroupLayout,
+    /// A bind group.
+    BindGroup,
+    /// A pipeline.
+    Pipeline,
+}
+
+/// Which attachment of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttachmentRole {
+    /// The color attachment.
+    Color,
+    /// The depth attachment.
+    Depth,
+}
+
+/// What happens to an attachment when the pass begins.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LoadOp<V> {
+    /// Clear to a value.
+    Clear(V),
+    /// Keep the previous contents.
+    Load,
+}
+
+/// What happens to an attachment when the pass ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StoreOp {
+    /// Keep the results.
+    Store,
+    /// Results may be thrown away (transient depth, say).
+    Discard,
+}
+
+/// A color attachment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColorAttachment {
+    /// Render-target texture with a color format.
+    pub texture: TextureId,
+    /// Load op; clear color is linear RGBA.
+    pub load: LoadOp<[f64; 4]>,
+    /// Store op.
+    pub store: StoreOp,
+}
+
+/// A depth attachment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthAttachment {
+    /// Render-target texture with a depth format.
+    pub texture: TextureId,
+    /// Load op; clear depth in [0, 1].
+    pub load: LoadOp<f32>,
+    /// Store op.
+    pub store: StoreOp,
+}
+
+/// One render pass: its attachments and their load/store ops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PassDesc {
+    /// Debug label (static: passes are configured, not generated per frame).
+    pub label: &'static str,
+    /// Color attachment.
+    pub color: Option<ColorAttachment>,
+    /// Depth attachment.
+    pub depth: Option<DepthAttachment>,
+}
+
+/// Dynamic offsets of one `SetBindGroup`, inline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DynamicOffsets {
+    len: u8,
+    values: [u32; MAX_DYNAMIC_OFFSETS],
+}
+
+impl DynamicOffsets {
+    /// No offsets.
+    pub const NONE: Self = Self { len: 0, values: [0; MAX_DYNAMIC_OFFSETS] };
+
+    /// One offset.
+    #[inline]
+    pub fn one(offset: u32) -> Self {
+        Self { len: 1, values: [offset, 0] }
+    }
+
+    /// Up to [`MAX_DYNAMIC_OFFSETS`] offsets; `None` when there are more.
+    pub fn from_slice(offsets: &[u32]) -> Option<Self> {
+        if offsets.len() > MAX_DYNAMIC_OFFSETS {
+            return None;
+        }
+        let mut values = [0; MAX_DYNAMIC_OFFSETS];
+        values[..offsets.len()].copy_from_slice(offsets);
+        Some(Self { len: offsets.len() as u8, values })
+    }
+
+    /// The offsets.
+    #[inline]
+    pub fn as_slice(&self) -> &[u32] {
+        &self.values[..self.len as usize]
+    }
+}
+
+/// One command inside a render pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Bind a render pipeline; resets nothing else.
+    SetPipeline(PipelineId),
+    /// Bind a bind group at `index`, with its dynamic offsets.
+    SetBindGroup {
+        /// Group index.
+        index: u32,
+        /// The group.
+        group: BindGroupId,
+        /// Dynamic offsets, one per dynamic binding, in binding order.
+        offsets: DynamicOffsets,
+    },
+    /// Bind a vertex buffer range to a slot.
+    SetVertexBuffer {
+        /// Slot.
+        slot: u32,
+        /// The buffer.
+        buffer: BufferId,
+        /// Byte offset.
+        offset: u64,
+    },
+    /// Bind the index buffer from `offset` to its end.
+    SetIndexBuffer {
+        /// The buffer.
+        buffer: BufferId,
+        /// Index type.
+        format: IndexFormat,
+        /// Byte offset.
+        offset: u64,
+    },
+    /// Non-indexed draw.
+    Draw {
+        /// First vertex.
+        first_vertex: u32,
+        /// Vertex count.
+        vertex_count: u32,
+        /// First instance.
+        first_instance: u32,
+        /// Instance count.
+        instance_count: u32,
+    },
+    /// Indexed draw.
+    DrawIndexed {
+        /// First index.
+        first_index: u32,
+        /// Index count.
+        index_count: u32,
+        /// Added to each index.
+        base_vertex: i32,
+        /// First instance.
+        first_instance: u32,
+        /// Instance count.
+        instance_count: u32,
+    },
+    /// `count` indexed draws whose arguments ([`DrawIndexedIndirectArgs`]) are packed in
+    /// `buffer` from `offset`. Needs [`Caps::multi_draw_indirect`].
+    MultiDrawIndexedIndirect {
+        /// Buffer with `INDIRECT` usage.
+        buffer: BufferId,
+        /// Byte offset, multiple of 4.
+        offset: u64,
+        /// Number of draws.
+        count: u32,
+    },
+}
+
+/// What a backend can do beyond the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    /// `MultiDrawIndexedIndirect` is available (with non-zero `first_instance`).
+    pub multi_draw_indirect: bool,
+    /// Required alignment of dynamic uniform/storage offsets.
+    pub min_uniform_offset_alignment: u32,
+    /// Largest 2D texture side.
+    pub max_texture_size: u32,
+    /// Largest buffer.
+    pub max_buffer_size: u64,
+    /// Most bind groups one pipeline uses.
+    pub max_bind_groups: u32,
+}
+
+/// What one chunk or frame did, counted the same way by every backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Commands executed.
+    pub commands: u64,
+    /// Draw API calls (a multi-draw counts once).
+    pub draw_calls: u64,
+    /// Draws issued on the GPU (a multi-draw counts each record).
+    pub draws: u64,
+    /// Instances drawn (direct draws only; indirect counts live in GPU memory).
+    pub instances: u64,
+    /// Pipeline, bind group and buffer bindings.
+    pub state_changes: u64,
+}
+
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, o: Self) {
+        self.commands += o.commands;
+        self.draw_calls += o.draw_calls;
+        self.draws += o.draws;
+        self.instances += o.instances;
+        self.state_changes += o.state_changes;
+    }
+}
+
+/// A 64-bit digest of a command stream, stable across runs, threads and machines.
+///
+/// A fixed-seed multiply-fold hash over the commands' fields (never a randomly seeded
+/// hasher). Chunk digests are combined in submission order with [`Digest::combine`], so a
+/// frame's digest depends only on the commands and their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digest(u64);
+
+const SEED: u64 = 0x5157_1c4a_7d0b_e3a1;
+
+#[inline]
+fn mix(h: u64, w: u64) -> u64 {
+    let m = u128::from(h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15_u128 | (0xd6e8_feb8_6659_fd93_u128 << 64));
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
+impl Default for Digest {
+    fn default() -> Self {
+        Self(SEED)
+    }
+}
+
+impl Digest {
+    /// The digest value.
+    #[inline]
+    pub fn value(self) -> u64 {
+        self.0
+    }
+
+    /// Folds a raw word in.
+    #[inline]
+    pub fn word(&mut self, w: u64) {
+        self.0 = mix(self.0, w);
+    }
+
+    /// Folds another digest in (order matters).
+    #[inline]
+    pub fn combine(&mut self, other: Digest) {
+        self.word(other.0);
+    }
+
+    /// Folds a pass description in.
+    pub fn pass(&mut self, p: &PassDesc) {
+        self.word(0xFA55);
+        if let Some(c) = &p.color {
+            self.word(c.texture.bits());
+            match c.load {
+                LoadOp::Clear(v) => v.iter().for_each(|x| self.word(x.to_bits())),
+                LoadOp::Load => self.word(1),
+            }
+            self.word(c.store as u64);
+        }
+        if let Some(d) = &p.depth {
+            self.word(d.texture.bits());
+            match d.load {
+                LoadOp::Clear(v) => self.word(u64::from(v.to_bits())),
+                LoadOp::Load => self.word(1),
+            }
+            self.word(d.store as u64);
+        }
+    }
+
+    /// Folds one command in.
+    #[inline]
+    pub fn command(&mut self, c: &Command) {
+        match *c {
+            Command::SetPipeline(p) => {
+                self.word(1);
+                self.word(p.bits());
+            }
+            Command::SetBindGroup { index, group, offsets } => {
+                self.word(2 | u64::from(index) << 8);
+                self.word(group.bits());
+                offsets.as_slice().iter().for_each(|&o| self.word(u64::from(o)));
+            }
+            Command::SetVertexBuffer { slot, buffer, offset } => {
+                self.word(3 | u64::from(slot) << 8);
+                self.word(buffer.bits());
+                self.word(offset);
+            }
+            Command::SetIndexBuffer { buffer, format, offset } => {
+                self.word(4 | (format.size() << 8));
+                self.word(buffer.bits());
+                self.word(offset);
+            }
+            Command::Draw { first_vertex, vertex_count, first_instance, instance_count } => {
+                self.word(5);
+                self.word(u64::from(first_vertex) | u64::from(vertex_count) << 32);
+                self.word(u64::from(first_instance) | u64::from(instance_count) << 32);
+            }
+            Command::DrawIndexed { first_index, index_count, base_vertex, first_instance, instance_count } => {
+                self.word(6 | u64::from(base_vertex as u32) << 32);
+                self.word(u64::from(first_index) | u64::from(index_count) << 32);
+                self.word(u64::from(first_instance) | u64::from(instance_count) << 32);
+            }
+            Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
+                self.word(7 | u64::from(count) << 32);
+                self.word(buffer.bits());
+                self.word(offset);
+            }
+        }
+    }
+
+    /// Digest of a slice of commands.
+    pub fn of_commands(commands: &[Command]) -> Self {
+        let mut d = Self::default();
+        commands.iter().for_each(|c| d.command(c));
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_is_small_and_copy() {
+        assert!(std::mem::size_of::<Command>() <= 40, "{}", std::mem::size_of::<Command>());
+        static_assertions::assert_impl_all!(Command: Copy, Send, Sync);
+    }
+
+    #[test]
+    fn digest_depends_on_order_and_content() {
+        let a = Command::Draw { first_vertex: 0, vertex_count: 3, first_instance: 0, instance_count: 1 };
+        let b = Command::Draw { first_vertex: 0, vertex_count: 6, first_instance: 0, instance_count: 1 };
+        assert_ne!(Digest::of_commands(&[a, b]), Digest::of_commands(&[b, a]));
+        assert_eq!(Digest::of_commands(&[a, b]), Digest::of_commands(&[a, b]));
+        // A fixed value: the digest must not change between runs or machines.
+        assert_eq!(Digest::of_commands(&[]).value(), SEED);
+    }
+
+    #[test]
+    fn dynamic_offsets_roundtrip() {
+        assert_eq!(DynamicOffsets::from_slice(&[256, 512]).unwrap().as_slice(), &[256, 512]);
+        assert!(DynamicOffsets::from_slice(&[0, 0, 0]).is_none());
+    }
+}

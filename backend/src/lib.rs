@@ -1,0 +1,166 @@
+//! The contract between Switchyard's scheduler and the GPU: a compact command format, the
+//! [`Backend`] trait, and two backends.
+//!
+//! Design choices:
+//! - **Handles, not references.** Resources are created through a backend and named by
+//!   slotmap keys ([`BufferId`], [`PipelineId`], ...). A stale handle is a typed error.
+//! - **Chunks record in parallel, one thread submits.** [`Backend::record`] takes `&self`
+//!   and is called from many worker threads at once; each call turns one slice of
+//!   [`Command`]s into a finished, backend-specific chunk. [`Backend::submit`] is called by
+//!   the one submission thread with a frame's chunks in order.
+//! - **Validate once, in one place.** Every backend runs the same validator over a chunk
+//!   before executing it, so the null backend and the wgpu backend accept and reject
+//!   exactly the same streams.
+//! - **Backends:** [`null::NullBackend`] validates, counts and digests (tests, CPU
+//!   benchmarks); [`wgpu::WgpuBackend`] renders through wgpu on Vulkan, Metal, DX12 or GL,
+//!   headless by default.
+
+#![deny(missing_docs)]
+
+mod command;
+mod desc;
+mod error;
+mod handle;
+pub mod null;
+mod registry;
+mod validate;
+pub mod wgpu;
+
+pub use command::*;
+pub use desc::*;
+pub use error::*;
+pub use handle::*;
+pub use validate::PassLayout;
+
+/// Any resource handle, for [`Backend::destroy`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resource {
+    /// A buffer.
+    Buffer(BufferId),
+    /// A texture.
+    Texture(TextureId),
+    /// A sampler.
+    Sampler(SamplerId),
+    /// A shader module.
+    Shader(ShaderId),
+    /// A bind group layout.
+    BindGroupLayout(BindGroupLayoutId),
+    /// A bind group.
+    BindGroup(BindGroupId),
+    /// A pipeline.
+    Pipeline(PipelineId),
+}
+
+/// Where a chunk sits in its pass: backends that encode one render pass per chunk need it
+/// to apply the pass's load op on the first chunk and its store op on the last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkPosition {
+    /// Index of this chunk in the pass.
+    pub index: u32,
+    /// Number of chunks in the pass.
+    pub count: u32,
+}
+
+impl ChunkPosition {
+    /// The only chunk of its pass.
+    pub const SINGLE: Self = Self { index: 0, count: 1 };
+}
+
+/// A CPU write into a buffer that the submission thread performs before the frame's passes.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferWrite<'a> {
+    /// Destination buffer (needs `COPY_DST`).
+    pub buffer: BufferId,
+    /// Byte offset, multiple of 4.
+    pub offset: u64,
+    /// The bytes (length a multiple of 4).
+    pub data: &'a [u8],
+}
+
+/// One pass of a frame and its recorded chunks, in order.
+#[derive(Debug)]
+pub struct PassSubmit<C> {
+    /// The pass.
+    pub desc: PassDesc,
+    /// Chunks recorded for exactly this pass, in order. `submit` drains it.
+    pub chunks: Vec<C>,
+}
+
+/// Identifies a submission, for [`Backend::wait`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SubmissionId(pub u64);
+
+/// An RGBA8 image read back from a render target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Tightly packed RGBA8 rows, top row first.
+    pub pixels: Vec<u8>,
+}
+
+impl Image {
+    /// The pixel at (x, y).
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2], self.pixels[i + 3]]
+    }
+}
+
+/// A GPU backend: creates resources, records chunks on many threads, submits on one.
+///
+/// Creation calls may come from any thread. `record` is called concurrently from the
+/// scheduler's workers. `submit`, `wait` and `read_rgba8` are called from one thread at a
+/// time (the scheduler's submission thread, or a test).
+pub trait Backend: Send + Sync + 'static {
+    /// A finished chunk: a wgpu `RenderBundle` or `CommandBuffer`, or the null backend's
+    /// digest and counts.
+    type Chunk: Send + 'static;
+
+    /// A short name ("null", "wgpu/Vulkan/llvmpipe", ...).
+    fn name(&self) -> String;
+    /// What this backend can do.
+    fn caps(&self) -> Caps;
+
+    /// Creates a buffer (contents zeroed).
+    fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError>;
+    /// Writes bytes into a buffer (ordered before the next submit).
+    fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError>;
+    /// Creates a texture.
+    fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError>;
+    /// Uploads the whole texture from tightly packed texels.
+    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError>;
+    /// Creates a sampler.
+    fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError>;
+    /// Compiles and validates a WGSL module.
+    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError>;
+    /// Creates a bind group layout.
+    fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError>;
+    /// Creates a bind group.
+    fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError>;
+    /// Creates a render pipeline, or returns the cached one for an equal descriptor.
+    fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError>;
+    /// Destroys a resource; its handle becomes stale.
+    fn destroy(&self, resource: Resource) -> Result<(), DestroyError>;
+
+    /// Validates and records one chunk of `pass`. Callable from many threads at once.
+    fn record(
+        &self,
+        pass: &PassDesc,
+        position: ChunkPosition,
+        commands: &[Command],
+    ) -> Result<Self::Chunk, RecordError>;
+    /// Performs `uploads`, then executes `passes` in order, each with its chunks in order.
+    /// Drains the chunk vectors (their capacity stays with the caller).
+    fn submit(
+        &self,
+        uploads: &[BufferWrite<'_>],
+        passes: &mut [PassSubmit<Self::Chunk>],
+    ) -> Result<SubmissionId, SubmitError>;
+    /// Blocks until the GPU finished `submission`.
+    fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError>;
+    /// Reads a color render target back as RGBA8 (waits for the GPU).
+    fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError>;
+}

@@ -1,0 +1,274 @@
+//! The null backend: validates every command, counts, and digests the stream.
+//!
+//! It executes nothing on a GPU. Tests use it to check what the scheduler submits, and CPU
+//! benchmarks use it to measure the scheduler without a driver in the way. Its frame
+//! digest is folded exactly as documented on [`Digest`]: per pass, the pass description,
+//! then each chunk's digest in order.
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::command::{Caps, Command, Counts, Digest, PassDesc, ResourceKind};
+use crate::desc::*;
+use crate::error::*;
+use crate::handle::*;
+use crate::registry::{reflect_wgsl, Entry, Objects, Registry};
+use crate::validate::{resolve_pass, validate_chunk};
+use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
+
+struct NullObjects;
+impl Objects for NullObjects {
+    type Buffer = ();
+    type Texture = ();
+    type Sampler = ();
+    type Shader = ();
+    type Layout = ();
+    type BindGroup = ();
+    type Pipeline = ();
+}
+
+/// A chunk recorded by the null backend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NullChunk {
+    /// The pass it was recorded for.
+    pub pass: PassDesc,
+    /// Digest of its commands.
+    pub digest: Digest,
+    /// What it counts.
+    pub counts: Counts,
+}
+
+/// What the null backend saw in one submitted frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NullFrameReport {
+    /// The submission.
+    pub submission: SubmissionId,
+    /// Digest of the frame's passes and commands.
+    pub digest: u64,
+    /// Counts over the frame.
+    pub counts: Counts,
+    /// Passes.
+    pub passes: u32,
+    /// Chunks.
+    pub chunks: u32,
+    /// Bytes of per-frame uploads.
+    pub upload_bytes: u64,
+}
+
+/// The validating, recording backend without a GPU.
+pub struct NullBackend {
+    reg: RwLock<Registry<NullObjects>>,
+    caps: Caps,
+    last: Mutex<NullFrameReport>,
+}
+
+impl std::fmt::Debug for NullBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NullBackend").field("caps", &self.caps).finish_non_exhaustive()
+    }
+}
+
+impl Default for NullBackend {
+    fn default() -> Self {
+        Self::new(true)
+    }
+}
+
+impl NullBackend {
+    /// A null backend; `multi_draw_indirect` decides the capability it reports, so tests
+    /// can exercise both of the scheduler's draw paths.
+    pub fn new(multi_draw_indirect: bool) -> Self {
+        Self {
+            reg: RwLock::default(),
+            caps: Caps {
+                multi_draw_indirect,
+                min_uniform_offset_alignment: 256,
+                max_texture_size: 8192,
+                max_buffer_size: 1 << 32,
+                max_bind_groups: 4,
+            },
+            last: Mutex::default(),
+        }
+    }
+
+    /// The report of the most recent submitted frame.
+    pub fn last_frame(&self) -> NullFrameReport {
+        *self.last.lock()
+    }
+}
+
+fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), WriteError> {
+    if !usage_ok {
+        return Err(WriteError::Invalid("buffer lacks COPY_DST usage"));
+    }
+    if offset % 4 != 0 || len % 4 != 0 {
+        return Err(WriteError::Invalid("offset and length must be multiples of 4"));
+    }
+    if offset.checked_add(len).is_none_or(|e| e > size) {
+        return Err(WriteError::OutOfRange { offset, len, size });
+    }
+    Ok(())
+}
+
+pub(crate) fn check_buffer_write<O: Objects>(reg: &Registry<O>, w: &BufferWrite<'_>) -> Result<(), WriteError> {
+    let b = &reg.buffers.get(w.buffer).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Buffer })?.meta;
+    check_write(b.size, b.usage.contains(BufferUsage::COPY_DST), w.offset, w.data.len() as u64)
+}
+
+pub(crate) fn check_texture_write<O: Objects>(reg: &Registry<O>, t: TextureId, data: &[u8]) -> Result<(), WriteError> {
+    let m = &reg.textures.get(t).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
+    if !m.usage.contains(TextureUsage::COPY_DST) {
+        return Err(WriteError::Invalid("texture lacks COPY_DST usage"));
+    }
+    let size = u64::from(m.width) * u64::from(m.height) * u64::from(m.format.bytes_per_texel());
+    if data.len() as u64 != size {
+        return Err(WriteError::OutOfRange { offset: 0, len: data.len() as u64, size });
+    }
+    Ok(())
+}
+
+pub(crate) fn destroy_in<O: Objects>(reg: &mut Registry<O>, r: Resource) -> Result<(), DestroyError> {
+    let gone = |kind| DestroyError::InvalidHandle { kind };
+    match r {
+        Resource::Buffer(id) => reg.buffers.remove(id).map(drop).ok_or(gone(ResourceKind::Buffer)),
+        Resource::Texture(id) => reg.textures.remove(id).map(drop).ok_or(gone(ResourceKind::Texture)),
+        Resource::Sampler(id) => reg.samplers.remove(id).map(drop).ok_or(gone(ResourceKind::Sampler)),
+        Resource::Shader(id) => reg.shaders.remove(id).map(drop).ok_or(gone(ResourceKind::Shader)),
+        Resource::BindGroupLayout(id) => reg.layouts.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroupLayout)),
+        Resource::BindGroup(id) => reg.bind_groups.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroup)),
+        Resource::Pipeline(id) => {
+            reg.pipelines.remove(id).ok_or(gone(ResourceKind::Pipeline))?;
+            reg.pipeline_cache.retain(|_, v| *v != id);
+            Ok(())
+        }
+    }
+}
+
+impl Backend for NullBackend {
+    type Chunk = NullChunk;
+
+    fn name(&self) -> String {
+        "null".into()
+    }
+
+    fn caps(&self) -> Caps {
+        self.caps
+    }
+
+    fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError> {
+        let mut reg = self.reg.write();
+        let meta = reg.check_buffer(desc, &self.caps)?;
+        Ok(reg.buffers.insert(Entry { meta, obj: () }))
+    }
+
+    fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
+        check_buffer_write(&self.reg.read(), &BufferWrite { buffer, offset, data })
+    }
+
+    fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
+        let mut reg = self.reg.write();
+        let meta = reg.check_texture(desc, &self.caps)?;
+        Ok(reg.textures.insert(Entry { meta, obj: () }))
+    }
+
+    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+        check_texture_write(&self.reg.read(), texture, data)
+    }
+
+    fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
+        let meta = crate::registry::SamplerMeta { comparison: desc.compare.is_some() };
+        Ok(self.reg.write().samplers.insert(Entry { meta, obj: () }))
+    }
+
+    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError> {
+        let meta = reflect_wgsl(desc)?;
+        Ok(self.reg.write().shaders.insert(Entry { meta, obj: () }))
+    }
+
+    fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError> {
+        let mut reg = self.reg.write();
+        let meta = reg.check_layout(desc)?;
+        Ok(reg.layouts.insert(Entry { meta, obj: () }))
+    }
+
+    fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError> {
+        let mut reg = self.reg.write();
+        let meta = reg.check_bind_group(desc, &self.caps)?;
+        Ok(reg.bind_groups.insert(Entry { meta, obj: () }))
+    }
+
+    fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
+        let mut reg = self.reg.write();
+        if let Some(&id) = reg.pipeline_cache.get(desc) {
+            if reg.pipelines.contains_key(id) {
+                return Ok(id);
+            }
+        }
+        let meta = reg.check_pipeline(desc, &self.caps)?;
+        let id = reg.pipelines.insert(Entry { meta, obj: () });
+        reg.pipeline_cache.insert(desc.clone(), id);
+        Ok(id)
+    }
+
+    fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
+        destroy_in(&mut self.reg.write(), resource)
+    }
+
+    fn record(
+        &self,
+        pass: &PassDesc,
+        _position: ChunkPosition,
+        commands: &[Command],
+    ) -> Result<NullChunk, RecordError> {
+        let reg = self.reg.read();
+        let layout = resolve_pass(&reg, pass)?;
+        let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
+        Ok(NullChunk { pass: *pass, digest: Digest::of_commands(commands), counts })
+    }
+
+    fn submit(
+        &self,
+        uploads: &[BufferWrite<'_>],
+        passes: &mut [PassSubmit<NullChunk>],
+    ) -> Result<SubmissionId, SubmitError> {
+        let reg = self.reg.read();
+        for w in uploads {
+            check_buffer_write(&reg, w)?;
+        }
+        for (pi, p) in passes.iter().enumerate() {
+            resolve_pass(&reg, &p.desc)?;
+            if let Some(ci) = p.chunks.iter().position(|c| c.pass != p.desc) {
+                return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });
+            }
+        }
+        let mut last = self.last.lock();
+        let mut report = NullFrameReport {
+            submission: SubmissionId(last.submission.0 + 1),
+            upload_bytes: uploads.iter().map(|w| w.data.len() as u64).sum(),
+            passes: passes.len() as u32,
+            ..NullFrameReport::default()
+        };
+        let mut digest = Digest::default();
+        for p in passes.iter_mut() {
+            digest.pass(&p.desc);
+            for c in p.chunks.drain(..) {
+                digest.combine(c.digest);
+                report.counts += c.counts;
+                report.chunks += 1;
+            }
+        }
+        report.digest = digest.value();
+        *last = report;
+        Ok(report.submission)
+    }
+
+    fn wait(&self, _submission: SubmissionId) -> Result<(), SubmitError> {
+        Ok(())
+    }
+
+    fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
+        if !self.reg.read().textures.contains_key(texture) {
+            return Err(ReadbackError::InvalidHandle);
+        }
+        Err(ReadbackError::Unsupported("the null backend renders no pixels"))
+    }
+}

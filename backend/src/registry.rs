@@ -1,0 +1,328 @@
+//! Resource tables shared by every backend, and the checks that run on descriptors.
+//!
+//! A backend keeps its native objects next to the metadata the validator needs, in one
+//! slotmap per resource kind. The checks here run before any native object is created,
+//! so bad input returns a typed error and changes nothing, on every backend alike.
+
+use std::collections::HashMap;
+
+use slotmap::SlotMap;
+
+use crate::command::{Caps, ResourceKind};
+use crate::desc::*;
+use crate::error::CreateError;
+use crate::handle::*;
+
+/// Native objects of one backend (all `()` for the null backend).
+pub(crate) trait Objects {
+    type Buffer: Send + Sync;
+    type Texture: Send + Sync;
+    type Sampler: Send + Sync;
+    type Shader: Send + Sync;
+    type Layout: Send + Sync;
+    type BindGroup: Send + Sync;
+    type Pipeline: Send + Sync;
+}
+
+/// Metadata plus the native object.
+#[derive(Debug)]
+pub(crate) struct Entry<M, O> {
+    pub(crate) meta: M,
+    pub(crate) obj: O,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct BufferMeta {
+    pub(crate) size: u64,
+    pub(crate) usage: BufferUsage,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TextureMeta {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) format: TextureFormat,
+    pub(crate) usage: TextureUsage,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SamplerMeta {
+    pub(crate) comparison: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    Vertex,
+    Fragment,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ShaderMeta {
+    pub(crate) entry_points: Vec<(String, Stage)>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LayoutMeta {
+    pub(crate) entries: Vec<LayoutEntry>,
+}
+
+/// A dynamic binding's window: the bound range may move by the dynamic offset as long as
+/// `offset + base + size <= buffer_size`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DynamicWindow {
+    pub(crate) base: u64,
+    pub(crate) size: u64,
+    pub(crate) buffer_size: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct BindGroupMeta {
+    pub(crate) layout: BindGroupLayoutId,
+    pub(crate) dynamic: Vec<DynamicWindow>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct PipelineMeta {
+    pub(crate) layouts: Vec<BindGroupLayoutId>,
+    /// (stride, step) per vertex slot.
+    pub(crate) vertex: Vec<(u64, StepMode)>,
+    pub(crate) color: Option<TextureFormat>,
+    pub(crate) depth: Option<TextureFormat>,
+}
+
+pub(crate) struct Registry<O: Objects> {
+    pub(crate) buffers: SlotMap<BufferId, Entry<BufferMeta, O::Buffer>>,
+    pub(crate) textures: SlotMap<TextureId, Entry<TextureMeta, O::Texture>>,
+    pub(crate) samplers: SlotMap<SamplerId, Entry<SamplerMeta, O::Sampler>>,
+    pub(crate) shaders: SlotMap<ShaderId, Entry<ShaderMeta, O::Shader>>,
+    pub(crate) layouts: SlotMap<BindGroupLayoutId, Entry<LayoutMeta, O::Layout>>,
+    pub(crate) bind_groups: SlotMap<BindGroupId, Entry<BindGroupMeta, O::BindGroup>>,
+    pub(crate) pipelines: SlotMap<PipelineId, Entry<PipelineMeta, O::Pipeline>>,
+    /// Pipeline cache: descriptor → id, hashed with ahash (fixed seeds: deterministic).
+    pub(crate) pipeline_cache: HashMap<PipelineDesc, PipelineId, ahash::RandomState>,
+}
+
+impl<O: Objects> Default for Registry<O> {
+    fn default() -> Self {
+        Self {
+            buffers: SlotMap::with_key(),
+            textures: SlotMap::with_key(),
+            samplers: SlotMap::with_key(),
+            shaders: SlotMap::with_key(),
+            layouts: SlotMap::with_key(),
+            bind_groups: SlotMap::with_key(),
+            pipelines: SlotMap::with_key(),
+            pipeline_cache: HashMap::with_hasher(ahash::RandomState::with_seeds(1, 2, 3, 4)),
+        }
+    }
+}
+
+fn invalid(kind: ResourceKind) -> CreateError {
+    CreateError::InvalidHandle { kind }
+}
+
+impl<O: Objects> Registry<O> {
+    pub(crate) fn check_buffer(&self, d: &BufferDesc, caps: &Caps) -> Result<BufferMeta, CreateError> {
+        if d.size == 0 || d.size > caps.max_buffer_size {
+            return Err(CreateError::Limit { what: "buffer size", requested: d.size, maximum: caps.max_buffer_size });
+        }
+        if d.size % 4 != 0 {
+            return Err(CreateError::Invalid(format!("buffer `{}`: size {} is not a multiple of 4", d.label, d.size)));
+        }
+        if d.usage == BufferUsage::NONE {
+            return Err(CreateError::Invalid(format!("buffer `{}` has no usage", d.label)));
+        }
+        Ok(BufferMeta { size: d.size, usage: d.usage })
+    }
+
+    pub(crate) fn check_texture(&self, d: &TextureDesc, caps: &Caps) -> Result<TextureMeta, CreateError> {
+        for side in [d.width, d.height] {
+            if side == 0 || side > caps.max_texture_size {
+                return Err(CreateError::Limit {
+                    what: "texture side",
+                    requested: u64::from(side),
+                    maximum: u64::from(caps.max_texture_size),
+                });
+            }
+        }
+        if d.usage == TextureUsage::NONE {
+            return Err(CreateError::Invalid(format!("texture `{}` has no usage", d.label)));
+        }
+        if d.format.is_depth() && d.usage.contains(TextureUsage::COPY_DST) {
+            return Err(CreateError::Invalid(format!("depth texture `{}` cannot be written by the CPU", d.label)));
+        }
+        Ok(TextureMeta { width: d.width, height: d.height, format: d.format, usage: d.usage })
+    }
+
+    pub(crate) fn check_layout(&self, d: &BindGroupLayoutDesc) -> Result<LayoutMeta, CreateError> {
+        let mut entries = d.entries.clone();
+        entries.sort_by_key(|e| e.binding);
+        if entries.windows(2).any(|w| w[0].binding == w[1].binding) {
+            return Err(CreateError::Invalid(format!("layout `{}`: duplicate binding", d.label)));
+        }
+        let dynamic_count = entries
+            .iter()
+            .filter(|e| {
+                matches!(e.ty, BindingType::Uniform { dynamic: true, .. } | BindingType::Storage { dynamic: true })
+            })
+            .count();
+        if dynamic_count > crate::command::MAX_DYNAMIC_OFFSETS {
+            return Err(CreateError::Limit {
+                what: "dynamic bindings per layout",
+                requested: dynamic_count as u64,
+                maximum: crate::command::MAX_DYNAMIC_OFFSETS as u64,
+            });
+        }
+        Ok(LayoutMeta { entries })
+    }
+
+    pub(crate) fn check_bind_group(&self, d: &BindGroupDesc, caps: &Caps) -> Result<BindGroupMeta, CreateError> {
+        let layout = self.layouts.get(d.layout).ok_or(invalid(ResourceKind::BindGroupLayout))?;
+        if d.entries.len() != layout.meta.entries.len() {
+            return Err(CreateError::Invalid(format!(
+                "bind group `{}`: {} entries for a layout of {}",
+                d.label,
+                d.entries.len(),
+                layout.meta.entries.len()
+            )));
+        }
+        let mut dynamic = Vec::new();
+        for le in &layout.meta.entries {
+            let e = d.entries.iter().find(|e| e.binding == le.binding).ok_or_else(|| {
+                CreateError::Invalid(format!("bind group `{}`: binding {} missing", d.label, le.binding))
+            })?;
+            let bad =
+                |what: &str| CreateError::Invalid(format!("bind group `{}`: binding {}: {what}", d.label, le.binding));
+            match (le.ty, e.resource) {
+                (
+                    BindingType::Uniform { dynamic: dy, .. } | BindingType::Storage { dynamic: dy },
+                    BindResource::Buffer { buffer, offset, size },
+                ) => {
+                    let b = self.buffers.get(buffer).ok_or(invalid(ResourceKind::Buffer))?;
+                    let need = if matches!(le.ty, BindingType::Uniform { .. }) {
+                        BufferUsage::UNIFORM
+                    } else {
+                        BufferUsage::STORAGE
+                    };
+                    if !b.meta.usage.contains(need) {
+                        return Err(bad("buffer lacks the usage this binding needs"));
+                    }
+                    let size = size.unwrap_or(b.meta.size.saturating_sub(offset));
+                    if size == 0 || offset.checked_add(size).is_none_or(|end| end > b.meta.size) {
+                        return Err(bad("buffer range outside the buffer"));
+                    }
+                    if offset % u64::from(caps.min_uniform_offset_alignment) != 0 {
+                        return Err(bad("buffer offset is not aligned"));
+                    }
+                    let min = min_size_of(le.ty);
+                    if min > size {
+                        return Err(bad("bound range smaller than the layout's minimum"));
+                    }
+                    if dy {
+                        dynamic.push(DynamicWindow { base: offset, size, buffer_size: b.meta.size });
+                    }
+                }
+                (BindingType::Texture(kind), BindResource::Texture(t)) => {
+                    let t = self.textures.get(t).ok_or(invalid(ResourceKind::Texture))?;
+                    if !t.meta.usage.contains(TextureUsage::SAMPLED) {
+                        return Err(bad("texture lacks SAMPLED usage"));
+                    }
+                    if (kind == TextureSampleKind::Depth) != t.meta.format.is_depth() {
+                        return Err(bad("texture format does not match the sample kind"));
+                    }
+                }
+                (BindingType::Sampler { comparison }, BindResource::Sampler(s)) => {
+                    let s = self.samplers.get(s).ok_or(invalid(ResourceKind::Sampler))?;
+                    if s.meta.comparison != comparison {
+                        return Err(bad("sampler comparison mode does not match"));
+                    }
+                }
+                _ => return Err(bad("resource type does not match the layout")),
+            }
+        }
+        Ok(BindGroupMeta { layout: d.layout, dynamic })
+    }
+
+    pub(crate) fn check_pipeline(&self, d: &PipelineDesc, caps: &Caps) -> Result<PipelineMeta, CreateError> {
+        let shader = self.shaders.get(d.shader).ok_or(invalid(ResourceKind::Shader))?;
+        let has = |name: &str, stage: Stage| shader.meta.entry_points.iter().any(|(n, s)| n == name && *s == stage);
+        if !has(&d.vertex_entry, Stage::Vertex) {
+            return Err(CreateError::Invalid(format!(
+                "pipeline `{}`: no vertex entry point `{}`",
+                d.label, d.vertex_entry
+            )));
+        }
+        if let Some(fs) = &d.fragment_entry {
+            if !has(fs, Stage::Fragment) {
+                return Err(CreateError::Invalid(format!("pipeline `{}`: no fragment entry point `{fs}`", d.label)));
+            }
+        }
+        if d.bind_group_layouts.len() > caps.max_bind_groups as usize {
+            return Err(CreateError::Limit {
+                what: "bind groups",
+                requested: d.bind_group_layouts.len() as u64,
+                maximum: u64::from(caps.max_bind_groups),
+            });
+        }
+        if d.bind_group_layouts.iter().any(|l| !self.layouts.contains_key(*l)) {
+            return Err(invalid(ResourceKind::BindGroupLayout));
+        }
+        for vb in &d.vertex_buffers {
+            if vb.stride % 4 != 0 || vb.attributes.iter().any(|a| a.offset + a.format.size() > vb.stride) {
+                return Err(CreateError::Invalid(format!(
+                    "pipeline `{}`: vertex attribute outside its stride",
+                    d.label
+                )));
+            }
+        }
+        if d.color.is_some_and(|c| c.format.is_depth()) || d.depth.is_some_and(|z| !z.format.is_depth()) {
+            return Err(CreateError::Invalid(format!("pipeline `{}`: target format of the wrong kind", d.label)));
+        }
+        if d.color.is_some() != d.fragment_entry.is_some() {
+            return Err(CreateError::Invalid(format!(
+                "pipeline `{}`: a color target needs a fragment entry point",
+                d.label
+            )));
+        }
+        if d.color.is_none() && d.depth.is_none() {
+            return Err(CreateError::Invalid(format!("pipeline `{}` has no targets", d.label)));
+        }
+        Ok(PipelineMeta {
+            layouts: d.bind_group_layouts.clone(),
+            vertex: d.vertex_buffers.iter().map(|v| (v.stride, v.step)).collect(),
+            color: d.color.map(|c| c.format),
+            depth: d.depth.map(|z| z.format),
+        })
+    }
+}
+
+fn min_size_of(ty: BindingType) -> u64 {
+    match ty {
+        BindingType::Uniform { min_size, .. } => min_size,
+        _ => 0,
+    }
+}
+
+/// Parses and validates WGSL with naga, returning the entry points.
+pub(crate) fn reflect_wgsl(d: &ShaderDesc) -> Result<ShaderMeta, CreateError> {
+    use wgpu::naga;
+    let err = |message: String| CreateError::Shader { label: d.label.clone(), message };
+    let module = naga::front::wgsl::parse_str(&d.wgsl).map_err(|e| err(e.emit_to_string(&d.wgsl)))?;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .map_err(|e| err(e.emit_to_string(&d.wgsl)))?;
+    let entry_points = module
+        .entry_points
+        .iter()
+        .map(|ep| {
+            let stage = match ep.stage {
+                naga::ShaderStage::Vertex => Stage::Vertex,
+                naga::ShaderStage::Fragment => Stage::Fragment,
+                _ => Stage::Other,
+            };
+            (ep.name.clone(), stage)
+        })
+        .collect();
+    Ok(ShaderMeta { entry_points })
+}

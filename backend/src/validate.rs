@@ -1,0 +1,252 @@
+//! The command validator every backend runs before executing a chunk.
+//!
+//! It walks the chunk once, tracking bound state the way the GPU API will, and returns the
+//! first problem as a typed [`RecordError`]. The scheduler never produces such a chunk; a
+//! failure here means a scheduler bug or a hand-written stream from a user.
+
+use crate::command::AttachmentRole;
+use crate::command::{Caps, Command, Counts, PassDesc, ResourceKind, DRAW_INDEXED_INDIRECT_SIZE};
+use crate::desc::{BufferUsage, IndexFormat, StepMode, TextureFormat, TextureUsage};
+use crate::error::{PassError, RecordError};
+use crate::handle::BindGroupLayoutId;
+use crate::registry::{Objects, PipelineMeta, Registry};
+
+/// Most bind groups and vertex slots the validator tracks.
+const MAX_GROUPS: usize = 8;
+const MAX_SLOTS: usize = 8;
+
+/// A pass's attachment formats and size: what a chunk is recorded against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassLayout {
+    /// Color format.
+    pub color: Option<TextureFormat>,
+    /// Depth format.
+    pub depth: Option<TextureFormat>,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+}
+
+pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
+    let mut size = None;
+    let mut color = None;
+    let mut depth = None;
+    for (role, tex) in
+        [(AttachmentRole::Color, pass.color.map(|c| c.texture)), (AttachmentRole::Depth, pass.depth.map(|d| d.texture))]
+    {
+        let Some(tex) = tex else { continue };
+        let t = reg.textures.get(tex).ok_or(PassError::InvalidAttachment { role })?;
+        let m = &t.meta;
+        if !m.usage.contains(TextureUsage::RENDER_TARGET) || m.format.is_depth() != (role == AttachmentRole::Depth) {
+            return Err(PassError::NotRenderTarget { role });
+        }
+        if size.is_some_and(|s| s != (m.width, m.height)) {
+            return Err(PassError::SizeMismatch);
+        }
+        size = Some((m.width, m.height));
+        match role {
+            AttachmentRole::Color => color = Some(m.format),
+            AttachmentRole::Depth => depth = Some(m.format),
+        }
+    }
+    let (width, height) = size.ok_or(PassError::NoAttachments)?;
+    Ok(PassLayout { color, depth, width, height })
+}
+
+#[derive(Clone, Copy)]
+struct BoundGroup {
+    layout: BindGroupLayoutId,
+}
+
+/// Validates one chunk against `pass`; returns what it counts.
+pub(crate) fn validate_chunk<O: Objects>(
+    reg: &Registry<O>,
+    pass: &PassLayout,
+    commands: &[Command],
+    caps: &Caps,
+) -> Result<Counts, RecordError> {
+    let mut counts = Counts { commands: commands.len() as u64, ..Counts::default() };
+    let mut pipeline: Option<&PipelineMeta> = None;
+    let mut groups: [Option<BoundGroup>; MAX_GROUPS] = [None; MAX_GROUPS];
+    // Bytes available from the bound offset to the end of each vertex buffer.
+    let mut slots: [Option<u64>; MAX_SLOTS] = [None; MAX_SLOTS];
+    let mut index: Option<(u64, IndexFormat)> = None;
+
+    for (i, cmd) in commands.iter().enumerate() {
+        let handle = |kind| RecordError::InvalidHandle { index: i, kind };
+        match *cmd {
+            Command::SetPipeline(p) => {
+                let p = &reg.pipelines.get(p).ok_or(handle(ResourceKind::Pipeline))?.meta;
+                if p.color != pass.color || p.depth != pass.depth {
+                    return Err(RecordError::FormatMismatch { index: i });
+                }
+                pipeline = Some(p);
+                counts.state_changes += 1;
+            }
+            Command::SetBindGroup { index: g, group, offsets } => {
+                let bg = &reg.bind_groups.get(group).ok_or(handle(ResourceKind::BindGroup))?.meta;
+                if g as usize >= MAX_GROUPS.min(caps.max_bind_groups as usize) {
+                    return Err(RecordError::LayoutMismatch { index: i, message: "bind group index past the limit" });
+                }
+                let offs = offsets.as_slice();
+                if offs.len() != bg.dynamic.len() {
+                    return Err(RecordError::LayoutMismatch {
+                        index: i,
+                        message: "dynamic offset count differs from the layout",
+                    });
+                }
+                for (&o, w) in offs.iter().zip(&bg.dynamic) {
+                    if o % caps.min_uniform_offset_alignment != 0 {
+                        return Err(RecordError::LayoutMismatch { index: i, message: "dynamic offset is not aligned" });
+                    }
+                    let end = u64::from(o) + w.base + w.size;
+                    if end > w.buffer_size {
+                        return Err(RecordError::OutOfRange {
+                            index: i,
+                            what: "dynamic binding",
+                            end,
+                            limit: w.buffer_size,
+                        });
+                    }
+                }
+                groups[g as usize] = Some(BoundGroup { layout: bg.layout });
+                counts.state_changes += 1;
+            }
+            Command::SetVertexBuffer { slot, buffer, offset } => {
+                let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
+                if !b.usage.contains(BufferUsage::VERTEX) {
+                    return Err(RecordError::BadUsage { index: i, usage: "VERTEX" });
+                }
+                if slot as usize >= MAX_SLOTS {
+                    return Err(RecordError::LayoutMismatch { index: i, message: "vertex slot past the limit" });
+                }
+                if offset > b.size {
+                    return Err(RecordError::OutOfRange {
+                        index: i,
+                        what: "vertex buffer offset",
+                        end: offset,
+                        limit: b.size,
+                    });
+                }
+                slots[slot as usize] = Some(b.size - offset);
+                counts.state_changes += 1;
+            }
+            Command::SetIndexBuffer { buffer, format, offset } => {
+                let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
+                if !b.usage.contains(BufferUsage::INDEX) {
+                    return Err(RecordError::BadUsage { index: i, usage: "INDEX" });
+                }
+                if offset > b.size || offset % format.size() != 0 {
+                    return Err(RecordError::OutOfRange {
+                        index: i,
+                        what: "index buffer offset",
+                        end: offset,
+                        limit: b.size,
+                    });
+                }
+                index = Some((b.size - offset, format));
+                counts.state_changes += 1;
+            }
+            Command::Draw { first_vertex, vertex_count, first_instance, instance_count } => {
+                let p = check_bindings(i, pipeline, &groups, &slots)?;
+                check_vertex_ranges(
+                    i,
+                    p,
+                    &slots,
+                    Some(end(first_vertex, vertex_count)),
+                    end(first_instance, instance_count),
+                )?;
+                counts.draw_calls += 1;
+                counts.draws += 1;
+                counts.instances += u64::from(instance_count);
+            }
+            Command::DrawIndexed { first_index, index_count, first_instance, instance_count, .. } => {
+                let p = check_bindings(i, pipeline, &groups, &slots)?;
+                let (avail, format) = index.ok_or(RecordError::MissingIndexBuffer { index: i })?;
+                let need = end(first_index, index_count) * format.size();
+                if need > avail {
+                    return Err(RecordError::OutOfRange { index: i, what: "index", end: need, limit: avail });
+                }
+                check_vertex_ranges(i, p, &slots, None, end(first_instance, instance_count))?;
+                counts.draw_calls += 1;
+                counts.draws += 1;
+                counts.instances += u64::from(instance_count);
+            }
+            Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
+                if !caps.multi_draw_indirect {
+                    return Err(RecordError::Unsupported { index: i, what: "multi-draw-indirect" });
+                }
+                check_bindings(i, pipeline, &groups, &slots)?;
+                index.ok_or(RecordError::MissingIndexBuffer { index: i })?;
+                let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
+                if !b.usage.contains(BufferUsage::INDIRECT) {
+                    return Err(RecordError::BadUsage { index: i, usage: "INDIRECT" });
+                }
+                let need = offset + u64::from(count) * DRAW_INDEXED_INDIRECT_SIZE;
+                if offset % 4 != 0 || need > b.size {
+                    return Err(RecordError::OutOfRange {
+                        index: i,
+                        what: "indirect records",
+                        end: need,
+                        limit: b.size,
+                    });
+                }
+                counts.draw_calls += 1;
+                counts.draws += u64::from(count);
+            }
+        }
+    }
+    Ok(counts)
+}
+
+#[inline]
+fn end(first: u32, count: u32) -> u64 {
+    u64::from(first) + u64::from(count)
+}
+
+#[inline]
+fn check_bindings<'a>(
+    i: usize,
+    pipeline: Option<&'a PipelineMeta>,
+    groups: &[Option<BoundGroup>; MAX_GROUPS],
+    slots: &[Option<u64>; MAX_SLOTS],
+) -> Result<&'a PipelineMeta, RecordError> {
+    let p = pipeline.ok_or(RecordError::NoPipeline { index: i })?;
+    for (g, layout) in p.layouts.iter().enumerate() {
+        if groups.get(g).copied().flatten().is_none_or(|b| b.layout != *layout) {
+            return Err(RecordError::MissingBindGroup { index: i, group: g as u32 });
+        }
+    }
+    for s in 0..p.vertex.len() {
+        if slots.get(s).copied().flatten().is_none() {
+            return Err(RecordError::MissingVertexBuffer { index: i, slot: s as u32 });
+        }
+    }
+    Ok(p)
+}
+
+#[inline]
+fn check_vertex_ranges(
+    i: usize,
+    p: &PipelineMeta,
+    slots: &[Option<u64>; MAX_SLOTS],
+    vertex_end: Option<u64>,
+    instance_end: u64,
+) -> Result<(), RecordError> {
+    for (s, &(stride, step)) in p.vertex.iter().enumerate() {
+        let avail = slots[s].unwrap_or(0);
+        let (what, n) = match step {
+            StepMode::Vertex => match vertex_end {
+                Some(n) => ("vertex", n),
+                None => continue,
+            },
+            StepMode::Instance => ("instance", instance_end),
+        };
+        let need = n * stride;
+        if need > avail {
+            return Err(RecordError::OutOfRange { index: i, what, end: need, limit: avail });
+        }
+    }
+    Ok(())
+}

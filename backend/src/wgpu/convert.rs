@@ -1,0 +1,159 @@
+//! Conversions from Switchyard's descriptors to wgpu's.
+
+use crate::command::{LoadOp, StoreOp};
+use crate::desc::*;
+
+pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {
+    match f {
+        TextureFormat::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
+        TextureFormat::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
+        TextureFormat::Depth32Float => wgpu::TextureFormat::Depth32Float,
+    }
+}
+
+pub(super) fn index_format(f: IndexFormat) -> wgpu::IndexFormat {
+    match f {
+        IndexFormat::Uint16 => wgpu::IndexFormat::Uint16,
+        IndexFormat::Uint32 => wgpu::IndexFormat::Uint32,
+    }
+}
+
+pub(super) fn buffer_usage(u: BufferUsage) -> wgpu::BufferUsages {
+    let mut w = wgpu::BufferUsages::empty();
+    for (ours, theirs) in [
+        (BufferUsage::VERTEX, wgpu::BufferUsages::VERTEX),
+        (BufferUsage::INDEX, wgpu::BufferUsages::INDEX),
+        (BufferUsage::UNIFORM, wgpu::BufferUsages::UNIFORM),
+        (BufferUsage::STORAGE, wgpu::BufferUsages::STORAGE),
+        (BufferUsage::INDIRECT, wgpu::BufferUsages::INDIRECT),
+        (BufferUsage::COPY_DST, wgpu::BufferUsages::COPY_DST),
+        (BufferUsage::COPY_SRC, wgpu::BufferUsages::COPY_SRC),
+    ] {
+        if u.contains(ours) {
+            w |= theirs;
+        }
+    }
+    w
+}
+
+pub(super) fn texture_usage(u: TextureUsage) -> wgpu::TextureUsages {
+    let mut w = wgpu::TextureUsages::empty();
+    for (ours, theirs) in [
+        (TextureUsage::RENDER_TARGET, wgpu::TextureUsages::RENDER_ATTACHMENT),
+        (TextureUsage::SAMPLED, wgpu::TextureUsages::TEXTURE_BINDING),
+        (TextureUsage::COPY_SRC, wgpu::TextureUsages::COPY_SRC),
+        (TextureUsage::COPY_DST, wgpu::TextureUsages::COPY_DST),
+    ] {
+        if u.contains(ours) {
+            w |= theirs;
+        }
+    }
+    w
+}
+
+pub(super) fn stages(s: Stages) -> wgpu::ShaderStages {
+    let mut w = wgpu::ShaderStages::empty();
+    if s.contains(Stages::VERTEX) {
+        w |= wgpu::ShaderStages::VERTEX;
+    }
+    if s.contains(Stages::FRAGMENT) {
+        w |= wgpu::ShaderStages::FRAGMENT;
+    }
+    w
+}
+
+pub(super) fn compare(c: CompareFunction) -> wgpu::CompareFunction {
+    match c {
+        CompareFunction::Less => wgpu::CompareFunction::Less,
+        CompareFunction::LessEqual => wgpu::CompareFunction::LessEqual,
+        CompareFunction::Greater => wgpu::CompareFunction::Greater,
+        CompareFunction::Always => wgpu::CompareFunction::Always,
+    }
+}
+
+pub(super) fn binding_type(t: BindingType) -> wgpu::BindingType {
+    match t {
+        BindingType::Uniform { dynamic, min_size } => wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: dynamic,
+            min_binding_size: std::num::NonZeroU64::new(min_size),
+        },
+        BindingType::Storage { dynamic } => wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: dynamic,
+            min_binding_size: None,
+        },
+        BindingType::Texture(kind) => wgpu::BindingType::Texture {
+            sample_type: match kind {
+                TextureSampleKind::Float => wgpu::TextureSampleType::Float { filterable: true },
+                TextureSampleKind::Depth => wgpu::TextureSampleType::Depth,
+            },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        BindingType::Sampler { comparison } => wgpu::BindingType::Sampler(if comparison {
+            wgpu::SamplerBindingType::Comparison
+        } else {
+            wgpu::SamplerBindingType::Filtering
+        }),
+    }
+}
+
+pub(super) fn vertex_format(f: VertexFormat) -> wgpu::VertexFormat {
+    match f {
+        VertexFormat::Float32 => wgpu::VertexFormat::Float32,
+        VertexFormat::Float32x2 => wgpu::VertexFormat::Float32x2,
+        VertexFormat::Float32x3 => wgpu::VertexFormat::Float32x3,
+        VertexFormat::Float32x4 => wgpu::VertexFormat::Float32x4,
+        VertexFormat::Uint32 => wgpu::VertexFormat::Uint32,
+        VertexFormat::Unorm8x4 => wgpu::VertexFormat::Unorm8x4,
+    }
+}
+
+pub(super) fn sampler(d: &SamplerDesc) -> wgpu::SamplerDescriptor<'_> {
+    let filter = match d.filter {
+        FilterMode::Nearest => wgpu::FilterMode::Nearest,
+        FilterMode::Linear => wgpu::FilterMode::Linear,
+    };
+    let address = match d.address {
+        AddressMode::ClampToEdge => wgpu::AddressMode::ClampToEdge,
+        AddressMode::Repeat => wgpu::AddressMode::Repeat,
+    };
+    wgpu::SamplerDescriptor {
+        label: Some(&d.label),
+        address_mode_u: address,
+        address_mode_v: address,
+        address_mode_w: address,
+        mag_filter: filter,
+        min_filter: filter,
+        compare: d.compare.map(compare),
+        ..Default::default()
+    }
+}
+
+pub(super) fn color_ops(load: LoadOp<[f64; 4]>, store: StoreOp) -> wgpu::Operations<wgpu::Color> {
+    wgpu::Operations {
+        load: match load {
+            LoadOp::Clear([r, g, b, a]) => wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+            LoadOp::Load => wgpu::LoadOp::Load,
+        },
+        store: store_op(store),
+    }
+}
+
+pub(super) fn depth_ops(load: LoadOp<f32>, store: StoreOp) -> wgpu::Operations<f32> {
+    wgpu::Operations {
+        load: match load {
+            LoadOp::Clear(v) => wgpu::LoadOp::Clear(v),
+            LoadOp::Load => wgpu::LoadOp::Load,
+        },
+        store: store_op(store),
+    }
+}
+
+fn store_op(s: StoreOp) -> wgpu::StoreOp {
+    match s {
+        StoreOp::Store => wgpu::StoreOp::Store,
+        StoreOp::Discard => wgpu::StoreOp::Discard,
+    }
+}

@@ -1,0 +1,806 @@
+//! The wgpu backend: the real GPU path.
+//!
+//! Headless by default: passes render into offscreen textures that
+//! [`Backend::read_rgba8`] copies back. Workers call [`Backend::record`] on their own
+//! threads; each call validates its chunk (the shared validator) and encodes it with one of
+//! two strategies ([`Encoding`]):
+//!
+//! - **`RenderBundle`** (default): a `RenderBundleEncoder` per chunk, created on the worker
+//!   (it is `!Send`), finished into a `RenderBundle`. The submission thread opens one render
+//!   pass per pass and executes the bundles in order. Bundles have no multi-draw-indirect,
+//!   so `MultiDrawIndexedIndirect` becomes a loop of `draw_indexed_indirect` in a bundle.
+//! - **`CommandBuffer`**: a `CommandEncoder` and a render pass per chunk (first chunk
+//!   applies the pass's load op, later ones load), finished into a `CommandBuffer`;
+//!   multi-draw-indirect is native. The submission thread submits them in order.
+//!
+//! Which one is faster depends on the driver: the benches measure both
+//! (`switchyard-benches`, `record` group); `RenderBundle` is the default because the
+//! submission thread's work per chunk is one `execute_bundles` entry rather than one
+//! render-pass begin/end on the GPU timeline.
+//!
+//! wgpu reports validation errors through a device callback; this backend catches them in
+//! error scopes while creating resources and in a shared list while submitting, and
+//! returns them as typed errors instead of panicking.
+
+mod convert;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::command::{Caps, Command, Counts, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
+use crate::desc::*;
+use crate::error::*;
+use crate::handle::*;
+use crate::null::{check_buffer_write, check_texture_write, destroy_in};
+use crate::registry::{reflect_wgsl, Entry, Objects, Registry, SamplerMeta};
+use crate::validate::{resolve_pass, validate_chunk, PassLayout};
+use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
+use convert::*;
+
+/// How workers encode their chunks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// One `RenderBundle` per chunk, executed inside one render pass per pass.
+    #[default]
+    RenderBundle,
+    /// One `CommandBuffer` (with its own render pass) per chunk.
+    CommandBuffer,
+}
+
+/// Options for [`WgpuBackend::new`].
+#[derive(Clone, Debug)]
+pub struct WgpuConfig {
+    /// Chunk encoding strategy.
+    pub encoding: Encoding,
+    /// Which wgpu backends to consider; `None` reads `WGPU_BACKEND` or takes all.
+    pub backends: Option<wgpu::Backends>,
+    /// Ask for the fallback (software) adapter.
+    pub force_fallback_adapter: bool,
+}
+
+impl Default for WgpuConfig {
+    fn default() -> Self {
+        Self { encoding: Encoding::RenderBundle, backends: None, force_fallback_adapter: false }
+    }
+}
+
+struct WgpuObjects;
+impl Objects for WgpuObjects {
+    type Buffer = wgpu::Buffer;
+    type Texture = (wgpu::Texture, wgpu::TextureView);
+    type Sampler = wgpu::Sampler;
+    type Shader = wgpu::ShaderModule;
+    type Layout = wgpu::BindGroupLayout;
+    type BindGroup = wgpu::BindGroup;
+    type Pipeline = wgpu::RenderPipeline;
+}
+
+#[derive(Debug)]
+enum Encoded {
+    Bundle(wgpu::RenderBundle),
+    Buffer(wgpu::CommandBuffer),
+}
+
+/// A chunk recorded by the wgpu backend.
+#[derive(Debug)]
+pub struct WgpuChunk {
+    pass: PassDesc,
+    encoded: Encoded,
+    /// What the chunk counts.
+    pub counts: Counts,
+}
+
+/// The wgpu backend.
+pub struct WgpuBackend {
+    adapter_info: wgpu::AdapterInfo,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    reg: RwLock<Registry<WgpuObjects>>,
+    caps: Caps,
+    encoding: Encoding,
+    errors: Arc<Mutex<Vec<String>>>,
+    lost: Arc<AtomicBool>,
+    submissions: Mutex<Vec<(SubmissionId, wgpu::SubmissionIndex)>>,
+    next_submission: Mutex<u64>,
+}
+
+impl std::fmt::Debug for WgpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WgpuBackend")
+            .field("adapter", &self.adapter_info.name)
+            .field("backend", &self.adapter_info.backend)
+            .field("encoding", &self.encoding)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A trait over `RenderPass` and `RenderBundleEncoder` so one encoder loop serves both.
+trait Encoder<'a>: wgpu::util::RenderEncoder<'a> {
+    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32);
+}
+
+impl<'a> Encoder<'a> for wgpu::RenderPass<'a> {
+    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32) {
+        wgpu::RenderPass::multi_draw_indexed_indirect(self, buffer, offset, count);
+    }
+}
+
+impl<'a> Encoder<'a> for wgpu::RenderBundleEncoder<'a> {
+    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32) {
+        for i in 0..u64::from(count) {
+            self.draw_indexed_indirect(buffer, offset + i * DRAW_INDEXED_INDIRECT_SIZE);
+        }
+    }
+}
+
+/// Encodes validated commands. Handles were checked by the validator under the same read
+/// lock, so a missing one here is a bug in this crate.
+fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObjects>, commands: &[Command]) {
+    #[cold]
+    fn bug() -> ! {
+        unreachable!("handle vanished between validation and encoding")
+    }
+    for cmd in commands {
+        match *cmd {
+            Command::SetPipeline(p) => enc.set_pipeline(&reg.pipelines.get(p).unwrap_or_else(|| bug()).obj),
+            Command::SetBindGroup { index, group, offsets } => {
+                let g = &reg.bind_groups.get(group).unwrap_or_else(|| bug()).obj;
+                enc.set_bind_group(index, Some(g), offsets.as_slice());
+            }
+            Command::SetVertexBuffer { slot, buffer, offset } => {
+                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
+                enc.set_vertex_buffer(slot, Some(b.slice(offset..)));
+            }
+            Command::SetIndexBuffer { buffer, format, offset } => {
+                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
+                enc.set_index_buffer(b.slice(offset..), index_format(format));
+            }
+            Command::Draw { first_vertex, vertex_count, first_instance, instance_count } => {
+                enc.draw(first_vertex..first_vertex + vertex_count, first_instance..first_instance + instance_count);
+            }
+            Command::DrawIndexed { first_index, index_count, base_vertex, first_instance, instance_count } => {
+                enc.draw_indexed(
+                    first_index..first_index + index_count,
+                    base_vertex,
+                    first_instance..first_instance + instance_count,
+                );
+            }
+            Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
+                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
+                enc.multi_draw_indexed_indirect(b, offset, count);
+            }
+        }
+    }
+}
+
+fn map_create_error(e: wgpu::Error) -> CreateError {
+    match e {
+        wgpu::Error::OutOfMemory { .. } => CreateError::OutOfMemory,
+        other => CreateError::Validation(other.to_string()),
+    }
+}
+
+impl WgpuBackend {
+    /// Picks the best adapter (high performance; a software one where there is no GPU) and
+    /// creates a device with multi-draw-indirect support where the adapter has it.
+    pub fn new(config: &WgpuConfig) -> Result<Self, InitError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        if let Some(b) = config.backends {
+            desc.backends = b;
+        }
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: config.force_fallback_adapter,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| InitError::NoAdapter(e.to_string()))?;
+        Self::from_adapter(adapter, config.encoding)
+    }
+
+    /// Every adapter the instance sees (for choosing one explicitly in tests and the demo).
+    pub fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        pollster::block_on(wgpu::Instance::new(desc).enumerate_adapters(backends))
+    }
+
+    /// Creates the backend on a chosen adapter.
+    pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
+        let info = adapter.get_info();
+        let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
+        let features = adapter.features() & wanted;
+        let downlevel = adapter.get_downlevel_capabilities();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("switchyard"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| InitError::Device(e.to_string()))?;
+
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().push(e.to_string())));
+        let lost = Arc::new(AtomicBool::new(false));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |_reason, _msg| flag.store(true, Ordering::SeqCst));
+
+        let caps = Caps {
+            multi_draw_indirect: features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+                && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
+            min_uniform_offset_alignment: limits
+                .min_uniform_buffer_offset_alignment
+                .max(limits.min_storage_buffer_offset_alignment),
+            max_texture_size: limits.max_texture_dimension_2d,
+            max_buffer_size: limits.max_buffer_size.min(u64::from(limits.max_storage_buffer_binding_size)).max(1 << 20),
+            max_bind_groups: limits.max_bind_groups.min(4),
+        };
+        Ok(Self {
+            adapter_info: info,
+            device,
+            queue,
+            reg: RwLock::default(),
+            caps,
+            encoding,
+            errors,
+            lost,
+            submissions: Mutex::new(Vec::new()),
+            next_submission: Mutex::new(0),
+        })
+    }
+
+    /// The adapter in use.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.adapter_info
+    }
+
+    /// The encoding strategy in use.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The wgpu device (for engines that create their own resources beside Switchyard's).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, CreateError> {
+        if self.lost.load(Ordering::Relaxed) {
+            return Err(CreateError::DeviceLost);
+        }
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        if let Some(e) = pollster::block_on(validation.pop()) {
+            let _ = pollster::block_on(oom.pop());
+            return Err(map_create_error(e));
+        }
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(map_create_error(e));
+        }
+        Ok(value)
+    }
+
+    fn take_errors(&self) -> Result<(), SubmitError> {
+        if self.lost.load(Ordering::Relaxed) {
+            return Err(SubmitError::DeviceLost);
+        }
+        let mut errors = self.errors.lock();
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let msg = errors.join("; ");
+        errors.clear();
+        Err(SubmitError::Validation(msg))
+    }
+
+    fn pass_views<'r>(
+        reg: &'r Registry<WgpuObjects>,
+        pass: &PassDesc,
+        position: ChunkPosition,
+    ) -> (Option<wgpu::RenderPassColorAttachment<'r>>, Option<wgpu::RenderPassDepthStencilAttachment<'r>>) {
+        let first = position.index == 0;
+        let last = position.index + 1 >= position.count;
+        let color = pass.color.and_then(|c| {
+            let view = &reg.textures.get(c.texture)?.obj.1;
+            let load = if first { c.load } else { LoadOp::Load };
+            let store = if last { c.store } else { StoreOp::Store };
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: color_ops(load, store),
+            })
+        });
+        let depth = pass.depth.and_then(|d| {
+            let view = &reg.textures.get(d.texture)?.obj.1;
+            let load = if first { d.load } else { LoadOp::Load };
+            let store = if last { d.store } else { StoreOp::Store };
+            Some(wgpu::RenderPassDepthStencilAttachment {
+                view,
+                depth_ops: Some(depth_ops(load, store)),
+                stencil_ops: None,
+            })
+        });
+        (color, depth)
+    }
+
+    fn record_bundle(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        layout: &PassLayout,
+        commands: &[Command],
+    ) -> wgpu::RenderBundle {
+        let color_formats = [layout.color.map(texture_format)];
+        let mut enc = self.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+            label: Some("switchyard-chunk"),
+            color_formats: if layout.color.is_some() { &color_formats } else { &[] },
+            depth_stencil: layout.depth.map(|f| wgpu::RenderBundleDepthStencil {
+                format: texture_format(f),
+                depth_read_only: false,
+                stencil_read_only: true,
+            }),
+            sample_count: 1,
+            multiview: None,
+        });
+        encode(&mut enc, reg, commands);
+        enc.finish(&wgpu::RenderBundleDescriptor { label: Some("switchyard-chunk") })
+    }
+
+    fn record_command_buffer(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        pass: &PassDesc,
+        position: ChunkPosition,
+        commands: &[Command],
+    ) -> wgpu::CommandBuffer {
+        let mut enc =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-chunk") });
+        {
+            let (color, depth) = Self::pass_views(reg, pass, position);
+            let colors = [color];
+            let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(pass.label),
+                color_attachments: if pass.color.is_some() { &colors } else { &[] },
+                depth_stencil_attachment: depth,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            encode(&mut rp, reg, commands);
+        }
+        enc.finish()
+    }
+}
+
+impl Backend for WgpuBackend {
+    type Chunk = WgpuChunk;
+
+    fn name(&self) -> String {
+        format!("wgpu/{:?}/{}", self.adapter_info.backend, self.adapter_info.name)
+    }
+
+    fn caps(&self) -> Caps {
+        self.caps
+    }
+
+    fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError> {
+        let meta = self.reg.read().check_buffer(desc, &self.caps)?;
+        let obj = self.scoped(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&desc.label),
+                size: desc.size,
+                usage: buffer_usage(desc.usage),
+                mapped_at_creation: false,
+            })
+        })?;
+        Ok(self.reg.write().buffers.insert(Entry { meta, obj }))
+    }
+
+    fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
+        let reg = self.reg.read();
+        check_buffer_write(&reg, &BufferWrite { buffer, offset, data })?;
+        if !data.is_empty() {
+            self.queue.write_buffer(&reg.buffers[buffer].obj, offset, data);
+        }
+        Ok(())
+    }
+
+    fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
+        let meta = self.reg.read().check_texture(desc, &self.caps)?;
+        let obj = self.scoped(|| {
+            let t = self.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(&desc.label),
+                size: wgpu::Extent3d { width: desc.width, height: desc.height, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: texture_format(desc.format),
+                usage: texture_usage(desc.usage),
+                view_formats: &[],
+            });
+            let v = t.create_view(&wgpu::TextureViewDescriptor::default());
+            (t, v)
+        })?;
+        Ok(self.reg.write().textures.insert(Entry { meta, obj }))
+    }
+
+    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+        let reg = self.reg.read();
+        check_texture_write(&reg, texture, data)?;
+        let e = &reg.textures[texture];
+        self.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &e.obj.0,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(e.meta.width * e.meta.format.bytes_per_texel()),
+                rows_per_image: Some(e.meta.height),
+            },
+            wgpu::Extent3d { width: e.meta.width, height: e.meta.height, depth_or_array_layers: 1 },
+        );
+        Ok(())
+    }
+
+    fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
+        let obj = self.scoped(|| self.device.create_sampler(&sampler(desc)))?;
+        let meta = SamplerMeta { comparison: desc.compare.is_some() };
+        Ok(self.reg.write().samplers.insert(Entry { meta, obj }))
+    }
+
+    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError> {
+        let meta = reflect_wgsl(desc)?;
+        let obj = self.scoped(|| {
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&desc.label),
+                source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&desc.wgsl)),
+            })
+        })?;
+        Ok(self.reg.write().shaders.insert(Entry { meta, obj }))
+    }
+
+    fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError> {
+        let meta = self.reg.read().check_layout(desc)?;
+        let entries: Vec<_> = meta
+            .entries
+            .iter()
+            .map(|e| wgpu::BindGroupLayoutEntry {
+                binding: e.binding,
+                visibility: stages(e.visibility),
+                ty: binding_type(e.ty),
+                count: None,
+            })
+            .collect();
+        let obj = self.scoped(|| {
+            self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&desc.label),
+                entries: &entries,
+            })
+        })?;
+        Ok(self.reg.write().layouts.insert(Entry { meta, obj }))
+    }
+
+    fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError> {
+        let obj = {
+            let reg = self.reg.read();
+            let _meta = reg.check_bind_group(desc, &self.caps)?;
+            let entries: Vec<_> = desc
+                .entries
+                .iter()
+                .map(|e| wgpu::BindGroupEntry {
+                    binding: e.binding,
+                    resource: match e.resource {
+                        BindResource::Buffer { buffer, offset, size } => {
+                            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &reg.buffers[buffer].obj,
+                                offset,
+                                size: size.and_then(std::num::NonZeroU64::new),
+                            })
+                        }
+                        BindResource::Texture(t) => wgpu::BindingResource::TextureView(&reg.textures[t].obj.1),
+                        BindResource::Sampler(s) => wgpu::BindingResource::Sampler(&reg.samplers[s].obj),
+                    },
+                })
+                .collect();
+            let layout = &reg.layouts[desc.layout].obj;
+            self.scoped(|| {
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(&desc.label),
+                    layout,
+                    entries: &entries,
+                })
+            })?
+        };
+        let mut reg = self.reg.write();
+        // Re-check under the write lock: a resource may have been destroyed in between.
+        let meta = reg.check_bind_group(desc, &self.caps)?;
+        Ok(reg.bind_groups.insert(Entry { meta, obj }))
+    }
+
+    fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
+        {
+            let reg = self.reg.read();
+            if let Some(&id) = reg.pipeline_cache.get(desc) {
+                if reg.pipelines.contains_key(id) {
+                    return Ok(id);
+                }
+            }
+        }
+        let mut reg = self.reg.write();
+        let meta = reg.check_pipeline(desc, &self.caps)?;
+        let layouts: Vec<_> = desc.bind_group_layouts.iter().map(|l| Some(&reg.layouts[*l].obj)).collect();
+        let attrs: Vec<Vec<wgpu::VertexAttribute>> = desc
+            .vertex_buffers
+            .iter()
+            .map(|vb| {
+                vb.attributes
+                    .iter()
+                    .map(|a| wgpu::VertexAttribute {
+                        format: vertex_format(a.format),
+                        offset: a.offset,
+                        shader_location: a.location,
+                    })
+                    .collect()
+            })
+            .collect();
+        let buffers: Vec<_> = desc
+            .vertex_buffers
+            .iter()
+            .zip(&attrs)
+            .map(|(vb, attributes)| {
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: vb.stride,
+                    step_mode: match vb.step {
+                        StepMode::Vertex => wgpu::VertexStepMode::Vertex,
+                        StepMode::Instance => wgpu::VertexStepMode::Instance,
+                    },
+                    attributes,
+                })
+            })
+            .collect();
+        let module = &reg.shaders[desc.shader].obj;
+        let targets = [desc.color.map(|c| wgpu::ColorTargetState {
+            format: texture_format(c.format),
+            blend: match c.blend {
+                BlendMode::Replace => None,
+                BlendMode::Alpha => Some(wgpu::BlendState::ALPHA_BLENDING),
+            },
+            write_mask: wgpu::ColorWrites::ALL,
+        })];
+        let obj = self.scoped(|| {
+            let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&desc.label),
+                bind_group_layouts: &layouts,
+                immediate_size: 0,
+            });
+            self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(&desc.label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some(&desc.vertex_entry),
+                    compilation_options: Default::default(),
+                    buffers: &buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: match desc.cull {
+                        CullMode::None => None,
+                        CullMode::Back => Some(wgpu::Face::Back),
+                        CullMode::Front => Some(wgpu::Face::Front),
+                    },
+                    ..Default::default()
+                },
+                depth_stencil: desc.depth.map(|z| wgpu::DepthStencilState {
+                    format: texture_format(z.format),
+                    depth_write_enabled: Some(z.write),
+                    depth_compare: Some(compare(z.compare)),
+                    stencil: Default::default(),
+                    bias: wgpu::DepthBiasState {
+                        constant: z.bias,
+                        slope_scale: f32::from_bits(z.bias_slope_scale_bits),
+                        clamp: 0.0,
+                    },
+                }),
+                multisample: Default::default(),
+                fragment: desc.fragment_entry.as_ref().map(|fs| wgpu::FragmentState {
+                    module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: if desc.color.is_some() { &targets } else { &[] },
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        })?;
+        drop(layouts);
+        let id = reg.pipelines.insert(Entry { meta, obj });
+        reg.pipeline_cache.insert(desc.clone(), id);
+        Ok(id)
+    }
+
+    fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
+        destroy_in(&mut self.reg.write(), resource)
+    }
+
+    fn record(&self, pass: &PassDesc, position: ChunkPosition, commands: &[Command]) -> Result<WgpuChunk, RecordError> {
+        let reg = self.reg.read();
+        let layout = resolve_pass(&reg, pass)?;
+        let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
+        let encoded = match self.encoding {
+            Encoding::RenderBundle => Encoded::Bundle(self.record_bundle(&reg, &layout, commands)),
+            Encoding::CommandBuffer => Encoded::Buffer(self.record_command_buffer(&reg, pass, position, commands)),
+        };
+        Ok(WgpuChunk { pass: *pass, encoded, counts })
+    }
+
+    fn submit(
+        &self,
+        uploads: &[BufferWrite<'_>],
+        passes: &mut [PassSubmit<WgpuChunk>],
+    ) -> Result<SubmissionId, SubmitError> {
+        self.take_errors()?;
+        let reg = self.reg.read();
+        for w in uploads {
+            check_buffer_write(&reg, w)?;
+        }
+        for (pi, p) in passes.iter().enumerate() {
+            resolve_pass(&reg, &p.desc)?;
+            let wrong = |c: &WgpuChunk| {
+                c.pass != p.desc
+                    || matches!(
+                        (&c.encoded, self.encoding),
+                        (Encoded::Bundle(_), Encoding::CommandBuffer) | (Encoded::Buffer(_), Encoding::RenderBundle)
+                    )
+            };
+            if let Some(ci) = p.chunks.iter().position(wrong) {
+                return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });
+            }
+        }
+        for w in uploads {
+            if !w.data.is_empty() {
+                self.queue.write_buffer(&reg.buffers[w.buffer].obj, w.offset, w.data);
+            }
+        }
+        let mut buffers = Vec::with_capacity(passes.iter().map(|p| p.chunks.len().max(1)).sum());
+        match self.encoding {
+            Encoding::RenderBundle => {
+                let mut enc = self
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
+                for p in passes.iter_mut() {
+                    let (color, depth) = Self::pass_views(&reg, &p.desc, ChunkPosition::SINGLE);
+                    let colors = [color];
+                    let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                        label: Some(p.desc.label),
+                        color_attachments: if p.desc.color.is_some() { &colors } else { &[] },
+                        depth_stencil_attachment: depth,
+                        timestamp_writes: None,
+                        occlusion_query_set: None,
+                        multiview_mask: None,
+                    });
+                    rp.execute_bundles(p.chunks.iter().map(|c| match &c.encoded {
+                        Encoded::Bundle(b) => b,
+                        Encoded::Buffer(_) => unreachable!("checked above"),
+                    }));
+                    drop(rp);
+                    p.chunks.clear();
+                }
+                buffers.push(enc.finish());
+            }
+            Encoding::CommandBuffer => {
+                for p in passes.iter_mut() {
+                    if p.chunks.is_empty() {
+                        // Nothing recorded: the pass still clears and stores its attachments.
+                        buffers.push(self.record_command_buffer(&reg, &p.desc, ChunkPosition::SINGLE, &[]));
+                    }
+                    for c in p.chunks.drain(..) {
+                        match c.encoded {
+                            Encoded::Buffer(b) => buffers.push(b),
+                            Encoded::Bundle(_) => unreachable!("checked above"),
+                        }
+                    }
+                }
+            }
+        }
+        let index = self.queue.submit(buffers);
+        self.take_errors()?;
+        let mut next = self.next_submission.lock();
+        *next += 1;
+        let id = SubmissionId(*next);
+        let mut subs = self.submissions.lock();
+        subs.push((id, index));
+        // Keep only recent submissions: older ones are complete once a newer one is waited on.
+        if subs.len() > 64 {
+            let excess = subs.len() - 64;
+            subs.drain(..excess);
+        }
+        Ok(id)
+    }
+
+    fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError> {
+        let index = self.submissions.lock().iter().find(|(id, _)| *id == submission).map(|(_, i)| i.clone());
+        let poll = match index {
+            Some(i) => wgpu::PollType::Wait { submission_index: Some(i), timeout: None },
+            None => wgpu::PollType::Wait { submission_index: None, timeout: None },
+        };
+        self.device.poll(poll).map_err(|e| match e {
+            wgpu::PollError::Timeout => SubmitError::DeviceLost,
+            other => SubmitError::Validation(other.to_string()),
+        })?;
+        self.take_errors()
+    }
+
+    fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
+        let reg = self.reg.read();
+        let e = reg.textures.get(texture).ok_or(ReadbackError::InvalidHandle)?;
+        let m = &e.meta;
+        if m.format.is_depth() {
+            return Err(ReadbackError::Unsupported("depth formats are not read back as RGBA8"));
+        }
+        if !m.usage.contains(TextureUsage::COPY_SRC) {
+            return Err(ReadbackError::Unsupported("texture lacks COPY_SRC usage"));
+        }
+        let row = m.width * 4;
+        let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("switchyard-readback"),
+            size: u64::from(padded) * u64::from(m.height),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-readback") });
+        enc.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &e.obj.0,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(m.height),
+                },
+            },
+            wgpu::Extent3d { width: m.width, height: m.height, depth_or_array_layers: 1 },
+        );
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map_err(|e| ReadbackError::Map(e.to_string()))?;
+        if self.lost.load(Ordering::Relaxed) {
+            return Err(ReadbackError::DeviceLost);
+        }
+        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))?;
+        let view = buffer.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?;
+        let mut pixels = Vec::with_capacity((row * m.height) as usize);
+        for y in 0..m.height as usize {
+            let start = y * padded as usize;
+            pixels.extend_from_slice(&view[start..start + row as usize]);
+        }
+        drop(view);
+        buffer.unmap();
+        Ok(Image { width: m.width, height: m.height, pixels })
+    }
+}

@@ -1,0 +1,243 @@
+//! Shared fixtures for Switchyard's integration tests.
+//!
+//! [`TwoQuads`] builds the same small scene on any [`Backend`]: two overlapping quads of
+//! known colors and depths over a known clear color, so tests can check exact pixels on
+//! the GPU and exact digests and errors on the null backend.
+
+use switchyard_backend::*;
+
+/// WGSL of the fixture: position per vertex, color per instance, a dynamic-offset tint.
+pub const SHADER: &str = r#"
+struct Tint { color: vec4<f32> };
+@group(0) @binding(0) var<uniform> tint: Tint;
+struct VOut { @builtin(position) pos: vec4<f32>, @location(0) color: vec4<f32> };
+@vertex fn vs(@location(0) p: vec3<f32>, @location(1) c: vec4<f32>) -> VOut {
+    var o: VOut;
+    o.pos = vec4<f32>(p, 1.0);
+    o.color = c * tint.color;
+    return o;
+}
+@fragment fn fs(v: VOut) -> @location(0) vec4<f32> { return v.color; }
+"#;
+
+/// Side of the square render target.
+pub const SIZE: u32 = 64;
+/// Clear color (blue).
+pub const CLEAR: [u8; 4] = [0, 0, 255, 255];
+/// Color of the near quad A.
+pub const RED: [u8; 4] = [255, 0, 0, 255];
+/// Color of the far quad B.
+pub const GREEN: [u8; 4] = [0, 255, 0, 255];
+
+/// Resources of the two-quad scene.
+#[derive(Debug, Clone, Copy)]
+pub struct TwoQuads {
+    /// Color target (RGBA8, `SIZE` squared).
+    pub color: TextureId,
+    /// Depth target.
+    pub depth: TextureId,
+    /// The pipeline.
+    pub pipeline: PipelineId,
+    /// Layout of group 0.
+    pub layout: BindGroupLayoutId,
+    /// Group 0: the tint uniform (dynamic offset 0 = white).
+    pub group: BindGroupId,
+    /// Vertex positions (two quads, 4 vertices each; more quads from `extra`).
+    pub vertices: BufferId,
+    /// Per-instance colors: instance 0 red, 1 green, then the `extra` colors.
+    pub instances: BufferId,
+    /// 6 u16 indices of one quad.
+    pub indices: BufferId,
+    /// Two indirect records, one per quad.
+    pub indirect: BufferId,
+    /// Uniform buffer of tints.
+    pub tints: BufferId,
+    /// Number of quads (2 + extra).
+    pub quads: u32,
+}
+
+fn quad(x0: f32, y0: f32, x1: f32, y1: f32, z: f32) -> [[f32; 3]; 4] {
+    [[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]]
+}
+
+impl TwoQuads {
+    /// Creates the scene. `extra` adds small quads on an 8x8 grid in front (z = 0.1) with
+    /// distinct colors, so tests can split many draws into chunks.
+    pub fn create<B: Backend>(b: &B, extra: u32) -> Result<Self, CreateError> {
+        let mut positions: Vec<[[f32; 3]; 4]> = vec![quad(-0.8, -0.8, 0.2, 0.8, 0.2), quad(-0.2, -0.5, 0.8, 0.5, 0.5)];
+        let mut colors: Vec<[f32; 4]> = vec![[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]];
+        for i in 0..extra {
+            let (gx, gy) = ((i % 8) as f32, ((i / 8) % 8) as f32);
+            let x0 = -1.0 + gx * 0.25;
+            let y0 = -1.0 + gy * 0.25;
+            positions.push(quad(x0 + 0.02, y0 + 0.02, x0 + 0.2, y0 + 0.2, 0.1 + (i / 64) as f32 * 0.001));
+            colors.push([(i % 5) as f32 / 4.0, (i % 3) as f32 / 2.0, (i % 7) as f32 / 6.0, 1.0]);
+        }
+        let quads = positions.len() as u32;
+        let target = |label: &str, format| TextureDesc {
+            label: label.into(),
+            width: SIZE,
+            height: SIZE,
+            format,
+            usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
+        };
+        let color = b.create_texture(&target("color", TextureFormat::Rgba8Unorm))?;
+        let depth = b.create_texture(&TextureDesc {
+            usage: TextureUsage::RENDER_TARGET,
+            ..target("depth", TextureFormat::Depth32Float)
+        })?;
+        let shader = b.create_shader(&ShaderDesc { label: "two-quads".into(), wgsl: SHADER.into() })?;
+        let layout = b.create_bind_group_layout(&BindGroupLayoutDesc {
+            label: "tint".into(),
+            entries: vec![LayoutEntry {
+                binding: 0,
+                visibility: Stages::VERTEX,
+                ty: BindingType::Uniform { dynamic: true, min_size: 16 },
+            }],
+        })?;
+        let buffer = |label: &str, size: u64, usage| {
+            b.create_buffer(&BufferDesc { label: label.into(), size, usage: usage | BufferUsage::COPY_DST })
+        };
+        let tints = buffer("tints", 512, BufferUsage::UNIFORM)?;
+        let vertices = buffer("vertices", u64::from(quads) * 48, BufferUsage::VERTEX)?;
+        let instances = buffer("instances", u64::from(quads) * 16, BufferUsage::VERTEX)?;
+        let indices = buffer("indices", 12, BufferUsage::INDEX)?;
+        let indirect = buffer("indirect", 40, BufferUsage::INDIRECT)?;
+        let group = b.create_bind_group(&BindGroupDesc {
+            label: "tint".into(),
+            layout,
+            entries: vec![BindEntry {
+                binding: 0,
+                resource: BindResource::Buffer { buffer: tints, offset: 0, size: Some(16) },
+            }],
+        })?;
+        let pipeline = b.create_pipeline(&Self::pipeline_desc(shader, layout, TextureFormat::Rgba8Unorm))?;
+
+        let w = |buf, data: &[u8]| b.write_buffer(buf, 0, data).map_err(|e| CreateError::Invalid(e.to_string()));
+        let mut tint_bytes = vec![0u8; 512];
+        tint_bytes[..16].copy_from_slice(bytemuck::cast_slice(&[1.0f32, 1.0, 1.0, 1.0]));
+        tint_bytes[256..272].copy_from_slice(bytemuck::cast_slice(&[0.5f32, 0.5, 0.5, 1.0]));
+        w(tints, &tint_bytes)?;
+        w(vertices, bytemuck::cast_slice(&positions))?;
+        w(instances, bytemuck::cast_slice(&colors))?;
+        w(indices, bytemuck::cast_slice(&[0u16, 1, 2, 0, 2, 3]))?;
+        let args = [
+            DrawIndexedIndirectArgs {
+                index_count: 6,
+                instance_count: 1,
+                first_index: 0,
+                base_vertex: 0,
+                first_instance: 0,
+            },
+            DrawIndexedIndirectArgs {
+                index_count: 6,
+                instance_count: 1,
+                first_index: 0,
+                base_vertex: 4,
+                first_instance: 1,
+            },
+        ];
+        w(indirect, bytemuck::cast_slice(&args))?;
+        Ok(Self { color, depth, pipeline, layout, group, vertices, instances, indices, indirect, tints, quads })
+    }
+
+    /// The pipeline descriptor (public so tests can check the cache).
+    pub fn pipeline_desc(shader: ShaderId, layout: BindGroupLayoutId, format: TextureFormat) -> PipelineDesc {
+        PipelineDesc {
+            label: "two-quads".into(),
+            shader,
+            vertex_entry: "vs".into(),
+            fragment_entry: Some("fs".into()),
+            bind_group_layouts: vec![layout],
+            vertex_buffers: vec![
+                VertexBufferLayout {
+                    stride: 12,
+                    step: StepMode::Vertex,
+                    attributes: vec![VertexAttribute { format: VertexFormat::Float32x3, offset: 0, location: 0 }],
+                },
+                VertexBufferLayout {
+                    stride: 16,
+                    step: StepMode::Instance,
+                    attributes: vec![VertexAttribute { format: VertexFormat::Float32x4, offset: 0, location: 1 }],
+                },
+            ],
+            cull: CullMode::None,
+            color: Some(ColorTargetState { format, blend: BlendMode::Replace }),
+            depth: Some(DepthState {
+                format: TextureFormat::Depth32Float,
+                write: true,
+                compare: CompareFunction::Less,
+                bias: 0,
+                bias_slope_scale_bits: 0,
+            }),
+        }
+    }
+
+    /// The pass: clear color to blue and depth to 1.
+    pub fn pass(&self) -> PassDesc {
+        PassDesc {
+            label: "two-quads",
+            color: Some(ColorAttachment {
+                texture: self.color,
+                load: LoadOp::Clear([0.0, 0.0, 1.0, 1.0]),
+                store: StoreOp::Store,
+            }),
+            depth: Some(DepthAttachment { texture: self.depth, load: LoadOp::Clear(1.0), store: StoreOp::Discard }),
+        }
+    }
+
+    /// State every chunk sets first.
+    pub fn state(&self) -> [Command; 5] {
+        [
+            Command::SetPipeline(self.pipeline),
+            Command::SetBindGroup { index: 0, group: self.group, offsets: DynamicOffsets::one(0) },
+            Command::SetVertexBuffer { slot: 0, buffer: self.vertices, offset: 0 },
+            Command::SetVertexBuffer { slot: 1, buffer: self.instances, offset: 0 },
+            Command::SetIndexBuffer { buffer: self.indices, format: IndexFormat::Uint16, offset: 0 },
+        ]
+    }
+
+    /// The draw of quad `q` (its own color instance).
+    pub fn draw(q: u32) -> Command {
+        Command::DrawIndexed {
+            first_index: 0,
+            index_count: 6,
+            base_vertex: 4 * q as i32,
+            first_instance: q,
+            instance_count: 1,
+        }
+    }
+
+    /// Quad A (near, red) then quad B (far, green) with direct draws.
+    pub fn direct_stream(&self) -> Vec<Command> {
+        let mut v = self.state().to_vec();
+        v.extend([Self::draw(0), Self::draw(1)]);
+        v
+    }
+
+    /// The same two draws through one multi-draw-indirect.
+    pub fn indirect_stream(&self) -> Vec<Command> {
+        let mut v = self.state().to_vec();
+        v.push(Command::MultiDrawIndexedIndirect { buffer: self.indirect, offset: 0, count: 2 });
+        v
+    }
+
+    /// All quads split into `chunks` contiguous chunks, each setting its own state.
+    pub fn chunked_streams(&self, chunks: u32) -> Vec<Vec<Command>> {
+        let per = self.quads.div_ceil(chunks);
+        (0..chunks)
+            .map(|c| {
+                let mut v = self.state().to_vec();
+                v.extend((c * per..((c + 1) * per).min(self.quads)).map(Self::draw));
+                v
+            })
+            .collect()
+    }
+}
+
+/// Pixel coordinates of a point in normalized device coordinates, for a `SIZE` target.
+pub fn ndc_to_pixel(x: f32, y: f32) -> (u32, u32) {
+    let px = ((x + 1.0) * 0.5 * SIZE as f32) as u32;
+    let py = ((1.0 - y) * 0.5 * SIZE as f32) as u32;
+    (px.min(SIZE - 1), py.min(SIZE - 1))
+}

@@ -239,7 +239,7 @@ impl WgpuBackend {
                 .min_uniform_buffer_offset_alignment
                 .max(limits.min_storage_buffer_offset_alignment),
             max_texture_size: limits.max_texture_dimension_2d,
-            max_buffer_size: limits.max_buffer_size.min(u64::from(limits.max_storage_buffer_binding_size)).max(1 << 20),
+            max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
             max_bind_groups: limits.max_bind_groups.min(4),
         };
         Ok(Self {

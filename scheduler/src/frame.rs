@@ -1,0 +1,254 @@
+//! Per-item frame logic shared by the parallel pipeline and the single-threaded reference:
+//! sort keys, batching, and recording one chunk of batches into commands.
+
+use switchyard_backend::{
+    BindGroupId, BufferId, Command, DrawIndexedIndirectArgs, DynamicOffsets, IndexFormat, PipelineId,
+    DRAW_INDEXED_INDIRECT_SIZE,
+};
+
+use crate::material::PassKind;
+use crate::scene::Objects;
+use crate::view::View;
+
+/// Batches per recorded chunk. Fixed, so chunk boundaries (and the command stream) do not
+/// depend on the number of threads.
+pub const CHUNK_BATCHES: usize = 128;
+
+/// Per-material data resolved once per frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MaterialFrame {
+    /// Variant mask (material | global keywords).
+    pub variant: u32,
+    /// Dense shader index.
+    pub shader: u32,
+    /// Alpha blended.
+    pub transparent: bool,
+    /// Shadow-pass state id: materials with equal shader and variant share it.
+    pub shadow_state: u32,
+}
+
+/// A mesh's place in the shared buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MeshRange {
+    /// First index in the shared index buffer.
+    pub first_index: u32,
+    /// Index count.
+    pub index_count: u32,
+    /// First vertex in the shared vertex buffer.
+    pub base_vertex: i32,
+}
+
+/// What a material draws with this frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameList {
+    /// Forward pipeline.
+    pub forward: PipelineId,
+    /// Material bind group.
+    pub group: BindGroupId,
+    /// Dynamic offset of its constant slot in the frame ring.
+    pub offset: u32,
+    /// Shadow pipeline.
+    pub shadow: PipelineId,
+}
+
+#[inline]
+fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Quantized distance from the eye, 16 bits, 0 = nearest.
+#[inline]
+pub fn depth_bits(view: &View, cx: f32, cy: f32, cz: f32) -> u64 {
+    let d = ((cx - view.eye.x).powi(2) + (cy - view.eye.y).powi(2) + (cz - view.eye.z).powi(2)).sqrt();
+    let t = (d / view.far.max(1e-6)).clamp(0.0, 1.0);
+    (t * 65535.0) as u64
+}
+
+/// The 64-bit sort key of one queue item.
+///
+/// Layout: `[63:60]` layer, `[59]` transparent; opaque: `[58:44]` pipeline-state hash,
+/// `[43:28]` material hash, `[27:16]` mesh hash, `[15:0]` depth front to back;
+/// transparent: `[58:43]` depth back to front, `[42:0]` state hashes. A collision only
+/// costs ordering: batch boundaries compare real ids.
+#[inline]
+pub fn sort_key(pass: PassKind, layer: u8, m: &MaterialFrame, material: u32, mesh: u32, depth: u64) -> u64 {
+    let pipe = mix(u64::from(m.shader) << 32 | u64::from(m.variant)) & 0x7fff;
+    let mat = match pass {
+        PassKind::Shadow => 0,
+        PassKind::Forward => mix(u64::from(material) | 1 << 40) & 0xffff,
+    };
+    let mesh_h = mix(u64::from(mesh) | 2 << 40) & 0xfff;
+    let top = u64::from(layer & 15) << 60;
+    if m.transparent && pass == PassKind::Forward {
+        top | 1 << 59 | (0xffff - depth) << 43 | pipe << 28 | mat << 12 | mesh_h
+    } else {
+        top | pipe << 44 | mat << 28 | mesh_h << 16 | depth
+    }
+}
+
+/// A run of queue items with equal state: one instanced draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// First queue position.
+    pub first: u32,
+    /// Items.
+    pub count: u32,
+    /// Dense mesh index.
+    pub mesh: u32,
+    /// Material of the first item (its lists give pipeline and bind group).
+    pub material: u32,
+}
+
+/// State that must be equal for two queue items to share a batch.
+#[inline]
+fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
+    match pass {
+        PassKind::Forward => material,
+        PassKind::Shadow => mats[material as usize].shadow_state,
+    }
+}
+
+/// Splits a sorted queue (dense object indices) into batches.
+pub fn build_batches(pass: PassKind, queue: &[u32], objects: &Objects, mats: &[MaterialFrame], out: &mut Vec<Batch>) {
+    out.clear();
+    let mut prev: Option<(u32, u32)> = None;
+    for (q, &o) in queue.iter().enumerate() {
+        let (mesh, material) = (objects.mesh[o as usize], objects.material[o as usize]);
+        let state = (batch_state(pass, mats, material), mesh);
+        match (prev, out.last_mut()) {
+            (Some(p), Some(b)) if p == state => b.count += 1,
+            _ => out.push(Batch { first: q as u32, count: 1, mesh, material }),
+        }
+        prev = Some(state);
+    }
+}
+
+/// Buffers and bindings one chunk records against.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordCtx<'a> {
+    /// The pass.
+    pub pass: PassKind,
+    /// Group 0 of this view.
+    pub view_group: BindGroupId,
+    /// Dynamic offset of this view's globals.
+    pub view_offset: u32,
+    /// Shared vertex buffer.
+    pub vertices: BufferId,
+    /// Shared index buffer.
+    pub indices: BufferId,
+    /// This view's instance buffer (u32 object index per instance).
+    pub instances: BufferId,
+    /// This view's indirect argument buffer.
+    pub args: BufferId,
+    /// Use `MultiDrawIndexedIndirect` per state bucket.
+    pub multi_draw: bool,
+    /// Meshes by dense index.
+    pub meshes: &'a [MeshRange],
+    /// Frame lists by dense material index.
+    pub lists: &'a [FrameList],
+}
+
+/// What one chunk recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChunkCounts {
+    /// Draw API calls.
+    pub draw_calls: u32,
+    /// State changes emitted.
+    pub state_changes: u32,
+}
+
+/// Records batches `[b0, b0 + batches.len())` of a view. `queue` is the view's whole
+/// sorted queue; `instances` is the slice of the view's instance data for exactly these
+/// batches' items and `args` the slice for exactly these batches.
+pub fn record_chunk(
+    ctx: &RecordCtx<'_>,
+    batches: &[Batch],
+    b0: usize,
+    queue: &[u32],
+    instances: &mut [u32],
+    args: &mut [DrawIndexedIndirectArgs],
+    cmds: &mut Vec<Command>,
+) -> ChunkCounts {
+    cmds.clear();
+    let mut counts = ChunkCounts::default();
+    let Some(first) = batches.first() else { return counts };
+    let q0 = first.first as usize;
+    let items = instances.len();
+    instances.copy_from_slice(&queue[q0..q0 + items]);
+
+    cmds.push(Command::SetBindGroup { index: 0, group: ctx.view_group, offsets: DynamicOffsets::one(ctx.view_offset) });
+    cmds.push(Command::SetVertexBuffer { slot: 0, buffer: ctx.vertices, offset: 0 });
+    cmds.push(Command::SetVertexBuffer { slot: 1, buffer: ctx.instances, offset: 0 });
+    cmds.push(Command::SetIndexBuffer { buffer: ctx.indices, format: IndexFormat::Uint32, offset: 0 });
+    counts.state_changes += 4;
+
+    // Packed state words of what is bound: compared as integers to drop redundant changes.
+    let mut bound_pipeline = None;
+    let mut bound_group = None;
+    let mut i = 0;
+    while i < batches.len() {
+        let l = &ctx.lists[batches[i].material as usize];
+        let (pipeline, group) = match ctx.pass {
+            PassKind::Forward => (l.forward, Some((l.group, l.offset))),
+            PassKind::Shadow => (l.shadow, None),
+        };
+        // The state bucket: following batches with the same pipeline and material group.
+        let mut j = i + 1;
+        while j < batches.len() {
+            let m = &ctx.lists[batches[j].material as usize];
+            let same = match ctx.pass {
+                PassKind::Forward => m.forward == pipeline && (m.group, m.offset) == group.unwrap_or_default(),
+                PassKind::Shadow => m.shadow == pipeline,
+            };
+            if !same {
+                break;
+            }
+            j += 1;
+        }
+        if bound_pipeline != Some(pipeline) {
+            cmds.push(Command::SetPipeline(pipeline));
+            bound_pipeline = Some(pipeline);
+            counts.state_changes += 1;
+        }
+        if let Some((g, off)) = group {
+            if bound_group != Some((g, off)) {
+                cmds.push(Command::SetBindGroup { index: 1, group: g, offsets: DynamicOffsets::one(off) });
+                bound_group = Some((g, off));
+                counts.state_changes += 1;
+            }
+        }
+        for (k, b) in batches[i..j].iter().enumerate() {
+            let m = &ctx.meshes[b.mesh as usize];
+            args[i + k] = DrawIndexedIndirectArgs {
+                index_count: m.index_count,
+                instance_count: b.count,
+                first_index: m.first_index,
+                base_vertex: m.base_vertex,
+                first_instance: b.first,
+            };
+        }
+        if ctx.multi_draw {
+            cmds.push(Command::MultiDrawIndexedIndirect {
+                buffer: ctx.args,
+                offset: (b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE,
+                count: (j - i) as u32,
+            });
+            counts.draw_calls += 1;
+        } else {
+            for a in &args[i..j] {
+                cmds.push(Command::DrawIndexed {
+                    first_index: a.first_index,
+                    index_count: a.index_count,
+                    base_vertex: a.base_vertex,
+                    first_instance: a.first_instance,
+                    instance_count: a.instance_count,
+                });
+                counts.draw_calls += 1;
+            }
+        }
+        i = j;
+    }
+    counts
+}

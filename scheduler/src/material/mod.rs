@@ -1,0 +1,410 @@
+//! Shaders with keyword variants, materials, and the display-list cache.
+//!
+//! A shader is WGSL plus a keyword list and the layout of its material constant block.
+//! The variant in use is a bit mask over its keywords: material keywords OR global
+//! keywords; each variant is compiled once (keywords become `const KW_<NAME>: bool` lines).
+//!
+//! For each (material, variant, pass) the cache keeps one [`DisplayList`]: the pipeline,
+//! the material's bind group, the resolved constant block, and a patch table of
+//! (offset in the block ← offset in the global sheet). A material keeps several lists at
+//! once, so switching keywords back and forth never rebuilds. Per frame only the constant
+//! block is copied into the frame's ring and the globals are patched in.
+
+mod sheet;
+
+pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
+
+use parking_lot::Mutex;
+use switchyard_backend::{
+    Backend, BindGroupId, BindGroupLayoutId, ColorTargetState, CompareFunction, CullMode, DepthState, PipelineDesc,
+    PipelineId, ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute,
+    VertexBufferLayout, VertexFormat,
+};
+
+use crate::error::ResourceError;
+
+/// Most keywords one shader declares (variant masks are u32).
+pub const MAX_KEYWORDS: usize = 16;
+/// Size of one material constant slot in the frame ring (the dynamic-offset alignment).
+pub const CONSTANT_SLOT: u32 = 256;
+
+/// The pass a display list renders in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PassKind {
+    /// Depth only, from a light (vertex entry `vs_shadow`, no fragment stage).
+    Shadow = 0,
+    /// Lit color with depth (entries `vs_main` / `fs_main`).
+    Forward = 1,
+}
+
+/// Describes a shader: WGSL following the binding convention of `shaders/lit.wgsl`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShaderDesc {
+    /// Name (labels, errors).
+    pub name: String,
+    /// WGSL source; may use `KW_<KEYWORD>` constants for each keyword.
+    pub wgsl: String,
+    /// Keywords, at most [`MAX_KEYWORDS`].
+    pub keywords: Vec<String>,
+    /// The material constant block, in order (WGSL uniform layout rules apply).
+    pub constants: Vec<(String, PropertyType)>,
+}
+
+impl ShaderDesc {
+    /// Switchyard's built-in lit shader: base color, emission, roughness, rim strength,
+    /// and the global `_Time`; keywords `SPECULAR`, `RIM`, `EMISSIVE`, `FOG`.
+    pub fn lit() -> Self {
+        Self {
+            name: "lit".into(),
+            wgsl: include_str!("../shaders/lit.wgsl").into(),
+            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG"].map(String::from).to_vec(),
+            constants: vec![
+                ("_BaseColor".into(), PropertyType::Color),
+                ("_Emission".into(), PropertyType::Color),
+                ("_Roughness".into(), PropertyType::Float),
+                ("_RimStrength".into(), PropertyType::Float),
+                ("_Time".into(), PropertyType::Float),
+            ],
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Decl {
+    pub(crate) name: String,
+    pub(crate) ty: PropertyType,
+    pub(crate) offset: u32,
+}
+
+/// A registered shader and its compiled variants.
+#[derive(Debug)]
+pub(crate) struct ShaderRecord {
+    pub(crate) name: String,
+    wgsl: String,
+    pub(crate) keywords: Vec<String>,
+    pub(crate) decls: Vec<Decl>,
+    pub(crate) block_size: u32,
+    variants: Mutex<Vec<(u32, ShaderId)>>,
+}
+
+impl ShaderRecord {
+    pub(crate) fn new(desc: &ShaderDesc) -> Result<Self, ResourceError> {
+        if desc.keywords.len() > MAX_KEYWORDS {
+            return Err(ResourceError::Invalid(format!("shader `{}`: more than {MAX_KEYWORDS} keywords", desc.name)));
+        }
+        let mut decls = Vec::with_capacity(desc.constants.len());
+        let mut off = 0u32;
+        for (name, ty) in &desc.constants {
+            if decls.iter().any(|d: &Decl| &d.name == name) {
+                return Err(ResourceError::Invalid(format!("shader `{}`: duplicate constant `{name}`", desc.name)));
+            }
+            off = off.next_multiple_of(ty.align());
+            decls.push(Decl { name: name.clone(), ty: *ty, offset: off });
+            off += ty.size();
+        }
+        let block_size = off.next_multiple_of(16).max(16);
+        if block_size > CONSTANT_SLOT {
+            return Err(ResourceError::Invalid(format!(
+                "shader `{}`: constant block over {CONSTANT_SLOT} bytes",
+                desc.name
+            )));
+        }
+        Ok(Self {
+            name: desc.name.clone(),
+            wgsl: desc.wgsl.clone(),
+            keywords: desc.keywords.clone(),
+            decls,
+            block_size,
+            variants: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Bit of `keyword` in this shader's variant mask.
+    pub(crate) fn keyword_bit(&self, keyword: &str) -> Option<u32> {
+        self.keywords.iter().position(|k| k == keyword).map(|i| 1 << i)
+    }
+
+    /// WGSL of one variant.
+    pub(crate) fn variant_source(&self, mask: u32) -> String {
+        let mut src = String::with_capacity(self.wgsl.len() + 40 * self.keywords.len());
+        for (i, k) in self.keywords.iter().enumerate() {
+            src.push_str(&format!("const KW_{k}: bool = {};\n", mask & (1 << i) != 0));
+        }
+        src.push_str(&self.wgsl);
+        src
+    }
+
+    /// The compiled module of one variant (compiled on first use).
+    pub(crate) fn variant_module<B: Backend>(&self, backend: &B, mask: u32) -> Result<ShaderId, ResourceError> {
+        let mut v = self.variants.lock();
+        if let Some(&(_, id)) = v.iter().find(|(m, _)| *m == mask) {
+            return Ok(id);
+        }
+        let id = backend.create_shader(&BackendShaderDesc {
+            label: format!("{}#{mask:x}", self.name),
+            wgsl: self.variant_source(mask),
+        })?;
+        v.push((mask, id));
+        Ok(id)
+    }
+
+    /// Validates a property against the declaration.
+    pub(crate) fn check_property(&self, name: &str, ty: PropertyType) -> Result<(), ResourceError> {
+        match self.decls.iter().find(|d| d.name == name) {
+            None => Err(ResourceError::UnknownProperty(name.into())),
+            Some(d) if d.ty != ty => Err(ResourceError::PropertyType { name: name.into(), expected: d.ty }),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+/// One entry of a patch table: copy `len` bytes of the global sheet at `src` into the
+/// constant block at `dst`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Patch {
+    /// Offset in the constant block.
+    pub dst: u32,
+    /// Offset in the global sheet's values.
+    pub src: u32,
+    /// Bytes.
+    pub len: u32,
+}
+
+/// A cached, patchable command list for one (material, variant, pass).
+#[derive(Clone, Debug)]
+pub struct DisplayList {
+    /// Variant mask.
+    pub variant: u32,
+    /// Pass.
+    pub pass: PassKind,
+    /// Material version it was built from.
+    pub material_version: u64,
+    /// Global sheet layout version it was built against.
+    pub globals_version: u64,
+    /// The pipeline.
+    pub pipeline: PipelineId,
+    /// The material bind group (forward pass only).
+    pub group: Option<BindGroupId>,
+    /// The resolved constant block (material values; globals zero until patched).
+    pub constants: Vec<u8>,
+    /// Where globals go.
+    pub patches: Vec<Patch>,
+}
+
+impl DisplayList {
+    /// Copies the constant block into `dst` and patches the globals in.
+    #[inline]
+    pub fn patch_into(&self, dst: &mut [u8], globals: &[u8]) {
+        dst[..self.constants.len()].copy_from_slice(&self.constants);
+        for p in &self.patches {
+            let (d, s, n) = (p.dst as usize, p.src as usize, p.len as usize);
+            dst[d..d + n].copy_from_slice(&globals[s..s + n]);
+        }
+    }
+}
+
+/// Bind group layouts every pipeline follows (the binding convention).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layouts {
+    pub(crate) forward_globals: BindGroupLayoutId,
+    pub(crate) shadow_globals: BindGroupLayoutId,
+    pub(crate) material: BindGroupLayoutId,
+    pub(crate) color_format: TextureFormat,
+}
+
+/// The vertex layout every mesh uses: position, normal, uv (32 bytes), then the
+/// per-instance object index.
+pub(crate) fn vertex_layout() -> Vec<VertexBufferLayout> {
+    vec![
+        VertexBufferLayout {
+            stride: 32,
+            step: StepMode::Vertex,
+            attributes: vec![
+                VertexAttribute { format: VertexFormat::Float32x3, offset: 0, location: 0 },
+                VertexAttribute { format: VertexFormat::Float32x3, offset: 12, location: 1 },
+                VertexAttribute { format: VertexFormat::Float32x2, offset: 24, location: 2 },
+            ],
+        },
+        VertexBufferLayout {
+            stride: 4,
+            step: StepMode::Instance,
+            attributes: vec![VertexAttribute { format: VertexFormat::Uint32, offset: 0, location: 3 }],
+        },
+    ]
+}
+
+pub(crate) fn pipeline_desc(
+    shader: &ShaderRecord,
+    module: ShaderId,
+    variant: u32,
+    pass: PassKind,
+    transparent: bool,
+    layouts: &Layouts,
+) -> PipelineDesc {
+    let depth = |write, bias| DepthState {
+        format: TextureFormat::Depth32Float,
+        write,
+        compare: CompareFunction::Less,
+        bias,
+        bias_slope_scale_bits: if bias != 0 { 2.0f32.to_bits() } else { 0 },
+    };
+    match pass {
+        PassKind::Shadow => PipelineDesc {
+            label: format!("{}#{variant:x}/shadow", shader.name),
+            shader: module,
+            vertex_entry: "vs_shadow".into(),
+            fragment_entry: None,
+            bind_group_layouts: vec![layouts.shadow_globals],
+            vertex_buffers: vertex_layout(),
+            cull: CullMode::Back,
+            color: None,
+            depth: Some(depth(true, 2)),
+        },
+        PassKind::Forward => PipelineDesc {
+            label: format!("{}#{variant:x}/forward", shader.name),
+            shader: module,
+            vertex_entry: "vs_main".into(),
+            fragment_entry: Some("fs_main".into()),
+            bind_group_layouts: vec![layouts.forward_globals, layouts.material],
+            vertex_buffers: vertex_layout(),
+            cull: CullMode::Back,
+            color: Some(ColorTargetState {
+                format: layouts.color_format,
+                blend: if transparent {
+                    switchyard_backend::BlendMode::Alpha
+                } else {
+                    switchyard_backend::BlendMode::Replace
+                },
+            }),
+            depth: Some(depth(!transparent, 0)),
+        },
+    }
+}
+
+/// Describes a material.
+#[derive(Clone, Debug, Default)]
+pub struct MaterialDesc {
+    /// Its shader.
+    pub shader: crate::ShaderHandle,
+    /// Enabled keywords (must be declared by the shader).
+    pub keywords: Vec<String>,
+    /// Property values (must be declared by the shader, with the declared type).
+    pub properties: PropertySheet,
+    /// Base color texture (white when `None`).
+    pub base_texture: Option<crate::TextureHandle>,
+    /// Alpha-blended, sorted back to front, no depth writes.
+    pub transparent: bool,
+}
+
+/// A material and its display lists.
+#[derive(Debug)]
+pub(crate) struct MaterialRecord {
+    pub(crate) shader: u32,
+    pub(crate) keyword_mask: u32,
+    pub(crate) sheet: PropertySheet,
+    pub(crate) group: BindGroupId,
+    pub(crate) transparent: bool,
+    pub(crate) version: u64,
+    pub(crate) lists: Vec<DisplayList>,
+}
+
+/// Counters of one frame's display-list lookups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListCounts {
+    /// Found and current.
+    pub hits: u32,
+    /// Built for the first time.
+    pub misses: u32,
+    /// Rebuilt because the material or the global layout changed.
+    pub rebuilds: u32,
+}
+
+impl std::ops::AddAssign for ListCounts {
+    fn add_assign(&mut self, o: Self) {
+        self.hits += o.hits;
+        self.misses += o.misses;
+        self.rebuilds += o.rebuilds;
+    }
+}
+
+pub(crate) struct BuildCtx<'a, B: Backend> {
+    pub(crate) backend: &'a B,
+    pub(crate) layouts: &'a Layouts,
+    pub(crate) globals: &'a PropertySheet,
+    pub(crate) globals_version: u64,
+}
+
+impl MaterialRecord {
+    /// Finds or builds the list for (variant, pass); returns its index in `lists`.
+    pub(crate) fn list<B: Backend>(
+        &mut self,
+        shader: &ShaderRecord,
+        variant: u32,
+        pass: PassKind,
+        ctx: &BuildCtx<'_, B>,
+        counts: &mut ListCounts,
+    ) -> Result<usize, ResourceError> {
+        let found = self.lists.iter().position(|l| l.variant == variant && l.pass == pass);
+        if let Some(i) = found {
+            let l = &self.lists[i];
+            if l.material_version == self.version && l.globals_version == ctx.globals_version {
+                counts.hits += 1;
+                return Ok(i);
+            }
+        }
+        let list = self.build(shader, variant, pass, ctx)?;
+        match found {
+            Some(i) => {
+                counts.rebuilds += 1;
+                self.lists[i] = list;
+                Ok(i)
+            }
+            None => {
+                counts.misses += 1;
+                self.lists.push(list);
+                Ok(self.lists.len() - 1)
+            }
+        }
+    }
+
+    fn build<B: Backend>(
+        &self,
+        shader: &ShaderRecord,
+        variant: u32,
+        pass: PassKind,
+        ctx: &BuildCtx<'_, B>,
+    ) -> Result<DisplayList, ResourceError> {
+        let module = shader.variant_module(ctx.backend, variant)?;
+        let pipeline = ctx.backend.create_pipeline(&pipeline_desc(
+            shader,
+            module,
+            variant,
+            pass,
+            self.transparent,
+            ctx.layouts,
+        ))?;
+        let mut constants = vec![0u8; shader.block_size as usize];
+        let mut patches = Vec::new();
+        if pass == PassKind::Forward {
+            for d in &shader.decls {
+                let dst = d.offset as usize;
+                let len = d.ty.size() as usize;
+                if let Some(i) = self.sheet.find(&d.name) {
+                    constants[dst..dst + len].copy_from_slice(self.sheet.bytes(i));
+                } else if let Some(g) = ctx.globals.find(&d.name).filter(|&g| ctx.globals.property(g).1 == d.ty) {
+                    patches.push(Patch { dst: d.offset, src: ctx.globals.offset(g), len: len as u32 });
+                }
+            }
+        }
+        Ok(DisplayList {
+            variant,
+            pass,
+            material_version: self.version,
+            globals_version: ctx.globals_version,
+            pipeline,
+            group: (pass == PassKind::Forward).then_some(self.group),
+            constants,
+            patches,
+        })
+    }
+}

@@ -1,0 +1,111 @@
+// Switchyard's built-in lit shader. Binding convention (every Switchyard shader follows it):
+//   group 0: per-view globals (dynamic offset), object transforms, and in the forward pass
+//            the two shadow maps with a comparison sampler;
+//   group 1: the material's constant block (dynamic offset into the frame's ring),
+//            base color texture and sampler (forward pass only).
+// Keywords become `const KW_<NAME>: bool` lines prepended per variant.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    light_view_proj: array<mat4x4<f32>, 2>,
+    light_dir: vec4<f32>,
+    camera_pos: vec4<f32>,
+    fog_color: vec4<f32>,
+    // x: time, y: fog density, z: shadow strength, w: unused
+    params: vec4<f32>,
+};
+
+struct Material {
+    base_color: vec4<f32>,
+    emissive: vec4<f32>,
+    // x: roughness, y: rim strength, z: time (global), w: unused
+    params: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+@group(0) @binding(1) var<storage, read> transforms: array<mat4x4<f32>>;
+@group(0) @binding(2) var shadow0: texture_depth_2d;
+@group(0) @binding(3) var shadow1: texture_depth_2d;
+@group(0) @binding(4) var shadow_sampler: sampler_comparison;
+@group(1) @binding(0) var<uniform> material: Material;
+@group(1) @binding(1) var base_tex: texture_2d<f32>;
+@group(1) @binding(2) var base_sampler: sampler;
+
+struct VIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) object: u32,
+};
+
+struct VOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+};
+
+@vertex
+fn vs_main(v: VIn) -> VOut {
+    let m = transforms[v.object];
+    let world = m * vec4<f32>(v.position, 1.0);
+    var o: VOut;
+    o.clip = globals.view_proj * world;
+    o.world = world.xyz;
+    o.normal = normalize((m * vec4<f32>(v.normal, 0.0)).xyz);
+    o.uv = v.uv;
+    return o;
+}
+
+@vertex
+fn vs_shadow(v: VIn) -> @builtin(position) vec4<f32> {
+    let m = transforms[v.object];
+    return globals.view_proj * (m * vec4<f32>(v.position, 1.0));
+}
+
+fn shadow_term(world: vec3<f32>) -> f32 {
+    var lit = 1.0;
+    for (var i = 0; i < 2; i++) {
+        let p = globals.light_view_proj[i] * vec4<f32>(world, 1.0);
+        let ndc = p.xyz / p.w;
+        let uv = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5);
+        if (all(uv > vec2<f32>(0.0)) && all(uv < vec2<f32>(1.0)) && ndc.z < 1.0) {
+            var s: f32;
+            if (i == 0) {
+                s = textureSampleCompareLevel(shadow0, shadow_sampler, uv, ndc.z - 0.002);
+            } else {
+                s = textureSampleCompareLevel(shadow1, shadow_sampler, uv, ndc.z - 0.002);
+            }
+            lit = min(lit, s);
+        }
+    }
+    return mix(1.0, lit, globals.params.z);
+}
+
+@fragment
+fn fs_main(v: VOut) -> @location(0) vec4<f32> {
+    let n = normalize(v.normal);
+    let l = normalize(-globals.light_dir.xyz);
+    var albedo = material.base_color * textureSample(base_tex, base_sampler, v.uv);
+    let diffuse = max(dot(n, l), 0.0) * shadow_term(v.world);
+    var color = albedo.rgb * (0.25 + 0.75 * diffuse);
+    if (KW_SPECULAR) {
+        let view = normalize(globals.camera_pos.xyz - v.world);
+        let h = normalize(l + view);
+        let shininess = mix(64.0, 4.0, material.params.x);
+        color += vec3<f32>(0.3) * pow(max(dot(n, h), 0.0), shininess) * diffuse;
+    }
+    if (KW_RIM) {
+        let view = normalize(globals.camera_pos.xyz - v.world);
+        color += material.params.y * pow(1.0 - max(dot(n, view), 0.0), 3.0) * albedo.rgb;
+    }
+    if (KW_EMISSIVE) {
+        color += material.emissive.rgb * (0.75 + 0.25 * sin(material.params.z));
+    }
+    if (KW_FOG) {
+        let d = distance(globals.camera_pos.xyz, v.world);
+        let f = 1.0 - exp(-globals.params.y * d);
+        color = mix(color, globals.fog_color.rgb, clamp(f, 0.0, 1.0));
+    }
+    return vec4<f32>(color, albedo.a);
+}

@@ -218,6 +218,8 @@ struct Shared<B: Backend> {
 /// Display-list patching state for a frame.
 struct PatchWork {
     lists: Vec<FrameList>,
+    /// Index of each material's forward list in its `lists` this frame.
+    list_index: Vec<u32>,
     slot_materials: Vec<u32>,
     counts: ListCounts,
     ms: f64,
@@ -446,6 +448,7 @@ impl<B: Backend> Renderer<B> {
             views: Vec::new(),
             patch: RwLock::new(PatchWork {
                 lists: Vec::new(),
+                list_index: Vec::new(),
                 slot_materials: Vec::new(),
                 counts: ListCounts::default(),
                 ms: 0.0,
@@ -763,6 +766,20 @@ fn build_graph(views: &[View]) -> (JobGraph, Vec<Job>) {
     (g, jobs)
 }
 
+/// Grows a per-view buffer to at least `need` bytes (they are in no bind group).
+fn grow<B: Backend>(b: &B, g: &mut Option<GrowBuffer>, need: u64, usage: BufferUsage, label: &str) -> Result<(), CreateError> {
+    if g.as_ref().is_some_and(|g| g.capacity >= need) {
+        return Ok(());
+    }
+    let cap = need.next_power_of_two();
+    let id = buffer(b, label, cap, usage)?;
+    if let Some(old) = g.take() {
+        let _ = b.destroy(Resource::Buffer(old.id));
+    }
+    *g = Some(GrowBuffer { id, capacity: cap });
+    Ok(())
+}
+
 #[inline]
 fn bit(bits: &[u64], i: usize) -> bool {
     bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
@@ -850,6 +867,8 @@ impl<B: Backend> FrameCtx<'_, B> {
         let nmat = self.mat_frames.len();
         pw.lists.clear();
         pw.lists.resize(nmat, FrameList::default());
+        pw.list_index.clear();
+        pw.list_index.resize(nmat, 0);
         pw.slot_materials.clear();
         for m in 0..nmat {
             if bit(fwd, m) {
@@ -865,51 +884,44 @@ impl<B: Backend> FrameCtx<'_, B> {
         };
         let shaders = &self.shared.shaders;
         let mut materials = self.materials.lock();
-        let result = materials
-            .par_iter_mut()
-            .zip(pw.lists.par_iter_mut())
-            .enumerate()
-            .map(|(m, (rec, list))| -> Result<ListCounts, RenderError> {
-                let mut c = ListCounts::default();
-                let (f, s) = (bit(fwd, m), bit(shadow, m));
-                let Some(rec) = rec.as_mut().filter(|_| f || s) else { return Ok(c) };
-                let shader = &shaders[rec.shader as usize];
-                let variant = self.mat_frames[m].variant;
-                let err = |source| RenderError::DisplayList { material: m as u32, source };
+        // Lookups and builds run in material order: building creates backend objects, and
+        // their handles (part of the command stream) must not depend on thread timing.
+        let mut counts = ListCounts::default();
+        for (m, (rec, list)) in materials.iter_mut().zip(pw.lists.iter_mut()).enumerate() {
+            let (f, s) = (bit(fwd, m), bit(shadow, m));
+            let Some(rec) = rec.as_mut().filter(|_| f || s) else { continue };
+            let shader = &shaders[rec.shader as usize];
+            let variant = self.mat_frames[m].variant;
+            let err = |source| RenderError::DisplayList { material: m as u32, source };
+            let built = (|| {
                 if f {
-                    let i = rec.list(shader, variant, PassKind::Forward, &ctx, &mut c).map_err(err)?;
+                    let i = rec.list(shader, variant, PassKind::Forward, &ctx, &mut counts).map_err(err)?;
                     list.forward = rec.lists[i].pipeline;
                     list.group = rec.group;
+                    pw.list_index[m] = i as u32;
                 }
                 if s {
-                    let i = rec.list(shader, variant, PassKind::Shadow, &ctx, &mut c).map_err(err)?;
+                    let i = rec.list(shader, variant, PassKind::Shadow, &ctx, &mut counts).map_err(err)?;
                     list.shadow = rec.lists[i].pipeline;
                 }
-                Ok(c)
-            })
-            .try_reduce(ListCounts::default, |mut a, b| {
-                a += b;
-                Ok(a)
-            });
-        match result {
-            Ok(c) => pw.counts = c,
-            Err(e) => pw.error = Some(e),
+                Ok(())
+            })();
+            if let Err(e) = built {
+                pw.error = Some(e);
+                break;
+            }
         }
+        pw.counts = counts;
         if pw.error.is_none() {
             let mut constants = self.constants.lock();
             constants.clear();
             constants.resize(pw.slot_materials.len() * CONSTANT_SLOT as usize, 0);
             let globals = self.globals.values();
             let materials = &*materials;
+            let list_index = &pw.list_index;
             constants.par_chunks_mut(CONSTANT_SLOT as usize).zip(pw.slot_materials.par_iter()).for_each(|(dst, &m)| {
                 let rec = materials[m as usize].as_ref().expect("used material exists");
-                let variant = self.mat_frames[m as usize].variant;
-                let l = rec
-                    .lists
-                    .iter()
-                    .find(|l| l.variant == variant && l.pass == PassKind::Forward)
-                    .expect("built above");
-                l.patch_into(dst, globals);
+                rec.lists[list_index[m as usize] as usize].patch_into(dst, globals);
             });
         }
         pw.ms = t.elapsed().as_secs_f64() * 1e3;
@@ -924,31 +936,8 @@ impl<B: Backend> FrameCtx<'_, B> {
         }
         let b = &*self.shared.backend;
         let w = &mut *w;
-        // Per-view instance and indirect buffers grow to fit; they are not in bind groups.
-        let grow = |g: &mut Option<GrowBuffer>, need: u64, usage, label: &str| -> Result<BufferId, RenderError> {
-            match g {
-                Some(g) if g.capacity >= need => Ok(g.id),
-                _ => {
-                    let cap = need.max(4096).next_power_of_two();
-                    let id = buffer(b, label, cap, usage)
-                        .map_err(|e| RenderError::DisplayList { material: u32::MAX, source: e.into() })?;
-                    if let Some(old) = g.take() {
-                        let _ = b.destroy(Resource::Buffer(old.id));
-                    }
-                    *g = Some(GrowBuffer { id, capacity: cap });
-                    Ok(id)
-                }
-            }
-        };
-        let ids = grow(&mut w.instance_buf, w.queue.len() as u64 * 4, BufferUsage::VERTEX, "instances").and_then(|i| {
-            grow(&mut w.args_buf, w.batches.len() as u64 * 20, BufferUsage::INDIRECT, "indirect").map(|a| (i, a))
-        });
-        let (inst_id, args_id) = match ids {
-            Ok(x) => x,
-            Err(e) => {
-                w.error = Some(e);
-                return;
-            }
+        let (Some(inst_id), Some(args_id)) = (w.instance_buf.as_ref().map(|g| g.id), w.args_buf.as_ref().map(|g| g.id)) else {
+            return;
         };
         w.upload.instance_buffer = Some(inst_id);
         w.upload.args_buffer = Some(args_id);
@@ -1212,6 +1201,17 @@ impl<B: Backend> Renderer<B> {
             w.ms = [0.0; 3];
             w.counts = ChunkCounts::default();
             std::mem::swap(&mut w.upload, &mut packet.views[v]);
+            // Instance and indirect buffers hold at most one entry per object. They grow
+            // here, in view order, so buffer handles do not depend on job timing.
+            let need = self.scene.len().max(1024) as u64;
+            let b = &*self.shared.backend;
+            let grown = grow(b, &mut w.instance_buf, need * 4, BufferUsage::VERTEX, "instances")
+                .and_then(|_| grow(b, &mut w.args_buf, need * 20, BufferUsage::INDIRECT, "indirect"));
+            if let Err(e) = grown {
+                std::mem::swap(&mut w.upload, &mut packet.views[v]);
+                self.free_packets.push(packet);
+                return Err(RenderError::DisplayList { material: u32::MAX, source: e.into() });
+            }
         }
         for u in self.used.get_mut().iter_mut() {
             u.clear();

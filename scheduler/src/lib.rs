@@ -25,7 +25,6 @@ pub mod frame;
 pub mod graph;
 pub mod material;
 pub mod profile;
-pub mod reference;
 mod renderer;
 pub mod scene;
 pub mod sort;
@@ -35,7 +34,10 @@ pub mod view;
 
 pub use error::*;
 pub use material::{MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc};
-pub use renderer::{InitError, Lighting, MeshData, Renderer, RendererConfig, Vertex, MAX_SHADOW_VIEWS, MAX_VIEWS};
+pub use renderer::{
+    InitError, Lighting, MeshData, ReferenceFrame, Renderer, RendererConfig, Vertex, ViewOutput, MAX_SHADOW_VIEWS,
+    MAX_VIEWS,
+};
 pub use scene::{MaterialHandle, MeshHandle, ObjectDesc, ObjectId, ShaderHandle, TextureHandle, CASTS_SHADOWS};
 pub use stats::FrameStats;
 pub use submit::SubmitReport;

@@ -408,3 +408,69 @@ impl MaterialRecord {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchyard_backend::null::NullBackend;
+
+    #[test]
+    fn constant_block_layout_and_patches_land_at_their_offsets() {
+        let shader = ShaderRecord::new(&ShaderDesc::lit()).unwrap();
+        let off = |n: &str| shader.decls.iter().find(|d| d.name == n).unwrap().offset;
+        assert_eq!(
+            (off("_BaseColor"), off("_Emission"), off("_Roughness"), off("_RimStrength"), off("_Time")),
+            (0, 16, 32, 36, 40)
+        );
+        assert_eq!(shader.block_size, 48);
+
+        let b = NullBackend::new(true);
+        let layout = |entries| {
+            b.create_bind_group_layout(&switchyard_backend::BindGroupLayoutDesc { label: "l".into(), entries }).unwrap()
+        };
+        let layouts = Layouts {
+            forward_globals: layout(vec![]),
+            shadow_globals: layout(vec![]),
+            material: layout(vec![]),
+            color_format: TextureFormat::Rgba8UnormSrgb,
+        };
+        let mut globals = PropertySheet::new();
+        globals.set("_Fog", PropertyValue::Vec4([9.0; 4]));
+        globals.set("_Time", PropertyValue::Float(2.5));
+        let group = b
+            .create_bind_group(&switchyard_backend::BindGroupDesc {
+                label: "g".into(),
+                layout: layouts.material,
+                entries: vec![],
+            })
+            .unwrap();
+        let mut mat = MaterialRecord {
+            shader: 0,
+            keyword_mask: 0,
+            sheet: PropertySheet::new()
+                .with("_Roughness", PropertyValue::Float(0.75))
+                .with("_BaseColor", PropertyValue::Color([1.0, 0.5, 0.0, 1.0])),
+            group,
+            transparent: false,
+            version: 0,
+            lists: Vec::new(),
+        };
+        let ctx = BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0 };
+        let mut counts = ListCounts::default();
+        let i = mat.list(&shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
+        let list = &mat.lists[i];
+        assert_eq!(list.patches, vec![Patch { dst: 40, src: globals.offset(globals.find("_Time").unwrap()), len: 4 }]);
+        let mut slot = vec![0xAAu8; CONSTANT_SLOT as usize];
+        list.patch_into(&mut slot, globals.values());
+        let f = |o: usize| f32::from_le_bytes(slot[o..o + 4].try_into().unwrap());
+        assert_eq!(f(0), 1.0);
+        assert!((f(4) - 0.2140).abs() < 1e-3, "sRGB authored color stored linear");
+        assert_eq!(f(32), 0.75);
+        assert_eq!(f(36), 0.0, "undeclared by the material and not global: zero");
+        assert_eq!(f(40), 2.5, "global patched in");
+        assert_eq!(slot[48], 0xAA, "nothing written past the block");
+        assert_eq!((counts.misses, counts.hits), (1, 0));
+        mat.list(&shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
+        assert_eq!(counts.hits, 1);
+    }
+}

@@ -1,0 +1,231 @@
+//! The parallel pipeline against the single-threaded reference, display-list caching,
+//! and typed errors for bad input.
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use proptest::prelude::*;
+use switchyard::backend::null::NullBackend;
+use switchyard::*;
+
+fn cube() -> MeshData {
+    let p = [[-0.5f32, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 1.0, 0.5], [-0.5, 1.0, 0.5]];
+    MeshData {
+        vertices: p.iter().map(|&position| Vertex { position, normal: [0.0, 1.0, 0.0], uv: [0.0, 0.0] }).collect(),
+        indices: vec![0, 1, 2, 0, 2, 3],
+    }
+}
+
+struct World {
+    r: Renderer<NullBackend>,
+    backend: Arc<NullBackend>,
+    meshes: Vec<MeshHandle>,
+    materials: Vec<MaterialHandle>,
+}
+
+fn world(threads: usize, multi_draw: bool, materials: usize) -> World {
+    let backend = Arc::new(NullBackend::new(multi_draw));
+    let config = RendererConfig {
+        threads,
+        max_objects: 50_000,
+        width: 64,
+        height: 64,
+        shadow_map_size: 64,
+        ..Default::default()
+    };
+    let mut r = Renderer::new(backend.clone(), config).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let meshes = (0..6).map(|_| r.create_mesh(&cube()).unwrap()).collect();
+    let sets: [&[&str]; 3] = [&[], &["SPECULAR"], &["RIM"]];
+    let materials = (0..materials)
+        .map(|m| {
+            r.create_material(&MaterialDesc {
+                shader,
+                keywords: sets[m % 3].iter().map(|s| s.to_string()).collect(),
+                properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.5, 0.2, 0.1, 1.0])),
+                base_texture: None,
+                transparent: m % 7 == 6,
+            })
+            .unwrap()
+        })
+        .collect();
+    World { r, backend, meshes, materials }
+}
+
+fn views(t: f32) -> Vec<View> {
+    let eye = Vec3::new(t.cos() * 40.0, 15.0, t.sin() * 40.0);
+    let main = Mat4::perspective_rh(1.0, 1.0, 0.5, 200.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y);
+    let light = Mat4::orthographic_rh(-30.0, 30.0, -30.0, 30.0, 0.1, 200.0)
+        * Mat4::look_at_rh(Vec3::new(20.0, 60.0, 10.0), Vec3::ZERO, Vec3::Y);
+    vec![
+        View { label: "main", view_proj: main, eye, far: 200.0, layer_mask: 0b0111, pass: PassKind::Forward },
+        View {
+            label: "shadow",
+            view_proj: light,
+            eye: Vec3::new(20.0, 60.0, 10.0),
+            far: 200.0,
+            layer_mask: u16::MAX,
+            pass: PassKind::Shadow,
+        },
+    ]
+}
+
+/// Random objects from a seed: positions, meshes, materials, layers, flags.
+fn populate(w: &mut World, seed: u64, n: usize) -> Vec<ObjectId> {
+    let mut s = seed | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let descs: Vec<ObjectDesc> = (0..n)
+        .map(|_| {
+            let p = Vec3::new((next() % 120) as f32 - 60.0, (next() % 10) as f32, (next() % 120) as f32 - 60.0);
+            ObjectDesc {
+                mesh: w.meshes[(next() % w.meshes.len() as u64) as usize],
+                material: w.materials[(next() % w.materials.len() as u64) as usize],
+                transform: Mat4::from_translation(p) * Mat4::from_scale(Vec3::splat(0.5 + (next() % 4) as f32)),
+                layer: (next() % 4) as u8,
+                flags: if next() % 3 == 0 { 0 } else { CASTS_SHADOWS },
+            }
+        })
+        .collect();
+    w.r.insert_objects(&descs).unwrap()
+}
+
+fn check_against_reference(threads: usize, seed: u64, n: usize, multi_draw: bool) -> u64 {
+    let mut w = world(threads, multi_draw, 24);
+    populate(&mut w, seed, n);
+    let mut last = 0;
+    for f in 0..3 {
+        let vs = views(f as f32 * 0.7 + seed as f32);
+        let stats = w.r.render(&vs).unwrap();
+        w.r.flush().unwrap();
+        let reference = w.r.reference_frame(&vs);
+        for v in 0..vs.len() {
+            let out = w.r.view_output(v).unwrap();
+            assert_eq!(out.visible, reference.visible[v], "visible set of view {v}");
+            assert_eq!(out.queue, reference.queue[v], "sorted queue of view {v}");
+        }
+        assert_eq!(stats.digest, reference.digest, "command stream");
+        assert_eq!(w.backend.last_frame().digest, stats.digest, "what the backend received");
+        last = stats.digest;
+    }
+    last
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+    #[test]
+    fn parallel_pipeline_matches_reference(seed in 1u64..u64::MAX, n in 0usize..6000, multi_draw in any::<bool>()) {
+        let d1 = check_against_reference(1, seed, n, multi_draw);
+        let d2 = check_against_reference(2, seed, n, multi_draw);
+        let d8 = check_against_reference(8, seed, n, multi_draw);
+        prop_assert_eq!(d1, d2);
+        prop_assert_eq!(d1, d8);
+    }
+}
+
+#[test]
+fn large_scene_uses_the_parallel_sort_and_still_matches() {
+    let d1 = check_against_reference(1, 42, 40_000, true);
+    let d8 = check_against_reference(8, 42, 40_000, true);
+    assert_eq!(d1, d8);
+}
+
+#[test]
+fn keyword_switching_builds_each_variant_once() {
+    let mut w = world(2, true, 9);
+    populate(&mut w, 7, 2000);
+    let vs = views(0.3);
+    let first = w.r.render(&vs).unwrap().lists;
+    assert!(first.misses > 0 && first.rebuilds == 0);
+    w.r.set_global_keyword("FOG", true);
+    let fog = w.r.render(&vs).unwrap().lists;
+    assert!(fog.misses > 0, "a new variant builds its lists once");
+    for on in [false, true, false, true] {
+        w.r.set_global_keyword("FOG", on);
+        let s = w.r.render(&vs).unwrap().lists;
+        assert_eq!((s.misses, s.rebuilds), (0, 0), "switching back and forth builds nothing");
+        assert!(s.hits > 0);
+    }
+    // Changing a material rebuilds its lists once.
+    w.r.set_material_property(w.materials[0], "_Roughness", PropertyValue::Float(0.9)).unwrap();
+    let s = w.r.render(&vs).unwrap().lists;
+    assert!(s.rebuilds >= 1 && s.misses == 0, "{s:?}");
+    assert_eq!(w.r.render(&vs).unwrap().lists.rebuilds, 0);
+}
+
+#[test]
+fn stale_handles_and_unknown_properties_are_typed_and_change_nothing() {
+    let mut w = world(2, true, 3);
+    let ids = populate(&mut w, 3, 100);
+    w.r.remove_objects(&ids[..10]).unwrap();
+    assert_eq!(w.r.scene().len(), 90);
+    let d = ObjectDesc { mesh: w.meshes[0], material: w.materials[0], transform: Mat4::IDENTITY, layer: 0, flags: 0 };
+    assert_eq!(
+        w.r.update_objects(&[(ids[20], d), (ids[0], d)]),
+        Err(SceneError::StaleHandle { kind: HandleKind::Object, index: 1 })
+    );
+    let before = w.r.scene().objects().transforms.clone();
+    assert_eq!(before.len(), 90);
+    assert_eq!(
+        w.r.remove_objects(&[ids[20], ids[5]]),
+        Err(SceneError::StaleHandle { kind: HandleKind::Object, index: 1 })
+    );
+    assert_eq!(w.r.scene().len(), 90, "a failing batch removes nothing");
+    assert_eq!(
+        w.r.set_transforms(&[(ids[3], Mat4::IDENTITY)]),
+        Err(SceneError::StaleHandle { kind: HandleKind::Object, index: 0 })
+    );
+    assert_eq!(w.r.scene().objects().transforms, before);
+
+    let bad = ObjectDesc { layer: 16, ..d };
+    assert!(matches!(w.r.insert_objects(&[d, bad]), Err(SceneError::Invalid { index: 1, .. })));
+    assert_eq!(w.r.scene().len(), 90);
+
+    assert_eq!(
+        w.r.set_material_property(w.materials[1], "_Nope", PropertyValue::Float(1.0)),
+        Err(ResourceError::UnknownProperty("_Nope".into()))
+    );
+    assert!(matches!(
+        w.r.set_material_property(w.materials[1], "_Roughness", PropertyValue::Vec4([0.0; 4])),
+        Err(ResourceError::PropertyType { .. })
+    ));
+    assert_eq!(
+        w.r.set_material_keyword(w.materials[1], "NOPE", true),
+        Err(ResourceError::UnknownKeyword("NOPE".into()))
+    );
+    assert!(matches!(w.r.remove_material(w.materials[1]), Err(ResourceError::InUse(HandleKind::Material, _))));
+    let bad_shader = ShaderDesc { wgsl: "fn oops(".into(), ..ShaderDesc::lit() };
+    assert!(matches!(w.r.create_shader(&bad_shader), Err(ResourceError::Backend(_))));
+
+    // A material removed after its objects are gone is stale everywhere.
+    let lonely = w.materials[2];
+    let users: Vec<ObjectId> = ids[10..]
+        .iter()
+        .copied()
+        .filter(|&id| {
+            let i = w.r.scene().dense_index(id).unwrap() as usize;
+            w.r.scene().objects().material[i] == 2
+        })
+        .collect();
+    w.r.remove_objects(&users).unwrap();
+    w.r.remove_material(lonely).unwrap();
+    let d2 = ObjectDesc { material: lonely, ..d };
+    assert_eq!(w.r.insert_objects(&[d2]), Err(SceneError::StaleHandle { kind: HandleKind::Material, index: 0 }));
+    // The renderer still renders.
+    w.r.render(&views(0.0)).unwrap();
+}
+
+#[test]
+fn bad_views_are_errors_and_the_next_frame_works() {
+    let mut w = world(2, true, 3);
+    populate(&mut w, 5, 500);
+    let mut vs = views(0.0);
+    vs[0].view_proj = Mat4::NAN;
+    assert!(matches!(w.r.render(&vs), Err(RenderError::InvalidView { index: 0, .. })));
+    assert!(matches!(w.r.render(&[]), Err(RenderError::InvalidView { .. })));
+    w.r.render(&views(0.0)).unwrap();
+}

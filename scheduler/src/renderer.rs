@@ -250,7 +250,8 @@ pub struct Renderer<B: Backend> {
     transforms_buf: BufferId,
     material_sampler: SamplerId,
     white: TextureId,
-    graph: Option<(Vec<PassKind>, JobGraph)>,
+    /// The job graph and its job table, keyed by the views' passes and labels.
+    graph: Option<(Vec<ViewKey>, JobGraph, Vec<Job>)>,
     views: Vec<Mutex<ViewWork<B::Chunk>>>,
     patch: RwLock<PatchWork>,
     mat_frames: Vec<MaterialFrame>,
@@ -738,6 +739,9 @@ impl<B: Backend> Renderer<B> {
     }
 }
 
+/// What identifies a view for graph reuse.
+type ViewKey = (PassKind, &'static str);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Job {
     Cull(usize),
@@ -1184,12 +1188,13 @@ impl<B: Backend> Renderer<B> {
         // Views: shadow views first, then forward views, each in the order given.
         let mut order: Vec<usize> = (0..views.len()).filter(|&i| views[i].pass == PassKind::Shadow).collect();
         order.extend((0..views.len()).filter(|&i| views[i].pass == PassKind::Forward));
-        let passes: Vec<PassKind> = views.iter().map(|v| v.pass).collect();
-        if self.graph.as_ref().is_none_or(|(p, _)| *p != passes) {
-            self.graph = Some((passes, JobGraph::new()));
+        // The graph is built once per view configuration and reused.
+        let same =
+            self.graph.as_ref().is_some_and(|(k, _, _)| k.iter().copied().eq(views.iter().map(|v| (v.pass, v.label))));
+        if !same {
+            let (graph, jobs) = build_graph(views);
+            self.graph = Some((views.iter().map(|v| (v.pass, v.label)).collect(), graph, jobs));
         }
-        let (graph, jobs) = build_graph(views);
-        self.graph.as_mut().expect("set above").1 = graph;
         while self.views.len() < views.len() {
             self.views.push(Mutex::new(ViewWork::default()));
         }
@@ -1240,7 +1245,7 @@ impl<B: Backend> Renderer<B> {
             globals_version: self.globals_version,
             constants: &constants,
         };
-        let graph = &self.graph.as_ref().expect("set above").1;
+        let (_, graph, jobs) = self.graph.as_ref().expect("set above");
         let ran = graph.run(&self.pool, &|j| ctx.run(jobs[j]));
         packet.constants = (Some(self.constants_buf), constants.into_inner());
 

@@ -281,10 +281,15 @@ impl Scene {
     }
 
     pub(crate) fn remove(&mut self, ids: &[ObjectId]) -> Result<(), SceneError> {
+        let mut seen: Vec<(u32, usize)> = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
-            if !self.slots.contains_key(*id) || ids[..i].contains(id) {
-                return Err(SceneError::StaleHandle { kind: HandleKind::Object, index: i });
-            }
+            let dense = *self.slots.get(*id).ok_or(SceneError::StaleHandle { kind: HandleKind::Object, index: i })?;
+            seen.push((dense, i));
+        }
+        // A handle named twice is stale the second time.
+        seen.sort_unstable();
+        if let Some(w) = seen.windows(2).filter(|w| w[0].0 == w[1].0).min_by_key(|w| w[1].1) {
+            return Err(SceneError::StaleHandle { kind: HandleKind::Object, index: w[1].1.max(w[0].1) });
         }
         for id in ids {
             let dense = self.slots.remove(*id).expect("checked above") as usize;

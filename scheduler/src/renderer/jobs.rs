@@ -1,0 +1,300 @@
+//! The frame's jobs: cull, sort, patch, record.
+
+use super::*;
+use crate::frame::*;
+use crate::graph::JobGraph;
+use crate::material::*;
+use crate::profile;
+use crate::view::{cull_range, View};
+use parking_lot::{Mutex, RwLock};
+use rayon::prelude::*;
+use std::time::Instant;
+use switchyard_backend::*;
+
+/// What identifies a view for graph reuse.
+pub(super) type ViewKey = (PassKind, &'static str);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Job {
+    Cull(usize),
+    Sort(usize),
+    Patch,
+    Record(usize),
+}
+
+pub(super) fn build_graph(views: &[View]) -> (JobGraph, Vec<Job>) {
+    let mut g = JobGraph::new();
+    let mut jobs = Vec::new();
+    let culls: Vec<usize> = views
+        .iter()
+        .enumerate()
+        .map(|(v, view)| {
+            jobs.push(Job::Cull(v));
+            g.add(format!("cull[{}]", view.label), &[])
+        })
+        .collect();
+    jobs.push(Job::Patch);
+    let patch = g.add("patch", &culls);
+    for (v, view) in views.iter().enumerate() {
+        jobs.push(Job::Sort(v));
+        let sort = g.add(format!("sort[{}]", view.label), &[culls[v]]);
+        jobs.push(Job::Record(v));
+        g.add(format!("record[{}]", view.label), &[sort, patch]);
+    }
+    (g, jobs)
+}
+
+/// Grows a per-view buffer to at least `need` bytes (they are in no bind group).
+pub(super) fn grow<B: Backend>(
+    b: &B,
+    g: &mut Option<GrowBuffer>,
+    need: u64,
+    usage: BufferUsage,
+    label: &str,
+) -> Result<(), CreateError> {
+    if g.as_ref().is_some_and(|g| g.capacity >= need) {
+        return Ok(());
+    }
+    let cap = need.next_power_of_two();
+    let id = buffer(b, label, cap, usage)?;
+    if let Some(old) = g.take() {
+        let _ = b.destroy(Resource::Buffer(old.id));
+    }
+    *g = Some(GrowBuffer { id, capacity: cap });
+    Ok(())
+}
+
+#[inline]
+pub(super) fn bit(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
+/// Borrowed frame context the jobs run against.
+pub(super) struct FrameCtx<'a, B: Backend> {
+    pub(super) shared: &'a Shared<B>,
+    pub(super) objects: &'a Objects,
+    pub(super) views: &'a [Mutex<ViewWork<B::Chunk>>],
+    pub(super) used: &'a Mutex<[Vec<u64>; 2]>,
+    pub(super) patch: &'a RwLock<PatchWork>,
+    pub(super) materials: &'a Mutex<Vec<Option<MaterialRecord>>>,
+    pub(super) mat_frames: &'a [MaterialFrame],
+    pub(super) globals: &'a PropertySheet,
+    pub(super) globals_version: u64,
+    pub(super) constants: &'a Mutex<Vec<u8>>,
+}
+
+impl<B: Backend> FrameCtx<'_, B> {
+    pub(super) fn run(&self, job: Job) {
+        match job {
+            Job::Cull(v) => self.cull(&mut self.views[v].lock()),
+            Job::Sort(v) => self.sort(&mut self.views[v].lock()),
+            Job::Patch => self.patch(),
+            Job::Record(v) => self.record(&mut self.views[v].lock()),
+        }
+    }
+
+    fn cull(&self, w: &mut ViewWork<B::Chunk>) {
+        let _z = profile::zone_text("cull", || w.view.label.to_string());
+        let t = Instant::now();
+        let o = self.objects;
+        let n = o.len();
+        w.parts.resize_with(n.div_ceil(CULL_PART).max(1), Vec::new);
+        let (frustum, mask, shadow) = (w.frustum, w.view.layer_mask, w.view.pass == PassKind::Shadow);
+        w.parts.par_iter_mut().enumerate().for_each(|(p, out)| {
+            out.clear();
+            cull_range(o, &frustum, mask, shadow, p * CULL_PART..((p + 1) * CULL_PART).min(n), out);
+        });
+        w.visible.clear();
+        for p in &w.parts {
+            w.visible.extend_from_slice(p);
+        }
+        w.used.clear();
+        w.used.resize(self.mat_frames.len().div_ceil(64), 0);
+        for &i in &w.visible {
+            let m = o.material[i as usize] as usize;
+            w.used[m / 64] |= 1 << (m % 64);
+        }
+        let mut used = self.used.lock();
+        let acc = &mut used[w.view.pass as usize];
+        acc.resize(w.used.len(), 0);
+        acc.iter_mut().zip(&w.used).for_each(|(a, b)| *a |= b);
+        w.ms[0] = t.elapsed().as_secs_f64() * 1e3;
+    }
+
+    fn sort(&self, w: &mut ViewWork<B::Chunk>) {
+        let _z = profile::zone_text("sort", || w.view.label.to_string());
+        let t = Instant::now();
+        let (o, mats, view) = (self.objects, self.mat_frames, w.view);
+        w.visible
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| {
+                let i = i as usize;
+                let m = o.material[i];
+                let depth = depth_bits(&view, o.cx[i], o.cy[i], o.cz[i]);
+                sort_key(view.pass, o.layer[i], &mats[m as usize], m, o.mesh[i], depth)
+            })
+            .collect_into_vec(&mut w.keys);
+        w.queue.clear();
+        w.queue.extend_from_slice(&w.visible);
+        w.sorter.sort(&mut w.keys, &mut w.queue);
+        build_batches(view.pass, &w.queue, o, mats, &mut w.batches);
+        w.ms[1] = t.elapsed().as_secs_f64() * 1e3;
+    }
+
+    fn patch(&self) {
+        let _z = profile::zone("patch");
+        let t = Instant::now();
+        let [shadow, fwd] = &*self.used.lock();
+        let mut pw = self.patch.write();
+        let pw = &mut *pw;
+        let nmat = self.mat_frames.len();
+        pw.lists.clear();
+        pw.lists.resize(nmat, FrameList::default());
+        pw.list_index.clear();
+        pw.list_index.resize(nmat, 0);
+        pw.slot_materials.clear();
+        for m in 0..nmat {
+            if bit(fwd, m) {
+                pw.lists[m].offset = pw.slot_materials.len() as u32 * CONSTANT_SLOT;
+                pw.slot_materials.push(m as u32);
+            }
+        }
+        let ctx = BuildCtx {
+            backend: &*self.shared.backend,
+            layouts: &self.shared.layouts,
+            globals: self.globals,
+            globals_version: self.globals_version,
+        };
+        let shaders = &self.shared.shaders;
+        let mut materials = self.materials.lock();
+        // Lookups and builds run in material order: building creates backend objects, and
+        // their handles (part of the command stream) must not depend on thread timing.
+        let mut counts = ListCounts::default();
+        for (m, (rec, list)) in materials.iter_mut().zip(pw.lists.iter_mut()).enumerate() {
+            let (f, s) = (bit(fwd, m), bit(shadow, m));
+            let Some(rec) = rec.as_mut().filter(|_| f || s) else { continue };
+            let shader = &shaders[rec.shader as usize];
+            let variant = self.mat_frames[m].variant;
+            let err = |source| RenderError::DisplayList { material: m as u32, source };
+            let built = (|| {
+                if f {
+                    let i = rec.list(shader, variant, PassKind::Forward, &ctx, &mut counts).map_err(err)?;
+                    list.forward = rec.lists[i].pipeline;
+                    list.group = rec.group;
+                    pw.list_index[m] = i as u32;
+                }
+                if s {
+                    let i = rec.list(shader, variant, PassKind::Shadow, &ctx, &mut counts).map_err(err)?;
+                    list.shadow = rec.lists[i].pipeline;
+                }
+                Ok(())
+            })();
+            if let Err(e) = built {
+                pw.error = Some(e);
+                break;
+            }
+        }
+        pw.counts = counts;
+        if pw.error.is_none() {
+            let mut constants = self.constants.lock();
+            constants.clear();
+            constants.resize(pw.slot_materials.len() * CONSTANT_SLOT as usize, 0);
+            let globals = self.globals.values();
+            let materials = &*materials;
+            let list_index = &pw.list_index;
+            constants.par_chunks_mut(CONSTANT_SLOT as usize).zip(pw.slot_materials.par_iter()).for_each(|(dst, &m)| {
+                let rec = materials[m as usize].as_ref().expect("used material exists");
+                rec.lists[list_index[m as usize] as usize].patch_into(dst, globals);
+            });
+        }
+        pw.ms = t.elapsed().as_secs_f64() * 1e3;
+    }
+
+    fn record(&self, w: &mut ViewWork<B::Chunk>) {
+        let _z = profile::zone_text("record", || w.view.label.to_string());
+        let t = Instant::now();
+        let pw = self.patch.read();
+        if pw.error.is_some() {
+            return;
+        }
+        let b = &*self.shared.backend;
+        let w = &mut *w;
+        let (Some(inst_id), Some(args_id)) = (w.instance_buf.as_ref().map(|g| g.id), w.args_buf.as_ref().map(|g| g.id))
+        else {
+            return;
+        };
+        w.upload.instance_buffer = Some(inst_id);
+        w.upload.args_buffer = Some(args_id);
+        w.upload.instances.resize(w.queue.len(), 0);
+        w.upload.args.resize(w.batches.len(), DrawIndexedIndirectArgs::default());
+        let nchunks = w.batches.len().div_ceil(CHUNK_BATCHES);
+        w.cmds.resize_with(nchunks, Vec::new);
+        w.chunks.clear();
+        w.chunks.resize_with(nchunks, || None);
+        w.digests.clear();
+        w.digests.resize(nchunks, Digest::default());
+        let ctx = RecordCtx {
+            pass: w.view.pass,
+            view_group: match w.view.pass {
+                PassKind::Forward => self.shared.forward_group,
+                PassKind::Shadow => self.shared.shadow_group,
+            },
+            view_offset: w.slot * GLOBALS_SLOT as u32,
+            vertices: self.shared.vertices.id,
+            indices: self.shared.indices.id,
+            instances: inst_id,
+            args: args_id,
+            multi_draw: self.shared.multi_draw,
+            meshes: &self.shared.mesh_ranges,
+            lists: &pw.lists,
+        };
+        // Split the instance and argument memory into each chunk's disjoint slice.
+        let mut slices = Vec::with_capacity(nchunks);
+        let (mut inst, mut args) = (&mut w.upload.instances[..], &mut w.upload.args[..]);
+        for c in w.batches.chunks(CHUNK_BATCHES) {
+            let items = c.iter().map(|b| b.count as usize).sum::<usize>();
+            let (i, rest_i) = std::mem::take(&mut inst).split_at_mut(items);
+            let (a, rest_a) = std::mem::take(&mut args).split_at_mut(c.len());
+            slices.push((i, a));
+            inst = rest_i;
+            args = rest_a;
+        }
+        let (pass, queue, batches, label) = (w.pass, &w.queue, &w.batches, w.view.label);
+        let result = w
+            .cmds
+            .par_iter_mut()
+            .zip(w.chunks.par_iter_mut())
+            .zip(w.digests.par_iter_mut())
+            .zip(slices.into_par_iter())
+            .enumerate()
+            .map(|(c, (((cmds, out), digest), (inst, args)))| -> Result<ChunkCounts, RenderError> {
+                let b0 = c * CHUNK_BATCHES;
+                let bs = &batches[b0..(b0 + CHUNK_BATCHES).min(batches.len())];
+                let _z = profile::zone_text("record-chunk", || {
+                    format!(
+                        "{label} chunk {c}: batches {b0}..{}, materials {}..{}",
+                        b0 + bs.len(),
+                        bs[0].material,
+                        bs[bs.len() - 1].material
+                    )
+                });
+                let counts = record_chunk(&ctx, bs, b0, queue, inst, args, cmds);
+                *digest = Digest::of_commands(cmds);
+                let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
+                *out = Some(b.record(&pass, position, cmds)?);
+                Ok(counts)
+            })
+            .try_reduce(ChunkCounts::default, |a, b| {
+                Ok(ChunkCounts {
+                    draw_calls: a.draw_calls + b.draw_calls,
+                    state_changes: a.state_changes + b.state_changes,
+                })
+            });
+        match result {
+            Ok(c) => w.counts = c,
+            Err(e) => w.error = Some(e),
+        }
+        w.ms[2] = t.elapsed().as_secs_f64() * 1e3;
+    }
+}

@@ -1,0 +1,250 @@
+//! Creating and changing resources and scene objects.
+
+use super::*;
+use crate::material::ShaderDesc;
+use crate::material::*;
+use glam::{Mat4, Vec3};
+use switchyard_backend::*;
+
+impl<B: Backend> Renderer<B> {
+    // ---- resources -------------------------------------------------------------------
+
+    /// Registers a shader (variants compile on first use).
+    pub fn create_shader(&mut self, desc: &ShaderDesc) -> Result<ShaderHandle, ResourceError> {
+        let rec = ShaderRecord::new(desc)?;
+        // Compile the base variant now so malformed WGSL fails here, not mid-frame.
+        rec.variant_module(&*self.shared.backend, 0)?;
+        self.shared.shaders.push(rec);
+        Ok(self.shader_handles.insert(self.shared.shaders.len() as u32 - 1))
+    }
+
+    /// Uploads an RGBA8 sRGB texture.
+    pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
+        let b = &*self.shared.backend;
+        let t = b.create_texture(&TextureDesc {
+            label: "texture".into(),
+            width,
+            height,
+            format: TextureFormat::Rgba8UnormSrgb,
+            usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
+        })?;
+        if let Err(e) = b.write_texture(t, rgba8) {
+            let _ = b.destroy(Resource::Texture(t));
+            return Err(e.into());
+        }
+        Ok(self.textures.insert(t))
+    }
+
+    /// Appends a mesh to the shared vertex and index buffers.
+    pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
+        if mesh.vertices.is_empty() || mesh.indices.is_empty() || mesh.indices.len() % 3 != 0 {
+            return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
+        }
+        if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {
+            return Err(ResourceError::Invalid("mesh index out of range".into()));
+        }
+        if mesh.vertices.iter().any(|v| !v.position.iter().chain(&v.normal).chain(&v.uv).all(|x| x.is_finite())) {
+            return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
+        }
+        let s = &mut self.shared;
+        let b = &*s.backend;
+        let range = MeshRange {
+            first_index: s.cpu_indices.len() as u32,
+            index_count: mesh.indices.len() as u32,
+            base_vertex: s.cpu_vertices.len() as i32,
+        };
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        for v in &mesh.vertices {
+            lo = lo.min(Vec3::from(v.position));
+            hi = hi.max(Vec3::from(v.position));
+        }
+        let v_end = ((s.cpu_vertices.len() + mesh.vertices.len()) * 32) as u64;
+        let i_end = ((s.cpu_indices.len() + mesh.indices.len()) * 4) as u64;
+        let grow = |g: &mut GrowBuffer, need: u64, label: &str, usage, all: &[u8]| -> Result<bool, ResourceError> {
+            if need <= g.capacity {
+                return Ok(false);
+            }
+            let cap = need.next_power_of_two();
+            let id = buffer(b, label, cap, usage)?;
+            b.write_buffer(id, 0, all)?;
+            let _ = b.destroy(Resource::Buffer(g.id));
+            *g = GrowBuffer { id, capacity: cap };
+            Ok(true)
+        };
+        s.cpu_vertices.extend_from_slice(&mesh.vertices);
+        s.cpu_indices.extend_from_slice(&mesh.indices);
+        let pad_indices = |v: &[u32]| bytemuck::cast_slice::<u32, u8>(v).to_vec();
+        if !grow(&mut s.vertices, v_end, "mesh-vertices", BufferUsage::VERTEX, bytemuck::cast_slice(&s.cpu_vertices))? {
+            b.write_buffer(
+                s.vertices.id,
+                u64::from(range.base_vertex as u32) * 32,
+                bytemuck::cast_slice(&mesh.vertices),
+            )?;
+        }
+        if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, &pad_indices(&s.cpu_indices))? {
+            b.write_buffer(s.indices.id, u64::from(range.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
+        }
+        s.mesh_ranges.push(range);
+        s.mesh_bounds.push(crate::scene::LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 });
+        Ok(self.mesh_handles.insert(s.mesh_ranges.len() as u32 - 1))
+    }
+
+    /// Creates a material. Keywords and properties must be declared by its shader.
+    pub fn create_material(&mut self, desc: &MaterialDesc) -> Result<MaterialHandle, ResourceError> {
+        if self.materials.get_mut().len() >= self.config.max_materials {
+            return Err(ResourceError::Invalid(format!("more than {} materials", self.config.max_materials)));
+        }
+        let &shader = self.shader_handles.get(desc.shader).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
+        let rec = &self.shared.shaders[shader as usize];
+        let mut mask = 0;
+        for k in &desc.keywords {
+            mask |= rec.keyword_bit(k).ok_or_else(|| ResourceError::UnknownKeyword(k.clone()))?;
+        }
+        for i in 0..desc.properties.len() {
+            let (name, ty) = desc.properties.property(i);
+            rec.check_property(name, ty)?;
+        }
+        let texture = match desc.base_texture {
+            Some(t) => *self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?,
+            None => self.white,
+        };
+        let group = self.shared.backend.create_bind_group(&BindGroupDesc {
+            label: "material".into(),
+            layout: self.shared.layouts.material,
+            entries: vec![
+                BindEntry {
+                    binding: 0,
+                    resource: BindResource::Buffer {
+                        buffer: self.constants_buf,
+                        offset: 0,
+                        size: Some(u64::from(CONSTANT_SLOT)),
+                    },
+                },
+                BindEntry { binding: 1, resource: BindResource::Texture(texture) },
+                BindEntry { binding: 2, resource: BindResource::Sampler(self.material_sampler) },
+            ],
+        })?;
+        let materials = self.materials.get_mut();
+        materials.push(Some(MaterialRecord {
+            shader,
+            keyword_mask: mask,
+            sheet: desc.properties.clone(),
+            group,
+            transparent: desc.transparent,
+            version: 0,
+            lists: Vec::new(),
+        }));
+        Ok(self.material_handles.insert(materials.len() as u32 - 1))
+    }
+
+    /// Sets a material property (declared by its shader). Its display lists rebuild once.
+    pub fn set_material_property(
+        &mut self,
+        m: MaterialHandle,
+        name: &str,
+        value: PropertyValue,
+    ) -> Result<(), ResourceError> {
+        let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let rec =
+            self.materials.get_mut()[i as usize].as_mut().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        self.shared.shaders[rec.shader as usize].check_property(name, value.ty())?;
+        rec.sheet.set(name, value);
+        rec.version += 1;
+        Ok(())
+    }
+
+    /// Turns a material keyword on or off (no rebuild: each variant keeps its lists).
+    pub fn set_material_keyword(&mut self, m: MaterialHandle, keyword: &str, on: bool) -> Result<(), ResourceError> {
+        let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let rec =
+            self.materials.get_mut()[i as usize].as_ref().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let bit = self.shared.shaders[rec.shader as usize]
+            .keyword_bit(keyword)
+            .ok_or_else(|| ResourceError::UnknownKeyword(keyword.into()))?;
+        let rec = self.materials.get_mut()[i as usize].as_mut().expect("checked");
+        if on {
+            rec.keyword_mask |= bit;
+        } else {
+            rec.keyword_mask &= !bit;
+        }
+        Ok(())
+    }
+
+    /// Removes a material no object uses.
+    pub fn remove_material(&mut self, m: MaterialHandle) -> Result<(), ResourceError> {
+        let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let users = self.scene.material_users.get(i as usize).copied().unwrap_or(0);
+        if users > 0 {
+            return Err(ResourceError::InUse(HandleKind::Material, users as usize));
+        }
+        self.material_handles.remove(m);
+        if let Some(rec) = self.materials.get_mut()[i as usize].take() {
+            let _ = self.shared.backend.destroy(Resource::BindGroup(rec.group));
+        }
+        Ok(())
+    }
+
+    /// Sets a global property; materials whose shader declares it but do not set it take it.
+    pub fn set_global(&mut self, name: &str, value: PropertyValue) -> Result<(), ResourceError> {
+        let existed = self.globals.find(name).is_some();
+        if !self.globals.set(name, value) {
+            let i = self.globals.find(name).expect("exists with another type");
+            return Err(ResourceError::PropertyType { name: name.into(), expected: self.globals.property(i).1 });
+        }
+        if !existed {
+            self.globals_version += 1; // a new global changes which properties lists patch
+        }
+        Ok(())
+    }
+
+    /// Turns a global keyword on or off.
+    pub fn set_global_keyword(&mut self, keyword: &str, on: bool) {
+        let pos = self.global_keywords.iter().position(|k| k == keyword);
+        match (pos, on) {
+            (None, true) => self.global_keywords.push(keyword.into()),
+            (Some(i), false) => {
+                self.global_keywords.swap_remove(i);
+            }
+            _ => {}
+        }
+    }
+
+    /// Sets light and fog.
+    pub fn set_lighting(&mut self, lighting: Lighting) {
+        self.lighting = lighting;
+    }
+
+    // ---- scene -----------------------------------------------------------------------
+
+    /// Inserts objects; all or nothing.
+    pub fn insert_objects(&mut self, objects: &[ObjectDesc]) -> Result<Vec<ObjectId>, SceneError> {
+        let r = Resolver {
+            meshes: &self.mesh_handles,
+            bounds: &self.shared.mesh_bounds,
+            materials: &self.material_handles,
+        };
+        self.scene.insert(&r, objects)
+    }
+
+    /// Replaces objects' descriptions; all or nothing.
+    pub fn update_objects(&mut self, edits: &[(ObjectId, ObjectDesc)]) -> Result<(), SceneError> {
+        let r = Resolver {
+            meshes: &self.mesh_handles,
+            bounds: &self.shared.mesh_bounds,
+            materials: &self.material_handles,
+        };
+        self.scene.update(&r, edits)
+    }
+
+    /// Moves objects; all or nothing.
+    pub fn set_transforms(&mut self, edits: &[(ObjectId, Mat4)]) -> Result<(), SceneError> {
+        let bounds = &self.shared.mesh_bounds;
+        let r = Resolver { meshes: &self.mesh_handles, bounds, materials: &self.material_handles };
+        self.scene.set_transforms(&r, |m| bounds[m as usize], edits)
+    }
+
+    /// Removes objects; all or nothing.
+    pub fn remove_objects(&mut self, ids: &[ObjectId]) -> Result<(), SceneError> {
+        self.scene.remove(ids)
+    }
+}

@@ -9,7 +9,6 @@ use crate::view::{Frustum, View};
 use glam::{Mat4, Vec3};
 use parking_lot::Mutex;
 use std::time::Instant;
-use switchyard_backend::*;
 
 impl<B: Backend> Renderer<B> {
     fn validate_views(&self, views: &[View]) -> Result<(), RenderError> {

@@ -1,15 +1,12 @@
 //! The frame's jobs: cull, sort, patch, record.
 
 use super::*;
-use crate::frame::*;
 use crate::graph::JobGraph;
-use crate::material::*;
 use crate::profile;
 use crate::view::{cull_range, View};
 use parking_lot::{Mutex, RwLock};
 use rayon::prelude::*;
 use std::time::Instant;
-use switchyard_backend::*;
 
 /// What identifies a view for graph reuse.
 pub(super) type ViewKey = (PassKind, &'static str);

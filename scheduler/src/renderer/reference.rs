@@ -1,11 +1,8 @@
 //! The single-threaded reference pipeline.
 
 use super::*;
-use crate::frame::*;
-use crate::scene::*;
 use crate::view::{Frustum, View};
 use glam::Vec3;
-use switchyard_backend::*;
 
 /// The single-threaded reference result of a frame (see [`Renderer::reference_frame`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

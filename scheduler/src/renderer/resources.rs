@@ -2,9 +2,7 @@
 
 use super::*;
 use crate::material::ShaderDesc;
-use crate::material::*;
 use glam::{Mat4, Vec3};
-use switchyard_backend::*;
 
 impl<B: Backend> Renderer<B> {
     // ---- resources -------------------------------------------------------------------

@@ -58,6 +58,10 @@ struct Args {
     /// Image height.
     #[arg(long, default_value_t = 540)]
     height: u32,
+    /// Draw each batch with its own `draw_indexed` instead of one multi-draw-indirect per
+    /// state bucket. The digest depends on this choice, so compare backends with the same.
+    #[arg(long)]
+    no_multi_draw: bool,
 }
 
 fn main() -> ExitCode {
@@ -73,7 +77,7 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<(), String> {
     match args.backend {
-        BackendKind::Null => frames(args, Arc::new(NullBackend::new(true))),
+        BackendKind::Null => frames(args, Arc::new(NullBackend::new(!args.no_multi_draw))),
         BackendKind::Wgpu => {
             let b = WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?;
             let info = b.adapter_info();
@@ -90,6 +94,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>) -> Result<(), String> {
         height: args.height,
         max_objects: args.objects.max(1),
         max_materials: args.materials.max(1) + 1,
+        multi_draw: !args.no_multi_draw,
         ..RendererConfig::default()
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;

@@ -159,24 +159,23 @@ pub struct ChunkCounts {
     pub state_changes: u32,
 }
 
-/// Records batches `[b0, b0 + batches.len())` of a view. `queue` is the view's whole
-/// sorted queue; `instances` is the slice of the view's instance data for exactly these
-/// batches' items and `args` the slice for exactly these batches.
+/// Records batches `[b0, b0 + batches.len())` of a view into `cmds`, writing their
+/// indirect arguments into `args` (the slice for exactly these batches).
+///
+/// The view's instance data is its sorted queue itself (one object index per item), so a
+/// batch's instances are the range `first..first + count`.
 pub fn record_chunk(
     ctx: &RecordCtx<'_>,
     batches: &[Batch],
     b0: usize,
-    queue: &[u32],
-    instances: &mut [u32],
     args: &mut [DrawIndexedIndirectArgs],
     cmds: &mut Vec<Command>,
 ) -> ChunkCounts {
     cmds.clear();
     let mut counts = ChunkCounts::default();
-    let Some(first) = batches.first() else { return counts };
-    let q0 = first.first as usize;
-    let items = instances.len();
-    instances.copy_from_slice(&queue[q0..q0 + items]);
+    if batches.is_empty() {
+        return counts;
+    }
 
     cmds.push(Command::SetBindGroup { index: 0, group: ctx.view_group, offsets: DynamicOffsets::one(ctx.view_offset) });
     cmds.push(Command::SetVertexBuffer { slot: 0, buffer: ctx.vertices, offset: 0 });

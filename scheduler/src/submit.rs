@@ -125,6 +125,7 @@ fn run<B: Backend>(
     crate::profile::thread_name("switchyard-submit");
     let mut in_flight: std::collections::VecDeque<SubmissionId> = std::collections::VecDeque::new();
     let mut writes: Vec<(BufferId, u64, usize, Range<usize>)> = Vec::new();
+    let mut spare: Vec<BufferWrite<'static>> = Vec::new();
     for msg in rx {
         let mut packet = match msg {
             Msg::Frame(p) => p,
@@ -138,7 +139,7 @@ fn run<B: Backend>(
         };
         let _zone = crate::profile::zone("submit");
         let t0 = Instant::now();
-        let result = submit_packet(backend, &mut packet, &mut writes);
+        let result = submit_packet(backend, &mut packet, &mut writes, &mut spare);
         let submit_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
         let result = result.and_then(|id| {
@@ -164,6 +165,7 @@ fn submit_packet<B: Backend>(
     backend: &B,
     p: &mut FramePacket<B::Chunk>,
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
+    spare: &mut Vec<BufferWrite<'static>>,
 ) -> Result<SubmissionId, SubmitError> {
     // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3+ views.
     writes.clear();
@@ -177,29 +179,41 @@ fn submit_packet<B: Backend>(
             writes.push((b, *off, 2, r.clone()));
         }
     }
-    let uploads: Vec<BufferWrite<'_>> = writes
-        .iter()
-        .map(|(buffer, offset, src, r)| {
-            let data = match src {
-                0 => &p.globals.1[r.clone()],
-                1 => &p.constants.1[r.clone()],
-                _ => &p.transforms.1[r.clone()],
-            };
-            BufferWrite { buffer: *buffer, offset: *offset, data }
-        })
-        .chain(p.views.iter().flat_map(|v| {
-            let inst = v.instance_buffer.filter(|_| !v.instances.is_empty()).map(|b| BufferWrite {
-                buffer: b,
-                offset: 0,
-                data: bytemuck::cast_slice(&v.instances),
-            });
-            let args = v.args_buffer.filter(|_| !v.args.is_empty()).map(|b| BufferWrite {
-                buffer: b,
-                offset: 0,
-                data: bytemuck::cast_slice(&v.args),
-            });
-            inst.into_iter().chain(args)
-        }))
-        .collect();
-    backend.submit(&uploads, &mut p.passes)
+    let mut uploads = recycle(std::mem::take(spare));
+    uploads.extend(
+        writes
+            .iter()
+            .map(|(buffer, offset, src, r)| {
+                let data = match src {
+                    0 => &p.globals.1[r.clone()],
+                    1 => &p.constants.1[r.clone()],
+                    _ => &p.transforms.1[r.clone()],
+                };
+                BufferWrite { buffer: *buffer, offset: *offset, data }
+            })
+            .chain(p.views.iter().flat_map(|v| {
+                let inst = v.instance_buffer.filter(|_| !v.instances.is_empty()).map(|b| BufferWrite {
+                    buffer: b,
+                    offset: 0,
+                    data: bytemuck::cast_slice(&v.instances),
+                });
+                let args = v.args_buffer.filter(|_| !v.args.is_empty()).map(|b| BufferWrite {
+                    buffer: b,
+                    offset: 0,
+                    data: bytemuck::cast_slice(&v.args),
+                });
+                inst.into_iter().chain(args)
+            })),
+    );
+    let result = backend.submit(&uploads, &mut p.passes);
+    *spare = recycle(uploads);
+    result
+}
+
+/// Empties a vector and reuses its allocation for another lifetime: an in-place collect
+/// of an empty `vec::IntoIter` keeps the buffer, so the submission thread does not
+/// allocate its upload list every frame.
+fn recycle<'b>(mut v: Vec<BufferWrite<'_>>) -> Vec<BufferWrite<'b>> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("the vector is empty")).collect()
 }

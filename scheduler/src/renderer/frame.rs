@@ -49,7 +49,12 @@ impl<B: Backend> Renderer<B> {
     }
 
     fn write_globals(&self, views: &[View], out: &mut Vec<u8>) {
-        let shadow_vp: Vec<Mat4> = views.iter().filter(|v| v.pass == PassKind::Shadow).map(|v| v.view_proj).collect();
+        let mut shadow_vp = [Mat4::ZERO; MAX_SHADOW_VIEWS];
+        let mut shadows = 0;
+        for v in views.iter().filter(|v| v.pass == PassKind::Shadow) {
+            shadow_vp[shadows] = v.view_proj;
+            shadows += 1;
+        }
         let time = self
             .globals
             .find("_Time")
@@ -61,18 +66,13 @@ impl<B: Backend> Renderer<B> {
             let mut g = [0f32; 64];
             g[..16].copy_from_slice(&v.view_proj.to_cols_array());
             for k in 0..MAX_SHADOW_VIEWS {
-                let m = shadow_vp.get(k).copied().unwrap_or(Mat4::ZERO);
+                let m = shadow_vp[k];
                 g[16 + 16 * k..32 + 16 * k].copy_from_slice(&m.to_cols_array());
             }
             g[48..52].copy_from_slice(&l.direction.normalize_or(Vec3::NEG_Y).extend(0.0).to_array());
             g[52..56].copy_from_slice(&v.eye.extend(1.0).to_array());
             g[56..60].copy_from_slice(&l.fog_color.extend(1.0).to_array());
-            g[60..64].copy_from_slice(&[
-                time,
-                l.fog_density,
-                if shadow_vp.is_empty() { 0.0 } else { l.shadow_strength },
-                0.0,
-            ]);
+            g[60..64].copy_from_slice(&[time, l.fog_density, if shadows == 0 { 0.0 } else { l.shadow_strength }, 0.0]);
             dst.copy_from_slice(bytemuck::cast_slice(&g));
         }
     }
@@ -134,7 +134,8 @@ impl<B: Backend> Renderer<B> {
         // Per-material frame data: the variant from material and global keywords.
         let materials = self.materials.get_mut();
         self.mat_frames.clear();
-        let mut shadow_states: Vec<(u32, u32)> = Vec::new();
+        let shadow_states = &mut self.shadow_states;
+        shadow_states.clear();
         for rec in materials.iter() {
             let mf = match rec {
                 Some(r) => {
@@ -169,8 +170,8 @@ impl<B: Backend> Renderer<B> {
         }
 
         // Views: shadow views first, then forward views, each in the order given.
-        let mut order: Vec<usize> = (0..views.len()).filter(|&i| views[i].pass == PassKind::Shadow).collect();
-        order.extend((0..views.len()).filter(|&i| views[i].pass == PassKind::Forward));
+        let (order, n) = submission_order(views);
+        let order = &order[..n];
         // The graph is built once per view configuration and reused.
         let same =
             self.graph.as_ref().is_some_and(|(k, _, _)| k.iter().copied().eq(views.iter().map(|v| (v.pass, v.label))));
@@ -183,7 +184,7 @@ impl<B: Backend> Renderer<B> {
         }
         packet.views.resize_with(views.len(), ViewUpload::default);
         let (mut shadow_i, mut first_forward) = (0, true);
-        for &v in &order {
+        for &v in order {
             let pass = self.pass_desc(&views[v], shadow_i, first_forward);
             match views[v].pass {
                 PassKind::Shadow => shadow_i += 1,

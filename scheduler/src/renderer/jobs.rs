@@ -95,21 +95,26 @@ impl<B: Backend> FrameCtx<'_, B> {
         let t = Instant::now();
         let o = self.objects;
         let n = o.len();
-        w.parts.resize_with(n.div_ceil(CULL_PART).max(1), Vec::new);
+        w.parts.resize_with(n.div_ceil(CULL_PART).max(1), CullPart::default);
         let (frustum, mask, shadow) = (w.frustum, w.view.layer_mask, w.view.pass == PassKind::Shadow);
-        w.parts.par_iter_mut().enumerate().for_each(|(p, out)| {
-            out.clear();
-            cull_range(o, &frustum, mask, shadow, p * CULL_PART..((p + 1) * CULL_PART).min(n), out);
+        let words = self.mat_frames.len().div_ceil(64);
+        w.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
+            part.visible.clear();
+            cull_range(o, &frustum, mask, shadow, p * CULL_PART..((p + 1) * CULL_PART).min(n), &mut part.visible);
+            // Which materials this part saw, for the patch job.
+            part.used.clear();
+            part.used.resize(words, 0);
+            for &i in &part.visible {
+                let m = o.material[i as usize] as usize;
+                part.used[m / 64] |= 1 << (m % 64);
+            }
         });
         w.visible.clear();
-        for p in &w.parts {
-            w.visible.extend_from_slice(p);
-        }
         w.used.clear();
-        w.used.resize(self.mat_frames.len().div_ceil(64), 0);
-        for &i in &w.visible {
-            let m = o.material[i as usize] as usize;
-            w.used[m / 64] |= 1 << (m % 64);
+        w.used.resize(words, 0);
+        for p in &w.parts {
+            w.visible.extend_from_slice(&p.visible);
+            w.used.iter_mut().zip(&p.used).for_each(|(a, b)| *a |= b);
         }
         let mut used = self.used.lock();
         let acc = &mut used[w.view.pass as usize];
@@ -246,26 +251,18 @@ impl<B: Backend> FrameCtx<'_, B> {
             meshes: &self.shared.mesh_ranges,
             lists: &pw.lists,
         };
-        // Split the instance and argument memory into each chunk's disjoint slice.
-        let mut slices = Vec::with_capacity(nchunks);
-        let (mut inst, mut args) = (&mut w.upload.instances[..], &mut w.upload.args[..]);
-        for c in w.batches.chunks(CHUNK_BATCHES) {
-            let items = c.iter().map(|b| b.count as usize).sum::<usize>();
-            let (i, rest_i) = std::mem::take(&mut inst).split_at_mut(items);
-            let (a, rest_a) = std::mem::take(&mut args).split_at_mut(c.len());
-            slices.push((i, a));
-            inst = rest_i;
-            args = rest_a;
-        }
-        let (pass, queue, batches, label) = (w.pass, &w.queue, &w.batches, w.view.label);
+        // The instance data is the sorted queue; each chunk writes its own arguments.
+        w.upload.instances.clear();
+        w.upload.instances.extend_from_slice(&w.queue);
+        let (pass, batches, label) = (w.pass, &w.batches, w.view.label);
         let result = w
             .cmds
             .par_iter_mut()
             .zip(w.chunks.par_iter_mut())
             .zip(w.digests.par_iter_mut())
-            .zip(slices.into_par_iter())
+            .zip(w.upload.args.par_chunks_mut(CHUNK_BATCHES))
             .enumerate()
-            .map(|(c, (((cmds, out), digest), (inst, args)))| -> Result<ChunkCounts, RenderError> {
+            .map(|(c, (((cmds, out), digest), args))| -> Result<ChunkCounts, RenderError> {
                 let b0 = c * CHUNK_BATCHES;
                 let bs = &batches[b0..(b0 + CHUNK_BATCHES).min(batches.len())];
                 let _z = profile::zone_text("record-chunk", || {
@@ -276,7 +273,7 @@ impl<B: Backend> FrameCtx<'_, B> {
                         bs[bs.len() - 1].material
                     )
                 });
-                let counts = record_chunk(&ctx, bs, b0, queue, inst, args, cmds);
+                let counts = record_chunk(&ctx, bs, b0, args, cmds);
                 *digest = Digest::of_commands(cmds);
                 let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
                 *out = Some(b.record(&pass, position, cmds)?);

@@ -141,6 +141,29 @@ impl Default for Lighting {
     }
 }
 
+/// One culling job part's output.
+#[derive(Default)]
+struct CullPart {
+    visible: Vec<u32>,
+    used: Vec<u64>,
+}
+
+/// Views in submission order: shadow views first (forward views sample their maps), then
+/// forward views, each group in the order given.
+fn submission_order(views: &[View]) -> ([usize; MAX_VIEWS], usize) {
+    let mut order = [0; MAX_VIEWS];
+    let mut n = 0;
+    for pass in [PassKind::Shadow, PassKind::Forward] {
+        for (i, v) in views.iter().enumerate().take(MAX_VIEWS) {
+            if v.pass == pass {
+                order[n] = i;
+                n += 1;
+            }
+        }
+    }
+    (order, n)
+}
+
 struct GrowBuffer {
     id: BufferId,
     capacity: u64,
@@ -151,7 +174,7 @@ struct ViewWork<C> {
     frustum: Frustum,
     pass: PassDesc,
     slot: u32,
-    parts: Vec<Vec<u32>>,
+    parts: Vec<CullPart>,
     visible: Vec<u32>,
     used: Vec<u64>,
     keys: Vec<u64>,
@@ -259,6 +282,8 @@ pub struct Renderer<B: Backend> {
     views: Vec<Mutex<ViewWork<B::Chunk>>>,
     patch: RwLock<PatchWork>,
     mat_frames: Vec<MaterialFrame>,
+    /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
+    shadow_states: Vec<(u32, u32)>,
     // Boxed: packets move through channels by pointer, not by value.
     #[allow(clippy::vec_box)]
     free_packets: Vec<Box<FramePacket<B::Chunk>>>,
@@ -462,6 +487,7 @@ impl<B: Backend> Renderer<B> {
                 error: None,
             }),
             mat_frames: Vec::new(),
+            shadow_states: Vec::new(),
             free_packets,
             submit,
             frame: 0,

@@ -13,8 +13,8 @@ pub struct ReferenceFrame {
     pub queue: Vec<Vec<u32>>,
     /// Digest of the command stream.
     pub digest: u64,
-    /// Instance data per view.
-    pub instances: Vec<Vec<u32>>,
+    /// Indirect arguments per view.
+    pub args: Vec<Vec<DrawIndexedIndirectArgs>>,
 }
 
 /// What the parallel pipeline produced for one view in the last frame.
@@ -40,17 +40,16 @@ impl<B: Backend> Renderer<B> {
     pub fn reference_frame(&self, views: &[View]) -> ReferenceFrame {
         let o = &self.scene.objects;
         let pw = self.patch.read();
-        let mut order: Vec<usize> = (0..views.len()).filter(|&i| views[i].pass == PassKind::Shadow).collect();
-        order.extend((0..views.len()).filter(|&i| views[i].pass == PassKind::Forward));
+        let (order, n) = submission_order(views);
         let mut out = ReferenceFrame {
             visible: vec![Vec::new(); views.len()],
             queue: vec![Vec::new(); views.len()],
             digest: 0,
-            instances: vec![Vec::new(); views.len()],
+            args: vec![Vec::new(); views.len()],
         };
         let mut digest = Digest::default();
         let (mut shadow_i, mut first_forward) = (0, true);
-        for &v in &order {
+        for &v in &order[..n] {
             let view = &views[v];
             let pass = self.pass_desc(view, shadow_i, first_forward);
             match view.pass {
@@ -97,28 +96,16 @@ impl<B: Backend> Renderer<B> {
                 lists: &pw.lists,
             };
             digest.pass(&pass);
-            let mut instances = vec![0u32; queue.len()];
             let mut args = vec![DrawIndexedIndirectArgs::default(); batches.len()];
             let mut cmds = Vec::new();
-            let mut done = 0;
             for (c, bs) in batches.chunks(CHUNK_BATCHES).enumerate() {
-                let items = bs.iter().map(|b| b.count as usize).sum::<usize>();
                 let b0 = c * CHUNK_BATCHES;
-                record_chunk(
-                    &ctx,
-                    bs,
-                    b0,
-                    &queue,
-                    &mut instances[done..done + items],
-                    &mut args[b0..b0 + bs.len()],
-                    &mut cmds,
-                );
+                record_chunk(&ctx, bs, b0, &mut args[b0..b0 + bs.len()], &mut cmds);
                 digest.combine(Digest::of_commands(&cmds));
-                done += items;
             }
             out.visible[v] = visible;
             out.queue[v] = queue;
-            out.instances[v] = instances;
+            out.args[v] = args;
         }
         out.digest = digest.value();
         out

@@ -11,7 +11,7 @@ use switchyard::backend::wgpu::{WgpuBackend, WgpuConfig};
 use switchyard::backend::Backend;
 use switchyard::*;
 
-mod city;
+mod scenes;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum BackendKind {
@@ -19,6 +19,14 @@ enum BackendKind {
     Wgpu,
     /// CPU side only: validate, count and digest.
     Null,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum SceneKind {
+    /// Buildings on a grid, orbiting camera.
+    City,
+    /// One pillar and its shadow, camera looking straight down.
+    Pillar,
 }
 
 /// Renders a procedural city through Switchyard and reports per-stage timings.
@@ -43,6 +51,9 @@ struct Args {
     /// Frames to render.
     #[arg(long, default_value_t = 30)]
     frames: u32,
+    /// Scene: the procedural city, or one pillar under a fixed camera (shadow test).
+    #[arg(long, value_enum, default_value = "city")]
+    scene: SceneKind,
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -98,19 +109,23 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>) -> Result<(), String> {
         ..RendererConfig::default()
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
-    let city = city::build(&mut r, args.objects, args.materials, args.variants).map_err(|e| e.to_string())?;
+    let scene = match args.scene {
+        SceneKind::City => scenes::build(&mut r, args.objects, args.materials, args.variants),
+        SceneKind::Pillar => scenes::build_pillar(&mut r),
+    }
+    .map_err(|e| e.to_string())?;
     println!(
         "scene: {} objects, {} materials, {} meshes, {} views, {} threads, multi-draw-indirect {}",
         r.scene().len(),
         args.materials,
-        city::MESHES + 1,
+        scenes::MESHES + 1,
         args.views,
         r.threads(),
         r.multi_draw()
     );
     let mut all = Vec::with_capacity(args.frames as usize);
     for f in 0..args.frames {
-        let views = city.views(f, args.views, args.width as f32 / args.height as f32);
+        let views = scene.views(f, args.views, args.width as f32 / args.height as f32);
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
         let stats = r.render(&views).map_err(|e| e.to_string())?;
         if args.digest {

@@ -1,4 +1,5 @@
-//! The default scene: a procedural city of boxes on a ground plane.
+//! The demo's scenes: the default procedural city, and a single pillar under a fixed
+//! camera whose shadow falls at known pixels (used by the end-to-end test).
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
@@ -8,11 +9,20 @@ use switchyard::*;
 pub(crate) const MESHES: usize = 64;
 const SPACING: f32 = 3.0;
 
-pub(crate) struct City {
-    pub(crate) side: usize,
+pub(crate) enum Scene {
+    /// A grid of `side` x `side` buildings with an orbiting camera.
+    City { side: usize },
+    /// One pillar on a ground plane, camera looking straight down.
+    Pillar,
 }
 
-fn box_mesh(w: f32, h: f32, d: f32) -> MeshData {
+/// Light direction of the city.
+const CITY_LIGHT: Vec3 = Vec3::new(-0.7, -0.6, -0.35);
+
+/// Light direction of the pillar scene: shadows fall towards -x.
+pub(crate) const PILLAR_LIGHT: Vec3 = Vec3::new(-1.0, -1.0, 0.0);
+
+pub(crate) fn box_mesh(w: f32, h: f32, d: f32) -> MeshData {
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
     let faces: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
@@ -49,15 +59,24 @@ fn unit(i: u64) -> f32 {
     (hash(i) >> 40) as f32 / (1u64 << 24) as f32
 }
 
+/// A saturated color of hue `h` (0..1) with saturation `s`, value 0.9.
+fn hue(h: f32, s: f32) -> [f32; 3] {
+    let f = |n: f32| {
+        let k = (n + h * 6.0) % 6.0;
+        0.9 - 0.9 * s * k.min(4.0 - k).clamp(0.0, 1.0)
+    };
+    [f(5.0), f(3.0), f(1.0)]
+}
+
 pub(crate) fn build<B: Backend>(
     r: &mut Renderer<B>,
     objects: usize,
     materials: usize,
     variants: u32,
-) -> Result<City, Box<dyn std::error::Error>> {
+) -> Result<Scene, Box<dyn std::error::Error>> {
     let shader = r.create_shader(&ShaderDesc::lit())?;
     r.set_global_keyword("FOG", true);
-    r.set_lighting(Lighting { fog_density: 0.004, ..Lighting::default() });
+    r.set_lighting(Lighting { direction: CITY_LIGHT, fog_density: 0.003, ..Lighting::default() });
     let meshes: Vec<MeshHandle> = (0..MESHES)
         .map(|m| {
             let (w, h, d) = (
@@ -71,10 +90,10 @@ pub(crate) fn build<B: Backend>(
     let keyword_sets: [&[&str]; 4] = [&[], &["SPECULAR"], &["RIM"], &["SPECULAR", "EMISSIVE"]];
     let mats: Vec<MaterialHandle> = (0..materials.max(1))
         .map(|m| {
-            let c = |k| 0.25 + 0.75 * unit(1000 + m as u64 * 4 + k);
+            let [r0, g0, b0] = hue(unit(1000 + m as u64), 0.35 + 0.5 * unit(2000 + m as u64));
             let props = PropertySheet::new()
-                .with("_BaseColor", PropertyValue::Color([c(0), c(1), c(2), 1.0]))
-                .with("_Emission", PropertyValue::Color([c(2) * 0.3, c(1) * 0.2, 0.0, 1.0]))
+                .with("_BaseColor", PropertyValue::Color([r0, g0, b0, 1.0]))
+                .with("_Emission", PropertyValue::Color([r0 * 0.3, g0 * 0.3, b0 * 0.3, 1.0]))
                 .with("_Roughness", PropertyValue::Float(unit(5000 + m as u64)))
                 .with("_RimStrength", PropertyValue::Float(0.4));
             let keywords = keyword_sets[m % variants as usize].iter().map(|s| s.to_string()).collect();
@@ -120,14 +139,47 @@ pub(crate) fn build<B: Backend>(
         });
     }
     r.insert_objects(&descs)?;
-    Ok(City { side })
+    Ok(Scene::City { side })
 }
 
-impl City {
-    /// Main view orbiting the center, plus up to two shadow views (near and far).
+pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box<dyn std::error::Error>> {
+    let shader = r.create_shader(&ShaderDesc::lit())?;
+    r.set_lighting(Lighting { direction: PILLAR_LIGHT, fog_density: 0.0, shadow_strength: 0.9, ..Lighting::default() });
+    let mat = |r: &mut Renderer<B>, c: [f32; 4]| {
+        r.create_material(&MaterialDesc {
+            shader,
+            keywords: vec![],
+            properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color(c)),
+            base_texture: None,
+            transparent: false,
+        })
+    };
+    let ground_mat = mat(r, [0.8, 0.8, 0.8, 1.0])?;
+    let pillar_mat = mat(r, [0.9, 0.3, 0.2, 1.0])?;
+    let ground = r.create_mesh(&box_mesh(60.0, 0.2, 60.0))?;
+    let pillar = r.create_mesh(&box_mesh(2.0, 10.0, 2.0))?;
+    r.insert_objects(&[
+        ObjectDesc {
+            mesh: ground,
+            material: ground_mat,
+            transform: Mat4::from_translation(Vec3::new(0.0, -0.2, 0.0)),
+            layer: 0,
+            flags: 0,
+        },
+        ObjectDesc { mesh: pillar, material: pillar_mat, transform: Mat4::IDENTITY, layer: 0, flags: CASTS_SHADOWS },
+    ])?;
+    Ok(Scene::Pillar)
+}
+
+impl Scene {
+    /// The main view plus up to two shadow views (near and far).
     pub(crate) fn views(&self, frame: u32, count: u32, aspect: f32) -> Vec<View> {
+        let side = match self {
+            Scene::City { side } => *side,
+            Scene::Pillar => return pillar_views(count, aspect),
+        };
         let t = frame as f32 * 0.02;
-        let radius = (self.side as f32 * SPACING * 0.25).clamp(15.0, 150.0);
+        let radius = (side as f32 * SPACING * 0.25).clamp(15.0, 150.0);
         let eye = Vec3::new(t.cos() * radius, radius * 0.35 + 6.0, t.sin() * radius);
         let target = Vec3::new(0.0, 2.0, 0.0);
         let far = radius * 4.0;
@@ -139,7 +191,7 @@ impl City {
             layer_mask: u16::MAX,
             pass: PassKind::Forward,
         }];
-        let light = Lighting::default().direction.normalize();
+        let light = CITY_LIGHT.normalize();
         for (k, size) in [radius * 0.6, radius * 2.0].into_iter().enumerate().take(count as usize - 1) {
             let center = target + (eye - target) * 0.2 * (1 - k) as f32;
             let light_eye = center - light * size * 2.0;
@@ -155,4 +207,26 @@ impl City {
         }
         views
     }
+}
+
+fn pillar_views(count: u32, aspect: f32) -> Vec<View> {
+    let eye = Vec3::new(0.0, 30.0, 0.0);
+    let view_proj = Mat4::perspective_rh(0.9, aspect, 0.5, 100.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::NEG_Z);
+    let mut views =
+        vec![View { label: "main", view_proj, eye, far: 100.0, layer_mask: u16::MAX, pass: PassKind::Forward }];
+    let light = PILLAR_LIGHT.normalize();
+    for k in 0..count.saturating_sub(1) as usize {
+        let size = 25.0 * (k + 1) as f32;
+        let light_eye = -light * 60.0;
+        views.push(View {
+            label: if k == 0 { "shadow-near" } else { "shadow-far" },
+            view_proj: Mat4::orthographic_rh(-size, size, -size, size, 1.0, 150.0)
+                * Mat4::look_at_rh(light_eye, Vec3::ZERO, Vec3::Y),
+            eye: light_eye,
+            far: 150.0,
+            layer_mask: u16::MAX,
+            pass: PassKind::Shadow,
+        });
+    }
+    views
 }

@@ -1,6 +1,7 @@
 //! `switchyard-demo`: renders a procedural city through the Switchyard scheduler, prints a
 //! per-stage summary, and writes the last frame as a PNG.
 
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use switchyard::backend::wgpu::{WgpuBackend, WgpuConfig};
 use switchyard::backend::Backend;
 use switchyard::*;
 
+mod gltf_scene;
 mod scenes;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -54,6 +56,12 @@ struct Args {
     /// Scene: the procedural city, or one pillar under a fixed camera (shadow test).
     #[arg(long, value_enum, default_value = "city")]
     scene: SceneKind,
+    /// Load a glTF 2.0 file (.gltf or .glb) and place copies of it until --objects is reached.
+    #[arg(long)]
+    gltf: Option<std::path::PathBuf>,
+    /// Write every frame's stats as JSON.
+    #[arg(long)]
+    stats: Option<std::path::PathBuf>,
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -76,7 +84,21 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    // A bug must still end in one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| eprintln!("switchyard-demo: internal error: {info}")));
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            print!("{e}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            let line = msg.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ");
+            eprintln!("switchyard-demo: {line} (see --help)");
+            return ExitCode::from(2);
+        }
+    };
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -88,42 +110,86 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<(), String> {
     match args.backend {
-        BackendKind::Null => frames(args, Arc::new(NullBackend::new(!args.no_multi_draw))),
+        BackendKind::Null => {
+            let backend = Arc::new(NullBackend::new(!args.no_multi_draw));
+            let probe = backend.clone();
+            frames(args, backend, &move || {
+                let f = probe.last_frame();
+                Some(serde_json::json!({
+                    "digest": format!("{:016x}", f.digest),
+                    "draw_calls": f.counts.draw_calls,
+                    "draws": f.counts.draws,
+                    "state_changes": f.counts.state_changes,
+                    "commands": f.counts.commands,
+                    "chunks": f.chunks,
+                    "passes": f.passes,
+                    "upload_bytes": f.upload_bytes,
+                }))
+            })
+        }
         BackendKind::Wgpu => {
             let b = WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?;
             let info = b.adapter_info();
             println!("adapter: {} ({:?}), encoding {:?}", info.name, info.backend, b.encoding());
-            frames(args, Arc::new(b))
+            frames(args, Arc::new(b), &|| None)
         }
     }
 }
 
-fn frames<B: Backend>(args: &Args, backend: Arc<B>) -> Result<(), String> {
+fn stats_json(s: &FrameStats, backend: Option<serde_json::Value>) -> serde_json::Value {
+    serde_json::json!({
+        "frame": s.frame,
+        "ms": {
+            "cull": s.cull_ms, "sort": s.sort_ms, "patch": s.patch_ms, "record": s.record_ms,
+            "frame": s.frame_ms, "submit": s.submit_ms, "gpu_wait": s.gpu_wait_ms,
+        },
+        "submitted_frame": s.submitted_frame,
+        "objects": s.objects,
+        "visible": &s.visible[..s.views as usize],
+        "queue_items": s.queue_items,
+        "batches": s.batches,
+        "draw_calls": s.draw_calls,
+        "state_changes": s.state_changes,
+        "chunks": s.chunks,
+        "display_lists": { "hits": s.lists.hits, "misses": s.lists.misses, "rebuilds": s.lists.rebuilds },
+        "upload_bytes": s.upload_bytes,
+        "digest": format!("{:016x}", s.digest),
+        "backend": backend,
+    })
+}
+
+fn frames<B: Backend>(
+    args: &Args,
+    backend: Arc<B>,
+    backend_report: &dyn Fn() -> Option<serde_json::Value>,
+) -> Result<(), String> {
     let config = RendererConfig {
         threads: args.threads,
         width: args.width,
         height: args.height,
-        max_objects: args.objects.max(1),
-        max_materials: args.materials.max(1) + 1,
+        max_objects: args.objects.max(2),
+        max_materials: args.materials.max(1) + 256,
         multi_draw: !args.no_multi_draw,
         ..RendererConfig::default()
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
-    let scene = match args.scene {
-        SceneKind::City => scenes::build(&mut r, args.objects, args.materials, args.variants),
-        SceneKind::Pillar => scenes::build_pillar(&mut r),
-    }
-    .map_err(|e| e.to_string())?;
+    let scene = match (&args.gltf, args.scene) {
+        (Some(path), _) => gltf_scene::build(&mut r, path, args.objects)?,
+        (None, SceneKind::City) => {
+            scenes::build(&mut r, args.objects, args.materials, args.variants).map_err(|e| e.to_string())?
+        }
+        (None, SceneKind::Pillar) => scenes::build_pillar(&mut r).map_err(|e| e.to_string())?,
+    };
     println!(
-        "scene: {} objects, {} materials, {} meshes, {} views, {} threads, multi-draw-indirect {}",
+        "scene: {} objects, {} views, {} worker threads, multi-draw-indirect {}",
         r.scene().len(),
-        args.materials,
-        scenes::MESHES + 1,
         args.views,
         r.threads(),
         r.multi_draw()
     );
+    let progress = std::io::stdout().is_terminal() && !args.digest;
     let mut all = Vec::with_capacity(args.frames as usize);
+    let mut json = Vec::new();
     for f in 0..args.frames {
         let views = scene.views(f, args.views, args.width as f32 / args.height as f32);
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
@@ -131,10 +197,33 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>) -> Result<(), String> {
         if args.digest {
             println!("frame {} digest {:016x}", stats.frame, stats.digest);
         }
+        if args.stats.is_some() {
+            // The backend's own report of this frame: wait until it is submitted.
+            let report = if r.backend().name() == "null" {
+                r.flush().map_err(|e| e.to_string())?;
+                backend_report()
+            } else {
+                None
+            };
+            json.push(stats_json(&stats, report));
+        }
+        if progress {
+            let done = (f + 1) as usize * 30 / args.frames as usize;
+            print!("\r[{}{}] frame {}/{}", "#".repeat(done), " ".repeat(30 - done), f + 1, args.frames);
+            let _ = std::io::stdout().flush();
+        }
         all.push(stats);
+    }
+    if progress {
+        println!();
     }
     let last = r.flush().map_err(|e| e.to_string())?;
     summary(&all, last.as_ref());
+    if let Some(path) = &args.stats {
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     if r.backend().name() != "null" {
         let img = r.read_color().map_err(|e| e.to_string())?;
         image::save_buffer(&args.out, &img.pixels, img.width, img.height, image::ExtendedColorType::Rgba8)

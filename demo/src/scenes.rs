@@ -7,7 +7,7 @@ use switchyard::*;
 
 /// Building meshes (plus one ground plane).
 pub(crate) const MESHES: usize = 64;
-const SPACING: f32 = 3.0;
+pub(crate) const SPACING: f32 = 3.0;
 
 pub(crate) enum Scene {
     /// A grid of `side` x `side` buildings with an orbiting camera.

@@ -1,0 +1,176 @@
+//! `--gltf FILE`: loads a glTF 2.0 scene (.gltf or .glb) and places copies of it on a grid
+//! until the requested object count is reached. Meshes become Switchyard meshes; materials
+//! become lit materials with the base color factor and base color texture.
+
+use glam::{Mat4, Vec3};
+use switchyard::backend::Backend;
+use switchyard::*;
+
+use crate::scenes::{box_mesh, Scene};
+
+/// One drawable of the model: a primitive under a node transform.
+struct Part {
+    mesh: MeshHandle,
+    material: MaterialHandle,
+    transform: Mat4,
+}
+
+fn linear_to_srgb(c: f32) -> f32 {
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+fn rgba8(img: &gltf::image::Data) -> Option<Vec<u8>> {
+    use gltf::image::Format;
+    match img.format {
+        Format::R8G8B8A8 => Some(img.pixels.clone()),
+        Format::R8G8B8 => Some(img.pixels.chunks(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect()),
+        Format::R8 => Some(img.pixels.iter().flat_map(|&v| [v, v, v, 255]).collect()),
+        _ => None,
+    }
+}
+
+/// Loads `path` and fills the scene with copies of it (plus a ground plane) up to `objects`.
+pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, objects: usize) -> Result<Scene, String> {
+    let (doc, buffers, images) = gltf::import(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let shader = r.create_shader(&ShaderDesc::lit()).map_err(|e| e.to_string())?;
+    r.set_lighting(Lighting { fog_density: 0.002, ..Lighting::default() });
+
+    let mut textures = Vec::with_capacity(images.len());
+    for img in &images {
+        let t = match rgba8(img) {
+            Some(px) => Some(r.create_texture(img.width, img.height, &px).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        textures.push(t);
+    }
+    let mut materials = Vec::new();
+    for m in doc.materials() {
+        let pbr = m.pbr_metallic_roughness();
+        let [cr, cg, cb, ca] = pbr.base_color_factor();
+        let tex = pbr.base_color_texture().and_then(|t| textures.get(t.texture().source().index()).copied().flatten());
+        let props = PropertySheet::new()
+            .with("_BaseColor", PropertyValue::Color([linear_to_srgb(cr), linear_to_srgb(cg), linear_to_srgb(cb), ca]))
+            .with("_Roughness", PropertyValue::Float(pbr.roughness_factor()));
+        let mat = r
+            .create_material(&MaterialDesc {
+                shader,
+                keywords: vec!["SPECULAR".into()],
+                properties: props,
+                base_texture: tex,
+                transparent: false,
+            })
+            .map_err(|e| e.to_string())?;
+        materials.push(mat);
+    }
+    let default_material = r
+        .create_material(&MaterialDesc { shader, properties: PropertySheet::new(), ..MaterialDesc::default() })
+        .map_err(|e| e.to_string())?;
+
+    // Meshes: one Switchyard mesh per triangle primitive.
+    let mut meshes: Vec<Vec<(MeshHandle, MaterialHandle, Vec3, Vec3)>> = Vec::new();
+    for mesh in doc.meshes() {
+        let mut prims = Vec::new();
+        for p in mesh.primitives() {
+            if p.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            let reader = p.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+            let Some(positions) = reader.read_positions() else { continue };
+            let positions: Vec<[f32; 3]> = positions.collect();
+            let normals: Vec<[f32; 3]> =
+                reader.read_normals().map_or_else(|| vec![[0.0, 1.0, 0.0]; positions.len()], |n| n.collect());
+            let uvs: Vec<[f32; 2]> =
+                reader.read_tex_coords(0).map_or_else(|| vec![[0.0, 0.0]; positions.len()], |t| t.into_f32().collect());
+            let indices: Vec<u32> =
+                reader.read_indices().map_or_else(|| (0..positions.len() as u32).collect(), |i| i.into_u32().collect());
+            if normals.len() != positions.len() || uvs.len() != positions.len() {
+                return Err(format!("{}: attribute counts differ in mesh {}", path.display(), mesh.index()));
+            }
+            let vertices = (0..positions.len())
+                .map(|i| Vertex { position: positions[i], normal: normals[i], uv: uvs[i] })
+                .collect();
+            let (lo, hi) = positions.iter().fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| {
+                (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p)))
+            });
+            let handle =
+                r.create_mesh(&MeshData { vertices, indices }).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mat = p.material().index().and_then(|i| materials.get(i).copied()).unwrap_or(default_material);
+            prims.push((handle, mat, lo, hi));
+        }
+        meshes.push(prims);
+    }
+
+    // Parts: every primitive under every node of the default scene, with world transforms.
+    let mut parts = Vec::new();
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    let scene =
+        doc.default_scene().or_else(|| doc.scenes().next()).ok_or_else(|| format!("{}: no scene", path.display()))?;
+    let mut stack: Vec<(gltf::Node<'_>, Mat4)> = scene.nodes().map(|n| (n, Mat4::IDENTITY)).collect();
+    while let Some((node, parent)) = stack.pop() {
+        let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+        if let Some(m) = node.mesh() {
+            for &(mesh, material, plo, phi) in &meshes[m.index()] {
+                for corner in [plo, phi] {
+                    let p = world.transform_point3(corner);
+                    (lo, hi) = (lo.min(p), hi.max(p));
+                }
+                parts.push(Part { mesh, material, transform: world });
+            }
+        }
+        stack.extend(node.children().map(|c| (c, world)));
+    }
+    if parts.is_empty() {
+        return Err(format!("{}: the scene has no triangle meshes", path.display()));
+    }
+    // Normalize the model to about 2.5 units, standing on the ground.
+    let size = (hi - lo).max_element().max(1e-6);
+    let scale = 2.5 / size;
+    let base = Mat4::from_scale(Vec3::splat(scale))
+        * Mat4::from_translation(Vec3::new(-(lo.x + hi.x) * 0.5, -lo.y, -(lo.z + hi.z) * 0.5));
+
+    let copies = objects.saturating_sub(1).div_ceil(parts.len()).max(1);
+    let side = (copies as f64).sqrt().ceil() as usize;
+    let spacing = crate::scenes::SPACING;
+    let ground_mat = r
+        .create_material(&MaterialDesc {
+            shader,
+            properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.45, 0.45, 0.42, 1.0])),
+            ..MaterialDesc::default()
+        })
+        .map_err(|e| e.to_string())?;
+    let extent = side as f32 * spacing;
+    let ground = r.create_mesh(&box_mesh(extent + 10.0, 0.2, extent + 10.0)).map_err(|e| e.to_string())?;
+    let mut descs = Vec::with_capacity(objects);
+    descs.push(ObjectDesc {
+        mesh: ground,
+        material: ground_mat,
+        transform: Mat4::from_translation(Vec3::new(0.0, -0.2, 0.0)),
+        layer: 0,
+        flags: 0,
+    });
+    'grid: for c in 0..copies {
+        let pos = Vec3::new(
+            ((c % side) as f32 - side as f32 * 0.5) * spacing,
+            0.0,
+            ((c / side) as f32 - side as f32 * 0.5) * spacing,
+        );
+        for p in &parts {
+            if descs.len() >= objects {
+                break 'grid;
+            }
+            descs.push(ObjectDesc {
+                mesh: p.mesh,
+                material: p.material,
+                transform: Mat4::from_translation(pos) * base * p.transform,
+                layer: 0,
+                flags: CASTS_SHADOWS,
+            });
+        }
+    }
+    r.insert_objects(&descs).map_err(|e| e.to_string())?;
+    Ok(Scene::City { side })
+}

@@ -1,0 +1,203 @@
+//! The demo binary end to end: on the software adapter, with the null backend, with a glTF
+//! the test writes, and with bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn demo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchyard-demo")).args(args).output().expect("demo runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("switchyard-demo-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "demo failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+fn luminance(p: &image::Rgba<u8>) -> f32 {
+    0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2])
+}
+
+#[test]
+fn pillar_shadow_falls_where_the_light_sends_it() {
+    let png = tmp("pillar.png");
+    ok(&demo(&[
+        "--scene",
+        "pillar",
+        "--width",
+        "320",
+        "--height",
+        "240",
+        "--frames",
+        "2",
+        "--out",
+        png.to_str().unwrap(),
+    ]));
+    let img = image::open(&png).expect("PNG written").to_rgba8();
+    assert_eq!(img.dimensions(), (320, 240));
+    // Top-down camera at height 30, light travelling towards -x: world (-6, 0, 0) is in the
+    // pillar's shadow, world (+6, 0, 0) is lit ground; both project to row 120.
+    let (shadow, lit) = (img.get_pixel(110, 120), img.get_pixel(210, 120));
+    let (ls, ll) = (luminance(shadow), luminance(lit));
+    assert!(ls < 0.7 * ll, "shadowed ground {shadow:?} must be darker than lit ground {lit:?}");
+    for p in [shadow, lit] {
+        let spread = p.0[..3].iter().max().unwrap() - p.0[..3].iter().min().unwrap();
+        assert!(spread < 16, "ground is grey: {p:?}");
+    }
+    // The pillar's top is at the center and is red.
+    let top = img.get_pixel(160, 120);
+    assert!(top[0] > 2 * top[1].max(top[2]), "pillar top {top:?}");
+}
+
+#[test]
+fn city_renders_a_varied_image() {
+    let png = tmp("city.png");
+    let out = ok(&demo(&[
+        "--objects",
+        "3000",
+        "--frames",
+        "3",
+        "--width",
+        "320",
+        "--height",
+        "180",
+        "--out",
+        png.to_str().unwrap(),
+    ]));
+    assert!(out.contains("| record |"), "summary table printed:\n{out}");
+    let img = image::open(&png).unwrap().to_rgba8();
+    let distinct: std::collections::HashSet<_> = img.pixels().map(|p| p.0).collect();
+    assert!(distinct.len() > 100, "the picture is not uniform ({} colors)", distinct.len());
+}
+
+#[test]
+fn stats_json_agrees_with_the_null_backend() {
+    let json = tmp("stats.json");
+    ok(&demo(&["--backend", "null", "--objects", "20000", "--frames", "4", "--stats", json.to_str().unwrap()]));
+    let frames: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let frames = frames.as_array().unwrap();
+    assert_eq!(frames.len(), 4);
+    for f in frames {
+        let b = &f["backend"];
+        assert_eq!(f["draw_calls"], b["draw_calls"], "draw calls: {f}");
+        assert_eq!(f["state_changes"], b["state_changes"], "state changes: {f}");
+        assert_eq!(f["chunks"], b["chunks"]);
+        assert_eq!(f["digest"], b["digest"]);
+        assert_eq!(f["upload_bytes"], b["upload_bytes"]);
+        assert!(f["queue_items"].as_u64().unwrap() > 0 && f["visible"].as_array().unwrap().len() == 3);
+    }
+    assert!(frames[0]["display_lists"]["misses"].as_u64().unwrap() > 0);
+    assert_eq!(frames[3]["display_lists"]["misses"], 0);
+}
+
+#[test]
+fn digest_is_the_same_for_every_thread_count() {
+    let run = |t: &str| {
+        let out = ok(&demo(&["--backend", "null", "--objects", "40000", "--frames", "3", "--digest", "--threads", t]));
+        out.lines().filter(|l| l.starts_with("frame ")).map(String::from).collect::<Vec<_>>()
+    };
+    let one = run("1");
+    assert_eq!(one.len(), 3);
+    assert!(one[0].len() == "frame 1 digest ".len() + 16, "{}", one[0]);
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("7"));
+}
+
+/// A one-cube glTF with an embedded buffer and a base color factor.
+fn write_cube_gltf(path: &Path) {
+    let positions: [[f32; 3]; 8] = [
+        [0., 0., 0.],
+        [1., 0., 0.],
+        [1., 1., 0.],
+        [0., 1., 0.],
+        [0., 0., 1.],
+        [1., 0., 1.],
+        [1., 1., 1.],
+        [0., 1., 1.],
+    ];
+    let indices: [u16; 36] =
+        [0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5];
+    let mut bytes: Vec<u8> = positions.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    bytes.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
+    let b64 = base64(&bytes);
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],
+"nodes":[{{"mesh":0,"translation":[0,0.5,0]}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}}],
+"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.6,0.2,1.0]}}}}],
+"buffers":[{{"byteLength":{},"uri":"data:application/octet-stream;base64,{b64}"}}],
+"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":96}},{{"buffer":0,"byteOffset":96,"byteLength":72}}],
+"accessors":[{{"bufferView":0,"componentType":5126,"count":8,"type":"VEC3","min":[0,0,0],"max":[1,1,1]}},
+{{"bufferView":1,"componentType":5123,"count":36,"type":"SCALAR"}}]}}"#,
+        bytes.len()
+    );
+    std::fs::write(path, json).unwrap();
+}
+
+fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in data.chunks(3) {
+        let n = u32::from(c[0]) << 16 | u32::from(*c.get(1).unwrap_or(&0)) << 8 | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn gltf_scene_loads_and_renders() {
+    let path = tmp("cube.gltf");
+    write_cube_gltf(&path);
+    let out = ok(&demo(&["--gltf", path.to_str().unwrap(), "--backend", "null", "--objects", "50", "--frames", "2"]));
+    assert!(out.contains("scene: 50 objects"), "{out}");
+    let png = tmp("cube.png");
+    ok(&demo(&[
+        "--gltf",
+        path.to_str().unwrap(),
+        "--objects",
+        "30",
+        "--frames",
+        "2",
+        "--width",
+        "160",
+        "--height",
+        "120",
+        "--out",
+        png.to_str().unwrap(),
+    ]));
+    let img = image::open(&png).unwrap().to_rgba8();
+    assert!(img.pixels().any(|p| p[1] > p[0] + 40 && p[1] > p[2] + 40), "green cubes visible");
+}
+
+fn one_line_error(out: &Output) -> String {
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.contains("XDG_RUNTIME_DIR")).collect();
+    assert_eq!(lines.len(), 1, "exactly one line on stderr: {err}");
+    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn bad_input_is_one_line_and_non_zero() {
+    let line = one_line_error(&demo(&["--objects", "many"]));
+    assert!(line.contains("--objects"), "{line}");
+    let bad = tmp("bad.gltf");
+    std::fs::write(&bad, "{ this is not gltf").unwrap();
+    let line = one_line_error(&demo(&["--gltf", bad.to_str().unwrap(), "--backend", "null"]));
+    assert!(line.contains("bad.gltf"), "{line}");
+    let line = one_line_error(&demo(&["--gltf", "/nonexistent/model.glb", "--backend", "null"]));
+    assert!(line.contains("model.glb"), "{line}");
+}

@@ -3,10 +3,23 @@
 
 /// A profiling zone that ends when dropped.
 #[must_use]
-#[derive(Debug)]
 pub struct Zone {
     #[cfg(feature = "tracy")]
     _span: Option<tracy_client::Span>,
+}
+
+impl std::fmt::Debug for Zone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Zone")
+    }
+}
+
+/// Starts the profiler client (with the `tracy` feature; it then waits for a profiler to
+/// connect, collecting nothing until one does). Idempotent.
+#[inline(always)]
+pub fn start() {
+    #[cfg(feature = "tracy")]
+    let _ = tracy_client::Client::start();
 }
 
 /// Opens a zone named `name` on the current thread.
@@ -67,7 +80,18 @@ pub fn frame_mark() {
 pub fn plot(name: &'static str, value: f64) {
     #[cfg(feature = "tracy")]
     if let Some(c) = tracy_client::Client::running() {
-        c.plot(tracy_client::PlotName::new_leak(name.to_string()), value);
+        // Plot names must live forever: leak each distinct name once.
+        static NAMES: std::sync::Mutex<Vec<(&'static str, tracy_client::PlotName)>> = std::sync::Mutex::new(Vec::new());
+        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        let plot = match names.iter().find(|(n, _)| *n == name) {
+            Some((_, p)) => *p,
+            None => {
+                let p = tracy_client::PlotName::new_leak(name.to_string());
+                names.push((name, p));
+                p
+            }
+        };
+        c.plot(plot, value);
     }
     #[cfg(not(feature = "tracy"))]
     let _ = (name, value);

@@ -291,9 +291,13 @@ impl<B: Backend> Renderer<B> {
             stats.gpu_wait_ms = r.gpu_wait_ms;
         }
         stats.frame_ms = t_frame.elapsed().as_secs_f64() * 1e3;
-        profile::plot("visible", f64::from(stats.queue_items));
-        profile::plot("draw calls", f64::from(stats.draw_calls));
+        profile::plot("queue items", f64::from(stats.queue_items));
         profile::plot("batches", f64::from(stats.batches));
+        profile::plot("draw calls", f64::from(stats.draw_calls));
+        profile::plot("state changes", f64::from(stats.state_changes));
+        profile::plot("display-list misses", f64::from(stats.lists.misses + stats.lists.rebuilds));
+        profile::plot("upload bytes", stats.upload_bytes as f64);
+        profile::plot("cpu frame ms", stats.frame_ms);
         profile::frame_mark();
         Ok(stats)
     }

@@ -91,7 +91,7 @@ impl<B: Backend> FrameCtx<'_, B> {
     }
 
     fn cull(&self, w: &mut ViewWork<B::Chunk>) {
-        let _z = profile::zone_text("cull", || w.view.label.to_string());
+        let _z = profile::zone_text("cull", || format!("view {} ({:?})", w.view.label, w.view.pass));
         let t = Instant::now();
         let o = self.objects;
         let n = o.len();
@@ -124,7 +124,7 @@ impl<B: Backend> FrameCtx<'_, B> {
     }
 
     fn sort(&self, w: &mut ViewWork<B::Chunk>) {
-        let _z = profile::zone_text("sort", || w.view.label.to_string());
+        let _z = profile::zone_text("sort", || format!("view {} ({:?})", w.view.label, w.view.pass));
         let t = Instant::now();
         let (o, mats, view) = (self.objects, self.mat_frames, w.view);
         w.visible
@@ -214,7 +214,7 @@ impl<B: Backend> FrameCtx<'_, B> {
     }
 
     fn record(&self, w: &mut ViewWork<B::Chunk>) {
-        let _z = profile::zone_text("record", || w.view.label.to_string());
+        let _z = profile::zone_text("record", || format!("view {} ({:?})", w.view.label, w.view.pass));
         let t = Instant::now();
         let pw = self.patch.read();
         if pw.error.is_some() {
@@ -254,7 +254,7 @@ impl<B: Backend> FrameCtx<'_, B> {
         // The instance data is the sorted queue; each chunk writes its own arguments.
         w.upload.instances.clear();
         w.upload.instances.extend_from_slice(&w.queue);
-        let (pass, batches, label) = (w.pass, &w.batches, w.view.label);
+        let (pass, batches, keys, label, kind) = (w.pass, &w.batches, &w.keys, w.view.label, w.view.pass);
         let result = w
             .cmds
             .par_iter_mut()
@@ -266,11 +266,15 @@ impl<B: Backend> FrameCtx<'_, B> {
                 let b0 = c * CHUNK_BATCHES;
                 let bs = &batches[b0..(b0 + CHUNK_BATCHES).min(batches.len())];
                 let _z = profile::zone_text("record-chunk", || {
+                    // The sort-key range this chunk recorded: traces a reordered draw back here.
+                    let (first, last) = (&bs[0], &bs[bs.len() - 1]);
                     format!(
-                        "{label} chunk {c}: batches {b0}..{}, materials {}..{}",
+                        "view {label} ({kind:?}) chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {:016x}..{:016x}",
                         b0 + bs.len(),
-                        bs[0].material,
-                        bs[bs.len() - 1].material
+                        first.material,
+                        last.material,
+                        keys[first.first as usize],
+                        keys[(last.first + last.count - 1) as usize],
                     )
                 });
                 let counts = record_chunk(&ctx, bs, b0, args, cmds);

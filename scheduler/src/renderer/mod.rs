@@ -331,6 +331,7 @@ impl<B: Backend> Renderer<B> {
         if config.frames_in_flight == 0 || config.max_objects == 0 || config.max_materials == 0 {
             return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
         }
+        profile::start();
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {

@@ -130,7 +130,13 @@ fn run(args: &Args) -> Result<(), String> {
         BackendKind::Wgpu => {
             let b = WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?;
             let info = b.adapter_info();
-            println!("adapter: {} ({:?}), encoding {:?}", info.name, info.backend, b.encoding());
+            println!(
+                "adapter: {} ({:?}), encoding {:?}, GPU zones {}",
+                info.name,
+                info.backend,
+                b.encoding(),
+                if b.gpu_zones() { "on" } else { "off" }
+            );
             frames(args, Arc::new(b), &|| None)
         }
     }

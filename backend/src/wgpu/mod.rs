@@ -23,6 +23,8 @@
 //! returns them as typed errors instead of panicking.
 
 mod convert;
+#[cfg(feature = "tracy")]
+mod gpu_zones;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -104,6 +106,8 @@ pub struct WgpuBackend {
     lost: Arc<AtomicBool>,
     submissions: Mutex<Vec<(SubmissionId, wgpu::SubmissionIndex)>>,
     next_submission: Mutex<u64>,
+    #[cfg(feature = "tracy")]
+    zones: Option<gpu_zones::GpuZones>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -211,7 +215,10 @@ impl WgpuBackend {
     /// Creates the backend on a chosen adapter.
     pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
         let info = adapter.get_info();
-        let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
+        let mut wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
+        if cfg!(feature = "tracy") {
+            wanted |= wgpu::Features::TIMESTAMP_QUERY;
+        }
         let features = adapter.features() & wanted;
         let downlevel = adapter.get_downlevel_capabilities();
         let limits = adapter.limits();
@@ -242,7 +249,11 @@ impl WgpuBackend {
             max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
             max_bind_groups: limits.max_bind_groups.min(4),
         };
+        #[cfg(feature = "tracy")]
+        let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);
         Ok(Self {
+            #[cfg(feature = "tracy")]
+            zones,
             adapter_info: info,
             device,
             queue,
@@ -259,6 +270,15 @@ impl WgpuBackend {
     /// The adapter in use.
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.adapter_info
+    }
+
+    /// Whether passes get GPU zones in Tracy (feature `tracy`, timestamp queries, and the
+    /// `RenderBundle` encoding).
+    pub fn gpu_zones(&self) -> bool {
+        #[cfg(feature = "tracy")]
+        return self.zones.is_some() && self.encoding == Encoding::RenderBundle;
+        #[cfg(not(feature = "tracy"))]
+        false
     }
 
     /// The encoding strategy in use.
@@ -681,14 +701,20 @@ impl Backend for WgpuBackend {
                 let mut enc = self
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
-                for p in passes.iter_mut() {
+                #[cfg(feature = "tracy")]
+                let zone_slot = self.zones.as_ref().map(|z| z.begin(&self.device));
+                for (_pass_index, p) in passes.iter_mut().enumerate() {
+                    #[cfg(feature = "tracy")]
+                    let timestamp_writes = zone_slot.as_ref().and_then(|s| gpu_zones::GpuZones::writes(s, _pass_index));
+                    #[cfg(not(feature = "tracy"))]
+                    let timestamp_writes = None;
                     let (color, depth) = Self::pass_views(&reg, &p.desc, ChunkPosition::SINGLE);
                     let colors = [color];
                     let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
                         label: Some(p.desc.label),
                         color_attachments: if p.desc.color.is_some() { &colors } else { &[] },
                         depth_stencil_attachment: depth,
-                        timestamp_writes: None,
+                        timestamp_writes,
                         occlusion_query_set: None,
                         multiview_mask: None,
                     });
@@ -698,6 +724,11 @@ impl Backend for WgpuBackend {
                     }));
                     drop(rp);
                     p.chunks.clear();
+                }
+                #[cfg(feature = "tracy")]
+                if let (Some(z), Some(slot)) = (&self.zones, zone_slot) {
+                    let labels: Vec<&'static str> = passes.iter().map(|p| p.desc.label).collect();
+                    z.end(&mut enc, slot, &labels, SubmissionId(*self.next_submission.lock() + 1));
                 }
                 buffers.push(enc.finish());
             }
@@ -741,6 +772,10 @@ impl Backend for WgpuBackend {
             wgpu::PollError::Timeout => SubmitError::DeviceLost,
             other => SubmitError::Validation(other.to_string()),
         })?;
+        #[cfg(feature = "tracy")]
+        if let Some(z) = &self.zones {
+            z.complete(&self.device, Some(submission));
+        }
         self.take_errors()
     }
 

@@ -179,6 +179,22 @@ fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObjects>, comma
     }
 }
 
+/// One frame's GPU-zone queries (feature `tracy`; nothing otherwise).
+#[cfg(feature = "tracy")]
+type ZoneSlot = gpu_zones::Slot;
+#[cfg(not(feature = "tracy"))]
+type ZoneSlot = ();
+
+/// Timestamp writes of pass `i` of a frame, when GPU zones are on.
+#[cfg(feature = "tracy")]
+fn pass_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+    slot.and_then(|s| gpu_zones::GpuZones::writes(s, i))
+}
+#[cfg(not(feature = "tracy"))]
+fn pass_timestamps(_slot: Option<&ZoneSlot>, _i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+    None
+}
+
 fn map_create_error(e: wgpu::Error) -> CreateError {
     match e {
         wgpu::Error::OutOfMemory { .. } => CreateError::OutOfMemory,
@@ -306,6 +322,13 @@ impl WgpuBackend {
             return Err(map_create_error(e));
         }
         Ok(value)
+    }
+
+    fn zone_slot(&self) -> Option<ZoneSlot> {
+        #[cfg(feature = "tracy")]
+        return self.zones.as_ref().map(|z| z.begin(&self.device));
+        #[cfg(not(feature = "tracy"))]
+        None
     }
 
     fn take_errors(&self) -> Result<(), SubmitError> {
@@ -701,13 +724,9 @@ impl Backend for WgpuBackend {
                 let mut enc = self
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
-                #[cfg(feature = "tracy")]
-                let zone_slot = self.zones.as_ref().map(|z| z.begin(&self.device));
-                for (_pass_index, p) in passes.iter_mut().enumerate() {
-                    #[cfg(feature = "tracy")]
-                    let timestamp_writes = zone_slot.as_ref().and_then(|s| gpu_zones::GpuZones::writes(s, _pass_index));
-                    #[cfg(not(feature = "tracy"))]
-                    let timestamp_writes = None;
+                let zone_slot = self.zone_slot();
+                for (pass_index, p) in passes.iter_mut().enumerate() {
+                    let timestamp_writes = pass_timestamps(zone_slot.as_ref(), pass_index);
                     let (color, depth) = Self::pass_views(&reg, &p.desc, ChunkPosition::SINGLE);
                     let colors = [color];
                     let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {

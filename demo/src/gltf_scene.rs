@@ -6,7 +6,8 @@ use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
 use switchyard::*;
 
-use crate::scenes::{box_mesh, Scene};
+use crate::scenes::Scene;
+use switchyard::city::{self, box_mesh};
 
 /// One drawable of the model: a primitive under a node transform.
 struct Part {
@@ -134,7 +135,7 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
 
     let copies = objects.saturating_sub(1).div_ceil(parts.len()).max(1);
     let side = (copies as f64).sqrt().ceil() as usize;
-    let spacing = crate::scenes::SPACING;
+    let spacing = city::SPACING;
     let ground_mat = r
         .create_material(&MaterialDesc {
             shader,
@@ -172,5 +173,5 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
         }
     }
     r.insert_objects(&descs).map_err(|e| e.to_string())?;
-    Ok(Scene::City { side })
+    Ok(Scene::City(city::City { side }))
 }

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, ValueEnum};
-use glam::{Mat4, Vec3};
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::{WgpuBackend, WgpuConfig};
 use switchyard::backend::Backend;
@@ -182,7 +181,8 @@ fn frames<B: Backend>(
     let scene = match (&args.gltf, args.scene) {
         (Some(path), _) => gltf_scene::build(&mut r, path, args.objects)?,
         (None, SceneKind::City) => {
-            scenes::build(&mut r, args.objects, args.materials, args.variants).map_err(|e| e.to_string())?
+            let c = city::build(&mut r, args.objects, args.materials, args.variants).map_err(|e| e.to_string())?;
+            scenes::Scene::City(c)
         }
         (None, SceneKind::Pillar) => scenes::build_pillar(&mut r).map_err(|e| e.to_string())?,
     };
@@ -278,9 +278,4 @@ fn summary(all: &[FrameStats], last: Option<&SubmitReport>) {
     if let Some(r) = last {
         println!("last submitted frame {}: submit {:.3} ms, gpu wait {:.3} ms", r.frame, r.submit_ms, r.gpu_wait_ms);
     }
-}
-
-/// A look-at view-projection for wgpu clip space.
-pub(crate) fn perspective(eye: Vec3, target: Vec3, aspect: f32, far: f32) -> Mat4 {
-    Mat4::perspective_rh(0.9, aspect, 0.5, far) * Mat4::look_at_rh(eye, target, Vec3::Y)
 }

@@ -1,146 +1,19 @@
-//! The demo's scenes: the default procedural city, and a single pillar under a fixed
-//! camera whose shadow falls at known pixels (used by the end-to-end test).
+//! The demo's scenes: the procedural city (`switchyard::city`), and a single pillar under
+//! a fixed camera whose shadow falls at known pixels (used by the end-to-end test).
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
 use switchyard::*;
 
-/// Building meshes (plus one ground plane).
-pub(crate) const MESHES: usize = 64;
-pub(crate) const SPACING: f32 = 3.0;
-
 pub(crate) enum Scene {
     /// A grid of `side` x `side` buildings with an orbiting camera.
-    City { side: usize },
+    City(city::City),
     /// One pillar on a ground plane, camera looking straight down.
     Pillar,
 }
 
-/// Light direction of the city.
-const CITY_LIGHT: Vec3 = Vec3::new(-0.7, -0.6, -0.35);
-
 /// Light direction of the pillar scene: shadows fall towards -x.
 pub(crate) const PILLAR_LIGHT: Vec3 = Vec3::new(-1.0, -1.0, 0.0);
-
-pub(crate) fn box_mesh(w: f32, h: f32, d: f32) -> MeshData {
-    let mut vertices = Vec::new();
-    let mut indices = Vec::new();
-    let faces: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
-        ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
-        ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
-        ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
-        ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
-        ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-        ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-    ];
-    let half = Vec3::new(w * 0.5, h * 0.5, d * 0.5);
-    for (n, u, v) in faces {
-        let (n, u, v) = (Vec3::from(n), Vec3::from(u), Vec3::from(v));
-        let base = vertices.len() as u32;
-        for (su, sv) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
-            let p = (n + u * su + v * sv) * half + Vec3::Y * half.y;
-            vertices.push(Vertex {
-                position: p.to_array(),
-                normal: n.to_array(),
-                uv: [(su + 1.0) * 0.5, (sv + 1.0) * 0.5],
-            });
-        }
-        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
-    }
-    MeshData { vertices, indices }
-}
-
-fn hash(i: u64) -> u64 {
-    let x = (i ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^ (x >> 31)
-}
-
-fn unit(i: u64) -> f32 {
-    (hash(i) >> 40) as f32 / (1u64 << 24) as f32
-}
-
-/// A saturated color of hue `h` (0..1) with saturation `s`, value 0.9.
-fn hue(h: f32, s: f32) -> [f32; 3] {
-    let f = |n: f32| {
-        let k = (n + h * 6.0) % 6.0;
-        0.9 - 0.9 * s * k.min(4.0 - k).clamp(0.0, 1.0)
-    };
-    [f(5.0), f(3.0), f(1.0)]
-}
-
-pub(crate) fn build<B: Backend>(
-    r: &mut Renderer<B>,
-    objects: usize,
-    materials: usize,
-    variants: u32,
-) -> Result<Scene, Box<dyn std::error::Error>> {
-    let shader = r.create_shader(&ShaderDesc::lit())?;
-    r.set_global_keyword("FOG", true);
-    r.set_lighting(Lighting { direction: CITY_LIGHT, fog_density: 0.003, ..Lighting::default() });
-    let meshes: Vec<MeshHandle> = (0..MESHES)
-        .map(|m| {
-            let (w, h, d) = (
-                1.0 + unit(m as u64 * 3) * 1.6,
-                1.0 + unit(m as u64 * 3 + 1) * 8.0,
-                1.0 + unit(m as u64 * 3 + 2) * 1.6,
-            );
-            r.create_mesh(&box_mesh(w, h, d))
-        })
-        .collect::<Result<_, _>>()?;
-    let keyword_sets: [&[&str]; 4] = [&[], &["SPECULAR"], &["RIM"], &["SPECULAR", "EMISSIVE"]];
-    let mats: Vec<MaterialHandle> = (0..materials.max(1))
-        .map(|m| {
-            let [r0, g0, b0] = hue(unit(1000 + m as u64), 0.35 + 0.5 * unit(2000 + m as u64));
-            let props = PropertySheet::new()
-                .with("_BaseColor", PropertyValue::Color([r0, g0, b0, 1.0]))
-                .with("_Emission", PropertyValue::Color([r0 * 0.3, g0 * 0.3, b0 * 0.3, 1.0]))
-                .with("_Roughness", PropertyValue::Float(unit(5000 + m as u64)))
-                .with("_RimStrength", PropertyValue::Float(0.4));
-            let keywords = keyword_sets[m % variants as usize].iter().map(|s| s.to_string()).collect();
-            r.create_material(&MaterialDesc {
-                shader,
-                keywords,
-                properties: props,
-                base_texture: None,
-                transparent: false,
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let ground_mat = r.create_material(&MaterialDesc {
-        shader,
-        keywords: vec![],
-        properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.45, 0.45, 0.42, 1.0])),
-        base_texture: None,
-        transparent: false,
-    })?;
-    let side = (objects.saturating_sub(1) as f64).sqrt().ceil().max(1.0) as usize;
-    let extent = side as f32 * SPACING;
-    let ground = r.create_mesh(&box_mesh(extent + 10.0, 0.2, extent + 10.0))?;
-    let mut descs = Vec::with_capacity(objects);
-    if objects > 0 {
-        descs.push(ObjectDesc {
-            mesh: ground,
-            material: ground_mat,
-            transform: Mat4::from_translation(Vec3::new(0.0, -0.2, 0.0)),
-            layer: 0,
-            flags: 0,
-        });
-    }
-    for i in 0..objects.saturating_sub(1) {
-        let (gx, gz) = ((i % side) as f32, (i / side) as f32);
-        let pos = Vec3::new((gx - side as f32 * 0.5) * SPACING, 0.0, (gz - side as f32 * 0.5) * SPACING);
-        let rot = Mat4::from_rotation_y(unit(i as u64 * 7) * 0.5);
-        descs.push(ObjectDesc {
-            mesh: meshes[(hash(i as u64) % MESHES as u64) as usize],
-            material: mats[(hash(i as u64 + 77) % mats.len() as u64) as usize],
-            transform: Mat4::from_translation(pos) * rot,
-            layer: 0,
-            flags: CASTS_SHADOWS,
-        });
-    }
-    r.insert_objects(&descs)?;
-    Ok(Scene::City { side })
-}
 
 pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box<dyn std::error::Error>> {
     let shader = r.create_shader(&ShaderDesc::lit())?;
@@ -156,8 +29,8 @@ pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box
     };
     let ground_mat = mat(r, [0.8, 0.8, 0.8, 1.0])?;
     let pillar_mat = mat(r, [0.9, 0.3, 0.2, 1.0])?;
-    let ground = r.create_mesh(&box_mesh(60.0, 0.2, 60.0))?;
-    let pillar = r.create_mesh(&box_mesh(2.0, 10.0, 2.0))?;
+    let ground = r.create_mesh(&city::box_mesh(60.0, 0.2, 60.0))?;
+    let pillar = r.create_mesh(&city::box_mesh(2.0, 10.0, 2.0))?;
     r.insert_objects(&[
         ObjectDesc {
             mesh: ground,
@@ -174,38 +47,10 @@ pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box
 impl Scene {
     /// The main view plus up to two shadow views (near and far).
     pub(crate) fn views(&self, frame: u32, count: u32, aspect: f32) -> Vec<View> {
-        let side = match self {
-            Scene::City { side } => *side,
-            Scene::Pillar => return pillar_views(count, aspect),
-        };
-        let t = frame as f32 * 0.02;
-        let radius = (side as f32 * SPACING * 0.25).clamp(15.0, 150.0);
-        let eye = Vec3::new(t.cos() * radius, radius * 0.35 + 6.0, t.sin() * radius);
-        let target = Vec3::new(0.0, 2.0, 0.0);
-        let far = radius * 4.0;
-        let mut views = vec![View {
-            label: "main",
-            view_proj: crate::perspective(eye, target, aspect, far),
-            eye,
-            far,
-            layer_mask: u16::MAX,
-            pass: PassKind::Forward,
-        }];
-        let light = CITY_LIGHT.normalize();
-        for (k, size) in [radius * 0.6, radius * 2.0].into_iter().enumerate().take(count as usize - 1) {
-            let center = target + (eye - target) * 0.2 * (1 - k) as f32;
-            let light_eye = center - light * size * 2.0;
-            let proj = Mat4::orthographic_rh(-size, size, -size, size, 0.1, size * 4.0);
-            views.push(View {
-                label: if k == 0 { "shadow-near" } else { "shadow-far" },
-                view_proj: proj * Mat4::look_at_rh(light_eye, center, Vec3::Y),
-                eye: light_eye,
-                far: size * 4.0,
-                layer_mask: u16::MAX,
-                pass: PassKind::Shadow,
-            });
+        match self {
+            Scene::City(c) => c.views(frame, count, aspect),
+            Scene::Pillar => pillar_views(count, aspect),
         }
-        views
     }
 }
 

@@ -20,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod city;
 mod error;
 pub mod frame;
 pub mod graph;

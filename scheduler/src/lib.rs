@@ -34,7 +34,7 @@ mod submit;
 pub mod view;
 
 pub use error::*;
-pub use material::{MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc};
+pub use material::{ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc};
 pub use renderer::{
     InitError, Lighting, MeshData, ReferenceFrame, Renderer, RendererConfig, Vertex, ViewOutput, MAX_SHADOW_VIEWS,
     MAX_VIEWS,

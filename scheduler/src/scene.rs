@@ -80,13 +80,13 @@ impl Objects {
     /// Number of objects.
     #[inline]
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.cx.len()
     }
 
     /// Whether there are none.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.cx.is_empty()
     }
 
     fn push(&mut self, id: ObjectId, b: (Vec3, Vec3), d: &ObjectDesc, mesh: u32, material: u32) {

@@ -1,1 +1,592 @@
-fn main() {}
+//! `switchyard-bench-report`: runs the headline comparisons against the baselines a user
+//! would otherwise pick, in one process, and prints a markdown table of ratios plus PNG
+//! charts of throughput against threads.
+//!
+//! `--quick` runs in about a minute; the full run takes several.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use switchyard::backend::null::NullBackend;
+use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
+use switchyard::sort::RadixSorter;
+use switchyard_benches::chart::{line_chart, Series};
+use switchyard_benches::sort::{Shape, SortInput, Sorter};
+use switchyard_benches::*;
+
+struct Row {
+    metric: String,
+    threads: String,
+    ours: String,
+    best: String,
+    baseline: String,
+    ratio: f64,
+    target: String,
+    met: Option<bool>,
+}
+
+struct Report {
+    rows: Vec<Row>,
+    step: usize,
+    steps: usize,
+    started: Instant,
+}
+
+impl Report {
+    fn progress(&mut self, what: &str) {
+        self.step += 1;
+        eprint!("\r[{:>2}/{}] {:>5.1}s {what:<70}", self.step, self.steps, self.started.elapsed().as_secs_f64());
+        let _ = std::io::stderr().flush();
+    }
+
+    #[allow(clippy::too_many_arguments)] // one table row's columns
+    fn row(
+        &mut self,
+        metric: &str,
+        threads: usize,
+        ours: String,
+        best: String,
+        baseline: &str,
+        ratio: f64,
+        target: &str,
+        met: Option<bool>,
+    ) {
+        self.rows.push(Row {
+            metric: metric.into(),
+            threads: threads.to_string(),
+            ours,
+            best,
+            baseline: baseline.into(),
+            ratio,
+            target: target.into(),
+            met,
+        });
+    }
+}
+
+struct Options {
+    quick: bool,
+    out: PathBuf,
+    gpu: bool,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut o = Options { quick: false, out: PathBuf::from("bench-report"), gpu: true };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--no-gpu" => o.gpu = false,
+            "--out" => o.out = args.next().ok_or("--out needs a folder")?.into(),
+            "--help" | "-h" => {
+                println!("switchyard-bench-report [--quick] [--no-gpu] [--out DIR]");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument `{other}` (see --help)")),
+        }
+    }
+    Ok(o)
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+fn thread_counts(all: usize) -> Vec<usize> {
+    let mut t: Vec<usize> = [1, 2, 4, 8, 16, 32, 64].into_iter().filter(|&t| t < all).collect();
+    t.push(all);
+    t
+}
+
+fn mkeys(n: usize, secs: f64) -> f64 {
+    n as f64 / secs / 1e6
+}
+
+fn main() {
+    let o = match parse() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("switchyard-bench-report: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&o.out) {
+        eprintln!("switchyard-bench-report: {}: {e}", o.out.display());
+        std::process::exit(1);
+    }
+    let all = cores();
+    let threads = thread_counts(all);
+    println!("# Switchyard benchmark report{}\n", if o.quick { " (--quick)" } else { "" });
+    println!("- machine: {} with {all} cores available", cpu_model());
+    let gpu = if o.gpu { WgpuBackend::new(&WgpuConfig::default()).ok() } else { None };
+    match &gpu {
+        Some(b) => {
+            let i = b.adapter_info();
+            println!("- GPU adapter: {} ({:?}, {:?})", i.name, i.backend, i.device_type);
+        }
+        None => println!("- GPU adapter: none used"),
+    }
+    drop(gpu);
+    let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now() };
+    r.steps = 6 + threads.len() * 5;
+
+    sort_rows(&mut r, &o, &threads, all);
+    cull_rows(&mut r, &o, &threads);
+    display_list_rows(&mut r, &o, all);
+    frame_rows(&mut r, &o, &threads, all);
+    if o.gpu {
+        if let Err(e) = record_rows(&mut r, &o, &threads, all) {
+            eprintln!("\nGPU rows skipped: {e}");
+        }
+    }
+    r.row("Tracy on vs off", all, "not measured".into(), "-".into(), "-", f64::NAN, "< 1 % of frame", None);
+    eprintln!("\rdone in {:.0} s{:70}", r.started.elapsed().as_secs_f64(), "");
+
+    let mut md = String::new();
+    md.push_str("| metric | threads | ours | best baseline | baseline name | ratio | target | met |\n");
+    md.push_str("|---|---|---|---|---|---|---|---|\n");
+    for row in &r.rows {
+        let ratio = if row.ratio.is_finite() { format!("{:.2}x", row.ratio) } else { "-".into() };
+        let met = match row.met {
+            Some(true) => "yes",
+            Some(false) => "**no**",
+            None => "-",
+        };
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            row.metric, row.threads, row.ours, row.best, row.baseline, ratio, row.target, met
+        ));
+    }
+    println!("\n{md}");
+    let _ = std::fs::write(o.out.join("report.md"), &md);
+    println!("charts: {}", o.out.display());
+}
+
+fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
+    let sizes: &[usize] = if o.quick { &[1_000_000] } else { &[1_000_000, 10_000_000] };
+    let shapes = [Shape::Uniform, Shape::Render, Shape::Coherent { percent: 3 }];
+    let mut ours_sorter = RadixSorter::new();
+    let mut input = SortInput::default();
+    let mut chart: Vec<Series> = Vec::new();
+    for &n in sizes {
+        let iters = if n > 2_000_000 {
+            3
+        } else if o.quick {
+            5
+        } else {
+            9
+        };
+        for shape in shapes {
+            let keys = sort::keys(shape, n, 7);
+            let label = format!("sort {}M {}", n / 1_000_000, shape.name());
+            let mut ours_series = Series { name: format!("ours {}", shape.name()), points: vec![] };
+            let mut best_series = Series { name: format!("best baseline {}", shape.name()), points: vec![] };
+            let mut uniform_ours = None;
+            for &t in threads {
+                r.progress(&format!("{label}, {t} threads"));
+                let p = pool(t);
+                let mut measure = |s: Sorter| {
+                    let d = p.install(|| {
+                        median_with(
+                            iters,
+                            &mut input,
+                            |i| sort::prepare(s, &keys, i),
+                            |i| sort::run(s, i, &mut ours_sorter, t),
+                        )
+                    });
+                    assert!(sort::is_sorted(s, &input), "{} left the keys unsorted", s.name());
+                    mkeys(n, d.as_secs_f64())
+                };
+                let ours = measure(Sorter::Ours);
+                let base: Vec<(Sorter, f64)> = Sorter::BASELINES.iter().map(|&s| (s, measure(s))).collect();
+                let (best_s, best) =
+                    base.iter().copied().fold((Sorter::Std, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+                ours_series.points.push((t as f64, ours));
+                best_series.points.push((t as f64, best));
+                let (target, met) = match (n, shape, t == all) {
+                    (1_000_000, Shape::Uniform, true) if all >= 16 => {
+                        ("≥ 1.5x best (16 cores)", Some(ours / best >= 1.5))
+                    }
+                    _ => ("-", None),
+                };
+                r.row(
+                    &format!("{label} (Mkeys/s)"),
+                    t,
+                    format!("{ours:.1}"),
+                    format!("{best:.1}"),
+                    best_s.name(),
+                    ours / best,
+                    target,
+                    met,
+                );
+                if n == 1_000_000 && shape == Shape::Uniform && t == all && all <= 2 {
+                    let rad = base.iter().find(|b| b.0 == Sorter::Radsort).map_or(f64::NAN, |b| b.1);
+                    r.row(
+                        &format!("{label} vs radsort (Mkeys/s)"),
+                        t,
+                        format!("{ours:.1}"),
+                        format!("{rad:.1}"),
+                        "radsort",
+                        ours / rad,
+                        "≥ 1.3x (2 cores)",
+                        Some(ours / rad >= 1.3),
+                    );
+                }
+                if shape == Shape::Uniform && t == all {
+                    uniform_ours = Some(ours);
+                }
+            }
+            if let Shape::Coherent { .. } = shape {
+                // Compare with uniform keys of the same size at all threads.
+                let uni = sort::keys(Shape::Uniform, n, 7);
+                let p = pool(all);
+                let d_uni = p.install(|| {
+                    median_with(
+                        iters,
+                        &mut input,
+                        |i| sort::prepare(Sorter::Ours, &uni, i),
+                        |i| sort::run(Sorter::Ours, i, &mut ours_sorter, all),
+                    )
+                });
+                let d_coh = p.install(|| {
+                    median_with(
+                        iters,
+                        &mut input,
+                        |i| sort::prepare(Sorter::Ours, &keys, i),
+                        |i| sort::run(Sorter::Ours, i, &mut ours_sorter, all),
+                    )
+                });
+                let ratio = d_uni.as_secs_f64() / d_coh.as_secs_f64();
+                r.row(
+                    &format!("sort {}M frame-coherent vs uniform, ours (ms)", n / 1_000_000),
+                    all,
+                    format!("{:.2}", d_coh.as_secs_f64() * 1e3),
+                    format!("{:.2}", d_uni.as_secs_f64() * 1e3),
+                    "ours, uniform keys",
+                    ratio,
+                    "≥ 3x",
+                    Some(ratio >= 3.0),
+                );
+            }
+            let _ = uniform_ours;
+            if n == 1_000_000 {
+                chart.push(ours_series);
+                chart.push(best_series);
+            }
+        }
+    }
+    let _ = line_chart(&o.out.join("sort.png"), "sort 1M pairs", "Mkeys/s", &chart);
+}
+
+fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
+    let n = 1_000_000;
+    let w = cull::workload(n, 0.5, false, 3);
+    let iters = if o.quick { 7 } else { 21 };
+    let mut out = Vec::new();
+    let mut parts = Vec::new();
+    r.progress("cull 1M, array-of-structs baseline");
+    let aos = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
+    let mut ours_series = Series { name: "ours (SoA)".into(), points: vec![] };
+    let mut base_series = Series { name: "AoS scalar, 1 thread".into(), points: vec![] };
+    for &t in threads {
+        r.progress(&format!("cull 1M 50% visible, {t} threads"));
+        let p = pool(t);
+        let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut out)));
+        let (ours, base) = (d.as_secs_f64() * 1e3, aos.as_secs_f64() * 1e3);
+        ours_series.points.push((t as f64, n as f64 / d.as_secs_f64() / 1e6));
+        base_series.points.push((t as f64, n as f64 / aos.as_secs_f64() / 1e6));
+        let (target, met) = match t {
+            1 => ("≥ 4x AoS at 1 thread", Some(base / ours >= 4.0)),
+            16 => ("< 0.3 ms (16 cores)", Some(ours < 0.3)),
+            _ => ("-", None),
+        };
+        r.row(
+            "cull 1M objects, 50% visible (ms)",
+            t,
+            format!("{ours:.3}"),
+            format!("{base:.3}"),
+            "AoS scalar loop, 1 thread",
+            base / ours,
+            target,
+            met,
+        );
+    }
+    if !o.quick {
+        for (vis, sorted) in [(0.05, false), (1.0, false), (0.5, true)] {
+            r.progress(&format!("cull 1M {}%", vis * 100.0));
+            let w = cull::workload(n, vis, sorted, 3);
+            let t = *threads.last().expect("threads");
+            let p = pool(t);
+            let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut out)));
+            let a = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
+            let name = format!(
+                "cull 1M, {}% visible, {} (ms)",
+                vis * 100.0,
+                if sorted { "spatially sorted" } else { "shuffled" }
+            );
+            r.row(
+                &name,
+                t,
+                format!("{:.3}", d.as_secs_f64() * 1e3),
+                format!("{:.3}", a.as_secs_f64() * 1e3),
+                "AoS scalar loop, 1 thread",
+                a.as_secs_f64() / d.as_secs_f64(),
+                "-",
+                None,
+            );
+        }
+    }
+    let _ = line_chart(&o.out.join("cull.png"), "cull 1M objects", "Mobjects/s", &[ours_series, base_series]);
+}
+
+fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
+    let frames = if o.quick { 10 } else { 40 };
+    r.progress("display lists: keyword switching, patch vs rebuild");
+    let (cached, c_counts) = frame::keyword_switching_patch_ms(100_000, all, true, frames);
+    let (rebuilt, r_counts) = frame::keyword_switching_patch_ms(100_000, all, false, frames);
+    let ratio = rebuilt / cached;
+    r.row(
+        &format!(
+            "display lists, global keyword switched every frame (patch ms; rebuilds {} vs {})",
+            c_counts.rebuilds + c_counts.misses,
+            r_counts.rebuilds + r_counts.misses
+        ),
+        all,
+        format!("{cached:.3}"),
+        format!("{rebuilt:.3}"),
+        "rebuild every list every frame",
+        ratio,
+        "≥ 3x",
+        Some(ratio >= 3.0),
+    );
+    r.progress("pipeline cache: ahash vs std HashMap");
+    let descs = frame::pipeline_descs(1000);
+    let rounds = if o.quick { 50 } else { 200 };
+    let a = frame::cache_lookup_ns::<ahash::RandomState, _>(&descs, rounds);
+    let s = frame::cache_lookup_ns::<std::collections::hash_map::RandomState, _>(&descs, rounds);
+    r.row(
+        "pipeline cache lookup, 1000 descriptors (ns)",
+        1,
+        format!("{a:.0}"),
+        format!("{s:.0}"),
+        "std HashMap (SipHash)",
+        s / a,
+        "-",
+        None,
+    );
+}
+
+fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
+    let sizes: &[usize] = if o.quick { &[100_000, 1_000_000] } else { &[100_000, 1_000_000] };
+    let frames = if o.quick { 10 } else { 40 };
+    let mut chart = Vec::new();
+    for &n in sizes {
+        let mut series = Series { name: format!("ours {}k objects", n / 1000), points: vec![] };
+        let mut p50_1 = f64::NAN;
+        let mut reference = f64::NAN;
+        for &t in threads {
+            r.progress(&format!("frame, null backend, {n} objects, {t} threads"));
+            let (mut rd, c) = frame::city(Arc::new(NullBackend::new(true)), n, t, true);
+            let stats = frame::run(&mut rd, &c, 3, 3, frames);
+            let ms: Vec<f64> = stats.iter().map(|s| s.frame_ms).collect();
+            let (p50, p99) = (frame::percentile(&ms, 0.5), frame::percentile(&ms, 0.99));
+            if t == 1 {
+                p50_1 = p50;
+                reference = frame::reference_ms(&mut rd, &c, 3, if o.quick { 3 } else { 8 });
+            }
+            series.points.push((t as f64, 1000.0 / p50));
+            let (target, met) = match (n, t) {
+                (1_000_000, 16) => ("p99 < 4 ms (16 cores)", Some(p99 < 4.0)),
+                _ => ("-", None),
+            };
+            r.row(
+                &format!("frame, null backend, {}k objects, 3 views (p50 / p99 ms)", n / 1000),
+                t,
+                format!("{p50:.2} / {p99:.2}"),
+                format!("{reference:.2}"),
+                "single-threaded reference pipeline",
+                reference / p50,
+                target,
+                met,
+            );
+        }
+        let last = series.points.last().map_or(f64::NAN, |p| p.1);
+        let scaling = last / (1000.0 / p50_1);
+        r.row(
+            &format!("frame scaling 1 → {all} threads, {}k objects", n / 1000),
+            all,
+            format!("{scaling:.2}x"),
+            "-".into(),
+            "ours at 1 thread",
+            scaling,
+            if n == 1_000_000 && all >= 16 { "≥ 10x (16 cores)" } else { "-" },
+            if n == 1_000_000 && all >= 16 { Some(scaling >= 10.0) } else { None },
+        );
+        chart.push(series);
+    }
+    let _ = line_chart(&o.out.join("frame.png"), "whole frame, null backend, 3 views", "frames/s", &chart);
+}
+
+fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Result<(), String> {
+    let draws = 10_000;
+    let iters = if o.quick { 5 } else { 15 };
+    let churn = record::Churn::new(draws, Encoding::RenderBundle)?;
+    r.progress("record state churn, hand-written wgpu, 1 thread");
+    let hand1 = median(iters, || (), |()| churn.record_by_hand(1));
+    let mut ours_series = Series { name: "ours (RenderBundle)".into(), points: vec![] };
+    let mut hand_series = Series { name: "by hand, N passes".into(), points: vec![] };
+    let mut ours1 = f64::NAN;
+    for &t in threads {
+        r.progress(&format!("record state churn 10k draws, {t} threads"));
+        let p = pool(t);
+        let ours = p.install(|| median(iters, || (), |()| churn.record_ours(t))).as_secs_f64() * 1e3;
+        let hand = p.install(|| median(iters, || (), |()| churn.record_by_hand(t))).as_secs_f64() * 1e3;
+        if t == 1 {
+            ours1 = ours;
+        }
+        ours_series.points.push((t as f64, draws as f64 / ours * 1e3));
+        hand_series.points.push((t as f64, draws as f64 / hand * 1e3));
+        let h1 = hand1.as_secs_f64() * 1e3;
+        let (target, met) = if t == 1 { ("≥ 1x by hand, 1 thread", Some(h1 / ours >= 1.0)) } else { ("-", None) };
+        r.row(
+            "record, state churn 10k draws, 7-texture bind groups (ms)",
+            t,
+            format!("{ours:.2}"),
+            format!("{hand:.2}"),
+            &format!("by hand, {t} pass(es)"),
+            hand / ours,
+            target,
+            met,
+        );
+    }
+    let ours_all = ours_series.points.last().map_or(f64::NAN, |p| p.1);
+    let scale = ours_all / (draws as f64 / ours1 * 1e3);
+    r.row(
+        "record scaling 1 → all threads, state churn",
+        all,
+        format!("{scale:.2}x"),
+        "-".into(),
+        "ours at 1 thread",
+        scale,
+        if all >= 16 { "≥ 6x (16 cores)" } else { "-" },
+        if all >= 16 { Some(scale >= 6.0) } else { None },
+    );
+    drop(churn);
+    r.progress("record state churn, CommandBuffer encoding");
+    let cb = record::Churn::new(draws, Encoding::CommandBuffer)?;
+    let p = pool(all);
+    let ours_cb = p.install(|| median(iters, || (), |()| cb.record_ours(all))).as_secs_f64() * 1e3;
+    let rb = draws as f64 / ours_all * 1e3;
+    r.row(
+        "record, state churn, CommandBuffer per chunk vs RenderBundle per chunk (ms)",
+        all,
+        format!("{ours_cb:.2}"),
+        format!("{rb:.2}"),
+        "RenderBundle per chunk",
+        rb / ours_cb,
+        "-",
+        None,
+    );
+    drop(cb);
+    let _ =
+        line_chart(&o.out.join("record.png"), "record, 10k state-churn draws", "draws/s", &[ours_series, hand_series]);
+
+    // (b) The default scene, main view: objects recorded per second.
+    let n = 100_000;
+    let gpu = Arc::new(WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?);
+    for multi in [true, false] {
+        r.progress(&format!("record default scene, multi-draw {multi}"));
+        let (mut rd, c) = frame::city(gpu.clone(), n, all, true);
+        let mut config_note = "";
+        if !multi {
+            drop(rd);
+            let config = switchyard::RendererConfig {
+                threads: all,
+                max_objects: n,
+                multi_draw: false,
+                width: 640,
+                height: 360,
+                ..Default::default()
+            };
+            rd = switchyard::Renderer::new(gpu.clone(), config).map_err(|e| e.to_string())?;
+            switchyard::city::build(&mut rd, n, 256, 4).map_err(|e| e.to_string())?;
+            config_note = " (per-batch draws)";
+        }
+        let stats = frame::run(&mut rd, &c, 1, 3, if o.quick { 5 } else { 15 });
+        let rec: Vec<f64> = stats.iter().map(|s| s.record_ms).collect();
+        let rec_ms = frame::percentile(&rec, 0.5);
+        let visible = stats.last().map_or(0, |s| s.visible[0]) as f64;
+        let ours = visible / rec_ms * 1e3;
+        if multi {
+            let vis = rd.view_output(0).map(|v| v.visible).unwrap_or_default();
+            let base = record::PerObject::new(&gpu, n);
+            let d = median(iters, || (), |()| base.record(&vis)).as_secs_f64();
+            let per_obj = vis.len() as f64 / d;
+            r.row(
+                "record, default scene 100k objects, main view (Mobjects/s)",
+                all,
+                format!("{:.2}", ours / 1e6),
+                format!("{:.2}", per_obj / 1e6),
+                "one draw_indexed per visible object, 1 thread",
+                ours / per_obj,
+                "≥ 50x",
+                Some(ours / per_obj >= 50.0),
+            );
+        } else {
+            r.row(
+                &format!("record, default scene{config_note} (Mobjects/s)"),
+                all,
+                format!("{:.2}", ours / 1e6),
+                "-".into(),
+                "-",
+                f64::NAN,
+                "-",
+                None,
+            );
+        }
+    }
+
+    // Whole frame on wgpu: 1M objects where the adapter is a real GPU, 100k on a CPU one.
+    let cpu_adapter = gpu.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let n = if cpu_adapter || o.quick { 100_000 } else { 1_000_000 };
+    r.progress(&format!("frame, wgpu, {n} objects"));
+    let (mut rd, c) = frame::city(gpu.clone(), n, all, true);
+    let frames = if o.quick { 10 } else { 60 };
+    frame::run(&mut rd, &c, 3, 5, 0);
+    let t = Instant::now();
+    let stats = frame::run(&mut rd, &c, 3, 0, frames);
+    let fps = f64::from(frames) / t.elapsed().as_secs_f64();
+    let ms: Vec<f64> = stats.iter().map(|s| s.frame_ms).collect();
+    let p99 = frame::percentile(&ms, 0.99);
+    let big = n == 1_000_000;
+    r.row(
+        &format!("frame, wgpu, {}k objects, 3 views: CPU p99 ms", n / 1000),
+        all,
+        format!("{p99:.2}"),
+        "-".into(),
+        "-",
+        f64::NAN,
+        if big { "< 8 ms" } else { "-" },
+        if big { Some(p99 < 8.0) } else { None },
+    );
+    r.row(
+        &format!("frame, wgpu, {}k objects, 3 views: frames/s", n / 1000),
+        all,
+        format!("{fps:.1}"),
+        "-".into(),
+        "-",
+        f64::NAN,
+        if big { "≥ 60" } else { "-" },
+        if big { Some(fps >= 60.0) } else { None },
+    );
+    Ok(())
+}

@@ -332,6 +332,8 @@ pub(crate) struct BuildCtx<'a, B: Backend> {
     pub(crate) layouts: &'a Layouts,
     pub(crate) globals: &'a PropertySheet,
     pub(crate) globals_version: u64,
+    /// `false`: rebuild on every lookup (benchmark baseline).
+    pub(crate) cache: bool,
 }
 
 impl MaterialRecord {
@@ -347,7 +349,7 @@ impl MaterialRecord {
         let found = self.lists.iter().position(|l| l.variant == variant && l.pass == pass);
         if let Some(i) = found {
             let l = &self.lists[i];
-            if l.material_version == self.version && l.globals_version == ctx.globals_version {
+            if ctx.cache && l.material_version == self.version && l.globals_version == ctx.globals_version {
                 counts.hits += 1;
                 return Ok(i);
             }
@@ -455,7 +457,7 @@ mod tests {
             version: 0,
             lists: Vec::new(),
         };
-        let ctx = BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0 };
+        let ctx = BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0, cache: true };
         let mut counts = ListCounts::default();
         let i = mat.list(&shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
         let list = &mat.lists[i];

@@ -167,6 +167,7 @@ impl<B: Backend> FrameCtx<'_, B> {
             layouts: &self.shared.layouts,
             globals: self.globals,
             globals_version: self.globals_version,
+            cache: self.shared.display_list_cache,
         };
         let shaders = &self.shared.shaders;
         let mut materials = self.materials.lock();

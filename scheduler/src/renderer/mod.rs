@@ -61,6 +61,9 @@ pub struct RendererConfig {
     pub max_materials: usize,
     /// Use multi-draw-indirect where the backend has it.
     pub multi_draw: bool,
+    /// Keep display lists between frames (the default). `false` rebuilds every used list
+    /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
+    pub display_list_cache: bool,
 }
 
 impl Default for RendererConfig {
@@ -74,6 +77,7 @@ impl Default for RendererConfig {
             max_objects: 1 << 20,
             max_materials: 4096,
             multi_draw: true,
+            display_list_cache: true,
         }
     }
 }
@@ -240,6 +244,7 @@ struct Shared<B: Backend> {
     forward_group: BindGroupId,
     shadow_group: BindGroupId,
     multi_draw: bool,
+    display_list_cache: bool,
 }
 
 /// Display-list patching state for a frame.
@@ -458,6 +463,7 @@ impl<B: Backend> Renderer<B> {
                 forward_group,
                 shadow_group,
                 multi_draw,
+                display_list_cache: config.display_list_cache,
             },
             shader_handles: SlotMap::with_key(),
             textures: SlotMap::with_key(),

@@ -1,0 +1,117 @@
+//! Culling workloads: the same objects as Switchyard's structure of arrays and as the
+//! array of structs a renderer without it keeps, and the scalar baseline loop.
+
+use glam::{Mat4, Vec3, Vec4};
+use rayon::prelude::*;
+use switchyard::scene::{Objects, CASTS_SHADOWS};
+use switchyard::view::{cull_range, Frustum};
+
+use crate::Rng;
+
+/// One object as an array-of-structs renderer stores it.
+#[derive(Clone, Copy, Debug)]
+pub struct AosObject {
+    /// Object-to-world transform.
+    pub transform: Mat4,
+    /// World AABB center.
+    pub center: Vec3,
+    /// World AABB half extents.
+    pub extent: Vec3,
+    /// Mesh index.
+    pub mesh: u32,
+    /// Material index.
+    pub material: u32,
+    /// Layer.
+    pub layer: u8,
+    /// Flags.
+    pub flags: u8,
+}
+
+/// Objects in both layouts and a frustum that sees about `visible` of them.
+#[derive(Debug)]
+pub struct CullWorkload {
+    /// Structure of arrays.
+    pub soa: Objects,
+    /// Array of structs.
+    pub aos: Vec<AosObject>,
+    /// The frustum.
+    pub frustum: Frustum,
+}
+
+/// `n` objects spread uniformly in a 200-unit cube; an orthographic frustum covering
+/// `visible` (0..1) of the x range. `sorted`: objects ordered along x (spatially
+/// coherent); otherwise shuffled.
+pub fn workload(n: usize, visible: f32, sorted: bool, seed: u64) -> CullWorkload {
+    let mut r = Rng(seed);
+    let mut aos: Vec<AosObject> = (0..n)
+        .map(|_| {
+            let center = Vec3::new(r.unit(), r.unit(), r.unit()) * 200.0 - 100.0;
+            let extent = Vec3::splat(0.2 + r.unit());
+            AosObject {
+                transform: Mat4::from_translation(center),
+                center,
+                extent,
+                mesh: r.below(64) as u32,
+                material: r.below(256) as u32,
+                layer: 0,
+                flags: CASTS_SHADOWS,
+            }
+        })
+        .collect();
+    if sorted {
+        aos.sort_by(|a, b| a.center.x.total_cmp(&b.center.x));
+    }
+    let mut soa = Objects::default();
+    for o in &aos {
+        soa.cx.push(o.center.x);
+        soa.cy.push(o.center.y);
+        soa.cz.push(o.center.z);
+        soa.ex.push(o.extent.x);
+        soa.ey.push(o.extent.y);
+        soa.ez.push(o.extent.z);
+        soa.layer.push(o.layer);
+        soa.flags.push(o.flags);
+        soa.mesh.push(o.mesh);
+        soa.material.push(o.material);
+        soa.transforms.push(o.transform);
+    }
+    // Visible x range [-100, -100 + 200 * visible] (objects straddling the edge count too).
+    let right = -100.0 + 200.0 * visible.clamp(0.0, 1.0);
+    let proj = Mat4::orthographic_rh(-101.5, right, -101.5, 101.5, 0.0, 203.0);
+    let view = Mat4::look_at_rh(Vec3::new(0.0, 0.0, 101.5), Vec3::ZERO, Vec3::Y);
+    CullWorkload { soa, aos, frustum: Frustum::from_view_proj(&(proj * view)) }
+}
+
+/// The baseline: a scalar loop over the array of structs, early-out per plane.
+pub fn cull_aos(objects: &[AosObject], planes: &[Vec4; 6], layer_mask: u16, out: &mut Vec<u32>) {
+    out.clear();
+    'objects: for (i, o) in objects.iter().enumerate() {
+        if (layer_mask >> o.layer) & 1 == 0 {
+            continue;
+        }
+        for p in planes {
+            let n = p.truncate();
+            if n.dot(o.center) + p.w < -n.abs().dot(o.extent) {
+                continue 'objects;
+            }
+        }
+        out.push(i as u32);
+    }
+}
+
+/// Part size of the parallel cull (the renderer's).
+pub const PART: usize = 16 * 1024;
+
+/// Switchyard's cull of the structure of arrays, parallel over parts on the current pool.
+pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, out: &mut Vec<u32>) {
+    let n = w.soa.len();
+    parts.resize_with(n.div_ceil(PART).max(1), Vec::new);
+    parts.par_iter_mut().enumerate().for_each(|(p, v)| {
+        v.clear();
+        cull_range(&w.soa, &w.frustum, u16::MAX, false, p * PART..((p + 1) * PART).min(n), v);
+    });
+    out.clear();
+    for p in parts.iter() {
+        out.extend_from_slice(p);
+    }
+}

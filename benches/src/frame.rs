@@ -1,0 +1,123 @@
+//! Whole-frame and display-list workloads on the procedural city.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash};
+use std::sync::Arc;
+use std::time::Instant;
+
+use switchyard::backend::null::NullBackend;
+use switchyard::backend::Backend;
+use switchyard::city::{self, City};
+use switchyard::*;
+
+/// A renderer over `backend` holding a city of `objects` objects.
+pub fn city<B: Backend>(backend: Arc<B>, objects: usize, threads: usize, cache: bool) -> (Renderer<B>, City) {
+    let config = RendererConfig {
+        threads,
+        max_objects: objects.max(2),
+        width: 640,
+        height: 360,
+        shadow_map_size: 1024,
+        display_list_cache: cache,
+        ..RendererConfig::default()
+    };
+    let mut r = Renderer::new(backend, config).expect("renderer");
+    let c = city::build(&mut r, objects, 256, 4).expect("city");
+    (r, c)
+}
+
+/// Percentile `q` (0..1) of `v`.
+pub fn percentile(v: &[f64], q: f64) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s.get(((s.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(0.0)
+}
+
+/// Renders `warmup` then `frames` frames of `views` views; returns the measured stats.
+pub fn run<B: Backend>(r: &mut Renderer<B>, c: &City, views: u32, warmup: u32, frames: u32) -> Vec<FrameStats> {
+    let mut out = Vec::with_capacity(frames as usize);
+    for f in 0..warmup + frames {
+        let v = c.views(f, views, 16.0 / 9.0);
+        let s = r.render(&v).expect("frame");
+        if f >= warmup {
+            out.push(s);
+        }
+    }
+    r.flush().expect("flush");
+    out
+}
+
+/// Median time (ms) of the single-threaded reference pipeline for the city's frames.
+pub fn reference_ms<B: Backend>(r: &mut Renderer<B>, c: &City, views: u32, frames: u32) -> f64 {
+    let mut times = Vec::with_capacity(frames as usize);
+    for f in 0..frames {
+        let v = c.views(f, views, 16.0 / 9.0);
+        r.render(&v).expect("frame");
+        r.flush().expect("flush");
+        let t = Instant::now();
+        std::hint::black_box(r.reference_frame(&v));
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    percentile(&times, 0.5)
+}
+
+/// Median patch-stage time (ms) over `frames` frames that switch a global keyword every
+/// frame, with display lists cached (`cache`) or rebuilt every frame.
+pub fn keyword_switching_patch_ms(objects: usize, threads: usize, cache: bool, frames: u32) -> (f64, ListCounts) {
+    let (mut r, c) = city(Arc::new(NullBackend::new(true)), objects, threads, cache);
+    let mut times = Vec::new();
+    let mut counts = ListCounts::default();
+    for f in 0..frames + 4 {
+        r.set_global_keyword("FOG", f % 2 == 0);
+        let s = r.render(&c.views(0, 3, 16.0 / 9.0)).expect("frame");
+        if f >= 4 {
+            times.push(s.patch_ms);
+            counts += s.lists;
+        }
+    }
+    (percentile(&times, 0.5), counts)
+}
+
+/// Pipeline descriptors as the cache sees them: `n` distinct ones.
+pub fn pipeline_descs(n: usize) -> Vec<switchyard::backend::PipelineDesc> {
+    let b = NullBackend::new(true);
+    let shader = b
+        .create_shader(&switchyard::backend::ShaderDesc {
+            label: "s".into(),
+            wgsl: "@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }".into(),
+        })
+        .expect("shader");
+    (0..n)
+        .map(|i| switchyard::backend::PipelineDesc {
+            label: format!("pipeline-{i}"),
+            shader,
+            vertex_entry: "vs".into(),
+            fragment_entry: None,
+            bind_group_layouts: vec![],
+            vertex_buffers: vec![],
+            cull: switchyard::backend::CullMode::Back,
+            color: None,
+            depth: Some(switchyard::backend::DepthState {
+                format: switchyard::backend::TextureFormat::Depth32Float,
+                write: true,
+                compare: switchyard::backend::CompareFunction::Less,
+                bias: i as i32,
+                bias_slope_scale_bits: 0,
+            }),
+        })
+        .collect()
+}
+
+/// Nanoseconds per cache lookup of every descriptor in `descs`, hashing with `S`.
+pub fn cache_lookup_ns<S: BuildHasher + Default, K: Hash + Eq + Clone>(descs: &[K], rounds: usize) -> f64 {
+    let map: HashMap<K, usize, S> = descs.iter().cloned().enumerate().map(|(i, d)| (d, i)).collect();
+    let t = Instant::now();
+    let mut sum = 0usize;
+    for _ in 0..rounds {
+        for d in descs {
+            sum = sum.wrapping_add(map[d]);
+        }
+    }
+    std::hint::black_box(sum);
+    t.elapsed().as_secs_f64() * 1e9 / (rounds * descs.len()).max(1) as f64
+}

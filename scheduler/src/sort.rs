@@ -1,11 +1,19 @@
-//! Parallel LSD radix sort over (u64 key, u32 value) pairs.
+//! Parallel radix sort over (u64 key, u32 value) pairs: stable, deterministic.
 //!
-//! Eight 8-bit digits. One read pass computes all eight histograms; a digit whose
-//! histogram puts every key in one bucket is skipped (render keys have few distinct high
-//! bits, and a frame's depth bits are often constant in a bucket). Each remaining digit is
-//! a counting pass per block and a scatter pass; blocks are contiguous ranges of the input
-//! and write to disjoint, precomputed output ranges, so the sort is stable and its result
-//! does not depend on the number of threads.
+//! One read pass computes all eight 8-bit digit histograms and counts descents
+//! (`k[i] > k[i+1]`). Then:
+//! - **already sorted**: nothing to do;
+//! - **nearly sorted** (a frame's queue is last frame's order with a few keys changed):
+//!   the keys that break the order are set aside, sorted, and merged back (three passes
+//!   instead of sixteen);
+//! - **otherwise**, a hybrid: one MSD scatter on the most significant non-constant digit
+//!   (parallel over blocks of the input), then each bucket, now small enough for the
+//!   caches, is finished by an LSD sort on its remaining digits (parallel over buckets).
+//!   Digits whose histogram puts every key in one bucket are skipped, globally and per
+//!   bucket: render keys have few distinct high bits.
+//!
+//! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
+//! for any number of threads.
 
 use rayon::prelude::*;
 
@@ -15,6 +23,8 @@ const DIGITS: usize = 8;
 const PARALLEL_MIN: usize = 1 << 15;
 /// Pairs per block in the parallel passes.
 const BLOCK: usize = 1 << 14;
+/// Below this many pairs a plain LSD sort beats the MSD split.
+const HYBRID_MIN: usize = 1 << 16;
 
 /// Reusable scratch memory for [`RadixSorter::sort`].
 #[derive(Debug, Default)]
@@ -22,8 +32,15 @@ pub struct RadixSorter {
     keys: Vec<u64>,
     vals: Vec<u32>,
     hist: Vec<[u32; RADIX]>,
-    /// Digit passes run by the last sort (for stats and tests).
+    rest_keys: Vec<u64>,
+    rest_vals: Vec<u32>,
+    rest_pos: Vec<u32>,
+    runs: Vec<(usize, usize)>,
+    rest_order: Vec<u32>,
+    /// Digit passes over the whole input run by the last sort (for stats and tests).
     pub last_passes: u32,
+    /// Whether the last sort took the nearly-sorted path.
+    pub last_nearly_sorted: bool,
 }
 
 #[inline]
@@ -34,10 +51,36 @@ fn digit(k: u64, d: usize) -> usize {
 /// A pointer that workers write through at disjoint indices.
 #[derive(Clone, Copy)]
 struct Scatter<T>(*mut T);
-// SAFETY: workers only write through it at indices no other worker writes (see `scatter`).
+// SAFETY: workers only write through it at indices no other worker writes (see `scatter_parallel`).
 unsafe impl<T: Send> Send for Scatter<T> {}
 // SAFETY: as above; the pointer is never read through concurrently.
 unsafe impl<T: Send> Sync for Scatter<T> {}
+
+/// (AND of all keys, OR of all keys, descents `k[i] > k[i+1]`) of a block.
+fn survey(keys: &[u64]) -> (u64, u64, u64) {
+    let (mut and, mut or, mut descents) = (u64::MAX, 0u64, 0u64);
+    let mut prev = keys.first().copied().unwrap_or(0);
+    for &k in keys {
+        and &= k;
+        or |= k;
+        descents += u64::from(prev > k);
+        prev = k;
+    }
+    (and, or, descents)
+}
+
+/// The digits (ascending) in which some keys differ, given the bits that vary.
+fn varying_digits(varying: u64) -> ([usize; DIGITS], usize) {
+    let mut out = [0; DIGITS];
+    let mut n = 0;
+    for d in 0..DIGITS {
+        if (varying >> (d * 8)) & 0xff != 0 {
+            out[n] = d;
+            n += 1;
+        }
+    }
+    (out, n)
+}
 
 impl RadixSorter {
     /// A sorter with no scratch memory yet.
@@ -53,67 +96,346 @@ impl RadixSorter {
         assert_eq!(keys.len(), vals.len(), "keys and values differ in length");
         let n = keys.len();
         self.last_passes = 0;
+        self.last_nearly_sorted = false;
         if n < 2 {
             return;
         }
         let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
-        // All eight histograms in one read.
-        let all = if parallel {
-            keys.par_chunks(BLOCK)
-                .map(|c| {
-                    let mut h = [[0u32; RADIX]; DIGITS];
-                    for &k in c {
-                        for (d, hd) in h.iter_mut().enumerate() {
-                            hd[digit(k, d)] += 1;
-                        }
-                    }
-                    h
-                })
-                .reduce(
-                    || [[0u32; RADIX]; DIGITS],
-                    |mut a, b| {
-                        for d in 0..DIGITS {
-                            for r in 0..RADIX {
-                                a[d][r] += b[d][r];
-                            }
-                        }
-                        a
-                    },
-                )
+        // One cheap read: which bits vary, and how far from sorted the input is.
+        let (and, or, descents) = if parallel {
+            let (a, o, d) = keys
+                .par_chunks(BLOCK)
+                .map(survey)
+                .reduce(|| (u64::MAX, 0, 0), |(a0, o0, d0), (a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
+            let seams = (1..n.div_ceil(BLOCK)).filter(|&b| keys[b * BLOCK - 1] > keys[b * BLOCK]).count() as u64;
+            (a, o, d + seams)
         } else {
-            let mut h = [[0u32; RADIX]; DIGITS];
-            for &k in keys.iter() {
-                for (d, hd) in h.iter_mut().enumerate() {
-                    hd[digit(k, d)] += 1;
-                }
-            }
-            h
+            survey(keys)
         };
+        if descents == 0 {
+            return;
+        }
+        if n >= 1024 && descents <= n as u64 / 8 && self.sort_nearly_sorted(keys, vals) {
+            self.last_nearly_sorted = true;
+            return;
+        }
+        let (active, count) = varying_digits(and ^ or);
+        let active = &active[..count];
+        let Some(&hi) = active.last() else { return };
         self.keys.resize(n, 0);
         self.vals.resize(n, 0);
-        let mut in_scratch = false;
-        for (d, hist) in all.iter().enumerate() {
-            if hist.iter().any(|&c| c as usize == n) {
-                continue; // constant digit
+        if n < HYBRID_MIN {
+            self.last_passes = count as u32;
+            if lsd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], active) {
+                keys.copy_from_slice(&self.keys[..n]);
+                vals.copy_from_slice(&self.vals[..n]);
             }
-            self.last_passes += 1;
-            let (src_k, src_v, dst_k, dst_v): (&[u64], &[u32], &mut [u64], &mut [u32]) = if in_scratch {
-                (&self.keys, &self.vals, keys, vals)
-            } else {
-                (keys, vals, &mut self.keys, &mut self.vals)
-            };
-            if parallel {
-                scatter_parallel(&mut self.hist, src_k, src_v, dst_k, dst_v, d);
-            } else {
-                scatter_serial(hist, src_k, src_v, dst_k, dst_v, d);
-            }
-            in_scratch = !in_scratch;
+            return;
         }
-        if in_scratch {
-            keys.copy_from_slice(&self.keys);
-            vals.copy_from_slice(&self.vals);
+        // MSD split on the highest varying digit, into the scratch arrays.
+        self.last_passes = 1;
+        let bounds = if parallel {
+            scatter_parallel(&mut self.hist, keys, vals, &mut self.keys, &mut self.vals, hi)
+        } else {
+            let mut h = [0u32; RADIX];
+            keys.iter().for_each(|&k| h[digit(k, hi)] += 1);
+            scatter_serial(&h, keys, vals, &mut self.keys, &mut self.vals, hi);
+            let mut bounds = [0usize; RADIX + 1];
+            for r in 0..RADIX {
+                bounds[r + 1] = bounds[r] + h[r] as usize;
+            }
+            bounds
+        };
+        // Finish each bucket on its lower digits; results land back in `keys`/`vals`.
+        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, &active[..count - 1], parallel);
+    }
+
+    /// The nearly-sorted path: set aside the keys that break the order, sort them, merge.
+    /// Returns `false`, with the input untouched, when too many keys are out of place.
+    ///
+    /// Both ends of every descent are set aside; the survivors next to each gap are then
+    /// compared and the gap widened until the survivors are in order. Survivors that were
+    /// adjacent in the input are already in order, so only the gaps need checking.
+    fn sort_nearly_sorted(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
+        let n = keys.len();
+        let limit = n / 8;
+        // Gaps as half-open ranges [start, end) of set-aside positions, ascending.
+        let runs = &mut self.runs;
+        runs.clear();
+        for j in 0..n - 1 {
+            if keys[j] > keys[j + 1] {
+                match runs.last_mut() {
+                    Some(r) if r.1 >= j => r.1 = j + 2,
+                    _ => runs.push((j, j + 2)),
+                }
+            }
+        }
+        // Widen gaps until the survivors around each are ordered; merge touching gaps.
+        for _ in 0..32 {
+            let mut changed = false;
+            for r in runs.iter_mut() {
+                if r.0 > 0 && r.1 < n && keys[r.0 - 1] > keys[r.1] {
+                    *r = (r.0 - 1, r.1 + 1);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+            let mut w = 0;
+            for i in 0..runs.len() {
+                if w > 0 && runs[w - 1].1 >= runs[i].0 {
+                    runs[w - 1].1 = runs[w - 1].1.max(runs[i].1);
+                } else {
+                    runs[w] = runs[i];
+                    w += 1;
+                }
+            }
+            runs.truncate(w);
+            if runs.iter().map(|r| r.1 - r.0).sum::<usize>() > limit {
+                return false;
+            }
+        }
+        let removed: usize = runs.iter().map(|r| r.1 - r.0).sum();
+        if removed > limit || runs.iter().any(|r| r.0 > 0 && r.1 < n && keys[r.0 - 1] > keys[r.1]) {
+            return false;
+        }
+        // Set the gaps aside, in input order, and sort them (stable).
+        self.rest_keys.clear();
+        self.rest_vals.clear();
+        self.rest_pos.clear();
+        for &(a, b) in runs.iter() {
+            self.rest_keys.extend_from_slice(&keys[a..b]);
+            self.rest_vals.extend_from_slice(&vals[a..b]);
+            self.rest_pos.extend(a as u32..b as u32);
+        }
+        let m = removed;
+        self.rest_order.clear();
+        self.rest_order.extend(0..m as u32);
+        self.keys.resize(n, 0);
+        self.vals.resize(n, 0);
+        if lsd(
+            &mut self.rest_keys,
+            &mut self.rest_order,
+            &mut self.keys[..m],
+            &mut self.vals[..m],
+            &[0, 1, 2, 3, 4, 5, 6, 7],
+        ) {
+            self.rest_keys.copy_from_slice(&self.keys[..m]);
+            self.rest_order.copy_from_slice(&self.vals[..m]);
+        }
+        // Merge the kept pairs (the input minus the gaps: sorted) with the set-aside ones
+        // into the scratch arrays, in parallel segments, then copy back.
+        let parts = if n >= PARALLEL_MIN { rayon::current_num_threads().min(64) } else { 1 };
+        let merge = Merge {
+            keys,
+            vals,
+            runs,
+            rk: &self.rest_keys,
+            order: &self.rest_order,
+            rv: &self.rest_vals,
+            rpos: &self.rest_pos,
+        };
+        let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
+        merge.run(sk, sv, parts);
+        if parts > 1 {
+            keys.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+            vals.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+        } else {
+            keys.copy_from_slice(sk);
+            vals.copy_from_slice(sv);
+        }
+        true
+    }
+}
+
+/// The merge of the nearly-sorted path: kept pairs are the input minus `runs` (sorted);
+/// the set-aside pairs are `rk` (sorted) with payload `rv[order]` and input positions
+/// `rpos[order]`. Ties go to the smaller input position, which keeps the sort stable.
+struct Merge<'a> {
+    keys: &'a [u64],
+    vals: &'a [u32],
+    runs: &'a [(usize, usize)],
+    rk: &'a [u64],
+    order: &'a [u32],
+    rv: &'a [u32],
+    rpos: &'a [u32],
+}
+
+impl Merge<'_> {
+    /// Pairs set aside before input position `p`.
+    fn removed_before(&self, p: usize) -> usize {
+        let r = self.runs.partition_point(|r| r.1 <= p);
+        self.runs[..r].iter().map(|r| r.1 - r.0).sum::<usize>() + self.runs.get(r).map_or(0, |r| p.saturating_sub(r.0))
+    }
+
+    /// The first kept input position whose key is `>= x` (or `n`).
+    fn kept_lower_bound(&self, x: u64) -> usize {
+        let n = self.keys.len();
+        // Kept segments lie between the gaps; each is sorted, and so is their sequence.
+        let seg = |i: usize| {
+            let start = if i == 0 { 0 } else { self.runs[i - 1].1 };
+            let end = self.runs.get(i).map_or(n, |r| r.0);
+            start..end
+        };
+        let segments = self.runs.len() + 1;
+        // First segment whose last key is >= x (segments are never empty: gaps do not touch).
+        let (mut lo, mut hi) = (0, segments);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let r = seg(mid);
+            if r.is_empty() || self.keys[r.end - 1] < x {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let s = lo;
+        if s == segments {
+            return n;
+        }
+        let r = seg(s);
+        r.start + self.keys[r.clone()].partition_point(|&k| k < x)
+    }
+
+    fn run(&self, out_k: &mut [u64], out_v: &mut [u32], parts: usize) {
+        let m = self.rk.len();
+        if parts <= 1 || m < 2 {
+            self.segment(0, m, 0, self.keys.len(), out_k, out_v);
+            return;
+        }
+        // Split the set-aside pairs at the start of equal-key runs; the kept pairs at the
+        // first key not below the split key. Every segment is then independent.
+        let mut splits: Vec<(usize, usize)> = vec![(0, 0)];
+        for s in 1..parts {
+            let mut r = s * m / parts;
+            while r > 0 && self.rk[r - 1] == self.rk[r] {
+                r -= 1;
+            }
+            let p = self.kept_lower_bound(self.rk[r]);
+            if r > splits.last().expect("non-empty").0 {
+                splits.push((r, p));
+            }
+        }
+        splits.push((m, self.keys.len()));
+        let mut outs: Vec<(&mut [u64], &mut [u32])> = Vec::with_capacity(splits.len());
+        let (mut rest_k, mut rest_v) = (out_k, out_v);
+        for w in splits.windows(2) {
+            let len =
+                (w[1].0 - w[0].0) + (w[1].1 - w[0].1) - (self.removed_before(w[1].1) - self.removed_before(w[0].1));
+            let (a, b) = std::mem::take(&mut rest_k).split_at_mut(len);
+            let (c, d) = std::mem::take(&mut rest_v).split_at_mut(len);
+            outs.push((a, c));
+            rest_k = b;
+            rest_v = d;
+        }
+        outs.into_par_iter()
+            .zip(splits.par_windows(2))
+            .for_each(|((ok, ov), w)| self.segment(w[0].0, w[1].0, w[0].1, w[1].1, ok, ov));
+    }
+
+    /// Merges set-aside pairs `[r0, r1)` with kept input positions `[p0, p1)`.
+    fn segment(&self, r0: usize, r1: usize, p0: usize, p1: usize, out_k: &mut [u64], out_v: &mut [u32]) {
+        let mut gap = self.runs.partition_point(|r| r.1 <= p0);
+        let mut p = p0;
+        let skip = |p: &mut usize, gap: &mut usize| {
+            while *gap < self.runs.len() && self.runs[*gap].0 <= *p {
+                if *p < self.runs[*gap].1 {
+                    *p = self.runs[*gap].1;
+                }
+                *gap += 1;
+            }
+        };
+        skip(&mut p, &mut gap);
+        let (mut j, mut w) = (r0, 0);
+        while j < r1 || p < p1 {
+            let take_kept = j == r1 || {
+                p < p1 && {
+                    let (kk, rkk) = (self.keys[p], self.rk[j]);
+                    kk < rkk || (kk == rkk && p < self.rpos[self.order[j] as usize] as usize)
+                }
+            };
+            if take_kept {
+                out_k[w] = self.keys[p];
+                out_v[w] = self.vals[p];
+                p += 1;
+                skip(&mut p, &mut gap);
+            } else {
+                out_k[w] = self.rk[j];
+                out_v[w] = self.rv[self.order[j] as usize];
+                j += 1;
+            }
+            w += 1;
+        }
+        debug_assert_eq!(w, out_k.len());
+    }
+}
+
+/// Stable LSD sort of `k`/`v` over `digits` (ascending), using `tk`/`tv` as scratch;
+/// digits constant in this input are skipped. Returns `true` when the result ended in
+/// the scratch arrays, `false` when it is in `k`/`v`.
+fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], digits: &[usize]) -> bool {
+    let n = k.len();
+    if n < 2 || digits.is_empty() {
+        return false;
+    }
+    let mut h = [[0u32; RADIX]; DIGITS];
+    for &key in k.iter() {
+        for &d in digits {
+            h[d][digit(key, d)] += 1;
         }
     }
+    let mut in_scratch = false;
+    for &d in digits {
+        if h[d].iter().any(|&c| c as usize == n) {
+            continue;
+        }
+        if in_scratch {
+            scatter_serial(&h[d], tk, tv, k, v, d);
+        } else {
+            scatter_serial(&h[d], k, v, tk, tv, d);
+        }
+        in_scratch = !in_scratch;
+    }
+    in_scratch
+}
+
+/// Sorts each bucket `src[bounds[b]..bounds[b+1]]` on `digits` and writes it to the same
+/// range of `dst` (the other pair of arrays serves as scratch). Buckets split recursively
+/// with `rayon::join`, so no list of slices is allocated.
+fn finish_buckets(
+    bounds: &[usize],
+    src_k: &mut [u64],
+    src_v: &mut [u32],
+    dst_k: &mut [u64],
+    dst_v: &mut [u32],
+    digits: &[usize],
+    parallel: bool,
+) {
+    let buckets = bounds.len() - 1;
+    let base = bounds[0];
+    if buckets == 1 || !parallel {
+        for b in 0..buckets {
+            let (lo, hi) = (bounds[b] - base, bounds[b + 1] - base);
+            // Sort in the source range with the destination range as scratch; move the result
+            // over unless it already ended there.
+            if !lsd(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], digits) {
+                dst_k[lo..hi].copy_from_slice(&src_k[lo..hi]);
+                dst_v[lo..hi].copy_from_slice(&src_v[lo..hi]);
+            }
+        }
+        return;
+    }
+    let mid = buckets / 2;
+    let split = bounds[mid] - base;
+    let (sk0, sk1) = src_k.split_at_mut(split);
+    let (sv0, sv1) = src_v.split_at_mut(split);
+    let (dk0, dk1) = dst_k.split_at_mut(split);
+    let (dv0, dv1) = dst_v.split_at_mut(split);
+    rayon::join(
+        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, parallel),
+        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, parallel),
+    );
 }
 
 fn scatter_serial(hist: &[u32; RADIX], sk: &[u64], sv: &[u32], dk: &mut [u64], dv: &mut [u32], d: usize) {
@@ -131,7 +453,14 @@ fn scatter_serial(hist: &[u32; RADIX], sk: &[u64], sv: &[u32], dk: &mut [u64], d
     }
 }
 
-fn scatter_parallel(hist: &mut Vec<[u32; RADIX]>, sk: &[u64], sv: &[u32], dk: &mut [u64], dv: &mut [u32], d: usize) {
+fn scatter_parallel(
+    hist: &mut Vec<[u32; RADIX]>,
+    sk: &[u64],
+    sv: &[u32],
+    dk: &mut [u64],
+    dv: &mut [u32],
+    d: usize,
+) -> [usize; RADIX + 1] {
     let n = sk.len();
     let blocks = n.div_ceil(BLOCK);
     hist.resize(blocks, [0; RADIX]);
@@ -152,6 +481,9 @@ fn scatter_parallel(hist: &mut Vec<[u32; RADIX]>, sk: &[u64], sv: &[u32], dk: &m
         }
     }
     debug_assert_eq!(sum as usize, n);
+    // Block 0's start of bucket r is bucket r's start in the output.
+    let mut bounds = [n; RADIX + 1];
+    bounds[..RADIX].iter_mut().zip(&hist[0]).for_each(|(b, &o)| *b = o as usize);
     let (pk, pv) = (Scatter(dk.as_mut_ptr()), Scatter(dv.as_mut_ptr()));
     hist.par_iter_mut().zip(sk.par_chunks(BLOCK).zip(sv.par_chunks(BLOCK))).for_each(|(offs, (ck, cv))| {
         // Capture the whole wrappers (Sync), not their raw-pointer fields.
@@ -172,6 +504,7 @@ fn scatter_parallel(hist: &mut Vec<[u32; RADIX]>, sk: &[u64], sv: &[u32], dk: &m
             offs[b] += 1;
         }
     });
+    bounds
 }
 
 #[cfg(test)]
@@ -232,6 +565,59 @@ mod tests {
         let one = run(1);
         let four = run(4);
         assert_eq!(one, four);
+        check(keys);
+    }
+
+    #[test]
+    fn nearly_sorted_input_takes_the_merge_path_and_stays_stable() {
+        let n = if cfg!(miri) { 3000 } else { 200_000 };
+        let mut keys: Vec<u64> = lcg(n, 11).into_iter().map(|k| k % 5000).collect();
+        keys.sort_unstable();
+        // Change 1% of keys in place: last frame's order, a few objects moved.
+        let changes = lcg(n / 100, 12);
+        for (j, c) in changes.iter().enumerate() {
+            keys[(c % n as u64) as usize] = lcg(1, j as u64)[0] % 5000;
+        }
+        let mut k = keys.clone();
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        let mut s = RadixSorter::new();
+        s.sort(&mut k, &mut v);
+        assert!(s.last_nearly_sorted);
+        check(keys.clone());
+        // Already sorted: untouched.
+        let mut v2: Vec<u32> = (0..n as u32).collect();
+        s.sort(&mut k, &mut v2);
+        assert_eq!(v2, (0..n as u32).collect::<Vec<_>>());
+        // Few descents but many keys out of place (one early spike of huge keys): the
+        // merge path gives up, restores the input and the full sort runs.
+        let mut spiky: Vec<u64> = (0..n as u64).collect();
+        for x in spiky.iter_mut().take(n / 4) {
+            *x += n as u64;
+        }
+        check(spiky);
+    }
+
+    #[test]
+    fn nearly_sorted_path_is_independent_of_threads() {
+        let n = if cfg!(miri) { 40_000 } else { 300_000 };
+        let mut keys: Vec<u64> = lcg(n, 21).into_iter().map(|k| k % 20_000).collect();
+        keys.sort_unstable();
+        for (j, c) in lcg(n / 50, 22).iter().enumerate() {
+            keys[(c % n as u64) as usize] = lcg(1, 100 + j as u64)[0] % 20_000;
+        }
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
+                let mut s = RadixSorter::new();
+                s.sort(&mut k, &mut v);
+                assert!(s.last_nearly_sorted);
+                (k, v)
+            })
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        assert_eq!(one, run(8));
         check(keys);
     }
 

@@ -93,11 +93,16 @@ pub fn cull_range(
                 vis[i] &= u8::from(s >= -r);
             }
         }
+        // Branch-free compaction: write every index, advance only past visible ones.
+        let base = out.len();
+        out.resize(base + n, 0);
+        let dst = &mut out[base..];
+        let mut w = 0;
         for (i, &v) in vis[..n].iter().enumerate() {
-            if v != 0 {
-                out.push((start + i) as u32);
-            }
+            dst[w] = (start + i) as u32;
+            w += usize::from(v);
         }
+        out.truncate(base + w);
         start = end;
     }
 }

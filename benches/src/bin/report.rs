@@ -386,7 +386,7 @@ fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
 }
 
 fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
-    let sizes: &[usize] = if o.quick { &[100_000, 1_000_000] } else { &[100_000, 1_000_000] };
+    let sizes: &[usize] = &[100_000, 1_000_000];
     let frames = if o.quick { 10 } else { 40 };
     let mut chart = Vec::new();
     for &n in sizes {

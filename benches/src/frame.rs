@@ -12,15 +12,17 @@ use switchyard::*;
 
 /// A renderer over `backend` holding a city of `objects` objects.
 pub fn city<B: Backend>(backend: Arc<B>, objects: usize, threads: usize, cache: bool) -> (Renderer<B>, City) {
-    let config = RendererConfig {
-        threads,
-        max_objects: objects.max(2),
-        width: 640,
-        height: 360,
-        shadow_map_size: 1024,
-        display_list_cache: cache,
-        ..RendererConfig::default()
-    };
+    city_with(backend, objects, RendererConfig { threads, display_list_cache: cache, ..bench_config() })
+}
+
+/// The renderer configuration of the benches (640x360, 1024 shadow maps).
+pub fn bench_config() -> RendererConfig {
+    RendererConfig { width: 640, height: 360, shadow_map_size: 1024, ..RendererConfig::default() }
+}
+
+/// A renderer with `config` holding a city of `objects` objects.
+pub fn city_with<B: Backend>(backend: Arc<B>, objects: usize, config: RendererConfig) -> (Renderer<B>, City) {
+    let config = RendererConfig { max_objects: objects.max(2), ..config };
     let mut r = Renderer::new(backend, config).expect("renderer");
     let c = city::build(&mut r, objects, 256, 4).expect("city");
     (r, c)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{Parser, ValueEnum};
 use switchyard::backend::null::NullBackend;
-use switchyard::backend::wgpu::{WgpuBackend, WgpuConfig};
+use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
 use switchyard::backend::Backend;
 use switchyard::*;
 
@@ -20,6 +20,14 @@ enum BackendKind {
     Wgpu,
     /// CPU side only: validate, count and digest.
     Null,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum EncodingKind {
+    /// `RenderBundle` per chunk, executed in one render pass per pass.
+    Bundle,
+    /// `CommandBuffer` (with its own render pass) per chunk.
+    Buffer,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -76,6 +84,9 @@ struct Args {
     /// Image height.
     #[arg(long, default_value_t = 540)]
     height: u32,
+    /// How the wgpu backend encodes chunks: one RenderBundle or one CommandBuffer each.
+    #[arg(long, value_enum, default_value = "bundle")]
+    encoding: EncodingKind,
     /// Draw each batch with its own `draw_indexed` instead of one multi-draw-indirect per
     /// state bucket. The digest depends on this choice, so compare backends with the same.
     #[arg(long)]
@@ -127,7 +138,11 @@ fn run(args: &Args) -> Result<(), String> {
             })
         }
         BackendKind::Wgpu => {
-            let b = WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?;
+            let encoding = match args.encoding {
+                EncodingKind::Bundle => Encoding::RenderBundle,
+                EncodingKind::Buffer => Encoding::CommandBuffer,
+            };
+            let b = WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() }).map_err(|e| e.to_string())?;
             let info = b.adapter_info();
             println!(
                 "adapter: {} ({:?}), encoding {:?}, GPU zones {}",

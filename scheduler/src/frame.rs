@@ -10,9 +10,12 @@ use crate::material::PassKind;
 use crate::scene::Objects;
 use crate::view::View;
 
-/// Batches per recorded chunk. Fixed, so chunk boundaries (and the command stream) do not
-/// depend on the number of threads.
-pub const CHUNK_BATCHES: usize = 128;
+/// Draw calls per recorded chunk (a chunk ends at the first bucket that would pass it).
+/// Boundaries depend only on the batches, never on the number of threads, so the command
+/// stream is the same for any thread count.
+pub const CHUNK_DRAWS: usize = 96;
+/// Most batches per chunk (bounds one chunk's work when buckets are large).
+pub const CHUNK_BATCHES: usize = 4096;
 
 /// Per-material data resolved once per frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -159,18 +162,62 @@ pub struct ChunkCounts {
     pub state_changes: u32,
 }
 
-/// Records batches `[b0, b0 + batches.len())` of a view into `cmds`, writing their
-/// indirect arguments into `args` (the slice for exactly these batches).
+/// The draw arguments of one batch (what its indirect record holds).
+#[inline]
+pub fn draw_args(meshes: &[MeshRange], b: &Batch) -> DrawIndexedIndirectArgs {
+    let m = &meshes[b.mesh as usize];
+    DrawIndexedIndirectArgs {
+        index_count: m.index_count,
+        instance_count: b.count,
+        first_index: m.first_index,
+        base_vertex: m.base_vertex,
+        first_instance: b.first,
+    }
+}
+
+/// The pipeline and material binding a batch draws with.
+#[inline]
+fn draw_state(ctx: &RecordCtx<'_>, b: &Batch) -> (PipelineId, Option<(BindGroupId, u32)>) {
+    let l = &ctx.lists[b.material as usize];
+    match ctx.pass {
+        PassKind::Forward => (l.forward, Some((l.group, l.offset))),
+        PassKind::Shadow => (l.shadow, None),
+    }
+}
+
+/// Cuts a view's batches into chunks: a new chunk starts where adding the next state
+/// bucket (multi-draw) or batch (per-batch draws) would pass [`CHUNK_DRAWS`] draw calls,
+/// or the chunk holds [`CHUNK_BATCHES`] batches. `starts` receives each chunk's first
+/// batch index, then `batches.len()`.
+pub fn chunk_bounds(ctx: &RecordCtx<'_>, batches: &[Batch], starts: &mut Vec<usize>) {
+    starts.clear();
+    starts.push(0);
+    if batches.is_empty() {
+        return;
+    }
+    let (mut calls, mut start) = (0, 0);
+    let mut prev = None;
+    for (i, b) in batches.iter().enumerate() {
+        let state = draw_state(ctx, b);
+        let mut new_call = !ctx.multi_draw || prev != Some(state);
+        if i > start && ((new_call && calls >= CHUNK_DRAWS) || i - start >= CHUNK_BATCHES) {
+            starts.push(i);
+            start = i;
+            calls = 0;
+            new_call = true; // a chunk binds its own state
+        }
+        calls += usize::from(new_call);
+        prev = Some(state);
+    }
+    starts.push(batches.len());
+}
+
+/// Records batches `[b0, b0 + batches.len())` of a view into `cmds`. Their indirect
+/// arguments are the view's argument records `b0..` (see [`draw_args`]).
 ///
 /// The view's instance data is its sorted queue itself (one object index per item), so a
 /// batch's instances are the range `first..first + count`.
-pub fn record_chunk(
-    ctx: &RecordCtx<'_>,
-    batches: &[Batch],
-    b0: usize,
-    args: &mut [DrawIndexedIndirectArgs],
-    cmds: &mut Vec<Command>,
-) -> ChunkCounts {
+pub fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cmds: &mut Vec<Command>) -> ChunkCounts {
     cmds.clear();
     let mut counts = ChunkCounts::default();
     if batches.is_empty() {
@@ -188,22 +235,10 @@ pub fn record_chunk(
     let mut bound_group = None;
     let mut i = 0;
     while i < batches.len() {
-        let l = &ctx.lists[batches[i].material as usize];
-        let (pipeline, group) = match ctx.pass {
-            PassKind::Forward => (l.forward, Some((l.group, l.offset))),
-            PassKind::Shadow => (l.shadow, None),
-        };
-        // The state bucket: following batches with the same pipeline and material group.
+        let (pipeline, group) = draw_state(ctx, &batches[i]);
+        // The state bucket: following batches with the same pipeline and material binding.
         let mut j = i + 1;
-        while j < batches.len() {
-            let m = &ctx.lists[batches[j].material as usize];
-            let same = match ctx.pass {
-                PassKind::Forward => m.forward == pipeline && (m.group, m.offset) == group.unwrap_or_default(),
-                PassKind::Shadow => m.shadow == pipeline,
-            };
-            if !same {
-                break;
-            }
+        while j < batches.len() && draw_state(ctx, &batches[j]) == (pipeline, group) {
             j += 1;
         }
         if bound_pipeline != Some(pipeline) {
@@ -218,16 +253,6 @@ pub fn record_chunk(
                 counts.state_changes += 1;
             }
         }
-        for (k, b) in batches[i..j].iter().enumerate() {
-            let m = &ctx.meshes[b.mesh as usize];
-            args[i + k] = DrawIndexedIndirectArgs {
-                index_count: m.index_count,
-                instance_count: b.count,
-                first_index: m.first_index,
-                base_vertex: m.base_vertex,
-                first_instance: b.first,
-            };
-        }
         if ctx.multi_draw {
             cmds.push(Command::MultiDrawIndexedIndirect {
                 buffer: ctx.args,
@@ -236,7 +261,8 @@ pub fn record_chunk(
             });
             counts.draw_calls += 1;
         } else {
-            for a in &args[i..j] {
+            for b in &batches[i..j] {
+                let a = draw_args(ctx.meshes, b);
                 cmds.push(Command::DrawIndexed {
                     first_index: a.first_index,
                     index_count: a.index_count,

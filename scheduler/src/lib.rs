@@ -13,7 +13,7 @@
 //! - **Draws as data**: meshes share one vertex and one index buffer; workers write
 //!   per-view instance indices and indirect arguments, and a state bucket becomes one
 //!   multi-draw-indirect call where the backend has it.
-//! - **Deterministic**: chunk boundaries are fixed ([`frame::CHUNK_BATCHES`]), the sort is
+//! - **Deterministic**: chunk boundaries depend only on the batches ([`frame::chunk_bounds`]), the sort is
 //!   stable, so the submitted stream is the same for any thread count.
 //!
 //! Start at [`Renderer::render`].

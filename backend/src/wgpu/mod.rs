@@ -60,11 +60,20 @@ pub struct WgpuConfig {
     pub backends: Option<wgpu::Backends>,
     /// Ask for the fallback (software) adapter.
     pub force_fallback_adapter: bool,
+    /// Let wgpu validate indirect draw arguments on the GPU (a compute pass per
+    /// submission and CPU work per indirect draw). Off by default: Switchyard writes the
+    /// arguments itself from validated mesh ranges and instance counts.
+    pub validate_indirect: bool,
 }
 
 impl Default for WgpuConfig {
     fn default() -> Self {
-        Self { encoding: Encoding::RenderBundle, backends: None, force_fallback_adapter: false }
+        Self {
+            encoding: Encoding::RenderBundle,
+            backends: None,
+            force_fallback_adapter: false,
+            validate_indirect: false,
+        }
     }
 }
 
@@ -210,6 +219,7 @@ impl WgpuBackend {
         if let Some(b) = config.backends {
             desc.backends = b;
         }
+        desc.flags.set(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL, config.validate_indirect);
         let instance = wgpu::Instance::new(desc);
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -225,6 +235,7 @@ impl WgpuBackend {
     pub fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         desc.backends = backends;
+        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
         pollster::block_on(wgpu::Instance::new(desc).enumerate_adapters(backends))
     }
 

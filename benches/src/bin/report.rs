@@ -500,60 +500,45 @@ fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Re
     let _ =
         line_chart(&o.out.join("record.png"), "record, 10k state-churn draws", "draws/s", &[ours_series, hand_series]);
 
-    // (b) The default scene, main view: objects recorded per second.
+    // (b) The default scene, main view: objects recorded per second, for both chunk
+    // encodings and both draw paths; the baseline draws each visible object by hand.
     let n = 100_000;
-    let gpu = Arc::new(WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?);
-    for multi in [true, false] {
-        r.progress(&format!("record default scene, multi-draw {multi}"));
-        let (mut rd, c) = frame::city(gpu.clone(), n, all, true);
-        let mut config_note = "";
-        if !multi {
-            drop(rd);
-            let config = switchyard::RendererConfig {
-                threads: all,
-                max_objects: n,
-                multi_draw: false,
-                width: 640,
-                height: 360,
-                ..Default::default()
-            };
-            rd = switchyard::Renderer::new(gpu.clone(), config).map_err(|e| e.to_string())?;
-            switchyard::city::build(&mut rd, n, 256, 4).map_err(|e| e.to_string())?;
-            config_note = " (per-batch draws)";
-        }
+    let mut per_obj = f64::NAN;
+    for (encoding, multi) in [
+        (Encoding::RenderBundle, true),
+        (Encoding::CommandBuffer, true),
+        (Encoding::RenderBundle, false),
+        (Encoding::CommandBuffer, false),
+    ] {
+        r.progress(&format!("record default scene, {encoding:?}, multi-draw {multi}"));
+        let gpu =
+            Arc::new(WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() }).map_err(|e| e.to_string())?);
+        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frame::bench_config() };
+        let (mut rd, c) = frame::city_with(gpu.clone(), n, config);
         let stats = frame::run(&mut rd, &c, 1, 3, if o.quick { 5 } else { 15 });
         let rec: Vec<f64> = stats.iter().map(|s| s.record_ms).collect();
         let rec_ms = frame::percentile(&rec, 0.5);
         let visible = stats.last().map_or(0, |s| s.visible[0]) as f64;
         let ours = visible / rec_ms * 1e3;
-        if multi {
+        if per_obj.is_nan() {
             let vis = rd.view_output(0).map(|v| v.visible).unwrap_or_default();
             let base = record::PerObject::new(&gpu, n);
             let d = median(iters, || (), |()| base.record(&vis)).as_secs_f64();
-            let per_obj = vis.len() as f64 / d;
-            r.row(
-                "record, default scene 100k objects, main view (Mobjects/s)",
-                all,
-                format!("{:.2}", ours / 1e6),
-                format!("{:.2}", per_obj / 1e6),
-                "one draw_indexed per visible object, 1 thread",
-                ours / per_obj,
-                "≥ 50x",
-                Some(ours / per_obj >= 50.0),
-            );
-        } else {
-            r.row(
-                &format!("record, default scene{config_note} (Mobjects/s)"),
-                all,
-                format!("{:.2}", ours / 1e6),
-                "-".into(),
-                "-",
-                f64::NAN,
-                "-",
-                None,
-            );
+            per_obj = vis.len() as f64 / d;
         }
+        let draws = if multi { "multi-draw-indirect per bucket" } else { "draw_indexed per batch" };
+        r.row(
+            &format!("record, default scene 100k objects, main view, {encoding:?}, {draws} (Mobjects/s)"),
+            all,
+            format!("{:.2}", ours / 1e6),
+            format!("{:.2}", per_obj / 1e6),
+            "one draw_indexed per visible object, 1 thread",
+            ours / per_obj,
+            "≥ 50x",
+            Some(ours / per_obj >= 50.0),
+        );
     }
+    let gpu = Arc::new(WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?);
 
     // Whole frame on wgpu: 1M objects where the adapter is a real GPU, 100k on a CPU one.
     let cpu_adapter = gpu.adapter_info().device_type == wgpu::DeviceType::Cpu;

@@ -231,12 +231,6 @@ impl<B: Backend> FrameCtx<'_, B> {
         w.upload.args_buffer = Some(args_id);
         w.upload.instances.resize(w.queue.len(), 0);
         w.upload.args.resize(w.batches.len(), DrawIndexedIndirectArgs::default());
-        let nchunks = w.batches.len().div_ceil(CHUNK_BATCHES);
-        w.cmds.resize_with(nchunks, Vec::new);
-        w.chunks.clear();
-        w.chunks.resize_with(nchunks, || None);
-        w.digests.clear();
-        w.digests.resize(nchunks, Digest::default());
         let ctx = RecordCtx {
             pass: w.view.pass,
             view_group: match w.view.pass {
@@ -252,20 +246,34 @@ impl<B: Backend> FrameCtx<'_, B> {
             meshes: &self.shared.mesh_ranges,
             lists: &pw.lists,
         };
-        // The instance data is the sorted queue; each chunk writes its own arguments.
+        // The instance data is the sorted queue; the indirect records follow the batches.
         w.upload.instances.clear();
         w.upload.instances.extend_from_slice(&w.queue);
+        let meshes = &self.shared.mesh_ranges;
+        w.upload
+            .args
+            .par_iter_mut()
+            .zip(w.batches.par_iter())
+            .with_min_len(1024)
+            .for_each(|(a, b)| *a = draw_args(meshes, b));
+        chunk_bounds(&ctx, &w.batches, &mut w.chunk_starts);
+        let nchunks = w.chunk_starts.len() - 1;
+        w.cmds.resize_with(nchunks, Vec::new);
+        w.chunks.clear();
+        w.chunks.resize_with(nchunks, || None);
+        w.digests.clear();
+        w.digests.resize(nchunks, Digest::default());
         let (pass, batches, keys, label, kind) = (w.pass, &w.batches, &w.keys, w.view.label, w.view.pass);
+        let starts = &w.chunk_starts;
         let result = w
             .cmds
             .par_iter_mut()
             .zip(w.chunks.par_iter_mut())
             .zip(w.digests.par_iter_mut())
-            .zip(w.upload.args.par_chunks_mut(CHUNK_BATCHES))
             .enumerate()
-            .map(|(c, (((cmds, out), digest), args))| -> Result<ChunkCounts, RenderError> {
-                let b0 = c * CHUNK_BATCHES;
-                let bs = &batches[b0..(b0 + CHUNK_BATCHES).min(batches.len())];
+            .map(|(c, ((cmds, out), digest))| -> Result<ChunkCounts, RenderError> {
+                let b0 = starts[c];
+                let bs = &batches[b0..starts[c + 1]];
                 let _z = profile::zone_text("record-chunk", || {
                     // The sort-key range this chunk recorded: traces a reordered draw back here.
                     let (first, last) = (&bs[0], &bs[bs.len() - 1]);
@@ -278,7 +286,7 @@ impl<B: Backend> FrameCtx<'_, B> {
                         keys[(last.first + last.count - 1) as usize],
                     )
                 });
-                let counts = record_chunk(&ctx, bs, b0, args, cmds);
+                let counts = record_chunk(&ctx, bs, b0, cmds);
                 *digest = Digest::of_commands(cmds);
                 let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
                 *out = Some(b.record(&pass, position, cmds)?);

@@ -96,11 +96,13 @@ impl<B: Backend> Renderer<B> {
                 lists: &pw.lists,
             };
             digest.pass(&pass);
-            let mut args = vec![DrawIndexedIndirectArgs::default(); batches.len()];
             let mut cmds = Vec::new();
-            for (c, bs) in batches.chunks(CHUNK_BATCHES).enumerate() {
-                let b0 = c * CHUNK_BATCHES;
-                record_chunk(&ctx, bs, b0, &mut args[b0..b0 + bs.len()], &mut cmds);
+            let args: Vec<DrawIndexedIndirectArgs> =
+                batches.iter().map(|b| draw_args(&self.shared.mesh_ranges, b)).collect();
+            let mut starts = Vec::new();
+            chunk_bounds(&ctx, &batches, &mut starts);
+            for c in 0..starts.len() - 1 {
+                record_chunk(&ctx, &batches[starts[c]..starts[c + 1]], starts[c], &mut cmds);
                 digest.combine(Digest::of_commands(&cmds));
             }
             out.visible[v] = visible;

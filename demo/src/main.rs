@@ -121,7 +121,9 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     match args.backend {
         BackendKind::Null => {
-            let backend = Arc::new(NullBackend::new(!args.no_multi_draw));
+            // Mirror the wgpu backend's capability for the chosen encoding, so digests match.
+            let multi_draw = args.encoding == EncodingKind::Buffer && !args.no_multi_draw;
+            let backend = Arc::new(NullBackend::new(multi_draw));
             let probe = backend.clone();
             frames(args, backend, &move || {
                 let f = probe.last_frame();

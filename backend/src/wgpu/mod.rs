@@ -13,10 +13,10 @@
 //!   applies the pass's load op, later ones load), finished into a `CommandBuffer`;
 //!   multi-draw-indirect is native. The submission thread submits them in order.
 //!
-//! Which one is faster depends on the driver: the benches measure both
-//! (`switchyard-benches`, `record` group); `RenderBundle` is the default because the
-//! submission thread's work per chunk is one `execute_bundles` entry rather than one
-//! render-pass begin/end on the GPU timeline.
+//! Which one is faster depends on the workload and driver; `switchyard-bench-report`
+//! measures both (BENCHMARKS.md). `RenderBundle` is the default: with per-batch draws it
+//! recorded the default scene fastest on the H200 machine (Vulkan) and won the state-churn
+//! workload on every adapter measured.
 //!
 //! wgpu reports validation errors through a device callback; this backend catches them in
 //! error scopes while creating resources and in a shared list while submitting, and
@@ -267,7 +267,10 @@ impl WgpuBackend {
         device.set_device_lost_callback(move |_reason, _msg| flag.store(true, Ordering::SeqCst));
 
         let caps = Caps {
-            multi_draw_indirect: features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+            // Render bundles have no multi-draw: a loop of indirect draws there measured
+            // slower than direct draws (BENCHMARKS.md), so only native multi-draw counts.
+            multi_draw_indirect: encoding == Encoding::CommandBuffer
+                && features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
                 && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
             min_uniform_offset_alignment: limits
                 .min_uniform_buffer_offset_alignment

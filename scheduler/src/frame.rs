@@ -113,6 +113,89 @@ fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
     }
 }
 
+/// Reusable memory of [`build_batches_parallel`].
+#[derive(Debug, Default)]
+pub struct BatchScratch {
+    offsets: Vec<usize>,
+    first_boundary: Vec<u32>,
+}
+
+/// [`build_batches`] on the current rayon pool: boundaries are counted per block of the
+/// queue, then each block writes its batches into its own range of `out`. The result is
+/// identical to the serial version.
+pub fn build_batches_parallel(
+    pass: PassKind,
+    queue: &[u32],
+    objects: &Objects,
+    mats: &[MaterialFrame],
+    scratch: &mut BatchScratch,
+    out: &mut Vec<Batch>,
+) {
+    use rayon::prelude::*;
+    let n = queue.len();
+    let blocks = n.div_ceil(crate::par::BLOCK);
+    if blocks <= 1 {
+        build_batches(pass, queue, objects, mats, out);
+        return;
+    }
+    let state = |q: usize| {
+        let o = queue[q] as usize;
+        (batch_state(pass, mats, objects.material[o]), objects.mesh[o])
+    };
+    let is_boundary = |q: usize| q == 0 || state(q) != state(q - 1);
+    // Per block: how many batches start in it, and where the first one starts.
+    scratch.offsets.clear();
+    scratch.offsets.resize(blocks + 1, 0);
+    scratch.first_boundary.clear();
+    scratch.first_boundary.resize(blocks, n as u32);
+    scratch.offsets[1..].par_iter_mut().zip(scratch.first_boundary.par_iter_mut()).enumerate().for_each(
+        |(b, (count, first))| {
+            let range = b * crate::par::BLOCK..((b + 1) * crate::par::BLOCK).min(n);
+            *count = 0;
+            for q in range {
+                if is_boundary(q) {
+                    if *count == 0 {
+                        *first = q as u32;
+                    }
+                    *count += 1;
+                }
+            }
+        },
+    );
+    for b in 0..blocks {
+        scratch.offsets[b + 1] += scratch.offsets[b];
+    }
+    // Where the batch after block b's last one starts: the next block's first boundary.
+    let mut next = n as u32;
+    let mut ends = std::mem::take(&mut scratch.first_boundary);
+    for b in (0..blocks).rev() {
+        let first = ends[b];
+        ends[b] = next;
+        if first != n as u32 {
+            next = first;
+        }
+    }
+    crate::par::set_len(out, scratch.offsets[blocks]);
+    crate::par::fill_ranges(&scratch.offsets, out, &|b, dst: &mut [Batch]| {
+        let range = b * crate::par::BLOCK..((b + 1) * crate::par::BLOCK).min(n);
+        let mut w = 0;
+        for q in range {
+            if is_boundary(q) {
+                if w > 0 {
+                    dst[w - 1].count = q as u32 - dst[w - 1].first;
+                }
+                let o = queue[q] as usize;
+                dst[w] = Batch { first: q as u32, count: 0, mesh: objects.mesh[o], material: objects.material[o] };
+                w += 1;
+            }
+        }
+        if w > 0 {
+            dst[w - 1].count = ends[b] - dst[w - 1].first;
+        }
+    });
+    scratch.first_boundary = ends;
+}
+
 /// Splits a sorted queue (dense object indices) into batches.
 pub fn build_batches(pass: PassKind, queue: &[u32], objects: &Objects, mats: &[MaterialFrame], out: &mut Vec<Batch>) {
     out.clear();
@@ -276,4 +359,39 @@ pub fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cmds: &mu
         i = j;
     }
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_batches_equal_serial_batches() {
+        let n = if cfg!(miri) { 40_000 } else { 200_000 };
+        let mut objects = Objects::default();
+        let mut s = 99u64;
+        for _ in 0..n {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            objects.mesh.push(((s >> 40) % 3) as u32);
+            objects.material.push(((s >> 50) % 4) as u32);
+            objects.cx.push(0.0);
+        }
+        let mats: Vec<MaterialFrame> =
+            (0..4).map(|m| MaterialFrame { variant: 0, shader: 0, transparent: false, shadow_state: m / 2 }).collect();
+        // Runs of equal state of varied lengths, like a sorted queue.
+        let mut queue: Vec<u32> = (0..n as u32).collect();
+        queue.sort_by_key(|&o| (objects.material[o as usize] / 2, objects.mesh[o as usize], o / 5000));
+        for pass in [PassKind::Forward, PassKind::Shadow] {
+            let mut serial = Vec::new();
+            build_batches(pass, &queue, &objects, &mats, &mut serial);
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let mut par = vec![Batch::default(); 3];
+                pool.install(|| {
+                    build_batches_parallel(pass, &queue, &objects, &mats, &mut BatchScratch::default(), &mut par)
+                });
+                assert_eq!(par, serial, "{pass:?} with {threads} threads");
+            }
+        }
+    }
 }

@@ -109,13 +109,20 @@ impl<B: Backend> FrameCtx<'_, B> {
                 part.used[m / 64] |= 1 << (m % 64);
             }
         });
-        w.visible.clear();
+        // Concatenate the parts in order, in parallel.
+        w.part_offsets.clear();
+        w.part_offsets.push(0);
         w.used.clear();
         w.used.resize(words, 0);
         for p in &w.parts {
-            w.visible.extend_from_slice(&p.visible);
+            w.part_offsets.push(w.part_offsets.last().copied().unwrap_or(0) + p.visible.len());
             w.used.iter_mut().zip(&p.used).for_each(|(a, b)| *a |= b);
         }
+        crate::par::set_len(&mut w.visible, *w.part_offsets.last().unwrap_or(&0));
+        let parts = &w.parts;
+        crate::par::fill_ranges(&w.part_offsets, &mut w.visible, &|i, dst: &mut [u32]| {
+            dst.copy_from_slice(&parts[i].visible)
+        });
         let mut used = self.used.lock();
         let acc = &mut used[w.view.pass as usize];
         acc.resize(w.used.len(), 0);
@@ -137,10 +144,9 @@ impl<B: Backend> FrameCtx<'_, B> {
                 sort_key(view.pass, o.layer[i], &mats[m as usize], m, o.mesh[i], depth)
             })
             .collect_into_vec(&mut w.keys);
-        w.queue.clear();
-        w.queue.extend_from_slice(&w.visible);
+        crate::par::copy(&mut w.queue, &w.visible);
         w.sorter.sort(&mut w.keys, &mut w.queue);
-        build_batches(view.pass, &w.queue, o, mats, &mut w.batches);
+        build_batches_parallel(view.pass, &w.queue, o, mats, &mut w.batch_scratch, &mut w.batches);
         w.ms[1] = t.elapsed().as_secs_f64() * 1e3;
     }
 
@@ -247,8 +253,7 @@ impl<B: Backend> FrameCtx<'_, B> {
             lists: &pw.lists,
         };
         // The instance data is the sorted queue; the indirect records follow the batches.
-        w.upload.instances.clear();
-        w.upload.instances.extend_from_slice(&w.queue);
+        crate::par::copy(&mut w.upload.instances, &w.queue);
         let meshes = &self.shared.mesh_ranges;
         w.upload
             .args

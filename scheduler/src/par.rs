@@ -1,0 +1,54 @@
+//! Small data-parallel helpers for the frame's per-item passes: no allocation, output
+//! ranges fixed before any worker runs, so results do not depend on the thread count.
+
+use rayon::prelude::*;
+
+/// Items per parallel block.
+pub(crate) const BLOCK: usize = 16 * 1024;
+
+/// Resizes `v` to `n` without writing the part it already has (in steady state a frame's
+/// sizes change little, so this rarely writes at all).
+pub(crate) fn set_len<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
+    v.resize(n, T::default());
+}
+
+/// `dst = src`, copied in parallel blocks.
+pub(crate) fn copy<T: Copy + Default + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
+    set_len(dst, src.len());
+    dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+/// Calls `fill(i, out[offsets[i]..offsets[i + 1]])` for every `i`, in parallel; `out`
+/// starts at `offsets[0]`.
+pub(crate) fn fill_ranges<T: Send>(offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
+    fn go<T: Send>(first: usize, offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
+        let n = offsets.len() - 1;
+        if n == 1 {
+            fill(first, out);
+            return;
+        }
+        let mid = n / 2;
+        let (a, b) = out.split_at_mut(offsets[mid] - offsets[0]);
+        rayon::join(|| go(first, &offsets[..=mid], a, fill), || go(first + mid, &offsets[mid..], b, fill));
+    }
+    if offsets.len() > 1 {
+        go(0, offsets, out, fill);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_ranges_covers_each_range_once() {
+        let offsets = [0, 3, 3, 10, 11];
+        let mut out = vec![0usize; 11];
+        fill_ranges(&offsets, &mut out, &|i, s| s.iter_mut().for_each(|x| *x += i + 1));
+        assert_eq!(out, vec![1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 4]);
+        let src: Vec<u32> = (0..100_000).collect();
+        let mut dst = vec![7; 5];
+        copy(&mut dst, &src);
+        assert_eq!(dst, src);
+    }
+}

@@ -133,8 +133,7 @@ impl RadixSorter {
         let Some(&hi) = active.last() else { return };
         self.keys.resize(n, 0);
         self.vals.resize(n, 0);
-        if n < HYBRID_MIN || !parallel {
-            // One thread: plain LSD streams better than the MSD split (measured).
+        if n < HYBRID_MIN {
             self.last_passes = count as u32;
             if lsd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], active) {
                 keys.copy_from_slice(&self.keys[..n]);

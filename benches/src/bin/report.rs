@@ -139,6 +139,7 @@ fn main() {
     let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now() };
     r.steps = 6 + threads.len() * 5;
 
+    bandwidth_rows(&mut r, all);
     sort_rows(&mut r, &o, &threads, all);
     cull_rows(&mut r, &o, &threads);
     display_list_rows(&mut r, &o, all);
@@ -351,6 +352,28 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
     let _ = line_chart(&o.out.join("cull.png"), "cull 1M objects", "Mobjects/s", &[ours_series, base_series]);
 }
 
+/// The machine's memory read bandwidth: what bounds a stage that streams its input.
+fn bandwidth_rows(r: &mut Report, all: usize) {
+    use rayon::prelude::*;
+    r.progress("memory read bandwidth");
+    let data: Vec<u64> = (0..64u64 << 20).collect(); // 512 MiB
+    for t in [1, all] {
+        let p = pool(t);
+        let d = p.install(|| {
+            median(
+                5,
+                || (),
+                |()| data.par_chunks(1 << 16).map(|c| c.iter().fold(0u64, |a, &x| a ^ x)).reduce(|| 0, |a, b| a ^ b),
+            )
+        });
+        let gbs = (data.len() * 8) as f64 / d.as_secs_f64() / 1e9;
+        r.row("memory read bandwidth, 512 MiB (GB/s)", t, format!("{gbs:.1}"), "-".into(), "-", f64::NAN, "-", None);
+        if all == 1 {
+            break;
+        }
+    }
+}
+
 fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
     let frames = if o.quick { 10 } else { 40 };
     r.progress("display lists: keyword switching, patch vs rebuild");
@@ -437,6 +460,27 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
         chart.push(series);
     }
     let _ = line_chart(&o.out.join("frame.png"), "whole frame, null backend, 3 views", "frames/s", &chart);
+    // Recording the default scene's main view on the null backend (scheduler only).
+    for multi in [true, false] {
+        r.progress(&format!("record default scene, null backend, multi-draw {multi}"));
+        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frame::bench_config() };
+        let (mut rd, c) = frame::city_with(Arc::new(NullBackend::new(multi)), 100_000, config);
+        let stats = frame::run(&mut rd, &c, 1, 3, frames);
+        let rec: Vec<f64> = stats.iter().map(|s| s.record_ms).collect();
+        let visible = stats.last().map_or(0, |s| s.visible[0]) as f64;
+        let ours = visible / frame::percentile(&rec, 0.5) * 1e3;
+        let draws = if multi { "multi-draw-indirect per bucket" } else { "draw_indexed per batch" };
+        r.row(
+            &format!("record, default scene 100k objects, main view, null backend, {draws} (Mobjects/s)"),
+            all,
+            format!("{:.2}", ours / 1e6),
+            "-".into(),
+            "-",
+            f64::NAN,
+            "-",
+            None,
+        );
+    }
 }
 
 fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Result<(), String> {

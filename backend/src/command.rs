@@ -29,7 +29,7 @@ pub struct DrawIndexedIndirectArgs {
     pub first_index: u32,
     /// Added to each index.
     pub base_vertex: i32,
-    /// First instance (needs [`Caps::indirect_first_instance`] when non-zero).
+    /// First instance (non-zero needs [`Caps::multi_draw_indirect`] on the executing backend).
     pub first_instance: u32,
 }
 

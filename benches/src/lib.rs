@@ -30,17 +30,8 @@ pub fn ci() -> bool {
 /// Median of `iters` timed runs of `run`, after one untimed warm-up; `setup` runs before
 /// each and is not timed.
 pub fn median<S, T>(iters: usize, mut setup: impl FnMut() -> S, mut run: impl FnMut(S) -> T) -> Duration {
-    std::hint::black_box(run(setup()));
-    let mut times: Vec<Duration> = (0..iters.max(1))
-        .map(|_| {
-            let s = setup();
-            let t = Instant::now();
-            std::hint::black_box(run(s));
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
+    let mut state = None;
+    median_with(iters, &mut state, |s| *s = Some(setup()), |s| run(s.take().expect("set up")))
 }
 
 /// Like [`median`], with state that `setup` refills and `run` consumes.

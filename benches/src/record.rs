@@ -26,6 +26,59 @@ const CHURN_WGSL: &str = r#"
 }
 "#;
 
+/// A hand-written pipeline: `vs`/`fs` of `wgsl`, one vertex buffer of one attribute,
+/// RGBA8 color, optional depth.
+fn raw_pipeline(
+    device: &::wgpu::Device,
+    wgsl: &str,
+    layout: &::wgpu::BindGroupLayout,
+    stride: u64,
+    format: ::wgpu::VertexFormat,
+    depth: bool,
+) -> ::wgpu::RenderPipeline {
+    let module = device.create_shader_module(::wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: ::wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pl = device.create_pipeline_layout(&::wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    let attrs = [::wgpu::VertexAttribute { format, offset: 0, shader_location: 0 }];
+    device.create_render_pipeline(&::wgpu::RenderPipelineDescriptor {
+        label: None,
+        layout: Some(&pl),
+        vertex: ::wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[Some(::wgpu::VertexBufferLayout {
+                array_stride: stride,
+                step_mode: ::wgpu::VertexStepMode::Vertex,
+                attributes: &attrs,
+            })],
+        },
+        primitive: Default::default(),
+        depth_stencil: depth.then(|| ::wgpu::DepthStencilState {
+            format: ::wgpu::TextureFormat::Depth32Float,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(::wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(::wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(::wgpu::TextureFormat::Rgba8Unorm.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
 /// Textures shared by the bind groups (each group takes 7 of them).
 const TEXTURES: usize = 64;
 
@@ -199,42 +252,7 @@ impl Churn {
             .collect();
         let layout =
             device.create_bind_group_layout(&::wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
-        let module = device.create_shader_module(::wgpu::ShaderModuleDescriptor {
-            label: None,
-            source: ::wgpu::ShaderSource::Wgsl(CHURN_WGSL.into()),
-        });
-        let pl = device.create_pipeline_layout(&::wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let attrs =
-            [::wgpu::VertexAttribute { format: ::wgpu::VertexFormat::Float32x2, offset: 0, shader_location: 0 }];
-        let pipeline = device.create_render_pipeline(&::wgpu::RenderPipelineDescriptor {
-            label: None,
-            layout: Some(&pl),
-            vertex: ::wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
-                buffers: &[Some(::wgpu::VertexBufferLayout {
-                    array_stride: 8,
-                    step_mode: ::wgpu::VertexStepMode::Vertex,
-                    attributes: &attrs,
-                })],
-            },
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            fragment: Some(::wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
-                targets: &[Some(::wgpu::TextureFormat::Rgba8Unorm.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = raw_pipeline(device, CHURN_WGSL, &layout, 8, ::wgpu::VertexFormat::Float32x2, false);
         let mut groups = Vec::with_capacity(draws);
         let mut vbs = Vec::with_capacity(draws);
         let mut ibs = Vec::with_capacity(draws);
@@ -425,48 +443,7 @@ impl PerObject {
                 }),
             }],
         });
-        let module = device.create_shader_module(::wgpu::ShaderModuleDescriptor {
-            label: None,
-            source: ::wgpu::ShaderSource::Wgsl(PER_OBJECT_WGSL.into()),
-        });
-        let pl = device.create_pipeline_layout(&::wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let attrs =
-            [::wgpu::VertexAttribute { format: ::wgpu::VertexFormat::Float32x3, offset: 0, shader_location: 0 }];
-        let pipeline = device.create_render_pipeline(&::wgpu::RenderPipelineDescriptor {
-            label: None,
-            layout: Some(&pl),
-            vertex: ::wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
-                buffers: &[Some(::wgpu::VertexBufferLayout {
-                    array_stride: 12,
-                    step_mode: ::wgpu::VertexStepMode::Vertex,
-                    attributes: &attrs,
-                })],
-            },
-            primitive: Default::default(),
-            depth_stencil: Some(::wgpu::DepthStencilState {
-                format: ::wgpu::TextureFormat::Depth32Float,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(::wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(::wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
-                targets: &[Some(::wgpu::TextureFormat::Rgba8Unorm.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = raw_pipeline(&device, PER_OBJECT_WGSL, &layout, 12, ::wgpu::VertexFormat::Float32x3, true);
         let target = |format| {
             device
                 .create_texture(&::wgpu::TextureDescriptor {

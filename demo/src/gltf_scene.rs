@@ -7,7 +7,7 @@ use switchyard::backend::Backend;
 use switchyard::*;
 
 use crate::scenes::Scene;
-use switchyard::city::{self, box_mesh};
+use switchyard::city;
 
 /// One drawable of the model: a primitive under a node transform.
 struct Part {
@@ -136,23 +136,8 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
     let copies = objects.saturating_sub(1).div_ceil(parts.len()).max(1);
     let side = (copies as f64).sqrt().ceil() as usize;
     let spacing = city::SPACING;
-    let ground_mat = r
-        .create_material(&MaterialDesc {
-            shader,
-            properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.45, 0.45, 0.42, 1.0])),
-            ..MaterialDesc::default()
-        })
-        .map_err(|e| e.to_string())?;
-    let extent = side as f32 * spacing;
-    let ground = r.create_mesh(&box_mesh(extent + 10.0, 0.2, extent + 10.0)).map_err(|e| e.to_string())?;
     let mut descs = Vec::with_capacity(objects);
-    descs.push(ObjectDesc {
-        mesh: ground,
-        material: ground_mat,
-        transform: Mat4::from_translation(Vec3::new(0.0, -0.2, 0.0)),
-        layer: 0,
-        flags: 0,
-    });
+    descs.push(city::ground(r, shader, side).map_err(|e| e.to_string())?);
     'grid: for c in 0..copies {
         let pos = Vec3::new(
             ((c % side) as f32 - side as f32 * 0.5) * spacing,

@@ -82,6 +82,19 @@ fn hue(h: f32, s: f32) -> [f32; 3] {
     [f(5.0), f(3.0), f(1.0)]
 }
 
+/// A grey ground plane under a `side` x `side` grid (its own material and mesh), as an
+/// object to insert.
+pub fn ground<B: Backend>(r: &mut Renderer<B>, shader: ShaderHandle, side: usize) -> Result<ObjectDesc, ResourceError> {
+    let material = r.create_material(&MaterialDesc {
+        shader,
+        properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.45, 0.45, 0.42, 1.0])),
+        ..MaterialDesc::default()
+    })?;
+    let extent = side as f32 * SPACING;
+    let mesh = r.create_mesh(&box_mesh(extent + 10.0, 0.2, extent + 10.0))?;
+    Ok(ObjectDesc { mesh, material, transform: Mat4::from_translation(Vec3::new(0.0, -0.2, 0.0)), layer: 0, flags: 0 })
+}
+
 /// Builds a city of `objects` objects (one is the ground) with `materials` materials in
 /// `variants` keyword variants (1-4), and turns on fog and the city light.
 pub fn build<B: Backend>(
@@ -122,25 +135,10 @@ pub fn build<B: Backend>(
             })
         })
         .collect::<Result<_, _>>()?;
-    let ground_mat = r.create_material(&MaterialDesc {
-        shader,
-        keywords: vec![],
-        properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.45, 0.45, 0.42, 1.0])),
-        base_texture: None,
-        transparent: false,
-    })?;
     let side = (objects.saturating_sub(1) as f64).sqrt().ceil().max(1.0) as usize;
-    let extent = side as f32 * SPACING;
-    let ground = r.create_mesh(&box_mesh(extent + 10.0, 0.2, extent + 10.0))?;
     let mut descs = Vec::with_capacity(objects);
     if objects > 0 {
-        descs.push(ObjectDesc {
-            mesh: ground,
-            material: ground_mat,
-            transform: Mat4::from_translation(Vec3::new(0.0, -0.2, 0.0)),
-            layer: 0,
-            flags: 0,
-        });
+        descs.push(ground(r, shader, side)?);
     }
     for i in 0..objects.saturating_sub(1) {
         let (gx, gz) = ((i % side) as f32, (i / side) as f32);

@@ -25,6 +25,8 @@ const PARALLEL_MIN: usize = 1 << 15;
 const BLOCK: usize = 1 << 14;
 /// Below this many pairs a plain LSD sort beats the MSD split.
 const HYBRID_MIN: usize = 1 << 16;
+/// Buckets at least this large are split again rather than sorted by one worker.
+const SPLIT_AGAIN: usize = 1 << 16;
 /// Most worker threads for which the nearly-sorted path is taken.
 const NEARLY_SORTED_MAX_THREADS: usize = 4;
 
@@ -426,6 +428,10 @@ fn finish_buckets(
     if buckets == 1 || !parallel {
         for b in 0..buckets {
             let (lo, hi) = (bounds[b] - base, bounds[b + 1] - base);
+            if parallel && hi - lo >= SPLIT_AGAIN && digits.len() >= 2 {
+                split_again(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], digits);
+                continue;
+            }
             // Sort in the source range with the destination range as scratch; move the result
             // over unless it already ended there.
             if !lsd(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], digits) {
@@ -445,6 +451,28 @@ fn finish_buckets(
         || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, parallel),
         || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, parallel),
     );
+}
+
+/// A bucket too big for one worker (render keys have few distinct top digits): split it
+/// again on its highest varying lower digit, in parallel, and finish the sub-buckets.
+/// Sorts `sk`/`sv` into `dk`/`dv`.
+fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], digits: &[usize]) {
+    let (and, or, _) = sk
+        .par_chunks(BLOCK)
+        .map(survey)
+        .reduce(|| (u64::MAX, 0, 0), |(a0, o0, d0), (a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
+    let varying = and ^ or;
+    let Some(pos) = digits.iter().rposition(|&d| (varying >> (d * 8)) & 0xff != 0) else {
+        dk.copy_from_slice(sk);
+        dv.copy_from_slice(sv);
+        return;
+    };
+    let mut hist = Vec::new();
+    let bounds = scatter_parallel(&mut hist, sk, sv, dk, dv, digits[pos]);
+    // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
+    finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], true);
+    dk.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+    dv.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 fn scatter_serial(hist: &[u32; RADIX], sk: &[u64], sv: &[u32], dk: &mut [u64], dv: &mut [u32], d: usize) {
@@ -627,6 +655,28 @@ mod tests {
         let one = run(1);
         assert_eq!(one, run(3));
         assert_eq!(one, run(8), "the merge path and the full sort agree");
+        check(keys);
+    }
+
+    #[test]
+    fn skewed_keys_split_big_buckets_again_and_stay_stable() {
+        // Few distinct top digits (render-shaped): buckets far larger than SPLIT_AGAIN.
+        let n = if cfg!(miri) { 40_000 } else { 400_000 };
+        let keys: Vec<u64> = lcg(n, 31)
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| ((i % 3) as u64) << 60 | (k & 0xffff_ffff) % 50_000)
+            .collect();
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
+                RadixSorter::new().sort(&mut k, &mut v);
+                (k, v)
+            })
+        };
+        let one = run(1);
+        assert_eq!(one, run(6));
         check(keys);
     }
 

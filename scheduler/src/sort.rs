@@ -665,7 +665,7 @@ mod tests {
         let keys: Vec<u64> = lcg(n, 31)
             .into_iter()
             .enumerate()
-            .map(|(i, k)| ((i % 3) as u64) << 60 | (k & 0xffff_ffff) % 50_000)
+            .map(|(i, k)| (((i % 3) as u64) << 60) | ((k & 0xffff_ffff) % 50_000))
             .collect();
         let run = |threads| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

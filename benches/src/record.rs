@@ -26,6 +26,27 @@ const CHURN_WGSL: &str = r#"
 }
 "#;
 
+/// A view of a new square 2D texture of side `size`.
+fn raw_view(
+    device: &::wgpu::Device,
+    size: u32,
+    format: ::wgpu::TextureFormat,
+    usage: ::wgpu::TextureUsages,
+) -> ::wgpu::TextureView {
+    device
+        .create_texture(&::wgpu::TextureDescriptor {
+            label: None,
+            size: ::wgpu::Extent3d { width: size, height: size, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: ::wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
+}
+
 /// A hand-written pipeline: `vs`/`fs` of `wgsl`, one vertex buffer of one attribute,
 /// RGBA8 color, optional depth.
 fn raw_pipeline(
@@ -223,20 +244,7 @@ impl Churn {
     fn raw(device: &::wgpu::Device, draws: usize) -> Result<Raw, String> {
         use ::wgpu::util::DeviceExt;
         let textures: Vec<::wgpu::TextureView> = (0..TEXTURES)
-            .map(|_| {
-                device
-                    .create_texture(&::wgpu::TextureDescriptor {
-                        label: None,
-                        size: ::wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
-                        mip_level_count: 1,
-                        sample_count: 1,
-                        dimension: ::wgpu::TextureDimension::D2,
-                        format: ::wgpu::TextureFormat::Rgba8Unorm,
-                        usage: ::wgpu::TextureUsages::TEXTURE_BINDING,
-                        view_formats: &[],
-                    })
-                    .create_view(&Default::default())
-            })
+            .map(|_| raw_view(device, 1, ::wgpu::TextureFormat::Rgba8Unorm, ::wgpu::TextureUsages::TEXTURE_BINDING))
             .collect();
         let entries: Vec<::wgpu::BindGroupLayoutEntry> = (0..7)
             .map(|i| ::wgpu::BindGroupLayoutEntry {
@@ -279,18 +287,7 @@ impl Churn {
                 usage: ::wgpu::BufferUsages::INDEX,
             }));
         }
-        let target = device
-            .create_texture(&::wgpu::TextureDescriptor {
-                label: None,
-                size: ::wgpu::Extent3d { width: 256, height: 256, depth_or_array_layers: 1 },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: ::wgpu::TextureDimension::D2,
-                format: ::wgpu::TextureFormat::Rgba8Unorm,
-                usage: ::wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            })
-            .create_view(&Default::default());
+        let target = raw_view(device, 256, ::wgpu::TextureFormat::Rgba8Unorm, ::wgpu::TextureUsages::RENDER_ATTACHMENT);
         Ok(Raw { pipeline, groups, vbs, ibs, target })
     }
 
@@ -444,20 +441,7 @@ impl PerObject {
             }],
         });
         let pipeline = raw_pipeline(&device, PER_OBJECT_WGSL, &layout, 12, ::wgpu::VertexFormat::Float32x3, true);
-        let target = |format| {
-            device
-                .create_texture(&::wgpu::TextureDescriptor {
-                    label: None,
-                    size: ::wgpu::Extent3d { width: 256, height: 256, depth_or_array_layers: 1 },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: ::wgpu::TextureDimension::D2,
-                    format,
-                    usage: ::wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
-                })
-                .create_view(&Default::default())
-        };
+        let target = |format| raw_view(&device, 256, format, ::wgpu::TextureUsages::RENDER_ATTACHMENT);
         let color = target(::wgpu::TextureFormat::Rgba8Unorm);
         let depth = target(::wgpu::TextureFormat::Depth32Float);
         Self { device, pipeline, group, vb, ib, color, depth }

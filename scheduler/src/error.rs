@@ -108,6 +108,9 @@ pub enum RenderError {
         /// The cause.
         source: ResourceError,
     },
+    /// A per-frame buffer (instances, indirect arguments) could not be created or grown.
+    #[error("frame buffer: {0}")]
+    FrameBuffer(CreateError),
     /// The backend rejected a recorded chunk (a scheduler bug).
     #[error(transparent)]
     Record(#[from] RecordError),

@@ -28,6 +28,30 @@ pub struct MaterialFrame {
     pub transparent: bool,
     /// Shadow-pass state id: materials with equal shader and variant share it.
     pub shadow_state: u32,
+    /// Sort-key bits of the pipeline state (hash of shader and variant).
+    pub pipe_bits: u64,
+    /// Sort-key bits of the material (its hash).
+    pub material_bits: u64,
+}
+
+impl MaterialFrame {
+    /// The frame data of dense material `material`; the key hashes are computed here,
+    /// once per material and frame, not per queue item.
+    pub fn new(material: u32, variant: u32, shader: u32, transparent: bool, shadow_state: u32) -> Self {
+        Self {
+            variant,
+            shader,
+            transparent,
+            shadow_state,
+            pipe_bits: mix(u64::from(shader) << 32 | u64::from(variant)) & 0x7fff,
+            material_bits: mix(u64::from(material) | 1 << 40) & 0xffff,
+        }
+    }
+}
+
+/// Sort-key bits of dense mesh `mesh` (its hash), computed once when the mesh is created.
+pub fn mesh_bits(mesh: u32) -> u64 {
+    mix(u64::from(mesh) | 2 << 40) & 0xfff
 }
 
 /// A mesh's place in the shared buffers.
@@ -76,18 +100,17 @@ pub fn depth_bits(view: &View, cx: f32, cy: f32, cz: f32) -> u64 {
 /// transparent: `[58:43]` depth back to front, `[42:0]` state hashes. A collision only
 /// costs ordering: batch boundaries compare real ids.
 #[inline]
-pub fn sort_key(pass: PassKind, layer: u8, m: &MaterialFrame, material: u32, mesh: u32, depth: u64) -> u64 {
-    let pipe = mix(u64::from(m.shader) << 32 | u64::from(m.variant)) & 0x7fff;
+pub fn sort_key(pass: PassKind, layer: u8, m: &MaterialFrame, mesh_bits: u64, depth: u64) -> u64 {
+    let pipe = m.pipe_bits;
     let mat = match pass {
         PassKind::Shadow => 0,
-        PassKind::Forward => mix(u64::from(material) | 1 << 40) & 0xffff,
+        PassKind::Forward => m.material_bits,
     };
-    let mesh_h = mix(u64::from(mesh) | 2 << 40) & 0xfff;
     let top = u64::from(layer & 15) << 60;
     if m.transparent && pass == PassKind::Forward {
-        top | 1 << 59 | (0xffff - depth) << 43 | pipe << 28 | mat << 12 | mesh_h
+        top | 1 << 59 | (0xffff - depth) << 43 | pipe << 28 | mat << 12 | mesh_bits
     } else {
-        top | pipe << 44 | mat << 28 | mesh_h << 16 | depth
+        top | pipe << 44 | mat << 28 | mesh_bits << 16 | depth
     }
 }
 
@@ -376,8 +399,7 @@ mod tests {
             objects.material.push(((s >> 50) % 4) as u32);
             objects.cx.push(0.0);
         }
-        let mats: Vec<MaterialFrame> =
-            (0..4).map(|m| MaterialFrame { variant: 0, shader: 0, transparent: false, shadow_state: m / 2 }).collect();
+        let mats: Vec<MaterialFrame> = (0..4).map(|m| MaterialFrame::new(m, 0, 0, false, m / 2)).collect();
         // Runs of equal state of varied lengths, like a sorted queue.
         let mut queue: Vec<u32> = (0..n as u32).collect();
         queue.sort_by_key(|&o| (objects.material[o as usize] / 2, objects.mesh[o as usize], o / 5000));

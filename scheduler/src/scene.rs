@@ -257,11 +257,9 @@ impl Scene {
     /// Moves objects: only transforms (and so bounds) change.
     pub(crate) fn set_transforms(
         &mut self,
-        r: &impl Resolve,
         mesh_bounds: impl Fn(u32) -> LocalBounds,
         edits: &[(ObjectId, Mat4)],
     ) -> Result<(), SceneError> {
-        let _ = r;
         let mut dense = Vec::with_capacity(edits.len());
         for (i, (id, m)) in edits.iter().enumerate() {
             dense.push(*self.slots.get(*id).ok_or(SceneError::StaleHandle { kind: HandleKind::Object, index: i })?);

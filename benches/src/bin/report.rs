@@ -191,7 +191,6 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
             let label = format!("sort {}M {}", n / 1_000_000, shape.name());
             let mut ours_series = Series { name: format!("ours {}", shape.name()), points: vec![] };
             let mut best_series = Series { name: format!("best baseline {}", shape.name()), points: vec![] };
-            let mut uniform_ours = None;
             // 10M pairs: one thread and all threads only (each run is long).
             let ts: Vec<usize> = if n > 2_000_000 { vec![1, all] } else { threads.to_vec() };
             for &t in &ts {
@@ -244,9 +243,6 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                         Some(ours / rad >= 1.3),
                     );
                 }
-                if shape == Shape::Uniform && t == all {
-                    uniform_ours = Some(ours);
-                }
             }
             if let Shape::Coherent { .. } = shape {
                 // Against uniform keys of the same size, on one thread and on all.
@@ -281,7 +277,6 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                     }
                 }
             }
-            let _ = uniform_ours;
             if n == 1_000_000 {
                 chart.push(ours_series);
                 chart.push(best_series);

@@ -136,7 +136,7 @@ impl<B: Backend> Renderer<B> {
         self.mat_frames.clear();
         let shadow_states = &mut self.shadow_states;
         shadow_states.clear();
-        for rec in materials.iter() {
+        for (m, rec) in materials.iter().enumerate() {
             let mf = match rec {
                 Some(r) => {
                     let shader = &self.shared.shaders[r.shader as usize];
@@ -148,7 +148,7 @@ impl<B: Backend> Renderer<B> {
                         shadow_states.push(key);
                         shadow_states.len() - 1
                     }) as u32;
-                    MaterialFrame { variant, shader: r.shader, transparent: r.transparent, shadow_state: state }
+                    MaterialFrame::new(m as u32, variant, r.shader, r.transparent, state)
                 }
                 None => MaterialFrame::default(),
             };
@@ -208,7 +208,7 @@ impl<B: Backend> Renderer<B> {
             if let Err(e) = grown {
                 std::mem::swap(&mut w.upload, &mut packet.views[v]);
                 self.free_packets.push(packet);
-                return Err(RenderError::DisplayList { material: u32::MAX, source: e.into() });
+                return Err(RenderError::FrameBuffer(e));
             }
         }
         for u in self.used.get_mut().iter_mut() {

@@ -133,15 +133,14 @@ impl<B: Backend> FrameCtx<'_, B> {
     fn sort(&self, w: &mut ViewWork<B::Chunk>) {
         let _z = profile::zone_text("sort", || format!("view {} ({:?})", w.view.label, w.view.pass));
         let t = Instant::now();
-        let (o, mats, view) = (self.objects, self.mat_frames, w.view);
+        let (o, mats, meshes, view) = (self.objects, self.mat_frames, &self.shared.mesh_bits, w.view);
         w.visible
             .par_iter()
             .with_min_len(4096)
             .map(|&i| {
                 let i = i as usize;
-                let m = o.material[i];
                 let depth = depth_bits(&view, o.cx[i], o.cy[i], o.cz[i]);
-                sort_key(view.pass, o.layer[i], &mats[m as usize], m, o.mesh[i], depth)
+                sort_key(view.pass, o.layer[i], &mats[o.material[i] as usize], meshes[o.mesh[i] as usize], depth)
             })
             .collect_into_vec(&mut w.keys);
         crate::par::copy(&mut w.queue, &w.visible);

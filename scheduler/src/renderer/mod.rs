@@ -242,6 +242,8 @@ struct Shared<B: Backend> {
     layouts: Layouts,
     shaders: Vec<ShaderRecord>,
     mesh_ranges: Vec<MeshRange>,
+    /// Sort-key bits per dense mesh ([`mesh_bits`]).
+    mesh_bits: Vec<u64>,
     mesh_bounds: Vec<crate::scene::LocalBounds>,
     vertices: GrowBuffer,
     indices: GrowBuffer,
@@ -461,6 +463,7 @@ impl<B: Backend> Renderer<B> {
                 },
                 shaders: Vec::new(),
                 mesh_ranges: Vec::new(),
+                mesh_bits: Vec::new(),
                 mesh_bounds: Vec::new(),
                 vertices,
                 indices,

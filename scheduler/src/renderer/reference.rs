@@ -72,7 +72,16 @@ impl<B: Backend> Renderer<B> {
                     let i = i as usize;
                     let m = o.material[i];
                     let depth = depth_bits(view, o.cx[i], o.cy[i], o.cz[i]);
-                    (sort_key(view.pass, o.layer[i], &self.mat_frames[m as usize], m, o.mesh[i], depth), i as u32)
+                    (
+                        sort_key(
+                            view.pass,
+                            o.layer[i],
+                            &self.mat_frames[m as usize],
+                            self.shared.mesh_bits[o.mesh[i] as usize],
+                            depth,
+                        ),
+                        i as u32,
+                    )
                 })
                 .collect();
             items.sort_by_key(|p| p.0);

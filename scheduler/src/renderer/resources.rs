@@ -82,6 +82,7 @@ impl<B: Backend> Renderer<B> {
         if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, &pad_indices(&s.cpu_indices))? {
             b.write_buffer(s.indices.id, u64::from(range.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
         }
+        s.mesh_bits.push(mesh_bits(s.mesh_ranges.len() as u32));
         s.mesh_ranges.push(range);
         s.mesh_bounds.push(crate::scene::LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 });
         Ok(self.mesh_handles.insert(s.mesh_ranges.len() as u32 - 1))
@@ -237,8 +238,7 @@ impl<B: Backend> Renderer<B> {
     /// Moves objects; all or nothing.
     pub fn set_transforms(&mut self, edits: &[(ObjectId, Mat4)]) -> Result<(), SceneError> {
         let bounds = &self.shared.mesh_bounds;
-        let r = Resolver { meshes: &self.mesh_handles, bounds, materials: &self.material_handles };
-        self.scene.set_transforms(&r, |m| bounds[m as usize], edits)
+        self.scene.set_transforms(|m| bounds[m as usize], edits)
     }
 
     /// Removes objects; all or nothing.

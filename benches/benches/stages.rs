@@ -67,9 +67,9 @@ fn cull(c: &mut Criterion) {
                 });
                 for t in thread_counts() {
                     let p = pool(t);
-                    let mut parts = Vec::new();
+                    let (mut parts, mut offsets) = (Vec::new(), Vec::new());
                     g.bench_function(BenchmarkId::new(format!("switchyard {t}t"), &tag), |b| {
-                        b.iter(|| p.install(|| cull::cull_soa(&w, &mut parts, &mut out)))
+                        b.iter(|| p.install(|| cull::cull_soa(&w, &mut parts, &mut offsets, &mut out)))
                     });
                 }
             }

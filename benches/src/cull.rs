@@ -4,7 +4,7 @@
 use glam::{Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 use switchyard::scene::{Objects, CASTS_SHADOWS};
-use switchyard::view::{cull_range, Frustum};
+use switchyard::view::{cull_range, CullBlocks, Frustum};
 
 use crate::Rng;
 
@@ -36,6 +36,8 @@ pub struct CullWorkload {
     pub aos: Vec<AosObject>,
     /// The frustum.
     pub frustum: Frustum,
+    /// Block bounds of `soa` (the hierarchy's first level).
+    pub blocks: CullBlocks,
 }
 
 /// `n` objects spread uniformly in a 200-unit cube; an orthographic frustum covering
@@ -79,7 +81,8 @@ pub fn workload(n: usize, visible: f32, sorted: bool, seed: u64) -> CullWorkload
     let right = -100.0 + 200.0 * visible.clamp(0.0, 1.0);
     let proj = Mat4::orthographic_rh(-101.5, right, -101.5, 101.5, 0.0, 203.0);
     let view = Mat4::look_at_rh(Vec3::new(0.0, 0.0, 101.5), Vec3::ZERO, Vec3::Y);
-    CullWorkload { soa, aos, frustum: Frustum::from_view_proj(&(proj * view)) }
+    let blocks = CullBlocks::build(&soa);
+    CullWorkload { soa, aos, frustum: Frustum::from_view_proj(&(proj * view)), blocks }
 }
 
 /// The baseline: a scalar loop over the array of structs, early-out per plane.
@@ -102,16 +105,21 @@ pub fn cull_aos(objects: &[AosObject], planes: &[Vec4; 6], layer_mask: u16, out:
 /// Part size of the parallel cull (the renderer's).
 pub const PART: usize = 16 * 1024;
 
-/// Switchyard's cull of the structure of arrays, parallel over parts on the current pool.
-pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, out: &mut Vec<u32>) {
+/// Switchyard's cull of the structure of arrays as the renderer runs it: parts in
+/// parallel on the current pool (block hierarchy first), then concatenated in parallel.
+pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, offsets: &mut Vec<usize>, out: &mut Vec<u32>) {
     let n = w.soa.len();
     parts.resize_with(n.div_ceil(PART).max(1), Vec::new);
     parts.par_iter_mut().enumerate().for_each(|(p, v)| {
         v.clear();
-        cull_range(&w.soa, &w.frustum, u16::MAX, false, p * PART..((p + 1) * PART).min(n), v);
+        cull_range(&w.soa, &w.blocks, &w.frustum, u16::MAX, false, p * PART..((p + 1) * PART).min(n), v);
     });
-    out.clear();
+    offsets.clear();
+    offsets.push(0);
     for p in parts.iter() {
-        out.extend_from_slice(p);
+        offsets.push(offsets[offsets.len() - 1] + p.len());
     }
+    switchyard::par::set_len(out, offsets[offsets.len() - 1]);
+    let parts = &*parts;
+    switchyard::par::fill_ranges(offsets, out, &|i, dst: &mut [u32]| dst.copy_from_slice(&parts[i]));
 }

@@ -62,7 +62,7 @@ mod error;
 pub mod frame;
 pub mod graph;
 pub mod material;
-mod par;
+pub mod par;
 pub mod profile;
 mod renderer;
 pub mod scene;

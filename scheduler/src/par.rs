@@ -4,23 +4,23 @@
 use rayon::prelude::*;
 
 /// Items per parallel block.
-pub(crate) const BLOCK: usize = 16 * 1024;
+pub const BLOCK: usize = 16 * 1024;
 
 /// Resizes `v` to `n` without writing the part it already has (in steady state a frame's
 /// sizes change little, so this rarely writes at all).
-pub(crate) fn set_len<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
+pub fn set_len<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
     v.resize(n, T::default());
 }
 
 /// `dst = src`, copied in parallel blocks.
-pub(crate) fn copy<T: Copy + Default + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
+pub fn copy<T: Copy + Default + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
     set_len(dst, src.len());
     dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 /// Calls `fill(i, out[offsets[i]..offsets[i + 1]])` for every `i`, in parallel; `out`
 /// starts at `offsets[0]`.
-pub(crate) fn fill_ranges<T: Send>(offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
+pub fn fill_ranges<T: Send>(offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
     fn go<T: Send>(first: usize, offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
         let n = offsets.len() - 1;
         if n == 1 {

@@ -9,6 +9,7 @@ use glam::{Mat4, Vec3};
 use slotmap::{new_key_type, SlotMap};
 
 use crate::error::{HandleKind, SceneError};
+use crate::view::CullBlocks;
 
 new_key_type! {
     /// An object in the scene.
@@ -144,6 +145,8 @@ pub(crate) fn world_bounds(m: &Mat4, b: &LocalBounds) -> (Vec3, Vec3) {
 pub struct Scene {
     slots: SlotMap<ObjectId, u32>,
     pub(crate) objects: Objects,
+    /// Block bounds for hierarchical culling, refreshed by the renderer each frame.
+    pub(crate) blocks: CullBlocks,
     /// Dirty transform ranges (dense indices, half-open), merged when adjacent.
     pub(crate) dirty: Vec<(u32, u32)>,
     pub(crate) capacity: usize,
@@ -194,6 +197,7 @@ impl Scene {
     }
 
     fn mark_dirty(&mut self, i: u32) {
+        self.blocks.mark(i as usize);
         match self.dirty.last_mut() {
             Some((_, end)) if *end == i => *end += 1,
             Some((start, end)) if (*start..*end).contains(&i) => {}

@@ -9,7 +9,7 @@ use crate::renderer::MAX_VIEWS;
 pub struct FrameStats {
     /// Frame number (1-based).
     pub frame: u64,
-    /// Culling, all views.
+    /// Culling, all views, and refreshing the block bounds of changed objects.
     pub cull_ms: f64,
     /// Keys, radix sort and batching, all views.
     pub sort_ms: f64,

@@ -70,18 +70,38 @@ struct Options {
     quick: bool,
     out: PathBuf,
     gpu: bool,
+    /// Stages to run (empty: all).
+    only: Vec<String>,
 }
 
+impl Options {
+    fn runs(&self, stage: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == stage)
+    }
+}
+
+const STAGES: [&str; 7] = ["bandwidth", "sort", "cull", "lists", "frame", "record", "tracy"];
+
 fn parse() -> Result<Options, String> {
-    let mut o = Options { quick: false, out: PathBuf::from("bench-report"), gpu: true };
+    let mut o = Options { quick: false, out: PathBuf::from("bench-report"), gpu: true, only: Vec::new() };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => o.quick = true,
             "--no-gpu" => o.gpu = false,
             "--out" => o.out = args.next().ok_or("--out needs a folder")?.into(),
+            "--only" => {
+                let list = args.next().ok_or("--only needs a comma-separated list of stages")?;
+                for s in list.split(',') {
+                    if !STAGES.contains(&s) {
+                        return Err(format!("unknown stage `{s}` (stages: {})", STAGES.join(", ")));
+                    }
+                    o.only.push(s.to_string());
+                }
+            }
             "--help" | "-h" => {
-                println!("switchyard-bench-report [--quick] [--no-gpu] [--out DIR]");
+                println!("switchyard-bench-report [--quick] [--no-gpu] [--out DIR] [--only STAGE,...]");
+                println!("stages: {}", STAGES.join(", "));
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument `{other}` (see --help)")),
@@ -139,12 +159,22 @@ fn main() {
     let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now() };
     r.steps = 6 + threads.len() * 5;
 
-    bandwidth_rows(&mut r, all);
-    sort_rows(&mut r, &o, &threads, all);
-    cull_rows(&mut r, &o, &threads);
-    display_list_rows(&mut r, &o, all);
-    frame_rows(&mut r, &o, &threads, all);
-    if o.gpu {
+    if o.runs("bandwidth") {
+        bandwidth_rows(&mut r, all);
+    }
+    if o.runs("sort") {
+        sort_rows(&mut r, &o, &threads, all);
+    }
+    if o.runs("cull") {
+        cull_rows(&mut r, &o, &threads);
+    }
+    if o.runs("lists") {
+        display_list_rows(&mut r, &o, all);
+    }
+    if o.runs("frame") {
+        frame_rows(&mut r, &o, &threads, all);
+    }
+    if o.gpu && o.runs("record") {
         if let Err(e) = record_rows(&mut r, &o, &threads, all) {
             eprintln!("\nGPU rows skipped: {e}");
         }
@@ -291,7 +321,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
     let w = cull::workload(n, 0.5, false, 3);
     let iters = if o.quick { 7 } else { 21 };
     let mut out = Vec::new();
-    let mut parts = Vec::new();
+    let (mut parts, mut offsets) = (Vec::new(), Vec::new());
     r.progress("cull 1M, array-of-structs baseline");
     let aos = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
     let mut ours_series = Series { name: "ours (SoA)".into(), points: vec![] };
@@ -299,7 +329,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
     for &t in threads {
         r.progress(&format!("cull 1M 50% visible, {t} threads"));
         let p = pool(t);
-        let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut out)));
+        let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut offsets, &mut out)));
         let (ours, base) = (d.as_secs_f64() * 1e3, aos.as_secs_f64() * 1e3);
         ours_series.points.push((t as f64, n as f64 / d.as_secs_f64() / 1e6));
         base_series.points.push((t as f64, n as f64 / aos.as_secs_f64() / 1e6));
@@ -325,7 +355,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
             let w = cull::workload(n, vis, sorted, 3);
             let t = *threads.last().expect("threads");
             let p = pool(t);
-            let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut out)));
+            let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut offsets, &mut out)));
             let a = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
             let name = format!(
                 "cull 1M, {}% visible, {} (ms)",

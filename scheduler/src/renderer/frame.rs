@@ -217,9 +217,19 @@ impl<B: Backend> Renderer<B> {
         self.patch.get_mut().error = None;
         let constants = Mutex::new(std::mem::take(&mut packet.constants.1));
 
+        // Block bounds of objects that changed since the last frame (culling's first level).
+        let t_blocks = Instant::now();
+        {
+            let _z = profile::zone("cull-blocks");
+            let scene = &mut self.scene;
+            self.pool.install(|| scene.blocks.refresh(&scene.objects));
+        }
+        let blocks_ms = t_blocks.elapsed().as_secs_f64() * 1e3;
+
         let ctx = FrameCtx {
             shared: &self.shared,
             objects: &self.scene.objects,
+            blocks: &self.scene.blocks,
             views: &self.views[..views.len()],
             used: &self.used,
             patch: &self.patch,
@@ -235,6 +245,7 @@ impl<B: Backend> Renderer<B> {
 
         // Gather results in submission order.
         let mut stats = FrameStats {
+            cull_ms: blocks_ms,
             frame: self.frame,
             objects: self.scene.len() as u32,
             views: views.len() as u32,

@@ -3,7 +3,7 @@
 use super::*;
 use crate::graph::JobGraph;
 use crate::profile;
-use crate::view::{cull_range, View};
+use crate::view::{cull_range, CullBlocks, View};
 use parking_lot::{Mutex, RwLock};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -70,6 +70,7 @@ pub(super) fn bit(bits: &[u64], i: usize) -> bool {
 pub(super) struct FrameCtx<'a, B: Backend> {
     pub(super) shared: &'a Shared<B>,
     pub(super) objects: &'a Objects,
+    pub(super) blocks: &'a CullBlocks,
     pub(super) views: &'a [Mutex<ViewWork<B::Chunk>>],
     pub(super) used: &'a Mutex<[Vec<u64>; 2]>,
     pub(super) patch: &'a RwLock<PatchWork>,
@@ -100,7 +101,15 @@ impl<B: Backend> FrameCtx<'_, B> {
         let words = self.mat_frames.len().div_ceil(64);
         w.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
             part.visible.clear();
-            cull_range(o, &frustum, mask, shadow, p * CULL_PART..((p + 1) * CULL_PART).min(n), &mut part.visible);
+            cull_range(
+                o,
+                self.blocks,
+                &frustum,
+                mask,
+                shadow,
+                p * CULL_PART..((p + 1) * CULL_PART).min(n),
+                &mut part.visible,
+            );
             // Which materials this part saw, for the patch job.
             part.used.clear();
             part.used.resize(words, 0);

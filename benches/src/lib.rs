@@ -9,6 +9,8 @@ pub mod cull;
 pub mod frame;
 pub mod record;
 pub mod sort;
+#[cfg(feature = "tracy")]
+pub mod tracy;
 
 use std::time::{Duration, Instant};
 

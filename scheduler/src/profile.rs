@@ -1,11 +1,14 @@
 //! Profiling hooks. With the `tracy` feature they feed tracy-client; without it every call
 //! compiles to nothing.
 
-/// A profiling zone that ends when dropped.
+/// A profiling zone that ends when dropped. Open one with [`zone!`] or [`zone_text!`].
+///
+/// Zones use static source locations (no allocation) and are opened only while a profiler
+/// is connected; otherwise opening one is a single atomic load.
 #[must_use]
 pub struct Zone {
     #[cfg(feature = "tracy")]
-    _span: Option<tracy_client::Span>,
+    span: Option<tracy_client::Span>,
 }
 
 impl std::fmt::Debug for Zone {
@@ -14,45 +17,93 @@ impl std::fmt::Debug for Zone {
     }
 }
 
+impl Zone {
+    /// Opens a zone at a static location if a profiler is connected.
+    #[cfg(feature = "tracy")]
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn open(loc: &'static tracy_client::SpanLocation) -> Self {
+        let span = if tracy_client::Client::is_connected() {
+            tracy_client::Client::running().map(|c| c.span(loc, 0))
+        } else {
+            None
+        };
+        Zone { span }
+    }
+
+    /// A zone that records nothing (the `tracy` feature is off).
+    #[cfg(not(feature = "tracy"))]
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn none() -> Self {
+        Zone {}
+    }
+
+    /// Attaches text to the zone; `text` runs only while a profiler records it.
+    #[inline(always)]
+    pub fn with_text(self, text: impl FnOnce() -> String) -> Self {
+        #[cfg(feature = "tracy")]
+        if let Some(s) = &self.span {
+            s.emit_text(&text());
+        }
+        #[cfg(not(feature = "tracy"))]
+        let _ = text;
+        self
+    }
+}
+
+/// Opens a [`Zone`] named by a string literal: `let _z = zone!("patch");`.
+#[cfg(feature = "tracy")]
+macro_rules! zone {
+    ($name:literal) => {
+        $crate::profile::Zone::open(tracy_client::span_location!($name))
+    };
+}
+
+/// Opens a [`Zone`] named by a string literal: `let _z = zone!("patch");`.
+#[cfg(not(feature = "tracy"))]
+macro_rules! zone {
+    ($name:literal) => {
+        $crate::profile::Zone::none()
+    };
+}
+
+/// Opens a [`Zone`] with text computed only while recording:
+/// `zone_text!("cull", || format!("view {label}"))`.
+macro_rules! zone_text {
+    ($name:literal, $text:expr) => {
+        $crate::profile::zone!($name).with_text($text)
+    };
+}
+
+/// Plots a counter under a literal name: `plot!("draw calls", 12.0)`.
+#[cfg(feature = "tracy")]
+macro_rules! plot {
+    ($name:literal, $value:expr) => {
+        if tracy_client::Client::is_connected() {
+            if let Some(c) = tracy_client::Client::running() {
+                c.plot(tracy_client::plot_name!($name), $value);
+            }
+        }
+    };
+}
+
+/// Plots a counter under a literal name: `plot!("draw calls", 12.0)`.
+#[cfg(not(feature = "tracy"))]
+macro_rules! plot {
+    ($name:literal, $value:expr) => {
+        let _ = $value;
+    };
+}
+
+pub(crate) use {plot, zone, zone_text};
+
 /// Starts the profiler client (with the `tracy` feature; it then waits for a profiler to
 /// connect, collecting nothing until one does). Idempotent.
 #[inline(always)]
 pub fn start() {
     #[cfg(feature = "tracy")]
     let _ = tracy_client::Client::start();
-}
-
-/// Opens a zone named `name` on the current thread.
-#[inline(always)]
-pub fn zone(name: &'static str) -> Zone {
-    #[cfg(feature = "tracy")]
-    {
-        let span = tracy_client::Client::running().map(|c| c.span_alloc(Some(name), "", file!(), line!(), 0));
-        Zone { _span: span }
-    }
-    #[cfg(not(feature = "tracy"))]
-    {
-        let _ = name;
-        Zone {}
-    }
-}
-
-/// Opens a zone and attaches `text` (view, pass, chunk).
-#[inline(always)]
-pub fn zone_text(name: &'static str, text: impl FnOnce() -> String) -> Zone {
-    #[cfg(feature = "tracy")]
-    {
-        let z = zone(name);
-        if let Some(s) = &z._span {
-            s.emit_text(&text());
-        }
-        z
-    }
-    #[cfg(not(feature = "tracy"))]
-    {
-        let _ = text;
-        zone(name)
-    }
 }
 
 /// Names the current thread in the profiler.
@@ -73,26 +124,4 @@ pub fn frame_mark() {
     if let Some(c) = tracy_client::Client::running() {
         c.frame_mark();
     }
-}
-
-/// Plots a counter.
-#[inline(always)]
-pub fn plot(name: &'static str, value: f64) {
-    #[cfg(feature = "tracy")]
-    if let Some(c) = tracy_client::Client::running() {
-        // Plot names must live forever: leak each distinct name once.
-        static NAMES: std::sync::Mutex<Vec<(&'static str, tracy_client::PlotName)>> = std::sync::Mutex::new(Vec::new());
-        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-        let plot = match names.iter().find(|(n, _)| *n == name) {
-            Some((_, p)) => *p,
-            None => {
-                let p = tracy_client::PlotName::new_leak(name.to_string());
-                names.push((name, p));
-                p
-            }
-        };
-        c.plot(plot, value);
-    }
-    #[cfg(not(feature = "tracy"))]
-    let _ = (name, value);
 }

@@ -137,7 +137,7 @@ fn run<B: Backend>(
                 continue;
             }
         };
-        let _zone = crate::profile::zone("submit");
+        let _zone = crate::profile::zone!("submit");
         let t0 = Instant::now();
         let result = submit_packet(backend, &mut packet, &mut writes, &mut spare);
         let submit_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -179,7 +179,9 @@ fn main() {
             eprintln!("\nGPU rows skipped: {e}");
         }
     }
-    r.row("Tracy on vs off", all, "not measured".into(), "-".into(), "-", f64::NAN, "< 1 % of frame", None);
+    if o.runs("tracy") {
+        tracy_rows(&mut r, &o, all);
+    }
     eprintln!("\rdone in {:.0} s{:70}", r.started.elapsed().as_secs_f64(), "");
 
     let mut md = String::new();
@@ -432,6 +434,74 @@ fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
         "std HashMap (SipHash)",
         s / a,
         "-",
+        None,
+    );
+}
+
+/// Tracy on vs off: the whole frame with a profiler connected (a stand-in that streams and
+/// discards the events, `switchyard_benches::tracy`) against the same frames with none, in
+/// alternating blocks so drift on a shared machine hits both alike.
+#[cfg(feature = "tracy")]
+fn tracy_rows(r: &mut Report, o: &Options, all: usize) {
+    use switchyard_benches::tracy::Drain;
+    let n = 1_000_000;
+    let (rounds, frames) = if o.quick { (4, 15) } else { (10, 30) };
+    r.progress("Tracy on vs off, frame 1M objects");
+    let (mut rd, c) = frame::city(Arc::new(NullBackend::new(true)), n, all, true);
+    frame::run(&mut rd, &c, 3, 5, 0);
+    let (mut off, mut on, mut ratios, mut bytes) = (Vec::new(), Vec::new(), Vec::new(), 0u64);
+    for _ in 0..rounds {
+        let a: Vec<f64> = frame::run(&mut rd, &c, 3, 2, frames).iter().map(|s| s.frame_ms).collect();
+        let drain = match Drain::connect(std::time::Duration::from_secs(10)) {
+            Ok(d) => d,
+            Err(e) => {
+                r.row(
+                    "Tracy on vs off",
+                    all,
+                    format!("failed: {e}"),
+                    "-".into(),
+                    "-",
+                    f64::NAN,
+                    "< 1 % of frame",
+                    None,
+                );
+                return;
+            }
+        };
+        let b: Vec<f64> = frame::run(&mut rd, &c, 3, 2, frames).iter().map(|s| s.frame_ms).collect();
+        bytes += drain.disconnect();
+        // Paired per round: drift between rounds cancels.
+        ratios.push(frame::percentile(&b, 0.5) / frame::percentile(&a, 0.5));
+        off.extend(a);
+        on.extend(b);
+    }
+    let (p_off, p_on) = (frame::percentile(&off, 0.5), frame::percentile(&on, 0.5));
+    let overhead = (frame::percentile(&ratios, 0.5) - 1.0) * 100.0;
+    r.row(
+        &format!(
+            "Tracy on vs off: frame 1M objects, 3 views, null backend, p50 ms ({rounds} alternating rounds, {:.0} kB of events streamed; median paired overhead {overhead:+.2} %)",
+            bytes as f64 / 1e3
+        ),
+        all,
+        format!("{p_on:.3}"),
+        format!("{p_off:.3}"),
+        "no profiler connected",
+        p_off / p_on,
+        "< 1 % of frame",
+        Some(overhead < 1.0 && bytes > 0),
+    );
+}
+
+#[cfg(not(feature = "tracy"))]
+fn tracy_rows(r: &mut Report, _o: &Options, all: usize) {
+    r.row(
+        "Tracy on vs off (run with `--features tracy`)",
+        all,
+        "not run".into(),
+        "-".into(),
+        "-",
+        f64::NAN,
+        "< 1 % of frame",
         None,
     );
 }

@@ -111,7 +111,7 @@ impl<B: Backend> Renderer<B> {
     /// is returned by the next call.
     pub fn render(&mut self, views: &[View]) -> Result<FrameStats, RenderError> {
         let t_frame = Instant::now();
-        let _z = profile::zone("frame");
+        let _z = profile::zone!("frame");
         self.validate_views(views)?;
         self.collect_done(false);
         if let Some(e) = self.pending_error.take() {
@@ -220,7 +220,7 @@ impl<B: Backend> Renderer<B> {
         // Block bounds of objects that changed since the last frame (culling's first level).
         let t_blocks = Instant::now();
         {
-            let _z = profile::zone("cull-blocks");
+            let _z = profile::zone!("cull-blocks");
             let scene = &mut self.scene;
             self.pool.install(|| scene.blocks.refresh(&scene.objects));
         }
@@ -302,13 +302,13 @@ impl<B: Backend> Renderer<B> {
             stats.gpu_wait_ms = r.gpu_wait_ms;
         }
         stats.frame_ms = t_frame.elapsed().as_secs_f64() * 1e3;
-        profile::plot("queue items", f64::from(stats.queue_items));
-        profile::plot("batches", f64::from(stats.batches));
-        profile::plot("draw calls", f64::from(stats.draw_calls));
-        profile::plot("state changes", f64::from(stats.state_changes));
-        profile::plot("display-list misses", f64::from(stats.lists.misses + stats.lists.rebuilds));
-        profile::plot("upload bytes", stats.upload_bytes as f64);
-        profile::plot("cpu frame ms", stats.frame_ms);
+        profile::plot!("queue items", f64::from(stats.queue_items));
+        profile::plot!("batches", f64::from(stats.batches));
+        profile::plot!("draw calls", f64::from(stats.draw_calls));
+        profile::plot!("state changes", f64::from(stats.state_changes));
+        profile::plot!("display-list misses", f64::from(stats.lists.misses + stats.lists.rebuilds));
+        profile::plot!("upload bytes", stats.upload_bytes as f64);
+        profile::plot!("cpu frame ms", stats.frame_ms);
         profile::frame_mark();
         Ok(stats)
     }

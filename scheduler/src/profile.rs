@@ -39,15 +39,21 @@ impl Zone {
         Zone {}
     }
 
-    /// Attaches text to the zone; `text` runs only while a profiler records it.
+    /// Attaches text to the zone: `write` fills a reused per-thread buffer and runs only
+    /// while a profiler records this zone (no allocation in steady state).
     #[inline(always)]
-    pub fn with_text(self, text: impl FnOnce() -> String) -> Self {
+    pub fn with_text(self, write: impl FnOnce(&mut String)) -> Self {
         #[cfg(feature = "tracy")]
         if let Some(s) = &self.span {
-            s.emit_text(&text());
+            thread_local!(static TEXT: std::cell::RefCell<String> = std::cell::RefCell::new(String::with_capacity(256)));
+            TEXT.with_borrow_mut(|t| {
+                t.clear();
+                write(t);
+                s.emit_text(t);
+            });
         }
         #[cfg(not(feature = "tracy"))]
-        let _ = text;
+        let _ = write;
         self
     }
 }
@@ -68,11 +74,13 @@ macro_rules! zone {
     };
 }
 
-/// Opens a [`Zone`] with text computed only while recording:
-/// `zone_text!("cull", || format!("view {label}"))`.
+/// Opens a [`Zone`] with formatted text, formatted only while recording:
+/// `zone_text!("cull", "view {}", label)`.
 macro_rules! zone_text {
-    ($name:literal, $text:expr) => {
-        $crate::profile::zone!($name).with_text($text)
+    ($name:literal, $($fmt:tt)+) => {
+        $crate::profile::zone!($name).with_text(|t| {
+            let _ = std::fmt::Write::write_fmt(t, format_args!($($fmt)+));
+        })
     };
 }
 

@@ -445,7 +445,7 @@ fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
 fn tracy_rows(r: &mut Report, o: &Options, all: usize) {
     use switchyard_benches::tracy::Drain;
     let n = 1_000_000;
-    let (rounds, frames) = if o.quick { (4, 15) } else { (10, 30) };
+    let (rounds, frames) = if o.quick { (6, 15) } else { (20, 20) };
     r.progress("Tracy on vs off, frame 1M objects");
     let (mut rd, c) = frame::city(Arc::new(NullBackend::new(true)), n, all, true);
     frame::run(&mut rd, &c, 3, 5, 0);

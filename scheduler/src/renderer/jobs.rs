@@ -92,7 +92,7 @@ impl<B: Backend> FrameCtx<'_, B> {
     }
 
     fn cull(&self, w: &mut ViewWork<B::Chunk>) {
-        let _z = profile::zone_text!("cull", || format!("view {} ({:?})", w.view.label, w.view.pass));
+        let _z = profile::zone_text!("cull", "view {} ({:?})", w.view.label, w.view.pass);
         let t = Instant::now();
         let o = self.objects;
         let n = o.len();
@@ -140,7 +140,7 @@ impl<B: Backend> FrameCtx<'_, B> {
     }
 
     fn sort(&self, w: &mut ViewWork<B::Chunk>) {
-        let _z = profile::zone_text!("sort", || format!("view {} ({:?})", w.view.label, w.view.pass));
+        let _z = profile::zone_text!("sort", "view {} ({:?})", w.view.label, w.view.pass);
         let t = Instant::now();
         let (o, mats, meshes, view) = (self.objects, self.mat_frames, &self.shared.mesh_bits, w.view);
         w.visible
@@ -229,7 +229,7 @@ impl<B: Backend> FrameCtx<'_, B> {
     }
 
     fn record(&self, w: &mut ViewWork<B::Chunk>) {
-        let _z = profile::zone_text!("record", || format!("view {} ({:?})", w.view.label, w.view.pass));
+        let _z = profile::zone_text!("record", "view {} ({:?})", w.view.label, w.view.pass);
         let t = Instant::now();
         let pw = self.patch.read();
         if pw.error.is_some() {
@@ -287,18 +287,17 @@ impl<B: Backend> FrameCtx<'_, B> {
             .map(|(c, ((cmds, out), digest))| -> Result<ChunkCounts, RenderError> {
                 let b0 = starts[c];
                 let bs = &batches[b0..starts[c + 1]];
-                let _z = profile::zone_text!("record-chunk", || {
-                    // The sort-key range this chunk recorded: traces a reordered draw back here.
-                    let (first, last) = (&bs[0], &bs[bs.len() - 1]);
-                    format!(
-                        "view {label} ({kind:?}) chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {:016x}..{:016x}",
-                        b0 + bs.len(),
-                        first.material,
-                        last.material,
-                        keys[first.first as usize],
-                        keys[(last.first + last.count - 1) as usize],
-                    )
-                });
+                // The sort-key range this chunk recorded: traces a reordered draw back here.
+                let (first, last) = (&bs[0], &bs[bs.len() - 1]);
+                let _z = profile::zone_text!(
+                    "record-chunk",
+                    "view {label} ({kind:?}) chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {:016x}..{:016x}",
+                    b0 + bs.len(),
+                    first.material,
+                    last.material,
+                    keys[first.first as usize],
+                    keys[(last.first + last.count - 1) as usize],
+                );
                 let counts = record_chunk(&ctx, bs, b0, cmds);
                 *digest = Digest::of_commands(cmds);
                 let position = ChunkPosition { index: c as u32, count: nchunks as u32 };

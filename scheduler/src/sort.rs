@@ -27,12 +27,18 @@ const BLOCK: usize = 1 << 14;
 const HYBRID_MIN: usize = 1 << 16;
 /// Buckets at least this large are split again rather than sorted by one worker.
 const SPLIT_AGAIN: usize = 1 << 16;
-/// Most worker threads for which the nearly-sorted path is taken.
-const NEARLY_SORTED_MAX_THREADS: usize = 4;
+/// Default for [`RadixSorter::nearly_sorted_max_threads`].
+pub const NEARLY_SORTED_MAX_THREADS: usize = usize::MAX;
 
 /// Reusable scratch memory for [`RadixSorter::sort`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RadixSorter {
+    /// Most worker threads for which the nearly-sorted path is taken (tuning; the
+    /// result is the same either way).
+    pub nearly_sorted_max_threads: usize,
+    block_runs: Vec<Vec<(usize, usize)>>,
+    run_offsets: Vec<(usize, usize)>,
+    rest_sorter: Option<Box<RadixSorter>>,
     keys: Vec<u64>,
     vals: Vec<u32>,
     hist: Vec<[u32; RADIX]>,
@@ -86,6 +92,45 @@ fn varying_digits(varying: u64) -> ([usize; DIGITS], usize) {
     (out, n)
 }
 
+impl Default for RadixSorter {
+    fn default() -> Self {
+        Self {
+            nearly_sorted_max_threads: NEARLY_SORTED_MAX_THREADS,
+            block_runs: Vec::new(),
+            run_offsets: Vec::new(),
+            rest_sorter: None,
+            keys: Vec::new(),
+            vals: Vec::new(),
+            hist: Vec::new(),
+            rest_keys: Vec::new(),
+            rest_vals: Vec::new(),
+            rest_pos: Vec::new(),
+            runs: Vec::new(),
+            rest_order: Vec::new(),
+            last_passes: 0,
+            last_nearly_sorted: false,
+        }
+    }
+}
+
+/// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
+/// `[j, j + 2)`, merging gaps that touch.
+fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usize, usize)>) {
+    for j in range {
+        if keys[j] > keys[j + 1] {
+            push_run(runs, (j, j + 2));
+        }
+    }
+}
+
+#[inline]
+fn push_run(runs: &mut Vec<(usize, usize)>, r: (usize, usize)) {
+    match runs.last_mut() {
+        Some(last) if last.1 >= r.0 => last.1 = last.1.max(r.1),
+        _ => runs.push(r),
+    }
+}
+
 impl RadixSorter {
     /// A sorter with no scratch memory yet.
     pub fn new() -> Self {
@@ -119,11 +164,9 @@ impl RadixSorter {
         if descents == 0 {
             return;
         }
-        // The merge path has serial passes: it wins on few threads, not on many (measured
-        // in BENCHMARKS.md), where the parallel radix sort is faster.
         let threads = rayon::current_num_threads();
         if n >= 1024
-            && threads <= NEARLY_SORTED_MAX_THREADS
+            && threads <= self.nearly_sorted_max_threads
             && descents <= n as u64 / 8
             && self.sort_nearly_sorted(keys, vals)
         {
@@ -170,78 +213,112 @@ impl RadixSorter {
     fn sort_nearly_sorted(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
         let n = keys.len();
         let limit = n / 8;
-        // Gaps as half-open ranges [start, end) of set-aside positions, ascending.
-        let runs = &mut self.runs;
-        runs.clear();
-        for j in 0..n - 1 {
-            if keys[j] > keys[j + 1] {
-                match runs.last_mut() {
-                    Some(r) if r.1 >= j => r.1 = j + 2,
-                    _ => runs.push((j, j + 2)),
-                }
+        let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
+        // Gaps as half-open ranges [start, end) of set-aside positions, ascending: found
+        // per block in parallel, then stitched in order (touching gaps merge).
+        self.runs.clear();
+        if parallel {
+            let blocks = (n - 1).div_ceil(BLOCK);
+            self.block_runs.resize_with(blocks, Vec::new);
+            self.block_runs.par_iter_mut().enumerate().for_each(|(b, r)| {
+                r.clear();
+                descent_runs(keys, b * BLOCK..((b + 1) * BLOCK).min(n - 1), r);
+            });
+            for r in &self.block_runs {
+                r.iter().for_each(|&x| push_run(&mut self.runs, x));
             }
+        } else {
+            descent_runs(keys, 0..n - 1, &mut self.runs);
         }
-        // Widen gaps until the survivors around each are ordered; merge touching gaps.
-        for _ in 0..32 {
-            let mut changed = false;
-            for r in runs.iter_mut() {
-                if r.0 > 0 && r.1 < n && keys[r.0 - 1] > keys[r.1] {
-                    *r = (r.0 - 1, r.1 + 1);
-                    changed = true;
+        let runs = &mut self.runs;
+        // Widen gaps until the survivors around each are ordered, merging gaps that come
+        // to touch: one pass, each gap finished before the next (a later gap that grows
+        // into a finished one takes it back off the output and re-checks).
+        let (mut out, mut i, mut removed) = (0, 0, 0usize);
+        while i < runs.len() {
+            let mut cur = runs[i];
+            i += 1;
+            loop {
+                while i < runs.len() && runs[i].0 <= cur.1 {
+                    cur.1 = cur.1.max(runs[i].1);
+                    i += 1;
                 }
-            }
-            if !changed {
+                if out > 0 && runs[out - 1].1 >= cur.0 {
+                    out -= 1;
+                    removed -= runs[out].1 - runs[out].0;
+                    cur = (runs[out].0, cur.1.max(runs[out].1));
+                    continue;
+                }
+                if cur.0 > 0 && cur.1 < n && keys[cur.0 - 1] > keys[cur.1] {
+                    cur = (cur.0 - 1, cur.1 + 1);
+                    if removed + (cur.1 - cur.0) > limit {
+                        return false;
+                    }
+                    continue;
+                }
                 break;
             }
-            let mut w = 0;
-            for i in 0..runs.len() {
-                if w > 0 && runs[w - 1].1 >= runs[i].0 {
-                    runs[w - 1].1 = runs[w - 1].1.max(runs[i].1);
-                } else {
-                    runs[w] = runs[i];
-                    w += 1;
-                }
-            }
-            runs.truncate(w);
-            if runs.iter().map(|r| r.1 - r.0).sum::<usize>() > limit {
+            runs[out] = cur;
+            out += 1;
+            removed += cur.1 - cur.0;
+            if removed > limit {
                 return false;
             }
         }
-        let removed: usize = runs.iter().map(|r| r.1 - r.0).sum();
-        if removed > limit || runs.iter().any(|r| r.0 > 0 && r.1 < n && keys[r.0 - 1] > keys[r.1]) {
-            return false;
-        }
-        // Set the gaps aside, in input order, and sort them (stable).
-        self.rest_keys.clear();
-        self.rest_vals.clear();
-        self.rest_pos.clear();
-        for &(a, b) in runs.iter() {
-            self.rest_keys.extend_from_slice(&keys[a..b]);
-            self.rest_vals.extend_from_slice(&vals[a..b]);
-            self.rest_pos.extend(a as u32..b as u32);
-        }
+        runs.truncate(out);
+        debug_assert!(runs.iter().all(|r| r.0 == 0 || r.1 == n || keys[r.0 - 1] <= keys[r.1]));
+        // Set the gaps aside, in input order (in parallel over groups of gaps), and sort
+        // them stably: by the parallel sort when there are many.
         let m = removed;
+        self.rest_keys.resize(m, 0);
+        self.rest_vals.resize(m, 0);
+        self.rest_pos.resize(m, 0);
         self.rest_order.clear();
         self.rest_order.extend(0..m as u32);
+        {
+            // Groups of gaps of about equal size: (first gap, first output position).
+            let groups = if parallel { rayon::current_num_threads().min(runs.len()).max(1) } else { 1 };
+            let bounds = &mut self.run_offsets;
+            bounds.clear();
+            bounds.push((0, 0));
+            let mut at = 0;
+            for (i, r) in runs.iter().enumerate() {
+                at += r.1 - r.0;
+                if i + 1 < runs.len() && bounds.len() < groups && at * groups >= m * bounds.len() {
+                    bounds.push((i + 1, at));
+                }
+            }
+            bounds.push((runs.len(), m));
+            gather(runs, bounds, keys, vals, &mut self.rest_keys, &mut self.rest_vals, &mut self.rest_pos);
+        }
+        if m >= PARALLEL_MIN && parallel {
+            let sorter = self.rest_sorter.get_or_insert_with(Default::default);
+            sorter.sort(&mut self.rest_keys, &mut self.rest_order);
+        } else {
+            self.keys.resize(m, 0);
+            self.vals.resize(m, 0);
+            let (and, or, _) = survey(&self.rest_keys);
+            let (active, count) = varying_digits(and ^ or);
+            if lsd(
+                &mut self.rest_keys,
+                &mut self.rest_order,
+                &mut self.keys[..m],
+                &mut self.vals[..m],
+                &active[..count],
+            ) {
+                self.rest_keys.copy_from_slice(&self.keys[..m]);
+                self.rest_order.copy_from_slice(&self.vals[..m]);
+            }
+        }
         self.keys.resize(n, 0);
         self.vals.resize(n, 0);
-        if lsd(
-            &mut self.rest_keys,
-            &mut self.rest_order,
-            &mut self.keys[..m],
-            &mut self.vals[..m],
-            &[0, 1, 2, 3, 4, 5, 6, 7],
-        ) {
-            self.rest_keys.copy_from_slice(&self.keys[..m]);
-            self.rest_order.copy_from_slice(&self.vals[..m]);
-        }
         // Merge the kept pairs (the input minus the gaps: sorted) with the set-aside ones
         // into the scratch arrays, in parallel segments, then copy back.
-        let parts = if n >= PARALLEL_MIN { rayon::current_num_threads().min(64) } else { 1 };
+        let parts = if parallel { rayon::current_num_threads().min(64) } else { 1 };
         let merge = Merge {
             keys,
             vals,
-            runs,
+            runs: &self.runs,
             rk: &self.rest_keys,
             order: &self.rest_order,
             rv: &self.rest_vals,
@@ -257,6 +334,42 @@ impl RadixSorter {
             vals.copy_from_slice(sv);
         }
         true
+    }
+}
+
+/// Copies the gaps `runs[bounds[g].0..bounds[g + 1].0]` of every group `g` (pairs and
+/// input positions) to the outputs, which start at output position `bounds[0].1`; groups
+/// in parallel.
+fn gather(
+    runs: &[(usize, usize)],
+    bounds: &[(usize, usize)],
+    keys: &[u64],
+    vals: &[u32],
+    dk: &mut [u64],
+    dv: &mut [u32],
+    dp: &mut [u32],
+) {
+    if bounds.len() > 2 {
+        let mid = bounds.len() / 2;
+        let at = bounds[mid].1 - bounds[0].1;
+        let (k0, k1) = dk.split_at_mut(at);
+        let (v0, v1) = dv.split_at_mut(at);
+        let (p0, p1) = dp.split_at_mut(at);
+        rayon::join(
+            || gather(runs, &bounds[..=mid], keys, vals, k0, v0, p0),
+            || gather(runs, &bounds[mid..], keys, vals, k1, v1, p1),
+        );
+        return;
+    }
+    // Gaps are mostly a few pairs long: element loops beat a memcpy call per gap.
+    let mut w = 0;
+    for &(a, b) in &runs[bounds[0].0..bounds[1].0] {
+        for i in a..b {
+            dk[w] = keys[i];
+            dv[w] = vals[i];
+            dp[w] = i as u32;
+            w += 1;
+        }
     }
 }
 
@@ -346,37 +459,55 @@ impl Merge<'_> {
     }
 
     /// Merges set-aside pairs `[r0, r1)` with kept input positions `[p0, p1)`.
+    ///
+    /// Kept pairs come in contiguous stretches between gaps; for each set-aside pair the
+    /// kept pairs that precede it are found by a short scan and copied as one block.
     fn segment(&self, r0: usize, r1: usize, p0: usize, p1: usize, out_k: &mut [u64], out_v: &mut [u32]) {
-        let mut gap = self.runs.partition_point(|r| r.1 <= p0);
+        let runs = self.runs;
+        let mut gap = runs.partition_point(|r| r.1 <= p0);
         let mut p = p0;
+        // Moves `p` past a gap it stands in (gaps never touch, so one suffices).
         let skip = |p: &mut usize, gap: &mut usize| {
-            while *gap < self.runs.len() && self.runs[*gap].0 <= *p {
-                if *p < self.runs[*gap].1 {
-                    *p = self.runs[*gap].1;
-                }
+            while *gap < runs.len() && runs[*gap].0 <= *p {
+                *p = (*p).max(runs[*gap].1);
                 *gap += 1;
             }
         };
         skip(&mut p, &mut gap);
-        let (mut j, mut w) = (r0, 0);
-        while j < r1 || p < p1 {
-            let take_kept = j == r1 || {
-                p < p1 && {
-                    let (kk, rkk) = (self.keys[p], self.rk[j]);
-                    kk < rkk || (kk == rkk && p < self.rpos[self.order[j] as usize] as usize)
+        let mut w = 0;
+        let (keys, vals) = (self.keys, self.vals);
+        let copy = |out_k: &mut [u64], out_v: &mut [u32], from: usize, to: usize, w: &mut usize| {
+            let len = to - from;
+            out_k[*w..*w + len].copy_from_slice(&keys[from..to]);
+            out_v[*w..*w + len].copy_from_slice(&vals[from..to]);
+            *w += len;
+        };
+        for j in r0..r1 {
+            let (x, xpos) = (self.rk[j], self.rpos[self.order[j] as usize] as usize);
+            // Kept pairs before (x, xpos): smaller keys, or equal keys earlier in the input.
+            while p < p1 {
+                let end = runs.get(gap).map_or(p1, |r| r.0.min(p1));
+                let mut q = p;
+                while q < end && (self.keys[q] < x || (self.keys[q] == x && q < xpos)) {
+                    q += 1;
                 }
-            };
-            if take_kept {
-                out_k[w] = self.keys[p];
-                out_v[w] = self.vals[p];
-                p += 1;
+                copy(out_k, out_v, p, q, &mut w);
+                p = q;
+                if q < end {
+                    break;
+                }
                 skip(&mut p, &mut gap);
-            } else {
-                out_k[w] = self.rk[j];
-                out_v[w] = self.rv[self.order[j] as usize];
-                j += 1;
             }
+            out_k[w] = x;
+            out_v[w] = self.rv[self.order[j] as usize];
             w += 1;
+        }
+        // The kept pairs after the last set-aside one.
+        while p < p1 {
+            let end = runs.get(gap).map_or(p1, |r| r.0.min(p1));
+            copy(out_k, out_v, p, end, &mut w);
+            p = end;
+            skip(&mut p, &mut gap);
         }
         debug_assert_eq!(w, out_k.len());
     }
@@ -636,25 +767,34 @@ mod tests {
 
     #[test]
     fn nearly_sorted_path_is_independent_of_threads() {
-        let n = if cfg!(miri) { 40_000 } else { 300_000 };
+        // Enough changed keys that the set-aside ones take the parallel sort too.
+        let n = if cfg!(miri) { 40_000 } else { 600_000 };
         let mut keys: Vec<u64> = lcg(n, 21).into_iter().map(|k| k % 20_000).collect();
         keys.sort_unstable();
-        for (j, c) in lcg(n / 50, 22).iter().enumerate() {
+        for (j, c) in lcg(n / 30, 22).iter().enumerate() {
             keys[(c % n as u64) as usize] = lcg(1, 100 + j as u64)[0] % 20_000;
         }
-        let run = |threads| {
+        let run = |threads, merge_path: bool| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| {
                 let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
                 let mut s = RadixSorter::new();
+                if !merge_path {
+                    s.nearly_sorted_max_threads = 0;
+                }
                 s.sort(&mut k, &mut v);
-                assert_eq!(s.last_nearly_sorted, threads <= NEARLY_SORTED_MAX_THREADS);
+                assert_eq!(s.last_nearly_sorted, merge_path);
+                if merge_path && !cfg!(miri) && threads > 1 {
+                    let rest = s.rest_keys.len();
+                    assert!(rest >= PARALLEL_MIN, "{rest} set aside: the nested parallel sort is exercised");
+                }
                 (k, v)
             })
         };
-        let one = run(1);
-        assert_eq!(one, run(3));
-        assert_eq!(one, run(8), "the merge path and the full sort agree");
+        let one = run(1, true);
+        assert_eq!(one, run(3, true));
+        assert_eq!(one, run(8, true));
+        assert_eq!(one, run(8, false), "the merge path and the full sort agree");
         check(keys);
     }
 

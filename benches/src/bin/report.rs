@@ -294,6 +294,19 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                     };
                     let (d_uni, d_coh) = (time(&uni), time(&keys));
                     let ratio = d_uni / d_coh;
+                    // The same coherent keys with the nearly-sorted path turned off.
+                    let mut full = RadixSorter::new();
+                    full.nearly_sorted_max_threads = 0;
+                    let d_full = p
+                        .install(|| {
+                            median_with(
+                                iters,
+                                &mut input,
+                                |i| sort::prepare(Sorter::Ours, &keys, i),
+                                |i| sort::run(Sorter::Ours, i, &mut full, t),
+                            )
+                        })
+                        .as_secs_f64();
                     r.row(
                         &format!("sort {}M frame-coherent vs uniform, ours (ms)", n / 1_000_000),
                         t,
@@ -303,6 +316,16 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                         ratio,
                         "≥ 3x",
                         Some(ratio >= 3.0),
+                    );
+                    r.row(
+                        &format!("sort {}M frame-coherent, merge path vs full radix sort, ours (ms)", n / 1_000_000),
+                        t,
+                        format!("{:.2}", d_coh * 1e3),
+                        format!("{:.2}", d_full * 1e3),
+                        "ours, nearly-sorted path off",
+                        d_full / d_coh,
+                        "-",
+                        None,
                     );
                     if all == 1 {
                         break;

@@ -178,7 +178,9 @@ impl RadixSorter {
         let Some(&hi) = active.last() else { return };
         self.keys.resize(n, 0);
         self.vals.resize(n, 0);
-        if n < HYBRID_MIN {
+        // One thread: a plain LSD sort below HYBRID_MIN. Several: the MSD split even for
+        // small inputs, so the buckets' LSD passes spread over the workers.
+        if n < HYBRID_MIN && !parallel {
             self.last_passes = count as u32;
             if lsd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], active) {
                 keys.copy_from_slice(&self.keys[..n]);
@@ -201,7 +203,9 @@ impl RadixSorter {
             bounds
         };
         // Finish each bucket on its lower digits; results land back in `keys`/`vals`.
-        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, &active[..count - 1], parallel);
+        // Buckets larger than a worker's fair share are split again (parallel only).
+        let split = if parallel { (n / (2 * threads)).clamp(1 << 13, SPLIT_AGAIN) } else { usize::MAX };
+        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, &active[..count - 1], parallel, split);
     }
 
     /// The nearly-sorted path: set aside the keys that break the order, sort them, merge.
@@ -553,14 +557,22 @@ fn finish_buckets(
     dst_v: &mut [u32],
     digits: &[usize],
     parallel: bool,
+    split: usize,
 ) {
     let buckets = bounds.len() - 1;
     let base = bounds[0];
     if buckets == 1 || !parallel {
         for b in 0..buckets {
             let (lo, hi) = (bounds[b] - base, bounds[b + 1] - base);
-            if parallel && hi - lo >= SPLIT_AGAIN && digits.len() >= 2 {
-                split_again(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], digits);
+            if parallel && hi - lo >= split && digits.len() >= 2 {
+                split_again(
+                    &mut src_k[lo..hi],
+                    &mut src_v[lo..hi],
+                    &mut dst_k[lo..hi],
+                    &mut dst_v[lo..hi],
+                    digits,
+                    split,
+                );
                 continue;
             }
             // Sort in the source range with the destination range as scratch; move the result
@@ -573,21 +585,21 @@ fn finish_buckets(
         return;
     }
     let mid = buckets / 2;
-    let split = bounds[mid] - base;
-    let (sk0, sk1) = src_k.split_at_mut(split);
-    let (sv0, sv1) = src_v.split_at_mut(split);
-    let (dk0, dk1) = dst_k.split_at_mut(split);
-    let (dv0, dv1) = dst_v.split_at_mut(split);
+    let at = bounds[mid] - base;
+    let (sk0, sk1) = src_k.split_at_mut(at);
+    let (sv0, sv1) = src_v.split_at_mut(at);
+    let (dk0, dk1) = dst_k.split_at_mut(at);
+    let (dv0, dv1) = dst_v.split_at_mut(at);
     rayon::join(
-        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, parallel),
-        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, parallel),
+        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, parallel, split),
+        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, parallel, split),
     );
 }
 
 /// A bucket too big for one worker (render keys have few distinct top digits): split it
 /// again on its highest varying lower digit, in parallel, and finish the sub-buckets.
 /// Sorts `sk`/`sv` into `dk`/`dv`.
-fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], digits: &[usize]) {
+fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], digits: &[usize], split: usize) {
     let (and, or, _) = sk
         .par_chunks(BLOCK)
         .map(survey)
@@ -601,7 +613,7 @@ fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], d
     let mut hist = Vec::new();
     let bounds = scatter_parallel(&mut hist, sk, sv, dk, dv, digits[pos]);
     // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
-    finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], true);
+    finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], true, split);
     dk.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
     dv.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
 }

@@ -204,8 +204,8 @@ impl RadixSorter {
         };
         // Finish each bucket on its lower digits; results land back in `keys`/`vals`.
         // Buckets larger than a worker's fair share are split again (parallel only).
-        let split = if parallel { (n / (2 * threads)).clamp(1 << 13, SPLIT_AGAIN) } else { usize::MAX };
-        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, &active[..count - 1], parallel, split);
+        let split = parallel.then(|| (n / (2 * threads)).clamp(1 << 13, SPLIT_AGAIN));
+        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, &active[..count - 1], split);
     }
 
     /// The nearly-sorted path: set aside the keys that break the order, sort them, merge.
@@ -548,7 +548,8 @@ fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], digits: &[u
 
 /// Sorts each bucket `src[bounds[b]..bounds[b+1]]` on `digits` and writes it to the same
 /// range of `dst` (the other pair of arrays serves as scratch). Buckets split recursively
-/// with `rayon::join`, so no list of slices is allocated.
+/// with `rayon::join`, so no list of slices is allocated. `split`: run in parallel, and
+/// split buckets at least this large again; `None`: one thread.
 fn finish_buckets(
     bounds: &[usize],
     src_k: &mut [u64],
@@ -556,12 +557,11 @@ fn finish_buckets(
     dst_k: &mut [u64],
     dst_v: &mut [u32],
     digits: &[usize],
-    parallel: bool,
-    split: usize,
+    split: Option<usize>,
 ) {
     let buckets = bounds.len() - 1;
     let base = bounds[0];
-    if buckets == 1 || !parallel {
+    if buckets == 1 || split.is_none() {
         for b in 0..buckets {
             let (lo, hi) = (bounds[b] - base, bounds[b + 1] - base);
             if parallel && hi - lo >= split && digits.len() >= 2 {
@@ -591,8 +591,8 @@ fn finish_buckets(
     let (dk0, dk1) = dst_k.split_at_mut(at);
     let (dv0, dv1) = dst_v.split_at_mut(at);
     rayon::join(
-        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, parallel, split),
-        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, parallel, split),
+        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, split),
+        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, split),
     );
 }
 
@@ -613,7 +613,7 @@ fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], d
     let mut hist = Vec::new();
     let bounds = scatter_parallel(&mut hist, sk, sv, dk, dv, digits[pos]);
     // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
-    finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], true, split);
+    finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], Some(split));
     dk.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
     dv.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
 }

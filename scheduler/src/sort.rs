@@ -564,7 +564,7 @@ fn finish_buckets(
     if buckets == 1 || split.is_none() {
         for b in 0..buckets {
             let (lo, hi) = (bounds[b] - base, bounds[b + 1] - base);
-            if parallel && hi - lo >= split && digits.len() >= 2 {
+            if let Some(split) = split.filter(|&s| hi - lo >= s && digits.len() >= 2) {
                 split_again(
                     &mut src_k[lo..hi],
                     &mut src_v[lo..hi],

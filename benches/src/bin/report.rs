@@ -157,7 +157,7 @@ fn main() {
     }
     drop(gpu);
     let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now() };
-    r.steps = 6 + threads.len() * 5;
+    r.steps = steps(&o, threads.len(), all);
 
     if o.runs("bandwidth") {
         bandwidth_rows(&mut r, all);
@@ -202,6 +202,33 @@ fn main() {
     println!("\n{md}");
     let _ = std::fs::write(o.out.join("report.md"), &md);
     println!("charts: {}", o.out.display());
+}
+
+/// How many progress steps the selected stages print (see each stage's `progress` calls).
+fn steps(o: &Options, t: usize, all: usize) -> usize {
+    let mut n = 0;
+    if o.runs("bandwidth") {
+        n += 1;
+    }
+    if o.runs("sort") {
+        n += 3 * t + if o.quick { 0 } else { 6 };
+    }
+    if o.runs("cull") {
+        n += 1 + t + if o.quick { 0 } else { 3 };
+    }
+    if o.runs("lists") {
+        n += 2;
+    }
+    if o.runs("frame") {
+        n += 2 * t + 2;
+    }
+    if o.gpu && o.runs("record") {
+        n += 1 + t + 1 + 4 + 1;
+    }
+    if o.runs("tracy") && cfg!(feature = "tracy") {
+        n += if all >= 4 { 2 } else { 1 };
+    }
+    n
 }
 
 fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {

@@ -69,7 +69,7 @@ fn cull(c: &mut Criterion) {
                     let p = pool(t);
                     let (mut parts, mut offsets) = (Vec::new(), Vec::new());
                     g.bench_function(BenchmarkId::new(format!("switchyard {t}t"), &tag), |b| {
-                        b.iter(|| p.install(|| cull::cull_soa(&w, &mut parts, &mut offsets, &mut out)))
+                        b.iter(|| p.install(|| cull::cull_soa(&w, &mut parts, &mut offsets)))
                     });
                 }
             }

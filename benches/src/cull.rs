@@ -105,9 +105,11 @@ pub fn cull_aos(objects: &[AosObject], planes: &[Vec4; 6], layer_mask: u16, out:
 /// Part size of the parallel cull (the renderer's).
 pub const PART: usize = 16 * 1024;
 
-/// Switchyard's cull of the structure of arrays as the renderer runs it: parts in
-/// parallel on the current pool (block hierarchy first), then concatenated in parallel.
-pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, offsets: &mut Vec<usize>, out: &mut Vec<u32>) {
+/// Switchyard's cull of the structure of arrays as the renderer's cull job runs it: parts
+/// in parallel on the current pool (block hierarchy first), then each part's place in the
+/// visible list (`offsets`). The renderer's sort job reads the parts in that order while
+/// it writes the keys, so the visible set is complete here. Returns the visible count.
+pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, offsets: &mut Vec<usize>) -> usize {
     let n = w.soa.len();
     parts.resize_with(n.div_ceil(PART).max(1), Vec::new);
     parts.par_iter_mut().enumerate().for_each(|(p, v)| {
@@ -119,7 +121,10 @@ pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, offsets: &mut Vec<u
     for p in parts.iter() {
         offsets.push(offsets[offsets.len() - 1] + p.len());
     }
-    switchyard::par::set_len(out, offsets[offsets.len() - 1]);
-    let parts = &*parts;
-    switchyard::par::fill_ranges(offsets, out, &|i, dst: &mut [u32]| dst.copy_from_slice(&parts[i]));
+    offsets[offsets.len() - 1]
+}
+
+/// The parts concatenated (for checks).
+pub fn concat(parts: &[Vec<u32>]) -> Vec<u32> {
+    parts.concat()
 }

@@ -156,7 +156,10 @@ pub fn build_batches_parallel(
 ) {
     use rayon::prelude::*;
     let n = queue.len();
-    let blocks = n.div_ceil(crate::par::BLOCK);
+    // About two blocks per worker (at least 4k items each): batches are found per block
+    // and joined at block edges, so the result does not depend on the block size.
+    let block = (n / (2 * rayon::current_num_threads())).clamp(4096, crate::par::BLOCK);
+    let blocks = n.div_ceil(block);
     if blocks <= 1 {
         build_batches(pass, queue, objects, mats, out);
         return;
@@ -173,7 +176,7 @@ pub fn build_batches_parallel(
     scratch.first_boundary.resize(blocks, n as u32);
     scratch.offsets[1..].par_iter_mut().zip(scratch.first_boundary.par_iter_mut()).enumerate().for_each(
         |(b, (count, first))| {
-            let range = b * crate::par::BLOCK..((b + 1) * crate::par::BLOCK).min(n);
+            let range = b * block..((b + 1) * block).min(n);
             *count = 0;
             for q in range {
                 if is_boundary(q) {
@@ -200,7 +203,7 @@ pub fn build_batches_parallel(
     }
     crate::par::set_len(out, scratch.offsets[blocks]);
     crate::par::fill_ranges(&scratch.offsets, out, &|b, dst: &mut [Batch]| {
-        let range = b * crate::par::BLOCK..((b + 1) * crate::par::BLOCK).min(n);
+        let range = b * block..((b + 1) * block).min(n);
         let mut w = 0;
         for q in range {
             if is_boundary(q) {

@@ -36,6 +36,46 @@ pub fn fill_ranges<T: Send>(offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usi
     }
 }
 
+/// The fill of [`fill_ranges3`]: range index and the three outputs' slices.
+pub type Fill3<'f, A, B, C> = dyn Fn(usize, &mut [A], &mut [B], &mut [C]) + Sync + 'f;
+
+/// Like [`fill_ranges`] over three outputs split at the same offsets:
+/// `fill(i, a[r], b[r], c[r])` with `r = offsets[i]..offsets[i + 1]`, in parallel.
+pub fn fill_ranges3<A: Send, B: Send, C: Send>(
+    offsets: &[usize],
+    a: &mut [A],
+    b: &mut [B],
+    c: &mut [C],
+    fill: &Fill3<'_, A, B, C>,
+) {
+    fn go<A: Send, B: Send, C: Send>(
+        first: usize,
+        offsets: &[usize],
+        a: &mut [A],
+        b: &mut [B],
+        c: &mut [C],
+        fill: &Fill3<'_, A, B, C>,
+    ) {
+        let n = offsets.len() - 1;
+        if n == 1 {
+            fill(first, a, b, c);
+            return;
+        }
+        let mid = n / 2;
+        let at = offsets[mid] - offsets[0];
+        let (a0, a1) = a.split_at_mut(at);
+        let (b0, b1) = b.split_at_mut(at);
+        let (c0, c1) = c.split_at_mut(at);
+        rayon::join(
+            || go(first, &offsets[..=mid], a0, b0, c0, fill),
+            || go(first + mid, &offsets[mid..], a1, b1, c1, fill),
+        );
+    }
+    if offsets.len() > 1 {
+        go(0, offsets, a, b, c, fill);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,6 +86,15 @@ mod tests {
         let mut out = vec![0usize; 11];
         fill_ranges(&offsets, &mut out, &|i, s| s.iter_mut().for_each(|x| *x += i + 1));
         assert_eq!(out, vec![1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 4]);
+        let (mut a, mut b, mut c) = (vec![0usize; 11], vec![0u8; 11], vec![0u64; 11]);
+        fill_ranges3(&offsets, &mut a, &mut b, &mut c, &|i, a, b, c| {
+            a.iter_mut().for_each(|x| *x = i);
+            b.iter_mut().for_each(|x| *x = i as u8 + 1);
+            c.iter_mut().for_each(|x| *x = 2 * i as u64);
+        });
+        assert_eq!(a, vec![0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 3]);
+        assert_eq!(b, vec![1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 4]);
+        assert_eq!(c, vec![0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 6]);
         let src: Vec<u32> = (0..100_000).collect();
         let mut dst = vec![7; 5];
         copy(&mut dst, &src);

@@ -1,7 +1,8 @@
 //! Profiling hooks. With the `tracy` feature they feed tracy-client; without it every call
 //! compiles to nothing.
 
-/// A profiling zone that ends when dropped. Open one with [`zone!`] or [`zone_text!`].
+/// A profiling zone that ends when dropped. Opened inside the crate with the `zone!` and
+/// `zone_text!` macros.
 ///
 /// Zones use static source locations (no allocation) and are opened only while a profiler
 /// is connected; otherwise opening one is a single atomic load.

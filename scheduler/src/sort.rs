@@ -21,8 +21,16 @@ const RADIX: usize = 256;
 const DIGITS: usize = 8;
 /// Below this many pairs one thread sorts.
 const PARALLEL_MIN: usize = 1 << 15;
-/// Pairs per block in the parallel passes.
+/// Most pairs per block in the parallel passes.
 const BLOCK: usize = 1 << 14;
+/// Fewest pairs per block: smaller inputs get smaller blocks, so every worker gets some.
+const MIN_BLOCK: usize = 1 << 12;
+
+/// Pairs per block for `n` pairs on the current pool: about two blocks per worker, within
+/// `MIN_BLOCK..=BLOCK`. (The result does not depend on it: a stable sort's output is unique.)
+fn block_len(n: usize) -> usize {
+    (n / (2 * rayon::current_num_threads())).clamp(MIN_BLOCK, BLOCK)
+}
 /// Below this many pairs a plain LSD sort beats the MSD split.
 const HYBRID_MIN: usize = 1 << 16;
 /// Buckets at least this large are split again rather than sorted by one worker.
@@ -152,11 +160,12 @@ impl RadixSorter {
         let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
         // One cheap read: which bits vary, and how far from sorted the input is.
         let (and, or, descents) = if parallel {
+            let block = block_len(n);
             let (a, o, d) = keys
-                .par_chunks(BLOCK)
+                .par_chunks(block)
                 .map(survey)
                 .reduce(|| (u64::MAX, 0, 0), |(a0, o0, d0), (a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
-            let seams = (1..n.div_ceil(BLOCK)).filter(|&b| keys[b * BLOCK - 1] > keys[b * BLOCK]).count() as u64;
+            let seams = (1..n.div_ceil(block)).filter(|&b| keys[b * block - 1] > keys[b * block]).count() as u64;
             (a, o, d + seams)
         } else {
             survey(keys)
@@ -222,11 +231,12 @@ impl RadixSorter {
         // per block in parallel, then stitched in order (touching gaps merge).
         self.runs.clear();
         if parallel {
-            let blocks = (n - 1).div_ceil(BLOCK);
+            let block = block_len(n);
+            let blocks = (n - 1).div_ceil(block);
             self.block_runs.resize_with(blocks, Vec::new);
             self.block_runs.par_iter_mut().enumerate().for_each(|(b, r)| {
                 r.clear();
-                descent_runs(keys, b * BLOCK..((b + 1) * BLOCK).min(n - 1), r);
+                descent_runs(keys, b * block..((b + 1) * block).min(n - 1), r);
             });
             for r in &self.block_runs {
                 r.iter().for_each(|&x| push_run(&mut self.runs, x));
@@ -642,9 +652,10 @@ fn scatter_parallel(
     d: usize,
 ) -> [usize; RADIX + 1] {
     let n = sk.len();
-    let blocks = n.div_ceil(BLOCK);
+    let block = block_len(n);
+    let blocks = n.div_ceil(block);
     hist.resize(blocks, [0; RADIX]);
-    hist.par_iter_mut().zip(sk.par_chunks(BLOCK)).for_each(|(h, c)| {
+    hist.par_iter_mut().zip(sk.par_chunks(block)).for_each(|(h, c)| {
         *h = [0; RADIX];
         for &k in c {
             h[digit(k, d)] += 1;
@@ -665,7 +676,7 @@ fn scatter_parallel(
     let mut bounds = [n; RADIX + 1];
     bounds[..RADIX].iter_mut().zip(&hist[0]).for_each(|(b, &o)| *b = o as usize);
     let (pk, pv) = (Scatter(dk.as_mut_ptr()), Scatter(dv.as_mut_ptr()));
-    hist.par_iter_mut().zip(sk.par_chunks(BLOCK).zip(sv.par_chunks(BLOCK))).for_each(|(offs, (ck, cv))| {
+    hist.par_iter_mut().zip(sk.par_chunks(block).zip(sv.par_chunks(block))).for_each(|(offs, (ck, cv))| {
         // Capture the whole wrappers (Sync), not their raw-pointer fields.
         let (pk, pv) = (pk, pv);
         for (&k, &v) in ck.iter().zip(cv) {

@@ -118,20 +118,22 @@ impl<B: Backend> FrameCtx<'_, B> {
                 part.used[m / 64] |= 1 << (m % 64);
             }
         });
-        // Concatenate the parts in order, in parallel.
-        w.part_offsets.clear();
-        w.part_offsets.push(0);
+        // Where each piece of the parts' output goes in the view's visible list; the sort
+        // job fills the list (and its queue and keys) from the pieces in one parallel pass.
+        w.pieces.clear();
+        w.piece_offsets.clear();
+        w.piece_offsets.push(0);
         w.used.clear();
         w.used.resize(words, 0);
-        for p in &w.parts {
-            w.part_offsets.push(w.part_offsets.last().copied().unwrap_or(0) + p.visible.len());
-            w.used.iter_mut().zip(&p.used).for_each(|(a, b)| *a |= b);
+        let mut at = 0;
+        for (p, part) in w.parts.iter().enumerate() {
+            for start in (0..part.visible.len()).step_by(PIECE) {
+                at += PIECE.min(part.visible.len() - start);
+                w.pieces.push((p as u32, start as u32));
+                w.piece_offsets.push(at);
+            }
+            w.used.iter_mut().zip(&part.used).for_each(|(a, b)| *a |= b);
         }
-        crate::par::set_len(&mut w.visible, *w.part_offsets.last().unwrap_or(&0));
-        let parts = &w.parts;
-        crate::par::fill_ranges(&w.part_offsets, &mut w.visible, &|i, dst: &mut [u32]| {
-            dst.copy_from_slice(&parts[i].visible)
-        });
         let mut used = self.used.lock();
         let acc = &mut used[w.view.pass as usize];
         acc.resize(w.used.len(), 0);
@@ -143,16 +145,36 @@ impl<B: Backend> FrameCtx<'_, B> {
         let _z = profile::zone_text!("sort", "view {} ({:?})", w.view.label, w.view.pass);
         let t = Instant::now();
         let (o, mats, meshes, view) = (self.objects, self.mat_frames, &self.shared.mesh_bits, w.view);
-        w.visible
-            .par_iter()
-            .with_min_len(4096)
-            .map(|&i| {
-                let i = i as usize;
-                let depth = depth_bits(&view, o.cx[i], o.cy[i], o.cz[i]);
-                sort_key(view.pass, o.layer[i], &mats[o.material[i] as usize], meshes[o.mesh[i] as usize], depth)
-            })
-            .collect_into_vec(&mut w.keys);
-        crate::par::copy(&mut w.queue, &w.visible);
+        // The visible list (parts in order), the queue to sort (the same indices) and their
+        // keys, written in one pass over the cull parts.
+        let n = *w.piece_offsets.last().unwrap_or(&0);
+        crate::par::set_len(&mut w.visible, n);
+        crate::par::set_len(&mut w.queue, n);
+        crate::par::set_len(&mut w.keys, n);
+        let (parts, pieces) = (&w.parts, &w.pieces);
+        crate::par::fill_ranges3(
+            &w.piece_offsets,
+            &mut w.visible,
+            &mut w.queue,
+            &mut w.keys,
+            &|p, visible: &mut [u32], queue: &mut [u32], keys: &mut [u64]| {
+                let (part, start) = (pieces[p].0 as usize, pieces[p].1 as usize);
+                let src = &parts[part].visible[start..start + keys.len()];
+                visible.copy_from_slice(src);
+                queue.copy_from_slice(src);
+                for (k, &i) in keys.iter_mut().zip(src) {
+                    let i = i as usize;
+                    let depth = depth_bits(&view, o.cx[i], o.cy[i], o.cz[i]);
+                    *k = sort_key(
+                        view.pass,
+                        o.layer[i],
+                        &mats[o.material[i] as usize],
+                        meshes[o.mesh[i] as usize],
+                        depth,
+                    );
+                }
+            },
+        );
         w.sorter.sort(&mut w.keys, &mut w.queue);
         build_batches_parallel(view.pass, &w.queue, o, mats, &mut w.batch_scratch, &mut w.batches);
         w.ms[1] = t.elapsed().as_secs_f64() * 1e3;

@@ -40,6 +40,8 @@ pub const MAX_VIEWS: usize = 8;
 pub const MAX_SHADOW_VIEWS: usize = 2;
 /// Objects per culling job part.
 const CULL_PART: usize = 16 * 1024;
+/// Most visible indices per piece of the sort job's first pass.
+const PIECE: usize = 4096;
 const GLOBALS_SLOT: usize = 256;
 
 /// Renderer options.
@@ -179,7 +181,10 @@ struct ViewWork<C> {
     pass: PassDesc,
     slot: u32,
     parts: Vec<CullPart>,
-    part_offsets: Vec<usize>,
+    /// The cull parts' output cut into pieces of at most `PIECE` indices, (part, start),
+    /// and the pieces' offsets in the visible list: the sort job's unit of work.
+    pieces: Vec<(u32, u32)>,
+    piece_offsets: Vec<usize>,
     batch_scratch: BatchScratch,
     visible: Vec<u32>,
     used: Vec<u64>,
@@ -214,7 +219,8 @@ impl<C> Default for ViewWork<C> {
             pass: PassDesc { label: "", color: None, depth: None },
             slot: 0,
             parts: Vec::new(),
-            part_offsets: Vec::new(),
+            pieces: Vec::new(),
+            piece_offsets: Vec::new(),
             batch_scratch: BatchScratch::default(),
             visible: Vec::new(),
             used: Vec::new(),

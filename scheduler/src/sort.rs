@@ -45,6 +45,8 @@ pub struct RadixSorter {
     /// result is the same either way).
     pub nearly_sorted_max_threads: usize,
     block_runs: Vec<Vec<(usize, usize)>>,
+    block_widened: Vec<Vec<(usize, usize)>>,
+    run_prefix: Vec<usize>,
     run_offsets: Vec<(usize, usize)>,
     rest_sorter: Option<Box<RadixSorter>>,
     keys: Vec<u64>,
@@ -105,6 +107,8 @@ impl Default for RadixSorter {
         Self {
             nearly_sorted_max_threads: NEARLY_SORTED_MAX_THREADS,
             block_runs: Vec::new(),
+            block_widened: Vec::new(),
+            run_prefix: Vec::new(),
             run_offsets: Vec::new(),
             rest_sorter: None,
             keys: Vec::new(),
@@ -137,6 +141,51 @@ fn push_run(runs: &mut Vec<(usize, usize)>, r: (usize, usize)) {
         Some(last) if last.1 >= r.0 => last.1 = last.1.max(r.1),
         _ => runs.push(r),
     }
+}
+
+/// Widens the gaps `input` (ascending, not touching) onto `out` until the survivors
+/// around each are ordered, merging gaps that come to touch: one pass, each gap finished
+/// before the next; a gap that grows into one already in `out` takes it back off and
+/// re-checks. With `until_clean`, stops after the first finished gap that the next input
+/// gap does not touch and returns the index of that next gap: the rest of `input`, already
+/// widened on its own, needs nothing more. `None`: one gap grew past `limit`.
+fn widen_gaps(
+    keys: &[u64],
+    input: &[(usize, usize)],
+    out: &mut Vec<(usize, usize)>,
+    limit: usize,
+    until_clean: bool,
+) -> Option<usize> {
+    let n = keys.len();
+    let mut i = 0;
+    while i < input.len() {
+        let mut cur = input[i];
+        i += 1;
+        loop {
+            while i < input.len() && input[i].0 <= cur.1 {
+                cur.1 = cur.1.max(input[i].1);
+                i += 1;
+            }
+            if let Some(&last) = out.last().filter(|l| l.1 >= cur.0) {
+                out.pop();
+                cur = (last.0, cur.1.max(last.1));
+                continue;
+            }
+            if cur.0 > 0 && cur.1 < n && keys[cur.0 - 1] > keys[cur.1] {
+                cur = (cur.0 - 1, cur.1 + 1);
+                if cur.1 - cur.0 > limit {
+                    return None;
+                }
+                continue;
+            }
+            break;
+        }
+        out.push(cur);
+        if until_clean && input.get(i).is_none_or(|r| r.0 > cur.1) {
+            return Some(i);
+        }
+    }
+    Some(i)
 }
 
 impl RadixSorter {
@@ -227,60 +276,50 @@ impl RadixSorter {
         let n = keys.len();
         let limit = n / 8;
         let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
-        // Gaps as half-open ranges [start, end) of set-aside positions, ascending: found
-        // per block in parallel, then stitched in order (touching gaps merge).
-        self.runs.clear();
-        if parallel {
-            let block = block_len(n);
-            let blocks = (n - 1).div_ceil(block);
-            self.block_runs.resize_with(blocks, Vec::new);
-            self.block_runs.par_iter_mut().enumerate().for_each(|(b, r)| {
+        // Gaps as half-open ranges [start, end) of set-aside positions, ascending. Per block
+        // (in parallel): the descents, then the gaps widened until the survivors around each
+        // are ordered. Then, in order, each block's gaps are joined to the previous blocks':
+        // only gaps that meet across a block edge need another look.
+        let blocks = if parallel { (n - 1).div_ceil(block_len(n)) } else { 1 };
+        let block = (n - 1).div_ceil(blocks);
+        self.block_runs.resize_with(blocks, Vec::new);
+        self.block_widened.resize_with(blocks, Vec::new);
+        let widened_ok = self
+            .block_runs
+            .par_iter_mut()
+            .zip(self.block_widened.par_iter_mut())
+            .enumerate()
+            .map(|(b, (r, w))| {
                 r.clear();
+                w.clear();
                 descent_runs(keys, b * block..((b + 1) * block).min(n - 1), r);
-            });
-            for r in &self.block_runs {
-                r.iter().for_each(|&x| push_run(&mut self.runs, x));
-            }
-        } else {
-            descent_runs(keys, 0..n - 1, &mut self.runs);
+                widen_gaps(keys, r, w, limit, false).is_some()
+            })
+            .reduce(|| true, |a, b| a && b);
+        if !widened_ok {
+            return false;
         }
-        let runs = &mut self.runs;
-        // Widen gaps until the survivors around each are ordered, merging gaps that come
-        // to touch: one pass, each gap finished before the next (a later gap that grows
-        // into a finished one takes it back off the output and re-checks).
-        let (mut out, mut i, mut removed) = (0, 0, 0usize);
-        while i < runs.len() {
-            let mut cur = runs[i];
-            i += 1;
-            loop {
-                while i < runs.len() && runs[i].0 <= cur.1 {
-                    cur.1 = cur.1.max(runs[i].1);
-                    i += 1;
-                }
-                if out > 0 && runs[out - 1].1 >= cur.0 {
-                    out -= 1;
-                    removed -= runs[out].1 - runs[out].0;
-                    cur = (runs[out].0, cur.1.max(runs[out].1));
-                    continue;
-                }
-                if cur.0 > 0 && cur.1 < n && keys[cur.0 - 1] > keys[cur.1] {
-                    cur = (cur.0 - 1, cur.1 + 1);
-                    if removed + (cur.1 - cur.0) > limit {
-                        return false;
-                    }
-                    continue;
-                }
-                break;
+        self.runs.clear();
+        for w in &self.block_widened {
+            if w.is_empty() {
+                continue;
             }
-            runs[out] = cur;
-            out += 1;
-            removed += cur.1 - cur.0;
-            if removed > limit {
-                return false;
-            }
+            let Some(i) = widen_gaps(keys, w, &mut self.runs, limit, true) else { return false };
+            self.runs.extend_from_slice(&w[i..]);
         }
-        runs.truncate(out);
+        let runs = &self.runs;
+        let removed: usize = runs.iter().map(|r| r.1 - r.0).sum();
+        if removed > limit {
+            return false;
+        }
+        debug_assert!(runs.windows(2).all(|w| w[0].1 < w[1].0));
         debug_assert!(runs.iter().all(|r| r.0 == 0 || r.1 == n || keys[r.0 - 1] <= keys[r.1]));
+        // Pairs set aside before each gap, for the merge's split points.
+        self.run_prefix.clear();
+        self.run_prefix.push(0);
+        for r in runs {
+            self.run_prefix.push(self.run_prefix[self.run_prefix.len() - 1] + (r.1 - r.0));
+        }
         // Set the gaps aside, in input order (in parallel over groups of gaps), and sort
         // them stably: by the parallel sort when there are many.
         let m = removed;
@@ -333,6 +372,7 @@ impl RadixSorter {
             keys,
             vals,
             runs: &self.runs,
+            prefix: &self.run_prefix,
             rk: &self.rest_keys,
             order: &self.rest_order,
             rv: &self.rest_vals,
@@ -394,6 +434,8 @@ struct Merge<'a> {
     keys: &'a [u64],
     vals: &'a [u32],
     runs: &'a [(usize, usize)],
+    /// `prefix[i]`: pairs set aside in `runs[..i]`.
+    prefix: &'a [usize],
     rk: &'a [u64],
     order: &'a [u32],
     rv: &'a [u32],
@@ -404,7 +446,7 @@ impl Merge<'_> {
     /// Pairs set aside before input position `p`.
     fn removed_before(&self, p: usize) -> usize {
         let r = self.runs.partition_point(|r| r.1 <= p);
-        self.runs[..r].iter().map(|r| r.1 - r.0).sum::<usize>() + self.runs.get(r).map_or(0, |r| p.saturating_sub(r.0))
+        self.prefix[r] + self.runs.get(r).map_or(0, |r| p.saturating_sub(r.0))
     }
 
     /// The first kept input position whose key is `>= x` (or `n`).
@@ -786,6 +828,47 @@ mod tests {
             *x += n as u64;
         }
         check(spiky);
+    }
+
+    #[test]
+    fn gaps_that_meet_across_block_edges_are_joined() {
+        let n = if cfg!(miri) { 40_000 } else { 200_000 };
+        let edges: Vec<usize> = (1..8).map(|k| k * (n / 8)).collect();
+        let mut cases: Vec<Vec<u64>> = Vec::new();
+        // A key moved a few places across each edge, both directions.
+        let mut a: Vec<u64> = (0..n as u64).map(|k| k * 4).collect();
+        for &e in &edges {
+            a[e - 3] = a[e + 5] + 1;
+            a[e + 2] = a[e - 6] + 1;
+        }
+        cases.push(a);
+        // One key moved far: its gap widens over several blocks.
+        let mut b: Vec<u64> = (0..n as u64).map(|k| k * 4).collect();
+        b[n / 3] = b[n / 3 + n / 20] + 2;
+        cases.push(b);
+        // Dense changes around edges, with duplicates.
+        let mut c: Vec<u64> = (0..n as u64).map(|k| k / 3).collect();
+        for &e in &edges {
+            for d in 0..40 {
+                c[e - 20 + d] = ((e as u64 / 3) + 29 - d as u64) % (n as u64 / 3);
+            }
+        }
+        cases.push(c);
+        for keys in cases {
+            check(keys.clone());
+            let mut results = Vec::new();
+            for threads in [1, 3, 8] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                results.push(pool.install(|| {
+                    let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
+                    let mut s = RadixSorter::new();
+                    s.sort(&mut k, &mut v);
+                    assert!(s.last_nearly_sorted);
+                    (k, v)
+                }));
+            }
+            assert!(results.windows(2).all(|w| w[0] == w[1]));
+        }
     }
 
     #[test]

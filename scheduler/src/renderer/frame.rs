@@ -162,11 +162,17 @@ impl<B: Backend> Renderer<B> {
         packet.transforms.0 = Some(self.transforms_buf);
         packet.transforms.1.clear();
         packet.transform_writes.clear();
+        let len = self.scene.objects.len();
         for (s, e) in self.scene.dirty.drain(..) {
+            // Objects removed after being marked leave ranges past the end.
+            let (s, e) = ((s as usize).min(len), (e as usize).min(len));
+            if s >= e {
+                continue;
+            }
             let start = packet.transforms.1.len();
-            let src = &self.scene.objects.transforms[s as usize..(e as usize).min(self.scene.objects.len())];
+            let src = &self.scene.objects.transforms[s..e];
             packet.transforms.1.extend_from_slice(bytemuck::cast_slice(src));
-            packet.transform_writes.push((u64::from(s) * 64, start..packet.transforms.1.len()));
+            packet.transform_writes.push((s as u64 * 64, start..packet.transforms.1.len()));
         }
 
         // Views: shadow views first, then forward views, each in the order given.

@@ -47,6 +47,7 @@ pub struct RadixSorter {
     block_runs: Vec<Vec<(usize, usize)>>,
     block_widened: Vec<Vec<(usize, usize)>>,
     run_prefix: Vec<usize>,
+    merge_splits: Vec<(usize, usize)>,
     run_offsets: Vec<(usize, usize)>,
     rest_sorter: Option<Box<RadixSorter>>,
     keys: Vec<u64>,
@@ -109,6 +110,7 @@ impl Default for RadixSorter {
             block_runs: Vec::new(),
             block_widened: Vec::new(),
             run_prefix: Vec::new(),
+            merge_splits: Vec::new(),
             run_offsets: Vec::new(),
             rest_sorter: None,
             keys: Vec::new(),
@@ -379,7 +381,7 @@ impl RadixSorter {
             rpos: &self.rest_pos,
         };
         let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
-        merge.run(sk, sv, parts);
+        merge.run(sk, sv, parts, &mut self.merge_splits);
         if parts > 1 {
             keys.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
             vals.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
@@ -478,7 +480,9 @@ impl Merge<'_> {
         r.start + self.keys[r.clone()].partition_point(|&k| k < x)
     }
 
-    fn run(&self, out_k: &mut [u64], out_v: &mut [u32], parts: usize) {
+    /// Merges into `out_k`/`out_v` in up to `parts` independent segments; `splits` is
+    /// scratch for the segment bounds.
+    fn run(&self, out_k: &mut [u64], out_v: &mut [u32], parts: usize, splits: &mut Vec<(usize, usize)>) {
         let m = self.rk.len();
         if parts <= 1 || m < 2 {
             self.segment(0, m, 0, self.keys.len(), out_k, out_v);
@@ -486,7 +490,8 @@ impl Merge<'_> {
         }
         // Split the set-aside pairs at the start of equal-key runs; the kept pairs at the
         // first key not below the split key. Every segment is then independent.
-        let mut splits: Vec<(usize, usize)> = vec![(0, 0)];
+        splits.clear();
+        splits.push((0, 0));
         for s in 1..parts {
             let mut r = s * m / parts;
             while r > 0 && self.rk[r - 1] == self.rk[r] {
@@ -498,20 +503,26 @@ impl Merge<'_> {
             }
         }
         splits.push((m, self.keys.len()));
-        let mut outs: Vec<(&mut [u64], &mut [u32])> = Vec::with_capacity(splits.len());
-        let (mut rest_k, mut rest_v) = (out_k, out_v);
-        for w in splits.windows(2) {
-            let len =
-                (w[1].0 - w[0].0) + (w[1].1 - w[0].1) - (self.removed_before(w[1].1) - self.removed_before(w[0].1));
-            let (a, b) = std::mem::take(&mut rest_k).split_at_mut(len);
-            let (c, d) = std::mem::take(&mut rest_v).split_at_mut(len);
-            outs.push((a, c));
-            rest_k = b;
-            rest_v = d;
+        self.segments(splits, out_k, out_v);
+    }
+
+    /// Output length of the segments between `a` and `b` (set-aside, kept bounds).
+    fn out_len(&self, a: (usize, usize), b: (usize, usize)) -> usize {
+        (b.0 - a.0) + (b.1 - a.1) - (self.removed_before(b.1) - self.removed_before(a.1))
+    }
+
+    /// Runs the segments between consecutive `splits` in parallel, halving recursively.
+    fn segments(&self, splits: &[(usize, usize)], out_k: &mut [u64], out_v: &mut [u32]) {
+        if splits.len() == 2 {
+            let (a, b) = (splits[0], splits[1]);
+            self.segment(a.0, b.0, a.1, b.1, out_k, out_v);
+            return;
         }
-        outs.into_par_iter()
-            .zip(splits.par_windows(2))
-            .for_each(|((ok, ov), w)| self.segment(w[0].0, w[1].0, w[0].1, w[1].1, ok, ov));
+        let mid = splits.len() / 2;
+        let at = self.out_len(splits[0], splits[mid]);
+        let (k0, k1) = out_k.split_at_mut(at);
+        let (v0, v1) = out_v.split_at_mut(at);
+        rayon::join(|| self.segments(&splits[..=mid], k0, v0), || self.segments(&splits[mid..], k1, v1));
     }
 
     /// Merges set-aside pairs `[r0, r1)` with kept input positions `[p0, p1)`.

@@ -123,8 +123,3 @@ pub fn cull_soa(w: &CullWorkload, parts: &mut Vec<Vec<u32>>, offsets: &mut Vec<u
     }
     offsets[offsets.len() - 1]
 }
-
-/// The parts concatenated (for checks).
-pub fn concat(parts: &[Vec<u32>]) -> Vec<u32> {
-    parts.concat()
-}

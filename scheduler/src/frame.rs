@@ -202,7 +202,7 @@ pub fn build_batches_parallel(
         }
     }
     crate::par::set_len(out, scratch.offsets[blocks]);
-    crate::par::fill_ranges(&scratch.offsets, out, &|b, dst: &mut [Batch]| {
+    crate::par::fill_ranges(&scratch.offsets, &mut out[..], &|b, dst: &mut [Batch]| {
         let range = b * block..((b + 1) * block).min(n);
         let mut w = 0;
         for q in range {

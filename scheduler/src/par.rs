@@ -18,61 +18,48 @@ pub fn copy<T: Copy + Default + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
     dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
-/// Calls `fill(i, out[offsets[i]..offsets[i + 1]])` for every `i`, in parallel; `out`
-/// starts at `offsets[0]`.
-pub fn fill_ranges<T: Send>(offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
-    fn go<T: Send>(first: usize, offsets: &[usize], out: &mut [T], fill: &(dyn Fn(usize, &mut [T]) + Sync)) {
+/// Output that splits at an index into two independent halves: a mutable slice, or a
+/// tuple of them split alike (several arrays written at the same positions).
+pub trait SplitAt: Send + Sized {
+    /// The part before `at` and the rest.
+    fn split_at(self, at: usize) -> (Self, Self);
+}
+
+impl<T: Send> SplitAt for &mut [T] {
+    fn split_at(self, at: usize) -> (Self, Self) {
+        self.split_at_mut(at)
+    }
+}
+
+impl<A: SplitAt, B: SplitAt> SplitAt for (A, B) {
+    fn split_at(self, at: usize) -> (Self, Self) {
+        let ((a0, a1), (b0, b1)) = (self.0.split_at(at), self.1.split_at(at));
+        ((a0, b0), (a1, b1))
+    }
+}
+
+impl<A: SplitAt, B: SplitAt, C: SplitAt> SplitAt for (A, B, C) {
+    fn split_at(self, at: usize) -> (Self, Self) {
+        let ((a0, a1), (b0, b1), (c0, c1)) = (self.0.split_at(at), self.1.split_at(at), self.2.split_at(at));
+        ((a0, b0, c0), (a1, b1, c1))
+    }
+}
+
+/// Calls `fill(i, out[offsets[i]..offsets[i + 1]])` for every `i`, in parallel (halving
+/// recursively with `rayon::join`, so nothing is allocated); `out` starts at `offsets[0]`.
+pub fn fill_ranges<S: SplitAt>(offsets: &[usize], out: S, fill: &(dyn Fn(usize, S) + Sync)) {
+    fn go<S: SplitAt>(first: usize, offsets: &[usize], out: S, fill: &(dyn Fn(usize, S) + Sync)) {
         let n = offsets.len() - 1;
         if n == 1 {
             fill(first, out);
             return;
         }
         let mid = n / 2;
-        let (a, b) = out.split_at_mut(offsets[mid] - offsets[0]);
+        let (a, b) = out.split_at(offsets[mid] - offsets[0]);
         rayon::join(|| go(first, &offsets[..=mid], a, fill), || go(first + mid, &offsets[mid..], b, fill));
     }
     if offsets.len() > 1 {
         go(0, offsets, out, fill);
-    }
-}
-
-/// The fill of [`fill_ranges3`]: range index and the three outputs' slices.
-pub type Fill3<'f, A, B, C> = dyn Fn(usize, &mut [A], &mut [B], &mut [C]) + Sync + 'f;
-
-/// Like [`fill_ranges`] over three outputs split at the same offsets:
-/// `fill(i, a[r], b[r], c[r])` with `r = offsets[i]..offsets[i + 1]`, in parallel.
-pub fn fill_ranges3<A: Send, B: Send, C: Send>(
-    offsets: &[usize],
-    a: &mut [A],
-    b: &mut [B],
-    c: &mut [C],
-    fill: &Fill3<'_, A, B, C>,
-) {
-    fn go<A: Send, B: Send, C: Send>(
-        first: usize,
-        offsets: &[usize],
-        a: &mut [A],
-        b: &mut [B],
-        c: &mut [C],
-        fill: &Fill3<'_, A, B, C>,
-    ) {
-        let n = offsets.len() - 1;
-        if n == 1 {
-            fill(first, a, b, c);
-            return;
-        }
-        let mid = n / 2;
-        let at = offsets[mid] - offsets[0];
-        let (a0, a1) = a.split_at_mut(at);
-        let (b0, b1) = b.split_at_mut(at);
-        let (c0, c1) = c.split_at_mut(at);
-        rayon::join(
-            || go(first, &offsets[..=mid], a0, b0, c0, fill),
-            || go(first + mid, &offsets[mid..], a1, b1, c1, fill),
-        );
-    }
-    if offsets.len() > 1 {
-        go(0, offsets, a, b, c, fill);
     }
 }
 
@@ -84,10 +71,15 @@ mod tests {
     fn fill_ranges_covers_each_range_once() {
         let offsets = [0, 3, 3, 10, 11];
         let mut out = vec![0usize; 11];
-        fill_ranges(&offsets, &mut out, &|i, s| s.iter_mut().for_each(|x| *x += i + 1));
+        fill_ranges(&offsets, &mut out[..], &|i, s: &mut [usize]| s.iter_mut().for_each(|x| *x += i + 1));
         assert_eq!(out, vec![1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 4]);
         let (mut a, mut b, mut c) = (vec![0usize; 11], vec![0u8; 11], vec![0u64; 11]);
-        fill_ranges3(&offsets, &mut a, &mut b, &mut c, &|i, a, b, c| {
+        fill_ranges(&offsets, (&mut a[..], &mut b[..], &mut c[..]), &|i,
+                                                                      (a, b, c): (
+            &mut [usize],
+            &mut [u8],
+            &mut [u64],
+        )| {
             a.iter_mut().for_each(|x| *x = i);
             b.iter_mut().for_each(|x| *x = i as u8 + 1);
             c.iter_mut().for_each(|x| *x = 2 * i as u64);

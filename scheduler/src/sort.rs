@@ -35,6 +35,8 @@ fn block_len(n: usize) -> usize {
 const HYBRID_MIN: usize = 1 << 16;
 /// Buckets at least this large are split again rather than sorted by one worker.
 const SPLIT_AGAIN: usize = 1 << 16;
+/// Most blocks of a split-again scatter (16 KiB of histograms on the stack).
+const SPLIT_BLOCKS: usize = 16;
 /// Default for [`RadixSorter::nearly_sorted_max_threads`].
 pub const NEARLY_SORTED_MAX_THREADS: usize = usize::MAX;
 
@@ -48,7 +50,9 @@ pub struct RadixSorter {
     block_widened: Vec<Vec<(usize, usize)>>,
     run_prefix: Vec<usize>,
     merge_splits: Vec<(usize, usize)>,
-    run_offsets: Vec<(usize, usize)>,
+    merge_offsets: Vec<usize>,
+    group_first: Vec<usize>,
+    group_at: Vec<usize>,
     rest_sorter: Option<Box<RadixSorter>>,
     keys: Vec<u64>,
     vals: Vec<u32>,
@@ -111,7 +115,9 @@ impl Default for RadixSorter {
             block_widened: Vec::new(),
             run_prefix: Vec::new(),
             merge_splits: Vec::new(),
-            run_offsets: Vec::new(),
+            merge_offsets: Vec::new(),
+            group_first: Vec::new(),
+            group_at: Vec::new(),
             rest_sorter: None,
             keys: Vec::new(),
             vals: Vec::new(),
@@ -251,7 +257,9 @@ impl RadixSorter {
         // MSD split on the highest varying digit, into the scratch arrays.
         self.last_passes = 1;
         let bounds = if parallel {
-            scatter_parallel(&mut self.hist, keys, vals, &mut self.keys, &mut self.vals, hi)
+            let block = block_len(n);
+            self.hist.resize(n.div_ceil(block), [0; RADIX]);
+            scatter_parallel(&mut self.hist, block, keys, vals, &mut self.keys, &mut self.vals, hi)
         } else {
             let mut h = [0u32; RADIX];
             keys.iter().for_each(|&k| h[digit(k, hi)] += 1);
@@ -331,20 +339,35 @@ impl RadixSorter {
         self.rest_order.clear();
         self.rest_order.extend(0..m as u32);
         {
-            // Groups of gaps of about equal size: (first gap, first output position).
+            // Groups of gaps of about equal size: their first gaps, and where their pairs go
+            // (the pairs set aside before a group's first gap).
             let groups = if parallel { rayon::current_num_threads().min(runs.len()).max(1) } else { 1 };
-            let bounds = &mut self.run_offsets;
-            bounds.clear();
-            bounds.push((0, 0));
-            let mut at = 0;
-            for (i, r) in runs.iter().enumerate() {
-                at += r.1 - r.0;
-                if i + 1 < runs.len() && bounds.len() < groups && at * groups >= m * bounds.len() {
-                    bounds.push((i + 1, at));
+            let (firsts, at) = (&mut self.group_first, &mut self.group_at);
+            firsts.clear();
+            at.clear();
+            for (i, &p) in self.run_prefix.iter().enumerate() {
+                if i == 0
+                    || i == runs.len()
+                    || (i < runs.len() && firsts.len() < groups && p * groups >= m * firsts.len())
+                {
+                    firsts.push(i);
+                    at.push(p);
                 }
             }
-            bounds.push((runs.len(), m));
-            gather(runs, bounds, keys, vals, &mut self.rest_keys, &mut self.rest_vals, &mut self.rest_pos);
+            let firsts = &*firsts;
+            let out = (&mut self.rest_keys[..], &mut self.rest_vals[..], &mut self.rest_pos[..]);
+            crate::par::fill_ranges(at, out, &|g, (dk, dv, dp): (&mut [u64], &mut [u32], &mut [u32])| {
+                // Gaps are mostly a few pairs long: element loops beat a memcpy call per gap.
+                let mut w = 0;
+                for &(a, b) in &runs[firsts[g]..firsts[g + 1]] {
+                    for i in a..b {
+                        dk[w] = keys[i];
+                        dv[w] = vals[i];
+                        dp[w] = i as u32;
+                        w += 1;
+                    }
+                }
+            });
         }
         if m >= PARALLEL_MIN && parallel {
             let sorter = self.rest_sorter.get_or_insert_with(Default::default);
@@ -381,7 +404,7 @@ impl RadixSorter {
             rpos: &self.rest_pos,
         };
         let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
-        merge.run(sk, sv, parts, &mut self.merge_splits);
+        merge.run(sk, sv, parts, &mut self.merge_splits, &mut self.merge_offsets);
         if parts > 1 {
             keys.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
             vals.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
@@ -390,42 +413,6 @@ impl RadixSorter {
             vals.copy_from_slice(sv);
         }
         true
-    }
-}
-
-/// Copies the gaps `runs[bounds[g].0..bounds[g + 1].0]` of every group `g` (pairs and
-/// input positions) to the outputs, which start at output position `bounds[0].1`; groups
-/// in parallel.
-fn gather(
-    runs: &[(usize, usize)],
-    bounds: &[(usize, usize)],
-    keys: &[u64],
-    vals: &[u32],
-    dk: &mut [u64],
-    dv: &mut [u32],
-    dp: &mut [u32],
-) {
-    if bounds.len() > 2 {
-        let mid = bounds.len() / 2;
-        let at = bounds[mid].1 - bounds[0].1;
-        let (k0, k1) = dk.split_at_mut(at);
-        let (v0, v1) = dv.split_at_mut(at);
-        let (p0, p1) = dp.split_at_mut(at);
-        rayon::join(
-            || gather(runs, &bounds[..=mid], keys, vals, k0, v0, p0),
-            || gather(runs, &bounds[mid..], keys, vals, k1, v1, p1),
-        );
-        return;
-    }
-    // Gaps are mostly a few pairs long: element loops beat a memcpy call per gap.
-    let mut w = 0;
-    for &(a, b) in &runs[bounds[0].0..bounds[1].0] {
-        for i in a..b {
-            dk[w] = keys[i];
-            dv[w] = vals[i];
-            dp[w] = i as u32;
-            w += 1;
-        }
     }
 }
 
@@ -480,9 +467,16 @@ impl Merge<'_> {
         r.start + self.keys[r.clone()].partition_point(|&k| k < x)
     }
 
-    /// Merges into `out_k`/`out_v` in up to `parts` independent segments; `splits` is
-    /// scratch for the segment bounds.
-    fn run(&self, out_k: &mut [u64], out_v: &mut [u32], parts: usize, splits: &mut Vec<(usize, usize)>) {
+    /// Merges into `out_k`/`out_v` in up to `parts` independent segments; `splits` and
+    /// `offsets` are scratch for the segments' bounds.
+    fn run(
+        &self,
+        out_k: &mut [u64],
+        out_v: &mut [u32],
+        parts: usize,
+        splits: &mut Vec<(usize, usize)>,
+        offsets: &mut Vec<usize>,
+    ) {
         let m = self.rk.len();
         if parts <= 1 || m < 2 {
             self.segment(0, m, 0, self.keys.len(), out_k, out_v);
@@ -503,26 +497,14 @@ impl Merge<'_> {
             }
         }
         splits.push((m, self.keys.len()));
-        self.segments(splits, out_k, out_v);
-    }
-
-    /// Output length of the segments between `a` and `b` (set-aside, kept bounds).
-    fn out_len(&self, a: (usize, usize), b: (usize, usize)) -> usize {
-        (b.0 - a.0) + (b.1 - a.1) - (self.removed_before(b.1) - self.removed_before(a.1))
-    }
-
-    /// Runs the segments between consecutive `splits` in parallel, halving recursively.
-    fn segments(&self, splits: &[(usize, usize)], out_k: &mut [u64], out_v: &mut [u32]) {
-        if splits.len() == 2 {
-            let (a, b) = (splits[0], splits[1]);
-            self.segment(a.0, b.0, a.1, b.1, out_k, out_v);
-            return;
-        }
-        let mid = splits.len() / 2;
-        let at = self.out_len(splits[0], splits[mid]);
-        let (k0, k1) = out_k.split_at_mut(at);
-        let (v0, v1) = out_v.split_at_mut(at);
-        rayon::join(|| self.segments(&splits[..=mid], k0, v0), || self.segments(&splits[mid..], k1, v1));
+        // Each segment's first output position: the set-aside and kept pairs before it.
+        offsets.clear();
+        offsets.extend(splits.iter().map(|&(r, p)| r + p - self.removed_before(p)));
+        let splits = &*splits;
+        crate::par::fill_ranges(offsets, (out_k, out_v), &|i, (ok, ov): (&mut [u64], &mut [u32])| {
+            let (a, b) = (splits[i], splits[i + 1]);
+            self.segment(a.0, b.0, a.1, b.1, ok, ov);
+        });
     }
 
     /// Merges set-aside pairs `[r0, r1)` with kept input positions `[p0, p1)`.
@@ -673,8 +655,12 @@ fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], d
         dv.copy_from_slice(sv);
         return;
     };
-    let mut hist = Vec::new();
-    let bounds = scatter_parallel(&mut hist, sk, sv, dk, dv, digits[pos]);
+    // At most SPLIT_BLOCKS blocks, so their histograms fit on the stack (no allocation
+    // while a frame sorts).
+    let n = sk.len();
+    let block = block_len(n).max(n.div_ceil(SPLIT_BLOCKS));
+    let mut hist = [[0u32; RADIX]; SPLIT_BLOCKS];
+    let bounds = scatter_parallel(&mut hist[..n.div_ceil(block)], block, sk, sv, dk, dv, digits[pos]);
     // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
     finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], Some(split));
     dk.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
@@ -696,8 +682,12 @@ fn scatter_serial(hist: &[u32; RADIX], sk: &[u64], sv: &[u32], dk: &mut [u64], d
     }
 }
 
+/// Stable parallel scatter of `sk`/`sv` into `dk`/`dv` on digit `d`, over blocks of
+/// `block` pairs with one histogram each in `hist` (`n.div_ceil(block)` of them); returns
+/// the buckets' bounds.
 fn scatter_parallel(
-    hist: &mut Vec<[u32; RADIX]>,
+    hist: &mut [[u32; RADIX]],
+    block: usize,
     sk: &[u64],
     sv: &[u32],
     dk: &mut [u64],
@@ -705,9 +695,7 @@ fn scatter_parallel(
     d: usize,
 ) -> [usize; RADIX + 1] {
     let n = sk.len();
-    let block = block_len(n);
-    let blocks = n.div_ceil(block);
-    hist.resize(blocks, [0; RADIX]);
+    debug_assert_eq!(hist.len(), n.div_ceil(block));
     hist.par_iter_mut().zip(sk.par_chunks(block)).for_each(|(h, c)| {
         *h = [0; RADIX];
         for &k in c {
@@ -769,6 +757,17 @@ mod tests {
         assert_eq!(k, std_sorted);
     }
 
+    /// Sorts `keys` (values: input positions) with `sorter` on a pool of `threads`;
+    /// returns the keys, the values, and whether the nearly-sorted path ran.
+    fn sort_on(threads: usize, keys: &[u64], sorter: &mut RadixSorter) -> (Vec<u64>, Vec<u32>, bool) {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let (mut k, mut v) = (keys.to_vec(), (0..keys.len() as u32).collect::<Vec<_>>());
+            sorter.sort(&mut k, &mut v);
+            (k, v, sorter.last_nearly_sorted)
+        })
+    }
+
     fn lcg(n: usize, seed: u64) -> Vec<u64> {
         let mut s = seed;
         (0..n)
@@ -798,17 +797,8 @@ mod tests {
     fn parallel_path_is_stable_and_independent_of_threads() {
         let n = if cfg!(miri) { 40_000 } else { 300_000 };
         let keys: Vec<u64> = lcg(n, 5).into_iter().map(|k| k % 1000).collect();
-        let run = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
-                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
-                RadixSorter::new().sort(&mut k, &mut v);
-                (k, v)
-            })
-        };
-        let one = run(1);
-        let four = run(4);
-        assert_eq!(one, four);
+        let one = sort_on(1, &keys, &mut RadixSorter::new());
+        assert_eq!(one, sort_on(4, &keys, &mut RadixSorter::new()));
         check(keys);
     }
 
@@ -867,17 +857,8 @@ mod tests {
         cases.push(c);
         for keys in cases {
             check(keys.clone());
-            let mut results = Vec::new();
-            for threads in [1, 3, 8] {
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-                results.push(pool.install(|| {
-                    let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
-                    let mut s = RadixSorter::new();
-                    s.sort(&mut k, &mut v);
-                    assert!(s.last_nearly_sorted);
-                    (k, v)
-                }));
-            }
+            let results: Vec<_> = [1, 3, 8].map(|t| sort_on(t, &keys, &mut RadixSorter::new())).into();
+            assert!(results.iter().all(|r| r.2), "the merge path ran");
             assert!(results.windows(2).all(|w| w[0] == w[1]));
         }
     }
@@ -892,21 +873,17 @@ mod tests {
             keys[(c % n as u64) as usize] = lcg(1, 100 + j as u64)[0] % 20_000;
         }
         let run = |threads, merge_path: bool| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
-                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
-                let mut s = RadixSorter::new();
-                if !merge_path {
-                    s.nearly_sorted_max_threads = 0;
-                }
-                s.sort(&mut k, &mut v);
-                assert_eq!(s.last_nearly_sorted, merge_path);
-                if merge_path && !cfg!(miri) && threads > 1 {
-                    let rest = s.rest_keys.len();
-                    assert!(rest >= PARALLEL_MIN, "{rest} set aside: the nested parallel sort is exercised");
-                }
-                (k, v)
-            })
+            let mut s = RadixSorter::new();
+            if !merge_path {
+                s.nearly_sorted_max_threads = 0;
+            }
+            let out = sort_on(threads, &keys, &mut s);
+            assert_eq!(out.2, merge_path);
+            if merge_path && !cfg!(miri) && threads > 1 {
+                let rest = s.rest_keys.len();
+                assert!(rest >= PARALLEL_MIN, "{rest} set aside: the nested parallel sort is exercised");
+            }
+            (out.0, out.1)
         };
         let one = run(1, true);
         assert_eq!(one, run(3, true));
@@ -924,16 +901,8 @@ mod tests {
             .enumerate()
             .map(|(i, k)| (((i % 3) as u64) << 60) | ((k & 0xffff_ffff) % 50_000))
             .collect();
-        let run = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
-                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
-                RadixSorter::new().sort(&mut k, &mut v);
-                (k, v)
-            })
-        };
-        let one = run(1);
-        assert_eq!(one, run(6));
+        let one = sort_on(1, &keys, &mut RadixSorter::new());
+        assert_eq!(one, sort_on(6, &keys, &mut RadixSorter::new()));
         check(keys);
     }
 

@@ -226,13 +226,10 @@ pub fn cull_range(
         let block = start / CULL_BLOCK;
         let end = ((block + 1) * CULL_BLOCK).min(range.end);
         let class = if hierarchy { blocks.class(block, frustum) } else { Class::Partial };
-        let planes: &[Vec4] = match class {
-            Class::Outside => &[],
-            Class::Inside => &[],
-            Class::Partial => &frustum.planes,
-        };
-        if class != Class::Outside {
-            cull_objects(objects, planes, layer_mask, need, start..end, simd, out);
+        match class {
+            Class::Outside => {}
+            Class::Inside => cull_objects(objects, &[], layer_mask, need, start..end, simd, out),
+            Class::Partial => cull_objects(objects, &frustum.planes, layer_mask, need, start..end, simd, out),
         }
         start = end;
     }

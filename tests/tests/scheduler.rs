@@ -94,6 +94,18 @@ fn populate(w: &mut World, seed: u64, n: usize) -> Vec<ObjectId> {
     w.r.insert_objects(&descs).unwrap()
 }
 
+/// Checks the frame just rendered against the reference pipeline: visible sets, sorted
+/// queues and the command stream.
+fn assert_matches_reference(w: &World, vs: &[View], stats: &FrameStats, frame: usize) {
+    let reference = w.r.reference_frame(vs);
+    for v in 0..vs.len() {
+        let out = w.r.view_output(v).unwrap();
+        assert_eq!(out.visible, reference.visible[v], "frame {frame}, visible set of view {v}");
+        assert_eq!(out.queue, reference.queue[v], "frame {frame}, sorted queue of view {v}");
+    }
+    assert_eq!(stats.digest, reference.digest, "frame {frame}, command stream");
+}
+
 fn check_against_reference(threads: usize, seed: u64, n: usize, multi_draw: bool) -> u64 {
     let mut w = world(threads, multi_draw, 24);
     populate(&mut w, seed, n);
@@ -102,13 +114,7 @@ fn check_against_reference(threads: usize, seed: u64, n: usize, multi_draw: bool
         let vs = views(f as f32 * 0.7 + seed as f32);
         let stats = w.r.render(&vs).unwrap();
         w.r.flush().unwrap();
-        let reference = w.r.reference_frame(&vs);
-        for v in 0..vs.len() {
-            let out = w.r.view_output(v).unwrap();
-            assert_eq!(out.visible, reference.visible[v], "visible set of view {v}");
-            assert_eq!(out.queue, reference.queue[v], "sorted queue of view {v}");
-        }
-        assert_eq!(stats.digest, reference.digest, "command stream");
+        assert_matches_reference(&w, &vs, &stats, f);
         assert_eq!(w.backend.last_frame().digest, stats.digest, "what the backend received");
         last = stats.digest;
     }
@@ -155,13 +161,7 @@ fn coherent_scene_with_changes(threads: usize) -> Vec<u64> {
         let vs = views(0.3 + f as f32 * 0.4);
         let stats = w.r.render(&vs).unwrap();
         w.r.flush().unwrap();
-        let reference = w.r.reference_frame(&vs);
-        for v in 0..vs.len() {
-            let out = w.r.view_output(v).unwrap();
-            assert_eq!(out.visible, reference.visible[v], "frame {f}, visible set of view {v}");
-            assert_eq!(out.queue, reference.queue[v], "frame {f}, sorted queue of view {v}");
-        }
-        assert_eq!(stats.digest, reference.digest, "frame {f}, command stream");
+        assert_matches_reference(&w, &vs, &stats, f);
         digests.push(stats.digest);
         // Far objects into the middle of the view and near ones far away.
         let moves: Vec<(ObjectId, Mat4)> = (0..ids.len())

@@ -383,7 +383,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
         let p = pool(t);
         let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut offsets)));
         cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out);
-        assert_eq!(cull::concat(&parts), out, "the SoA cull and the baseline disagree");
+        assert_eq!(parts.concat(), out, "the SoA cull and the baseline disagree");
         let (ours, base) = (d.as_secs_f64() * 1e3, aos.as_secs_f64() * 1e3);
         ours_series.points.push((t as f64, n as f64 / d.as_secs_f64() / 1e6));
         base_series.points.push((t as f64, n as f64 / aos.as_secs_f64() / 1e6));
@@ -411,7 +411,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
             let p = pool(t);
             let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut offsets)));
             let a = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
-            assert_eq!(cull::concat(&parts), out, "the SoA cull and the baseline disagree");
+            assert_eq!(parts.concat(), out, "the SoA cull and the baseline disagree");
             let name = format!(
                 "cull 1M, {}% visible, {} (ms)",
                 vis * 100.0,

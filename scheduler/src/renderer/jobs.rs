@@ -152,12 +152,10 @@ impl<B: Backend> FrameCtx<'_, B> {
         crate::par::set_len(&mut w.queue, n);
         crate::par::set_len(&mut w.keys, n);
         let (parts, pieces) = (&w.parts, &w.pieces);
-        crate::par::fill_ranges3(
+        crate::par::fill_ranges(
             &w.piece_offsets,
-            &mut w.visible,
-            &mut w.queue,
-            &mut w.keys,
-            &|p, visible: &mut [u32], queue: &mut [u32], keys: &mut [u64]| {
+            (&mut w.visible[..], &mut w.queue[..], &mut w.keys[..]),
+            &|p, (visible, queue, keys): (&mut [u32], &mut [u32], &mut [u64])| {
                 let (part, start) = (pieces[p].0 as usize, pieces[p].1 as usize);
                 let src = &parts[part].visible[start..start + keys.len()];
                 visible.copy_from_slice(src);

@@ -117,12 +117,17 @@ impl Image {
 pub trait Backend: Send + Sync + 'static {
     /// A finished chunk: a wgpu `RenderBundle` or `CommandBuffer`, or the null backend's
     /// digest and counts.
-    type Chunk: Send + 'static;
+    type Chunk: Send + Sync + 'static;
 
     /// A short name ("null", "wgpu/Vulkan/llvmpipe", ...).
     fn name(&self) -> String;
     /// What this backend can do.
     fn caps(&self) -> Caps;
+    /// Whether a scheduler should digest the command stream by default: the null backend
+    /// does (tests compare digests), GPU backends do not (it costs CPU time per command).
+    fn digests_commands(&self) -> bool {
+        false
+    }
 
     /// Creates a buffer (contents zeroed).
     fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError>;

@@ -154,6 +154,10 @@ impl Backend for NullBackend {
         self.caps
     }
 
+    fn digests_commands(&self) -> bool {
+        true
+    }
+
     fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError> {
         let mut reg = self.reg.write();
         let meta = reg.check_buffer(desc, &self.caps)?;

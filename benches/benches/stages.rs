@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use switchyard::backend::null::NullBackend;
-use switchyard::sort::RadixSorter;
-use switchyard_benches::sort::{Shape, SortInput, Sorter};
+use switchyard_benches::sorting::{Shape, SortInput, Sorter};
 use switchyard_benches::*;
+use switchyard_kernels::sort::RadixSorter;
 
 fn thread_counts() -> Vec<usize> {
     let all = cores();
@@ -27,7 +27,7 @@ fn sort(c: &mut Criterion) {
     g.sample_size(10);
     for &n in sizes {
         for shape in [Shape::Uniform, Shape::Render, Shape::Coherent { percent: 3 }] {
-            let keys = sort::keys(shape, n, 7);
+            let keys = sorting::keys(shape, n, 7);
             g.throughput(Throughput::Elements(n as u64));
             for t in thread_counts() {
                 let p = pool(t);
@@ -38,10 +38,10 @@ fn sort(c: &mut Criterion) {
                         b.iter_batched_ref(
                             || {
                                 let mut input = SortInput::default();
-                                sort::prepare(s, &keys, &mut input);
+                                sorting::prepare(s, &keys, &mut input);
                                 input
                             },
-                            |input| p.install(|| sort::run(s, input, &mut ours, t)),
+                            |input| p.install(|| sorting::run(s, input, &mut ours, t)),
                             criterion::BatchSize::LargeInput,
                         )
                     });
@@ -58,18 +58,18 @@ fn cull(c: &mut Criterion) {
     for &n in sizes {
         for visible in [0.05, 0.5, 1.0] {
             for sorted in [false, true] {
-                let w = cull::workload(n, visible, sorted, 3);
+                let w = culling::workload(n, visible, sorted, 3);
                 let tag = format!("{n} {}% {}", visible * 100.0, if sorted { "sorted" } else { "shuffled" });
                 g.throughput(Throughput::Elements(n as u64));
                 let mut out = Vec::new();
                 g.bench_function(BenchmarkId::new("aos scalar", &tag), |b| {
-                    b.iter(|| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out))
+                    b.iter(|| culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out))
                 });
                 for t in thread_counts() {
                     let p = pool(t);
                     let (mut parts, mut offsets) = (Vec::new(), Vec::new());
                     g.bench_function(BenchmarkId::new(format!("switchyard {t}t"), &tag), |b| {
-                        b.iter(|| p.install(|| cull::cull_soa(&w, &mut parts, &mut offsets)))
+                        b.iter(|| p.install(|| culling::cull_soa(&w, &mut parts, &mut offsets)))
                     });
                 }
             }
@@ -84,7 +84,7 @@ fn frame(c: &mut Criterion) {
     g.sample_size(10);
     for &n in sizes {
         for t in thread_counts() {
-            let (mut r, city) = frame::city(Arc::new(NullBackend::new(false)), n, t, true);
+            let (mut r, city) = frames::city(Arc::new(NullBackend::new(false)), n, t, true);
             let views = city.views(0, 3, 16.0 / 9.0);
             g.bench_function(BenchmarkId::new(format!("switchyard {t}t"), n), |b| {
                 b.iter(|| r.render(&views).expect("frame"))
@@ -105,7 +105,7 @@ fn display_lists(c: &mut Criterion) {
     let mut g = c.benchmark_group("display-lists");
     g.sample_size(20);
     for cache in [true, false] {
-        let (mut r, city) = frame::city(Arc::new(NullBackend::new(false)), n, cores(), cache);
+        let (mut r, city) = frames::city(Arc::new(NullBackend::new(false)), n, cores(), cache);
         let views = city.views(0, 3, 16.0 / 9.0);
         let mut on = false;
         let name = if cache { "patch cached lists" } else { "rebuild every frame" };
@@ -118,10 +118,12 @@ fn display_lists(c: &mut Criterion) {
         });
         r.flush().expect("flush");
     }
-    let descs = frame::pipeline_descs(1000);
-    g.bench_function("pipeline cache ahash", |b| b.iter(|| frame::cache_lookup_ns::<ahash::RandomState, _>(&descs, 1)));
+    let descs = frames::pipeline_descs(1000);
+    g.bench_function("pipeline cache ahash", |b| {
+        b.iter(|| frames::cache_lookup_ns::<ahash::RandomState, _>(&descs, 1))
+    });
     g.bench_function("pipeline cache std", |b| {
-        b.iter(|| frame::cache_lookup_ns::<std::collections::hash_map::RandomState, _>(&descs, 1))
+        b.iter(|| frames::cache_lookup_ns::<std::collections::hash_map::RandomState, _>(&descs, 1))
     });
     g.finish();
 }
@@ -133,7 +135,7 @@ fn record(c: &mut Criterion) {
     for encoding in
         [switchyard::backend::wgpu::Encoding::RenderBundle, switchyard::backend::wgpu::Encoding::CommandBuffer]
     {
-        let Ok(churn) = record::Churn::new(draws, encoding) else {
+        let Ok(churn) = recording::Churn::new(draws, encoding) else {
             eprintln!("record benches skipped: no wgpu adapter");
             return;
         };

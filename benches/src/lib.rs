@@ -5,10 +5,10 @@
 //! prints ratios against the baselines a user would otherwise pick.
 
 pub mod chart;
-pub mod cull;
-pub mod frame;
-pub mod record;
-pub mod sort;
+pub mod culling;
+pub mod frames;
+pub mod recording;
+pub mod sorting;
 #[cfg(feature = "tracy")]
 pub mod tracy;
 
@@ -57,28 +57,7 @@ pub fn median_with<T, R>(
     times[times.len() / 2]
 }
 
-/// A small deterministic generator (splitmix64).
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 random bits.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    #[inline]
-    pub fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    /// Uniform in [0, n).
-    #[inline]
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
+/// The benches' seeded generator: every random workload comes from one of these.
+pub fn rng(seed: u64) -> rand_pcg::Pcg64Mcg {
+    rand::SeedableRng::seed_from_u64(seed)
 }

@@ -7,7 +7,7 @@ use switchyard::backend::Backend;
 use switchyard::*;
 
 use crate::scenes::Scene;
-use switchyard::city;
+use switchyard_city as city;
 
 /// One drawable of the model: a primitive under a node transform.
 struct Part {

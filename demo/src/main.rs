@@ -10,6 +10,7 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
 use switchyard::backend::Backend;
 use switchyard::*;
+use switchyard_city as city;
 
 mod gltf_scene;
 mod scenes;
@@ -162,7 +163,7 @@ fn stats_json(s: &FrameStats, backend: Option<serde_json::Value>) -> serde_json:
     serde_json::json!({
         "frame": s.frame,
         "ms": {
-            "cull": s.cull_ms, "sort": s.sort_ms, "patch": s.patch_ms, "record": s.record_ms,
+            "cull": s.cull_ms, "sort": s.sort_ms, "batch": s.batch_ms, "patch": s.patch_ms, "record": s.record_ms,
             "frame": s.frame_ms, "submit": s.submit_ms, "gpu_wait": s.gpu_wait_ms,
         },
         "submitted_frame": s.submitted_frame,
@@ -175,7 +176,7 @@ fn stats_json(s: &FrameStats, backend: Option<serde_json::Value>) -> serde_json:
         "chunks": s.chunks,
         "display_lists": { "hits": s.lists.hits, "misses": s.lists.misses, "rebuilds": s.lists.rebuilds },
         "upload_bytes": s.upload_bytes,
-        "digest": format!("{:016x}", s.digest),
+        "digest": s.digest.map(|d| format!("{d:016x}")),
         "backend": backend,
     })
 }
@@ -192,6 +193,8 @@ fn frames<B: Backend>(
         max_objects: args.objects.max(2),
         max_materials: args.materials.max(1) + 256,
         multi_draw: !args.no_multi_draw,
+        // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
+        digest: args.digest.then_some(true),
         ..RendererConfig::default()
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
@@ -217,8 +220,8 @@ fn frames<B: Backend>(
         let views = scene.views(f, args.views, args.width as f32 / args.height as f32);
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
         let stats = r.render(&views).map_err(|e| e.to_string())?;
-        if args.digest {
-            println!("frame {} digest {:016x}", stats.frame, stats.digest);
+        if let Some(d) = stats.digest.filter(|_| args.digest) {
+            println!("frame {} digest {d:016x}", stats.frame);
         }
         if args.stats.is_some() {
             // The backend's own report of this frame: wait until it is submitted.
@@ -260,17 +263,15 @@ fn summary(all: &[FrameStats], last: Option<&SubmitReport>) {
     if all.is_empty() {
         return;
     }
-    let pct = |mut v: Vec<f64>, q: f64| {
-        v.sort_by(f64::total_cmp);
-        v[((v.len() - 1) as f64 * q).round() as usize]
-    };
     println!("\n| stage | min ms | median ms | p99 ms |\n|---|---|---|---|");
     let stage = |name: &str, f: &dyn Fn(&FrameStats) -> f64| {
         let v: Vec<f64> = all.iter().map(f).collect();
-        println!("| {name} | {:.3} | {:.3} | {:.3} |", pct(v.clone(), 0.0), pct(v.clone(), 0.5), pct(v, 0.99));
+        let p = |q| city::percentile(&v, q);
+        println!("| {name} | {:.3} | {:.3} | {:.3} |", p(0.0), p(0.5), p(0.99));
     };
     stage("cull", &|s| s.cull_ms);
     stage("sort", &|s| s.sort_ms);
+    stage("batch", &|s| s.batch_ms);
     stage("patch", &|s| s.patch_ms);
     stage("record", &|s| s.record_ms);
     stage("submit", &|s| s.submit_ms);

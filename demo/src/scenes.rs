@@ -1,9 +1,10 @@
-//! The demo's scenes: the procedural city (`switchyard::city`), and a single pillar under
+//! The demo's scenes: the procedural city (`switchyard_city`), and a single pillar under
 //! a fixed camera whose shadow falls at known pixels (used by the end-to-end test).
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
 use switchyard::*;
+use switchyard_city as city;
 
 pub(crate) enum Scene {
     /// A grid of `side` x `side` buildings with an orbiting camera.

@@ -1,87 +1,174 @@
-//! A small DAG executor on a rayon pool.
+//! The frame's job graph: typed jobs with declared data access, run on a rayon pool.
 //!
-//! The graph for a set of views is built once and reused every frame. Each node keeps an
-//! atomic count of unfinished inputs; a finished job decrements its dependents and spawns
-//! those that reach zero, so independent work (cull of view B, sort of view A, patching)
-//! overlaps. A panicking job is caught: its dependents never run and `run` names the job.
+//! Each node carries its job ([`GraphJob`]); a job names the data it reads and writes
+//! ([`Access`]). [`JobGraph::build`] checks, once per configuration, that every two jobs
+//! that may run at the same time (neither depends on the other, directly or not) touch
+//! no datum in conflicting ways, and refuses a graph that lacks an edge. At run time each
+//! node keeps an atomic count of unfinished inputs; a finished job decrements its
+//! dependents and spawns those that reach zero, so independent work overlaps (culling a
+//! shadow view while the main view sorts). A panicking job is caught: its dependents never
+//! run and [`JobGraph::run`] names the job.
+//!
+//! The data itself sits in [`Slot`]s: one per stage output and view. Because the graph
+//! proved the accesses ordered, a slot's borrow never waits; its flag is a backstop that
+//! turns a violated proof into a panic naming the job, never a silent race.
 
+use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
-use parking_lot::Mutex;
+use atomic_refcell::{AtomicRef, AtomicRefCell, AtomicRefMut};
 
-#[derive(Debug)]
-struct Node {
-    name: String,
-    deps: u32,
-    dependents: Vec<usize>,
-    pending: AtomicU32,
+/// How a job uses one datum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access<D> {
+    /// Shared, read-only.
+    Read(D),
+    /// Exclusive.
+    Write(D),
 }
 
-/// A reusable job graph.
-#[derive(Debug, Default)]
-pub struct JobGraph {
-    nodes: Vec<Node>,
+impl<D: Copy + Eq> Access<D> {
+    fn datum(self) -> D {
+        match self {
+            Access::Read(d) | Access::Write(d) => d,
+        }
+    }
+
+    fn conflicts(self, other: Self) -> bool {
+        self.datum() == other.datum() && matches!((self, other), (Access::Write(_), _) | (_, Access::Write(_)))
+    }
+}
+
+/// A job of the graph: what it is called in traces and errors, and what it touches.
+pub(crate) trait GraphJob: Copy + Send + Sync {
+    /// What jobs read and write (a stage output of one view, say).
+    type Datum: Copy + Eq + fmt::Debug;
+    /// Appends this job's accesses to `out`.
+    fn accesses(&self, out: &mut Vec<Access<Self::Datum>>);
+}
+
+/// The graph refused at build time: two jobs that may run at once conflict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("jobs `{first}` and `{second}` may run at once but both touch {datum} and one writes it")]
+pub(crate) struct AccessConflict {
+    pub(crate) first: String,
+    pub(crate) second: String,
+    pub(crate) datum: String,
 }
 
 /// A job that panicked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobPanic {
+pub(crate) struct JobPanic {
     /// The job's name.
-    pub job: String,
+    pub(crate) job: String,
     /// The panic message.
-    pub message: String,
+    pub(crate) message: String,
 }
 
-impl JobGraph {
-    /// An empty graph.
-    pub fn new() -> Self {
-        Self::default()
+#[derive(Debug)]
+struct Node<J> {
+    job: J,
+    name: String,
+    deps: Vec<usize>,
+    dependents: Vec<usize>,
+    pending: AtomicU32,
+}
+
+/// A job's place in a graph under construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct JobId(usize);
+
+/// Collects jobs and their dependencies; [`JobGraphBuilder::build`] checks them.
+#[derive(Debug)]
+pub(crate) struct JobGraphBuilder<J> {
+    nodes: Vec<Node<J>>,
+}
+
+/// A checked, reusable job graph.
+#[derive(Debug)]
+pub(crate) struct JobGraph<J> {
+    nodes: Vec<Node<J>>,
+}
+
+impl<J: GraphJob> JobGraphBuilder<J> {
+    pub(crate) fn new() -> Self {
+        Self { nodes: Vec::new() }
     }
 
-    /// Adds a job that runs after `deps`; returns its index.
-    pub fn add(&mut self, name: impl Into<String>, deps: &[usize]) -> usize {
+    /// Adds `job`, named `name`, to run after `deps`.
+    pub(crate) fn add(&mut self, job: J, name: impl Into<String>, deps: &[JobId]) -> JobId {
         let i = self.nodes.len();
-        for &d in deps {
-            assert!(d < i, "dependencies must be added first");
+        for &JobId(d) in deps {
             self.nodes[d].dependents.push(i);
         }
-        self.nodes.push(Node {
-            name: name.into(),
-            deps: deps.len() as u32,
-            dependents: Vec::new(),
-            pending: AtomicU32::new(0),
-        });
-        i
+        let deps = deps.iter().map(|d| d.0).collect();
+        self.nodes.push(Node { job, name: name.into(), deps, dependents: Vec::new(), pending: AtomicU32::new(0) });
+        JobId(i)
     }
 
+    /// Checks that every two jobs that may run at once have no conflicting access.
+    pub(crate) fn build(self) -> Result<JobGraph<J>, AccessConflict> {
+        let n = self.nodes.len();
+        // before[i][j]: job j finishes before job i starts (nodes are added after their deps).
+        let mut before = vec![vec![false; n]; n];
+        for i in 0..n {
+            for &d in &self.nodes[i].deps {
+                before[i][d] = true;
+                let (done, row) = before.split_at_mut(i);
+                row[0].iter_mut().zip(&done[d]).for_each(|(a, &b)| *a |= b);
+            }
+        }
+        let accesses: Vec<Vec<Access<J::Datum>>> = self
+            .nodes
+            .iter()
+            .map(|node| {
+                let mut v = Vec::new();
+                node.job.accesses(&mut v);
+                v
+            })
+            .collect();
+        for i in 0..n {
+            for j in 0..i {
+                if before[i][j] {
+                    continue;
+                }
+                for &a in &accesses[i] {
+                    if let Some(b) = accesses[j].iter().find(|&&b| a.conflicts(b)) {
+                        return Err(AccessConflict {
+                            first: self.nodes[j].name.clone(),
+                            second: self.nodes[i].name.clone(),
+                            datum: format!("{:?}", b.datum()),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(JobGraph { nodes: self.nodes })
+    }
+}
+
+impl<J: GraphJob> JobGraph<J> {
     /// Number of jobs.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.nodes.len()
     }
 
-    /// Whether the graph has no jobs.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
-    /// Name of job `i`.
-    pub fn name(&self, i: usize) -> &str {
-        &self.nodes[i].name
-    }
-
-    /// Runs every job on `pool`, each once its inputs are done; `job(i)` does the work.
-    pub fn run(&self, pool: &rayon::ThreadPool, job: &(dyn Fn(usize) + Sync)) -> Result<(), JobPanic> {
+    /// Runs every job on `pool`, each once its inputs are done; `work(job)` does the work.
+    pub(crate) fn run(&self, pool: &rayon::ThreadPool, work: &(dyn Fn(J) + Sync)) -> Result<(), JobPanic> {
         for n in &self.nodes {
-            n.pending.store(n.deps, Ordering::Relaxed);
+            n.pending.store(n.deps.len() as u32, Ordering::Relaxed);
         }
-        let failed: Mutex<Option<JobPanic>> = Mutex::new(None);
+        // Set by the first job that panics.
+        let failed = OnceLock::new();
         let failed_ref = &failed;
         pool.install(|| {
             rayon::scope(|s| {
                 for (i, n) in self.nodes.iter().enumerate() {
-                    if n.deps == 0 {
-                        s.spawn(move |s| self.execute(s, i, job, failed_ref));
+                    if n.deps.is_empty() {
+                        s.spawn(move |s| self.execute(s, i, work, failed_ref));
                     }
                 }
             })
@@ -96,41 +183,95 @@ impl JobGraph {
         &'s self,
         s: &rayon::Scope<'s>,
         i: usize,
-        job: &'s (dyn Fn(usize) + Sync),
-        failed: &'s Mutex<Option<JobPanic>>,
+        work: &'s (dyn Fn(J) + Sync),
+        failed: &'s OnceLock<JobPanic>,
     ) {
-        if let Err(e) = catch_unwind(AssertUnwindSafe(|| job(i))) {
+        let node = &self.nodes[i];
+        if let Err(e) = catch_unwind(AssertUnwindSafe(|| work(node.job))) {
             let message = e
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| e.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            failed.lock().get_or_insert(JobPanic { job: self.nodes[i].name.clone(), message });
+            let _ = failed.set(JobPanic { job: node.name.clone(), message });
             return;
         }
-        for &d in &self.nodes[i].dependents {
+        for &d in &node.dependents {
             if self.nodes[d].pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-                s.spawn(move |s| self.execute(s, d, job, failed));
+                s.spawn(move |s| self.execute(s, d, work, failed));
             }
         }
     }
 }
 
+/// One stage output of a frame (of one view, say): written by the job that produces it,
+/// then read by the jobs after it. The graph proved those accesses ordered, so a borrow
+/// here never waits; if the proof were wrong the borrow panics, which fails the frame with
+/// the job's name.
+#[derive(Debug, Default)]
+pub(crate) struct Slot<T>(AtomicRefCell<T>);
+
+impl<T> Slot<T> {
+    /// Shared access, for a job that declared [`Access::Read`].
+    pub(crate) fn read(&self) -> AtomicRef<'_, T> {
+        self.0.try_borrow().unwrap_or_else(|_| unordered())
+    }
+
+    /// Exclusive access, for the job that declared [`Access::Write`].
+    pub(crate) fn write(&self) -> AtomicRefMut<'_, T> {
+        self.0.try_borrow_mut().unwrap_or_else(|_| unordered())
+    }
+
+    /// Exclusive access outside the jobs.
+    pub(crate) fn get_mut(&mut self) -> &mut T {
+        self.0.get_mut()
+    }
+}
+
+#[cold]
+fn unordered() -> ! {
+    panic!("a slot was borrowed by two jobs the graph did not order (a scheduler bug)")
+}
+
 #[cfg(test)]
 mod tests {
+    use parking_lot::Mutex;
+
     use super::*;
+
+    /// Test jobs: each writes one datum and reads others.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct T {
+        id: usize,
+        writes: u8,
+        reads: u8,
+    }
+
+    impl GraphJob for T {
+        type Datum = u8;
+        fn accesses(&self, out: &mut Vec<Access<u8>>) {
+            out.push(Access::Write(self.writes));
+            out.push(Access::Read(self.reads));
+        }
+    }
+
+    fn job(id: usize, writes: u8, reads: u8) -> T {
+        T { id, writes, reads }
+    }
 
     #[test]
     fn runs_in_dependency_order_and_reports_panics() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-        let mut g = JobGraph::new();
-        let a = g.add("a", &[]);
-        let b = g.add("b", &[]);
-        let c = g.add("c", &[a, b]);
-        let _d = g.add("d", &[c]);
+        let mut g = JobGraphBuilder::new();
+        let a = g.add(job(0, 1, 9), "a", &[]);
+        let b = g.add(job(1, 2, 9), "b", &[]);
+        let c = g.add(job(2, 3, 1), "c", &[a, b]);
+        let _d = g.add(job(3, 4, 3), "d", &[c]);
+        let g = g.build().unwrap();
+        assert_eq!(g.len(), 4);
         for _ in 0..if cfg!(miri) { 5 } else { 200 } {
             let order = Mutex::new(Vec::new());
-            g.run(&pool, &|i| order.lock().push(i)).unwrap();
+            g.run(&pool, &|j| order.lock().push(j.id)).unwrap();
             let o = order.into_inner();
             let pos = |x| o.iter().position(|&y| y == x).unwrap();
             assert_eq!(o.len(), 4);
@@ -138,16 +279,48 @@ mod tests {
         }
         let ran = Mutex::new(Vec::new());
         let err = g
-            .run(&pool, &|i| {
-                if i == c {
+            .run(&pool, &|j| {
+                if j.id == 2 {
                     panic!("boom");
                 }
-                ran.lock().push(i);
+                ran.lock().push(j.id);
             })
             .unwrap_err();
         assert_eq!(err, JobPanic { job: "c".into(), message: "boom".into() });
         assert!(!ran.lock().contains(&3), "dependents of a failed job do not run");
         // The graph is reusable after a failure.
         g.run(&pool, &|_| {}).unwrap();
+    }
+
+    #[test]
+    fn unordered_conflicting_jobs_are_refused_when_built() {
+        // b reads what a writes, with no edge between them.
+        let mut g = JobGraphBuilder::new();
+        g.add(job(0, 1, 9), "a", &[]);
+        g.add(job(1, 2, 1), "b", &[]);
+        let err = g.build().unwrap_err();
+        assert_eq!(err, AccessConflict { first: "a".into(), second: "b".into(), datum: "1".into() });
+        // Two writers of one datum, ordered only through a third job: accepted.
+        let mut g = JobGraphBuilder::new();
+        let a = g.add(job(0, 1, 9), "a", &[]);
+        let m = g.add(job(1, 2, 8), "m", &[a]);
+        g.add(job(2, 1, 2), "z", &[m]);
+        assert!(g.build().is_ok(), "the dependency is transitive");
+        // Readers may overlap.
+        let mut g = JobGraphBuilder::new();
+        let a = g.add(job(0, 1, 9), "a", &[]);
+        g.add(job(1, 2, 1), "b", &[a]);
+        g.add(job(2, 3, 1), "c", &[a]);
+        assert!(g.build().is_ok());
+    }
+
+    #[test]
+    fn a_slot_borrowed_out_of_order_panics_instead_of_waiting() {
+        let slot = Slot::<u32>::default();
+        let held = slot.write();
+        let conflict = std::panic::catch_unwind(AssertUnwindSafe(|| *slot.read()));
+        assert!(conflict.is_err());
+        drop(held);
+        assert_eq!(*slot.read(), 0);
     }
 }

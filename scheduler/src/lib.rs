@@ -1,9 +1,25 @@
 //! Switchyard: a multithreaded render-command scheduler that engines embed.
 //!
 //! Each frame a job graph on worker threads culls the scene per view, sorts each view's
-//! queue by hashed 64-bit keys with a parallel radix sort, patches cached material display
-//! lists, and records command chunks in parallel; one submission thread hands them to the
-//! GPU through a [`switchyard_backend::Backend`].
+//! queue by hashed 64-bit keys with a parallel radix sort, batches it, patches cached
+//! material display lists, and records command chunks in parallel; one submission thread
+//! hands them to the GPU through a [`switchyard_backend::Backend`].
+//!
+//! The modules follow one frame's data, and each stage's output is its own type:
+//!
+//! | step | module | output |
+//! |---|---|---|
+//! | scene | [`scene`] | dense structure-of-arrays objects, slotmap handles |
+//! | cull | `cull` | `VisibleList`: visible objects per view, materials they use |
+//! | sort | `sort` ([`sort::key`]) | `SortedQueue`: objects in draw order and their keys |
+//! | batch | `batch` | `Batches`: runs of equal state, one instanced draw each |
+//! | patch | `patch` | `PatchedLists`: display lists and constant blocks per material |
+//! | record | `record` | `RecordedPass`: backend command chunks, in order |
+//! | submit | `submit` | the frame packet, handed to the one submission thread |
+//!
+//! `renderer` owns it all: [`Renderer::render`] is the frame loop (start reading there),
+//! `renderer/jobs.rs` the job graph, `graph` the executor that checks the jobs' data
+//! access. The CPU kernels (radix sort, culling loops) live in `switchyard_kernels`.
 //!
 //! Design choices:
 //! - **Handles, not lookups**: objects, meshes, materials, shaders and textures are slotmap
@@ -13,10 +29,8 @@
 //! - **Draws as data**: meshes share one vertex and one index buffer; workers write
 //!   per-view instance indices and indirect arguments, and a state bucket becomes one
 //!   multi-draw-indirect call where the backend has it.
-//! - **Deterministic**: chunk boundaries depend only on the batches ([`frame::chunk_bounds`]), the sort is
-//!   stable, so the submitted stream is the same for any thread count.
-//!
-//! Start at [`Renderer::render`].
+//! - **Deterministic**: chunk boundaries depend only on the batches and the sort is stable,
+//!   so the submitted stream is the same for any thread count.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -28,7 +42,13 @@
 //! let config = RendererConfig { threads: 2, max_objects: 1000, ..RendererConfig::default() };
 //! let mut r = Renderer::new(backend.clone(), config).unwrap();
 //! let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
-//! let mesh = r.create_mesh(&city::box_mesh(1.0, 1.0, 1.0)).unwrap();
+//! // A unit quad standing on y = 0, facing +z.
+//! let corner = |x: f32, y: f32| Vertex { position: [x, y, 0.0], normal: [0.0, 0.0, 1.0], uv: [x + 0.5, y] };
+//! let quad = MeshData {
+//!     vertices: vec![corner(-0.5, 0.0), corner(0.5, 0.0), corner(0.5, 1.0), corner(-0.5, 1.0)],
+//!     indices: vec![0, 1, 2, 0, 2, 3],
+//! };
+//! let mesh = r.create_mesh(&quad).unwrap();
 //! let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
 //! let objects: Vec<ObjectDesc> = (0..100)
 //!     .map(|i| ObjectDesc {
@@ -52,32 +72,37 @@
 //! let stats = r.render(&[view]).unwrap();
 //! assert!(stats.visible[0] > 0 && stats.draw_calls > 0);
 //! r.flush().unwrap();
-//! assert_eq!(backend.last_frame().digest, stats.digest);
+//! assert_eq!(Some(backend.last_frame().digest), stats.digest);
 //! ```
 
 #![deny(missing_docs)]
 
-pub mod city;
-mod error;
-pub mod frame;
-pub mod graph;
-pub mod material;
-pub mod par;
-pub mod profile;
-mod renderer;
 pub mod scene;
+pub mod view;
+
+mod batch;
+mod cull;
+mod graph;
+pub mod material;
+mod patch;
+pub mod profile;
+mod record;
+mod renderer;
 pub mod sort;
 mod stats;
 mod submit;
-pub mod view;
 
-pub use error::*;
+pub use batch::Batch;
 pub use material::{ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc};
 pub use renderer::{
-    InitError, Lighting, MeshData, ReferenceFrame, Renderer, RendererConfig, Vertex, ViewOutput, MAX_SHADOW_VIEWS,
-    MAX_VIEWS,
+    InitError, Lighting, MeshData, ReferenceFrame, RenderError, Renderer, RendererConfig, ResourceError, Vertex,
+    ViewOutput, MAX_SHADOW_VIEWS, MAX_VIEWS,
 };
-pub use scene::{MaterialHandle, MeshHandle, ObjectDesc, ObjectId, ShaderHandle, TextureHandle, CASTS_SHADOWS};
+pub use scene::{
+    HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,
+    CASTS_SHADOWS,
+};
+pub use sort::key::{SortKey, SortKeyFields};
 pub use stats::FrameStats;
 pub use submit::SubmitReport;
 pub use switchyard_backend as backend;

@@ -7,9 +7,7 @@
 
 use glam::{Mat4, Vec3};
 use slotmap::{new_key_type, SlotMap};
-
-use crate::error::{HandleKind, SceneError};
-use crate::view::CullBlocks;
+use switchyard_kernels::cull::{CullBlocks, CullInput};
 
 new_key_type! {
     /// An object in the scene.
@@ -22,6 +20,49 @@ new_key_type! {
     pub struct ShaderHandle;
     /// A texture.
     pub struct TextureHandle;
+}
+
+/// A handle kind, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HandleKind {
+    /// An object.
+    Object,
+    /// A mesh.
+    Mesh,
+    /// A material.
+    Material,
+    /// A shader.
+    Shader,
+    /// A texture.
+    Texture,
+}
+
+/// A scene edit (insert, update, remove objects) failed; the scene is unchanged.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SceneError {
+    /// An object, mesh or material handle is stale.
+    #[error("{kind:?} handle at position {index} is stale or was never created")]
+    StaleHandle {
+        /// What kind of handle.
+        kind: HandleKind,
+        /// Position in the batch of edits.
+        index: usize,
+    },
+    /// A value is out of range (layer >= 16, non-finite transform).
+    #[error("invalid value at position {index}: {what}")]
+    Invalid {
+        /// Position in the batch of edits.
+        index: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// The scene is full (`RendererConfig::max_objects`).
+    #[error("scene capacity {capacity} exceeded")]
+    Full {
+        /// The capacity.
+        capacity: usize,
+    },
 }
 
 /// Object flag: drawn into shadow views.
@@ -88,6 +129,20 @@ impl Objects {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.cx.is_empty()
+    }
+
+    /// What culling reads: the bounds, layer and flags arrays.
+    pub fn cull_input(&self) -> CullInput<'_> {
+        CullInput {
+            cx: &self.cx,
+            cy: &self.cy,
+            cz: &self.cz,
+            ex: &self.ex,
+            ey: &self.ey,
+            ez: &self.ez,
+            layer: &self.layer,
+            flags: &self.flags,
+        }
     }
 
     fn push(&mut self, id: ObjectId, b: (Vec3, Vec3), d: &ObjectDesc, mesh: u32, material: u32) {

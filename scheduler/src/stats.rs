@@ -11,8 +11,10 @@ pub struct FrameStats {
     pub frame: u64,
     /// Culling, all views, and refreshing the block bounds of changed objects.
     pub cull_ms: f64,
-    /// Keys, radix sort and batching, all views.
+    /// Sort keys and the radix sort, all views.
     pub sort_ms: f64,
+    /// Batching the sorted queues, all views.
+    pub batch_ms: f64,
     /// Display-list lookup, build and patching.
     pub patch_ms: f64,
     /// Recording chunks, all views.
@@ -45,6 +47,20 @@ pub struct FrameStats {
     pub lists: ListCounts,
     /// Bytes handed to the GPU this frame.
     pub upload_bytes: u64,
-    /// Digest of the submitted command stream (equal to the null backend's frame digest).
-    pub digest: u64,
+    /// Digest of the submitted command stream (equal to the null backend's frame digest),
+    /// where the renderer digests ([`crate::RendererConfig::digest`]).
+    pub digest: Option<u64>,
+}
+
+impl FrameStats {
+    /// Plots the frame's counters in the profiler (nothing without the `tracy` feature).
+    pub(crate) fn plot(&self) {
+        crate::profile::plot!("queue items", f64::from(self.queue_items));
+        crate::profile::plot!("batches", f64::from(self.batches));
+        crate::profile::plot!("draw calls", f64::from(self.draw_calls));
+        crate::profile::plot!("state changes", f64::from(self.state_changes));
+        crate::profile::plot!("display-list misses", f64::from(self.lists.misses + self.lists.rebuilds));
+        crate::profile::plot!("upload bytes", self.upload_bytes as f64);
+        crate::profile::plot!("cpu frame ms", self.frame_ms);
+    }
 }

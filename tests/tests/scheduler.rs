@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
 use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use switchyard::backend::null::NullBackend;
 use switchyard::*;
 
@@ -72,38 +74,55 @@ fn views(t: f32) -> Vec<View> {
 
 /// Random objects from a seed: positions, meshes, materials, layers, flags.
 fn populate(w: &mut World, seed: u64, n: usize) -> Vec<ObjectId> {
-    let mut s = seed | 1;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let descs: Vec<ObjectDesc> = (0..n)
         .map(|_| {
-            let p = Vec3::new((next() % 120) as f32 - 60.0, (next() % 10) as f32, (next() % 120) as f32 - 60.0);
+            let p = Vec3::new(rng.gen_range(-60.0..60.0), rng.gen_range(0.0..10.0), rng.gen_range(-60.0..60.0));
             ObjectDesc {
-                mesh: w.meshes[(next() % w.meshes.len() as u64) as usize],
-                material: w.materials[(next() % w.materials.len() as u64) as usize],
-                transform: Mat4::from_translation(p) * Mat4::from_scale(Vec3::splat(0.5 + (next() % 4) as f32)),
-                layer: (next() % 4) as u8,
-                flags: if next() % 3 == 0 { 0 } else { CASTS_SHADOWS },
+                mesh: w.meshes[rng.gen_range(0..w.meshes.len())],
+                material: w.materials[rng.gen_range(0..w.materials.len())],
+                transform: Mat4::from_translation(p) * Mat4::from_scale(Vec3::splat(rng.gen_range(0.5..4.5))),
+                layer: rng.gen_range(0..4),
+                flags: if rng.gen_bool(1.0 / 3.0) { 0 } else { CASTS_SHADOWS },
             }
         })
         .collect();
     w.r.insert_objects(&descs).unwrap()
 }
 
-/// Checks the frame just rendered against the reference pipeline: visible sets, sorted
-/// queues and the command stream.
+/// Fails with the first position where `ours` and `reference` differ and the items around
+/// it (sort keys print decoded: layer, transparency, state hashes, depth).
+fn assert_same<T: PartialEq + std::fmt::Debug>(what: &str, ours: &[T], reference: &[T]) {
+    if let Some(i) = ours.iter().zip(reference).position(|(a, b)| a != b) {
+        let around = |v: &[T]| format!("{:#?}", &v[i.saturating_sub(2)..(i + 3).min(v.len())]);
+        panic!(
+            "{what}: first difference at {i}\nparallel pipeline: {}\nreference: {}",
+            around(ours),
+            around(reference)
+        );
+    }
+    assert_eq!(ours.len(), reference.len(), "{what}: lengths differ");
+}
+
+/// Checks the frame just rendered against the reference pipeline stage by stage: visible
+/// sets, keys, sorted queues, batches, indirect arguments, each chunk's commands, and the
+/// digest of the command stream.
 fn assert_matches_reference(w: &World, vs: &[View], stats: &FrameStats, frame: usize) {
     let reference = w.r.reference_frame(vs);
-    for v in 0..vs.len() {
+    for (v, expect) in reference.views.iter().enumerate() {
         let out = w.r.view_output(v).unwrap();
-        assert_eq!(out.visible, reference.visible[v], "frame {frame}, visible set of view {v}");
-        assert_eq!(out.queue, reference.queue[v], "frame {frame}, sorted queue of view {v}");
+        let what = |stage: &str| format!("frame {frame}, view {v} ({:?}), {stage}", vs[v].pass);
+        assert_same(&what("visible set"), &out.visible, &expect.visible);
+        assert_same(&what("sort keys"), &out.keys, &expect.keys);
+        assert_same(&what("sorted queue"), &out.queue, &expect.queue);
+        assert_same(&what("batches"), &out.batches, &expect.batches);
+        assert_same(&what("indirect arguments"), &out.args, &expect.args);
+        assert_eq!(out.chunks.len(), expect.chunks.len(), "{}", what("chunk count"));
+        for (c, (a, b)) in out.chunks.iter().zip(&expect.chunks).enumerate() {
+            assert_same(&what(&format!("commands of chunk {c}")), a, b);
+        }
     }
-    assert_eq!(stats.digest, reference.digest, "frame {frame}, command stream");
+    assert_eq!(stats.digest, Some(reference.digest), "frame {frame}, command stream");
 }
 
 fn check_against_reference(threads: usize, seed: u64, n: usize, multi_draw: bool) -> u64 {
@@ -115,8 +134,8 @@ fn check_against_reference(threads: usize, seed: u64, n: usize, multi_draw: bool
         let stats = w.r.render(&vs).unwrap();
         w.r.flush().unwrap();
         assert_matches_reference(&w, &vs, &stats, f);
-        assert_eq!(w.backend.last_frame().digest, stats.digest, "what the backend received");
-        last = stats.digest;
+        assert_eq!(Some(w.backend.last_frame().digest), stats.digest, "what the backend received");
+        last = stats.digest.unwrap();
     }
     last
 }
@@ -162,7 +181,7 @@ fn coherent_scene_with_changes(threads: usize) -> Vec<u64> {
         let stats = w.r.render(&vs).unwrap();
         w.r.flush().unwrap();
         assert_matches_reference(&w, &vs, &stats, f);
-        digests.push(stats.digest);
+        digests.push(stats.digest.unwrap());
         // Far objects into the middle of the view and near ones far away.
         let moves: Vec<(ObjectId, Mat4)> = (0..ids.len())
             .step_by(61)

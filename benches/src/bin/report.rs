@@ -11,10 +11,10 @@ use std::time::Instant;
 
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
-use switchyard::sort::RadixSorter;
 use switchyard_benches::chart::{line_chart, Series};
-use switchyard_benches::sort::{Shape, SortInput, Sorter};
+use switchyard_benches::sorting::{Shape, SortInput, Sorter};
 use switchyard_benches::*;
+use switchyard_kernels::sort::RadixSorter;
 
 struct Row {
     metric: String,
@@ -246,7 +246,7 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
             9
         };
         for shape in shapes {
-            let keys = sort::keys(shape, n, 7);
+            let keys = sorting::keys(shape, n, 7);
             let label = format!("sort {}M {}", n / 1_000_000, shape.name());
             let mut ours_series = Series { name: format!("ours {}", shape.name()), points: vec![] };
             let mut best_series = Series { name: format!("best baseline {}", shape.name()), points: vec![] };
@@ -260,11 +260,11 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                         median_with(
                             iters,
                             &mut input,
-                            |i| sort::prepare(s, &keys, i),
-                            |i| sort::run(s, i, &mut ours_sorter, t),
+                            |i| sorting::prepare(s, &keys, i),
+                            |i| sorting::run(s, i, &mut ours_sorter, t),
                         )
                     });
-                    assert!(sort::is_sorted(s, &input), "{} left the keys unsorted", s.name());
+                    assert!(sorting::is_sorted(s, &input), "{} left the keys unsorted", s.name());
                     mkeys(n, d.as_secs_f64())
                 };
                 let ours = measure(Sorter::Ours);
@@ -305,7 +305,7 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
             }
             if let Shape::Coherent { .. } = shape {
                 // Against uniform keys of the same size, on one thread and on all.
-                let uni = sort::keys(Shape::Uniform, n, 7);
+                let uni = sorting::keys(Shape::Uniform, n, 7);
                 for t in [1, all] {
                     let p = pool(t);
                     let mut time = |k: &[u64]| {
@@ -313,8 +313,8 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                             median_with(
                                 iters,
                                 &mut input,
-                                |i| sort::prepare(Sorter::Ours, k, i),
-                                |i| sort::run(Sorter::Ours, i, &mut ours_sorter, t),
+                                |i| sorting::prepare(Sorter::Ours, k, i),
+                                |i| sorting::run(Sorter::Ours, i, &mut ours_sorter, t),
                             )
                         })
                         .as_secs_f64()
@@ -329,8 +329,8 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                             median_with(
                                 iters,
                                 &mut input,
-                                |i| sort::prepare(Sorter::Ours, &keys, i),
-                                |i| sort::run(Sorter::Ours, i, &mut full, t),
+                                |i| sorting::prepare(Sorter::Ours, &keys, i),
+                                |i| sorting::run(Sorter::Ours, i, &mut full, t),
                             )
                         })
                         .as_secs_f64();
@@ -370,19 +370,19 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
 
 fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
     let n = 1_000_000;
-    let w = cull::workload(n, 0.5, false, 3);
+    let w = culling::workload(n, 0.5, false, 3);
     let iters = if o.quick { 7 } else { 21 };
     let mut out = Vec::new();
     let (mut parts, mut offsets) = (Vec::new(), Vec::new());
     r.progress("cull 1M, array-of-structs baseline");
-    let aos = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
+    let aos = median(iters, || (), |()| culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
     let mut ours_series = Series { name: "ours (SoA)".into(), points: vec![] };
     let mut base_series = Series { name: "AoS scalar, 1 thread".into(), points: vec![] };
     for &t in threads {
         r.progress(&format!("cull 1M 50% visible, {t} threads"));
         let p = pool(t);
-        let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut offsets)));
-        cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out);
+        let d = p.install(|| median(iters, || (), |()| culling::cull_soa(&w, &mut parts, &mut offsets)));
+        culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out);
         assert_eq!(parts.concat(), out, "the SoA cull and the baseline disagree");
         let (ours, base) = (d.as_secs_f64() * 1e3, aos.as_secs_f64() * 1e3);
         ours_series.points.push((t as f64, n as f64 / d.as_secs_f64() / 1e6));
@@ -406,11 +406,11 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
     if !o.quick {
         for (vis, sorted) in [(0.05, false), (1.0, false), (0.5, true)] {
             r.progress(&format!("cull 1M {}%", vis * 100.0));
-            let w = cull::workload(n, vis, sorted, 3);
+            let w = culling::workload(n, vis, sorted, 3);
             let t = *threads.last().expect("threads");
             let p = pool(t);
-            let d = p.install(|| median(iters, || (), |()| cull::cull_soa(&w, &mut parts, &mut offsets)));
-            let a = median(iters, || (), |()| cull::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
+            let d = p.install(|| median(iters, || (), |()| culling::cull_soa(&w, &mut parts, &mut offsets)));
+            let a = median(iters, || (), |()| culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
             assert_eq!(parts.concat(), out, "the SoA cull and the baseline disagree");
             let name = format!(
                 "cull 1M, {}% visible, {} (ms)",
@@ -457,8 +457,8 @@ fn bandwidth_rows(r: &mut Report, all: usize) {
 fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
     let frames = if o.quick { 10 } else { 40 };
     r.progress("display lists: keyword switching, patch vs rebuild");
-    let (cached, c_counts) = frame::keyword_switching_patch_ms(100_000, all, true, frames);
-    let (rebuilt, r_counts) = frame::keyword_switching_patch_ms(100_000, all, false, frames);
+    let (cached, c_counts) = frames::keyword_switching_patch_ms(100_000, all, true, frames);
+    let (rebuilt, r_counts) = frames::keyword_switching_patch_ms(100_000, all, false, frames);
     let ratio = rebuilt / cached;
     r.row(
         &format!(
@@ -475,10 +475,10 @@ fn display_list_rows(r: &mut Report, o: &Options, all: usize) {
         Some(ratio >= 3.0),
     );
     r.progress("pipeline cache: ahash vs std HashMap");
-    let descs = frame::pipeline_descs(1000);
+    let descs = frames::pipeline_descs(1000);
     let rounds = if o.quick { 50 } else { 200 };
-    let a = frame::cache_lookup_ns::<ahash::RandomState, _>(&descs, rounds);
-    let s = frame::cache_lookup_ns::<std::collections::hash_map::RandomState, _>(&descs, rounds);
+    let a = frames::cache_lookup_ns::<ahash::RandomState, _>(&descs, rounds);
+    let s = frames::cache_lookup_ns::<std::collections::hash_map::RandomState, _>(&descs, rounds);
     r.row(
         "pipeline cache lookup, 1000 descriptors (ns)",
         1,
@@ -504,11 +504,11 @@ fn tracy_rows(r: &mut Report, o: &Options, all: usize) {
     let counts = if all >= 4 { vec![all / 2, all] } else { vec![all] };
     for t in counts {
         r.progress(&format!("Tracy on vs off, frame 1M objects, {t} threads"));
-        let (mut rd, c) = frame::city(Arc::new(NullBackend::new(true)), n, t, true);
-        frame::run(&mut rd, &c, 3, 5, 0);
+        let (mut rd, c) = frames::city(Arc::new(NullBackend::new(true)), n, t, true);
+        frames::run(&mut rd, &c, 3, 5, 0);
         let (mut off, mut on, mut ratios, mut bytes) = (Vec::new(), Vec::new(), Vec::new(), 0u64);
         for _ in 0..rounds {
-            let a: Vec<f64> = frame::run(&mut rd, &c, 3, 2, frames).iter().map(|s| s.frame_ms).collect();
+            let a: Vec<f64> = frames::run(&mut rd, &c, 3, 2, frames).iter().map(|s| s.frame_ms).collect();
             let drain = match Drain::connect(std::time::Duration::from_secs(10)) {
                 Ok(d) => d,
                 Err(e) => {
@@ -516,15 +516,15 @@ fn tracy_rows(r: &mut Report, o: &Options, all: usize) {
                     return;
                 }
             };
-            let b: Vec<f64> = frame::run(&mut rd, &c, 3, 2, frames).iter().map(|s| s.frame_ms).collect();
+            let b: Vec<f64> = frames::run(&mut rd, &c, 3, 2, frames).iter().map(|s| s.frame_ms).collect();
             bytes += drain.disconnect();
             // Paired per round: drift between rounds cancels.
-            ratios.push(frame::percentile(&b, 0.5) / frame::percentile(&a, 0.5));
+            ratios.push(frames::percentile(&b, 0.5) / frames::percentile(&a, 0.5));
             off.extend(a);
             on.extend(b);
         }
-        let (p_off, p_on) = (frame::percentile(&off, 0.5), frame::percentile(&on, 0.5));
-        let overhead = (frame::percentile(&ratios, 0.5) - 1.0) * 100.0;
+        let (p_off, p_on) = (frames::percentile(&off, 0.5), frames::percentile(&on, 0.5));
+        let overhead = (frames::percentile(&ratios, 0.5) - 1.0) * 100.0;
         let (target, met) = if t == all { ("< 1 % of frame", Some(overhead < 1.0 && bytes > 0)) } else { ("-", None) };
         r.row(
             &format!(
@@ -566,13 +566,13 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
         let mut reference = f64::NAN;
         for &t in threads {
             r.progress(&format!("frame, null backend, {n} objects, {t} threads"));
-            let (mut rd, c) = frame::city(Arc::new(NullBackend::new(true)), n, t, true);
-            let stats = frame::run(&mut rd, &c, 3, 3, frames);
+            let (mut rd, c) = frames::city(Arc::new(NullBackend::new(true)), n, t, true);
+            let stats = frames::run(&mut rd, &c, 3, 3, frames);
             let ms: Vec<f64> = stats.iter().map(|s| s.frame_ms).collect();
-            let (p50, p99) = (frame::percentile(&ms, 0.5), frame::percentile(&ms, 0.99));
+            let (p50, p99) = (frames::percentile(&ms, 0.5), frames::percentile(&ms, 0.99));
             if t == 1 {
                 p50_1 = p50;
-                reference = frame::reference_ms(&mut rd, &c, 3, if o.quick { 3 } else { 8 });
+                reference = frames::reference_ms(&mut rd, &c, 3, if o.quick { 3 } else { 8 });
             }
             series.points.push((t as f64, 1000.0 / p50));
             let (target, met) = match (n, t) {
@@ -608,12 +608,12 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
     // Recording the default scene's main view on the null backend (scheduler only).
     for multi in [true, false] {
         r.progress(&format!("record default scene, null backend, multi-draw {multi}"));
-        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frame::bench_config() };
-        let (mut rd, c) = frame::city_with(Arc::new(NullBackend::new(multi)), 100_000, config);
-        let stats = frame::run(&mut rd, &c, 1, 3, frames);
+        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frames::bench_config() };
+        let (mut rd, c) = frames::city_with(Arc::new(NullBackend::new(multi)), 100_000, config);
+        let stats = frames::run(&mut rd, &c, 1, 3, frames);
         let rec: Vec<f64> = stats.iter().map(|s| s.record_ms).collect();
         let visible = stats.last().map_or(0, |s| s.visible[0]) as f64;
-        let ours = visible / frame::percentile(&rec, 0.5) * 1e3;
+        let ours = visible / frames::percentile(&rec, 0.5) * 1e3;
         let draws = if multi { "multi-draw-indirect per bucket" } else { "draw_indexed per batch" };
         r.row(
             &format!("record, default scene 100k objects, main view, null backend, {draws} (Mobjects/s)"),
@@ -631,7 +631,7 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
 fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Result<(), String> {
     let draws = 10_000;
     let iters = if o.quick { 5 } else { 15 };
-    let churn = record::Churn::new(draws, Encoding::RenderBundle)?;
+    let churn = recording::Churn::new(draws, Encoding::RenderBundle)?;
     r.progress("record state churn, hand-written wgpu, 1 thread");
     let hand1 = median(iters, || (), |()| churn.record_by_hand(1));
     let mut ours_series = Series { name: "ours (RenderBundle)".into(), points: vec![] };
@@ -674,7 +674,7 @@ fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Re
     );
     drop(churn);
     r.progress("record state churn, CommandBuffer encoding");
-    let cb = record::Churn::new(draws, Encoding::CommandBuffer)?;
+    let cb = recording::Churn::new(draws, Encoding::CommandBuffer)?;
     let p = pool(all);
     let ours_cb = p.install(|| median(iters, || (), |()| cb.record_ours(all))).as_secs_f64() * 1e3;
     let rb = draws as f64 / ours_all * 1e3;
@@ -705,16 +705,16 @@ fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Re
         r.progress(&format!("record default scene, {encoding:?}, multi-draw {multi}"));
         let gpu =
             Arc::new(WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() }).map_err(|e| e.to_string())?);
-        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frame::bench_config() };
-        let (mut rd, c) = frame::city_with(gpu.clone(), n, config);
-        let stats = frame::run(&mut rd, &c, 1, 3, if o.quick { 5 } else { 15 });
+        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frames::bench_config() };
+        let (mut rd, c) = frames::city_with(gpu.clone(), n, config);
+        let stats = frames::run(&mut rd, &c, 1, 3, if o.quick { 5 } else { 15 });
         let rec: Vec<f64> = stats.iter().map(|s| s.record_ms).collect();
-        let rec_ms = frame::percentile(&rec, 0.5);
+        let rec_ms = frames::percentile(&rec, 0.5);
         let visible = stats.last().map_or(0, |s| s.visible[0]) as f64;
         let ours = visible / rec_ms * 1e3;
         if per_obj.is_nan() {
             let vis = rd.view_output(0).map(|v| v.visible).unwrap_or_default();
-            let base = record::PerObject::new(&gpu, n);
+            let base = recording::PerObject::new(&gpu, n);
             let d = median(iters, || (), |()| base.record(&vis)).as_secs_f64();
             per_obj = vis.len() as f64 / d;
         }
@@ -740,14 +740,14 @@ fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Re
     let cpu_adapter = gpu.adapter_info().device_type == wgpu::DeviceType::Cpu;
     let n = if cpu_adapter || o.quick { 100_000 } else { 1_000_000 };
     r.progress(&format!("frame, wgpu, {n} objects"));
-    let (mut rd, c) = frame::city(gpu.clone(), n, all, true);
+    let (mut rd, c) = frames::city(gpu.clone(), n, all, true);
     let frames = if o.quick { 10 } else { 60 };
-    frame::run(&mut rd, &c, 3, 5, 0);
+    frames::run(&mut rd, &c, 3, 5, 0);
     let t = Instant::now();
-    let stats = frame::run(&mut rd, &c, 3, 0, frames);
+    let stats = frames::run(&mut rd, &c, 3, 0, frames);
     let fps = f64::from(frames) / t.elapsed().as_secs_f64();
     let ms: Vec<f64> = stats.iter().map(|s| s.frame_ms).collect();
-    let p99 = frame::percentile(&ms, 0.99);
+    let p99 = frames::percentile(&ms, 0.99);
     let big = n == 1_000_000;
     r.row(
         &format!("frame, wgpu, {}k objects, 3 views: CPU p99 ms", n / 1000),

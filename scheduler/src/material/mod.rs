@@ -21,7 +21,7 @@ use switchyard_backend::{
     VertexBufferLayout, VertexFormat,
 };
 
-use crate::error::ResourceError;
+use crate::ResourceError;
 
 /// Most keywords one shader declares (variant masks are u32).
 pub const MAX_KEYWORDS: usize = 16;

@@ -1,47 +1,53 @@
 //! The renderer: resources, the scene, and the frame loop.
 //!
-//! `render(views)` runs the frame's job graph on the worker pool:
+//! [`Renderer::render`] (in `render.rs`) runs one frame's job graph (`jobs.rs`) on the
+//! worker pool, stage by stage in the order data flows:
 //!
 //! ```text
-//! cull[v] ──► sort[v] (keys, radix sort, batches) ──► record[v] ──► (packet) ──► submit thread
-//!     └────► patch (display lists of every used material) ──┘
+//! cull[v] ──► sort[v] ──► batch[v] ──► record[v] ──► (frame packet) ──► submission thread
+//!    └──────► patch (display lists of every used material) ──┘
 //! ```
 //!
-//! and hands the finished packet to the submission thread.
+//! Each stage's output for each view sits in its own slot ([`ViewFrame`]); the graph
+//! proves that no two jobs that may overlap touch a slot in conflicting ways.
 
 use std::sync::Arc;
 
-use glam::{Mat4, Vec3, Vec4};
-use parking_lot::{Mutex, RwLock};
+use glam::Vec3;
 use slotmap::SlotMap;
 use switchyard_backend::*;
+use switchyard_kernels::cull::{CullLoop, Frustum};
 
-use crate::error::*;
-use crate::frame::*;
-use crate::graph::JobGraph;
+use crate::batch::Batches;
+use crate::cull::VisibleList;
+use crate::graph::{JobGraph, Slot};
 use crate::material::*;
+use crate::patch::PatchedLists;
 use crate::profile;
+use crate::record::{GrowBuffer, MeshRange, RecordedPass};
 use crate::scene::*;
-use crate::sort::RadixSorter;
-use crate::submit::{FramePacket, SubmitReport, SubmitThread, ViewUpload};
-use crate::view::{Frustum, View};
+use crate::sort::{MaterialFrame, SortedQueue};
+use crate::stats::FrameStats;
+use crate::submit::{FramePacket, SubmitReport, SubmitThread};
+use crate::view::View;
+use gpu::{buffer, FrameResources};
 
-mod frame;
+mod gpu;
 mod jobs;
 mod reference;
+mod render;
 mod resources;
 
-use jobs::{Job, ViewKey};
+use jobs::Job;
 pub use reference::{ReferenceFrame, ViewOutput};
+pub use render::RenderError;
+pub use resources::ResourceError;
 
 /// Most views per frame.
 pub const MAX_VIEWS: usize = 8;
 /// Most shadow views per frame (the lit shader samples two maps).
 pub const MAX_SHADOW_VIEWS: usize = 2;
-/// Objects per culling job part.
-const CULL_PART: usize = 16 * 1024;
-/// Most visible indices per piece of the sort job's first pass.
-const PIECE: usize = 4096;
+/// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
 const GLOBALS_SLOT: usize = 256;
 
 /// Renderer options.
@@ -66,6 +72,10 @@ pub struct RendererConfig {
     /// Keep display lists between frames (the default). `false` rebuilds every used list
     /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
     pub display_list_cache: bool,
+    /// Digest the command stream every frame ([`FrameStats::digest`]). `None` (the
+    /// default): where the backend asks for it ([`Backend::digests_commands`]: the null
+    /// backend does, wgpu does not, since it costs CPU time per command).
+    pub digest: Option<bool>,
 }
 
 impl Default for RendererConfig {
@@ -80,6 +90,7 @@ impl Default for RendererConfig {
             max_materials: 4096,
             multi_draw: true,
             display_list_cache: true,
+            digest: None,
         }
     }
 }
@@ -147,129 +158,59 @@ impl Default for Lighting {
     }
 }
 
-/// One culling job part's output.
-#[derive(Default)]
-struct CullPart {
-    visible: Vec<u32>,
-    used: Vec<u64>,
+/// What identifies a view for reusing the job graph: its pass and label.
+type ViewKey = (PassKind, &'static str);
+
+/// What the frame's jobs read of one view, set before they run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ViewSetup {
+    pub(crate) view: View,
+    pub(crate) frustum: Frustum,
+    pub(crate) pass: PassDesc,
+    /// The view's index in the globals buffer (its order in the `render` call).
+    pub(crate) slot: u32,
 }
 
-/// Views in submission order: shadow views first (forward views sample their maps), then
-/// forward views, each group in the order given.
-fn submission_order(views: &[View]) -> ([usize; MAX_VIEWS], usize) {
-    let mut order = [0; MAX_VIEWS];
-    let mut n = 0;
-    for pass in [PassKind::Shadow, PassKind::Forward] {
-        for (i, v) in views.iter().enumerate().take(MAX_VIEWS) {
-            if v.pass == pass {
-                order[n] = i;
-                n += 1;
-            }
-        }
-    }
-    (order, n)
+/// One view's stage outputs, one slot each: written by its stage's job, read by the next.
+#[derive(Debug)]
+pub(crate) struct ViewFrame<C> {
+    pub(crate) setup: ViewSetup,
+    pub(crate) visible: Slot<VisibleList>,
+    pub(crate) sorted: Slot<SortedQueue>,
+    pub(crate) batches: Slot<Batches>,
+    pub(crate) recorded: Slot<RecordedPass<C>>,
 }
 
-struct GrowBuffer {
-    id: BufferId,
-    capacity: u64,
-}
-
-struct ViewWork<C> {
-    view: View,
-    frustum: Frustum,
-    pass: PassDesc,
-    slot: u32,
-    parts: Vec<CullPart>,
-    /// The cull parts' output cut into pieces of at most `PIECE` indices, (part, start),
-    /// and the pieces' offsets in the visible list: the sort job's unit of work.
-    pieces: Vec<(u32, u32)>,
-    piece_offsets: Vec<usize>,
-    batch_scratch: BatchScratch,
-    visible: Vec<u32>,
-    used: Vec<u64>,
-    keys: Vec<u64>,
-    queue: Vec<u32>,
-    sorter: RadixSorter,
-    batches: Vec<Batch>,
-    chunk_starts: Vec<usize>,
-    cmds: Vec<Vec<Command>>,
-    chunks: Vec<Option<C>>,
-    digests: Vec<Digest>,
-    upload: ViewUpload,
-    instance_buf: Option<GrowBuffer>,
-    args_buf: Option<GrowBuffer>,
-    counts: ChunkCounts,
-    ms: [f64; 3],
-    error: Option<RenderError>,
-}
-
-impl<C> Default for ViewWork<C> {
-    fn default() -> Self {
+impl<C> ViewFrame<C> {
+    fn new(setup: ViewSetup) -> Self {
         Self {
-            view: View {
-                label: "",
-                view_proj: Mat4::IDENTITY,
-                eye: Vec3::ZERO,
-                far: 1.0,
-                layer_mask: 0,
-                pass: PassKind::Forward,
-            },
-            frustum: Frustum { planes: [Vec4::ZERO; 6] },
-            pass: PassDesc { label: "", color: None, depth: None },
-            slot: 0,
-            parts: Vec::new(),
-            pieces: Vec::new(),
-            piece_offsets: Vec::new(),
-            batch_scratch: BatchScratch::default(),
-            visible: Vec::new(),
-            used: Vec::new(),
-            keys: Vec::new(),
-            queue: Vec::new(),
-            sorter: RadixSorter::new(),
-            batches: Vec::new(),
-            chunk_starts: Vec::new(),
-            cmds: Vec::new(),
-            chunks: Vec::new(),
-            digests: Vec::new(),
-            upload: ViewUpload::default(),
-            instance_buf: None,
-            args_buf: None,
-            counts: ChunkCounts::default(),
-            ms: [0.0; 3],
-            error: None,
+            setup,
+            visible: Slot::default(),
+            sorted: Slot::default(),
+            batches: Slot::default(),
+            recorded: Slot::default(),
         }
     }
 }
 
-/// Resources that jobs read during a frame.
+/// Resources and settings that jobs read during a frame.
 struct Shared<B: Backend> {
     backend: Arc<B>,
-    layouts: Layouts,
+    gpu: FrameResources,
     shaders: Vec<ShaderRecord>,
     mesh_ranges: Vec<MeshRange>,
-    /// Sort-key bits per dense mesh ([`mesh_bits`]).
-    mesh_bits: Vec<u64>,
-    mesh_bounds: Vec<crate::scene::LocalBounds>,
+    /// Sort-key hash of each dense mesh.
+    mesh_hashes: Vec<u16>,
+    mesh_bounds: Vec<LocalBounds>,
     vertices: GrowBuffer,
     indices: GrowBuffer,
     cpu_vertices: Vec<Vertex>,
     cpu_indices: Vec<u32>,
-    forward_group: BindGroupId,
-    shadow_group: BindGroupId,
     multi_draw: bool,
     display_list_cache: bool,
-}
-
-/// Display-list patching state for a frame.
-struct PatchWork {
-    lists: Vec<FrameList>,
-    /// Index of each material's forward list in its `lists` this frame.
-    list_index: Vec<u32>,
-    slot_materials: Vec<u32>,
-    counts: ListCounts,
-    ms: f64,
-    error: Option<RenderError>,
+    /// Digest every chunk's commands.
+    digest: bool,
+    kernel: CullLoop,
 }
 
 /// The Switchyard renderer over a backend.
@@ -282,24 +223,16 @@ pub struct Renderer<B: Backend> {
     textures: SlotMap<TextureHandle, TextureId>,
     mesh_handles: SlotMap<MeshHandle, u32>,
     material_handles: SlotMap<MaterialHandle, u32>,
-    materials: Mutex<Vec<Option<MaterialRecord>>>,
-    used: Mutex<[Vec<u64>; 2]>,
+    /// Material records by dense index (`None`: removed); the patch job builds their lists.
+    materials: Slot<Vec<Option<MaterialRecord>>>,
     globals: PropertySheet,
     globals_version: u64,
     global_keywords: Vec<String>,
     lighting: Lighting,
-    color: TextureId,
-    depth: TextureId,
-    shadow_maps: [TextureId; MAX_SHADOW_VIEWS],
-    globals_buf: BufferId,
-    constants_buf: BufferId,
-    transforms_buf: BufferId,
-    material_sampler: SamplerId,
-    white: TextureId,
-    /// The job graph and its job table, keyed by the views' passes and labels.
-    graph: Option<(Vec<ViewKey>, JobGraph, Vec<Job>)>,
-    views: Vec<Mutex<ViewWork<B::Chunk>>>,
-    patch: RwLock<PatchWork>,
+    /// The job graph, with the views it was built for.
+    graph: Option<(Vec<ViewKey>, JobGraph<Job>)>,
+    views: Vec<ViewFrame<B::Chunk>>,
+    patched: Slot<PatchedLists>,
     mat_frames: Vec<MaterialFrame>,
     /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
     shadow_states: Vec<(u32, u32)>,
@@ -320,25 +253,17 @@ impl<B: Backend> std::fmt::Debug for Renderer<B> {
 
 struct Resolver<'a> {
     meshes: &'a SlotMap<MeshHandle, u32>,
-    bounds: &'a [crate::scene::LocalBounds],
+    bounds: &'a [LocalBounds],
     materials: &'a SlotMap<MaterialHandle, u32>,
 }
 
 impl Resolve for Resolver<'_> {
-    fn mesh(&self, h: MeshHandle) -> Option<(u32, crate::scene::LocalBounds)> {
+    fn mesh(&self, h: MeshHandle) -> Option<(u32, LocalBounds)> {
         self.meshes.get(h).map(|&i| (i, self.bounds[i as usize]))
     }
     fn material(&self, h: MaterialHandle) -> Option<u32> {
         self.materials.get(h).copied()
     }
-}
-
-fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsage) -> Result<BufferId, CreateError> {
-    b.create_buffer(&BufferDesc {
-        label: label.into(),
-        size: size.max(4).next_multiple_of(4),
-        usage: usage | BufferUsage::COPY_DST,
-    })
 }
 
 impl<B: Backend> Renderer<B> {
@@ -363,96 +288,11 @@ impl<B: Backend> Renderer<B> {
             .build()
             .map_err(|e| InitError::Pool(e.to_string()))?;
         let b = &*backend;
-        let target = |label: &str, w, h, format, usage| {
-            b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage })
-        };
-        let rt = TextureUsage::RENDER_TARGET;
-        let color = target(
-            "main-color",
-            config.width,
-            config.height,
-            TextureFormat::Rgba8UnormSrgb,
-            rt | TextureUsage::COPY_SRC,
-        )?;
-        let depth = target("main-depth", config.width, config.height, TextureFormat::Depth32Float, rt)?;
-        let s = config.shadow_map_size;
-        let shadow_maps = [
-            target("shadow-0", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,
-            target("shadow-1", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,
-        ];
-        let white =
-            target("white", 1, 1, TextureFormat::Rgba8UnormSrgb, TextureUsage::SAMPLED | TextureUsage::COPY_DST)?;
-        b.write_texture(white, &[255; 4]).map_err(|e| CreateError::Invalid(e.to_string()))?;
-        let vs = Stages::VERTEX | Stages::FRAGMENT;
-        let entry = |binding, ty| LayoutEntry { binding, visibility: vs, ty };
-        let globals_entries = vec![
-            entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
-            entry(1, BindingType::Storage { dynamic: false }),
-        ];
-        let shadow_globals = b.create_bind_group_layout(&BindGroupLayoutDesc {
-            label: "globals-shadow".into(),
-            entries: globals_entries.clone(),
-        })?;
-        let mut fwd_entries = globals_entries;
-        fwd_entries.extend([
-            entry(2, BindingType::Texture(TextureSampleKind::Depth)),
-            entry(3, BindingType::Texture(TextureSampleKind::Depth)),
-            entry(4, BindingType::Sampler { comparison: true }),
-        ]);
-        let forward_globals =
-            b.create_bind_group_layout(&BindGroupLayoutDesc { label: "globals-forward".into(), entries: fwd_entries })?;
-        let material_layout = b.create_bind_group_layout(&BindGroupLayoutDesc {
-            label: "material".into(),
-            entries: vec![
-                entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
-                entry(1, BindingType::Texture(TextureSampleKind::Float)),
-                entry(2, BindingType::Sampler { comparison: false }),
-            ],
-        })?;
-        let globals_buf = buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM)?;
-        let constants_buf = buffer(
-            b,
-            "material-constants",
-            config.max_materials as u64 * u64::from(CONSTANT_SLOT),
-            BufferUsage::UNIFORM,
-        )?;
-        let transforms_buf = buffer(b, "transforms", config.max_objects as u64 * 64, BufferUsage::STORAGE)?;
-        let shadow_sampler = b.create_sampler(&SamplerDesc {
-            label: "shadow".into(),
-            filter: FilterMode::Linear,
-            address: AddressMode::ClampToEdge,
-            compare: Some(CompareFunction::LessEqual),
-        })?;
-        let material_sampler = b.create_sampler(&SamplerDesc {
-            label: "material".into(),
-            filter: FilterMode::Linear,
-            address: AddressMode::Repeat,
-            compare: None,
-        })?;
-        let globals_binding = BindResource::Buffer { buffer: globals_buf, offset: 0, size: Some(GLOBALS_SLOT as u64) };
-        let transforms_binding = BindResource::Buffer { buffer: transforms_buf, offset: 0, size: None };
-        let shadow_group = b.create_bind_group(&BindGroupDesc {
-            label: "globals-shadow".into(),
-            layout: shadow_globals,
-            entries: vec![
-                BindEntry { binding: 0, resource: globals_binding },
-                BindEntry { binding: 1, resource: transforms_binding },
-            ],
-        })?;
-        let forward_group = b.create_bind_group(&BindGroupDesc {
-            label: "globals-forward".into(),
-            layout: forward_globals,
-            entries: vec![
-                BindEntry { binding: 0, resource: globals_binding },
-                BindEntry { binding: 1, resource: transforms_binding },
-                BindEntry { binding: 2, resource: BindResource::Texture(shadow_maps[0]) },
-                BindEntry { binding: 3, resource: BindResource::Texture(shadow_maps[1]) },
-                BindEntry { binding: 4, resource: BindResource::Sampler(shadow_sampler) },
-            ],
-        })?;
+        let gpu = FrameResources::create(b, &config)?;
         let vertices = GrowBuffer { id: buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX)?, capacity: 1 << 16 };
         let indices = GrowBuffer { id: buffer(b, "mesh-indices", 1 << 16, BufferUsage::INDEX)?, capacity: 1 << 16 };
         let multi_draw = config.multi_draw && b.caps().multi_draw_indirect;
+        let digest = config.digest.unwrap_or_else(|| b.digests_commands());
         let submit = SubmitThread::spawn(backend.clone(), config.frames_in_flight)
             .map_err(|e| InitError::Thread(e.to_string()))?;
         let free_packets = (0..config.frames_in_flight).map(|_| Box::default()).collect();
@@ -461,53 +301,32 @@ impl<B: Backend> Renderer<B> {
             pool,
             shared: Shared {
                 backend,
-                layouts: Layouts {
-                    forward_globals,
-                    shadow_globals,
-                    material: material_layout,
-                    color_format: TextureFormat::Rgba8UnormSrgb,
-                },
+                gpu,
                 shaders: Vec::new(),
                 mesh_ranges: Vec::new(),
-                mesh_bits: Vec::new(),
+                mesh_hashes: Vec::new(),
                 mesh_bounds: Vec::new(),
                 vertices,
                 indices,
                 cpu_vertices: Vec::new(),
                 cpu_indices: Vec::new(),
-                forward_group,
-                shadow_group,
                 multi_draw,
                 display_list_cache: config.display_list_cache,
+                digest,
+                kernel: CullLoop::best(),
             },
             shader_handles: SlotMap::with_key(),
             textures: SlotMap::with_key(),
             mesh_handles: SlotMap::with_key(),
             material_handles: SlotMap::with_key(),
-            materials: Mutex::new(Vec::new()),
-            used: Mutex::new([Vec::new(), Vec::new()]),
+            materials: Slot::default(),
             globals: PropertySheet::new(),
             globals_version: 0,
             global_keywords: Vec::new(),
             lighting: Lighting::default(),
-            color,
-            depth,
-            shadow_maps,
-            globals_buf,
-            constants_buf,
-            transforms_buf,
-            material_sampler,
-            white,
             graph: None,
             views: Vec::new(),
-            patch: RwLock::new(PatchWork {
-                lists: Vec::new(),
-                list_index: Vec::new(),
-                slot_materials: Vec::new(),
-                counts: ListCounts::default(),
-                ms: 0.0,
-                error: None,
-            }),
+            patched: Slot::default(),
             mat_frames: Vec::new(),
             shadow_states: Vec::new(),
             free_packets,
@@ -539,9 +358,14 @@ impl<B: Backend> Renderer<B> {
         self.shared.multi_draw
     }
 
+    /// Whether each frame's command stream is digested ([`FrameStats::digest`]).
+    pub fn digests(&self) -> bool {
+        self.shared.digest
+    }
+
     /// The main color target (RGBA8 sRGB).
     pub fn color_target(&self) -> TextureId {
-        self.color
+        self.shared.gpu.color
     }
 
     /// The scene (read-only).

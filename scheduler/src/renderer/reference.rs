@@ -1,124 +1,263 @@
-//! The single-threaded reference pipeline.
+//! The single-threaded reference pipeline: every stage written again for obviousness, so
+//! that tests can check the parallel pipeline output for output.
+//!
+//! It shares nothing with the stages it checks but the definitions they implement: the
+//! hash behind the key's state fields, the frustum planes, the chunking constants and the
+//! display lists the last frame used (patching is not re-derived). Keys are packed from
+//! the documented bit positions, materials' variants are resolved from their records,
+//! batches, chunks and commands come from plain loops.
 
-use super::*;
-use crate::view::{Frustum, View};
 use glam::Vec3;
+use switchyard_backend::*;
+use switchyard_kernels::cull::Frustum;
+
+use super::render::submission_order;
+use super::*;
+use crate::batch::Batch;
+use crate::patch::FrameList;
+use crate::record::{CHUNK_BATCHES, CHUNK_DRAWS};
+use crate::sort::key::{mix, SortKey};
+
+/// One view of a frame, stage by stage: what the parallel pipeline produced
+/// ([`Renderer::view_output`]) or what the reference computes ([`Renderer::reference_frame`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewOutput {
+    /// Visible dense object indices, ascending.
+    pub visible: Vec<u32>,
+    /// The sort key of each queue item, ascending.
+    pub keys: Vec<SortKey>,
+    /// Dense object indices in draw order.
+    pub queue: Vec<u32>,
+    /// Runs of equal state in the queue.
+    pub batches: Vec<Batch>,
+    /// Each chunk's commands, in order.
+    pub chunks: Vec<Vec<Command>>,
+    /// Indirect arguments per batch (from [`Renderer::view_output`]: once the frame is
+    /// finished, after [`Renderer::flush`]; empty while it is in flight).
+    pub args: Vec<DrawIndexedIndirectArgs>,
+}
 
 /// The single-threaded reference result of a frame (see [`Renderer::reference_frame`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReferenceFrame {
-    /// Visible dense object indices per view (order given to `render`).
-    pub visible: Vec<Vec<u32>>,
-    /// Sorted queue per view.
-    pub queue: Vec<Vec<u32>>,
-    /// Digest of the command stream.
+    /// Per view, in the order given to `render`.
+    pub views: Vec<ViewOutput>,
+    /// Digest of the command stream (passes in submission order).
     pub digest: u64,
-    /// Indirect arguments per view.
-    pub args: Vec<Vec<DrawIndexedIndirectArgs>>,
-}
-
-/// What the parallel pipeline produced for one view in the last frame.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ViewOutput {
-    /// Visible dense object indices.
-    pub visible: Vec<u32>,
-    /// Sorted queue.
-    pub queue: Vec<u32>,
 }
 
 impl<B: Backend> Renderer<B> {
     /// The parallel pipeline's outputs of the last frame for view `v`.
     pub fn view_output(&self, v: usize) -> Option<ViewOutput> {
-        let w = self.views.get(v)?.lock();
-        Some(ViewOutput { visible: w.visible.clone(), queue: w.queue.clone() })
+        let w = self.views.get(v)?;
+        let (sorted, rec) = (w.sorted.read(), w.recorded.read());
+        // The indirect arguments went to the GPU with the frame's packet; it is back once
+        // the frame is finished.
+        let packet = self.free_packets.iter().find(|p| p.frame == self.frame);
+        let args = packet.and_then(|p| p.views.get(v)).map(|u| u.args.clone()).unwrap_or_default();
+        Some(ViewOutput {
+            visible: w.visible.read().to_vec(),
+            keys: sorted.keys.iter().map(|&k| SortKey(k)).collect(),
+            queue: sorted.queue.clone(),
+            batches: w.batches.read().batches.clone(),
+            chunks: rec.cmds.clone(),
+            args,
+        })
     }
 
-    /// Computes the last rendered frame again with a plain single-threaded pipeline: a
-    /// per-object frustum test, `sort_by_key` (stable), and serial recording against the
-    /// display lists the last frame used. Tests compare it with the parallel pipeline;
-    /// benchmarks use it as the baseline.
+    /// Computes the last rendered frame of `views` again with the plain single-threaded
+    /// pipeline. Tests compare it with the parallel pipeline; benchmarks use it as the
+    /// baseline.
     pub fn reference_frame(&self, views: &[View]) -> ReferenceFrame {
-        let o = &self.scene.objects;
-        let pw = self.patch.read();
-        let (order, n) = submission_order(views);
-        let mut out = ReferenceFrame {
-            visible: vec![Vec::new(); views.len()],
-            queue: vec![Vec::new(); views.len()],
-            digest: 0,
-            args: vec![Vec::new(); views.len()],
-        };
+        let lists = &self.patched.read().lists;
+        let mut out = ReferenceFrame { views: Vec::with_capacity(views.len()), digest: 0 };
+        for (v, view) in views.iter().enumerate() {
+            out.views.push(self.reference_view(v, view, lists));
+        }
         let mut digest = Digest::default();
-        let (mut shadow_i, mut first_forward) = (0, true);
-        for &v in &order[..n] {
-            let view = &views[v];
-            let pass = self.pass_desc(view, shadow_i, first_forward);
-            match view.pass {
-                PassKind::Shadow => shadow_i += 1,
-                PassKind::Forward => first_forward = false,
+        for v in submission_order(views) {
+            digest.pass(&self.views[v].setup.pass);
+            for chunk in &out.views[v].chunks {
+                digest.combine(Digest::of_commands(chunk));
             }
-            let f = Frustum::from_view_proj(&view.view_proj);
-            let need = if view.pass == PassKind::Shadow { CASTS_SHADOWS } else { 0 };
-            let visible: Vec<u32> = (0..o.len())
-                .filter(|&i| {
-                    (view.layer_mask >> o.layer[i]) & 1 == 1
-                        && o.flags[i] & need == need
-                        && f.intersects(Vec3::new(o.cx[i], o.cy[i], o.cz[i]), Vec3::new(o.ex[i], o.ey[i], o.ez[i]))
-                })
-                .map(|i| i as u32)
-                .collect();
-            let mut items: Vec<(u64, u32)> = visible
-                .iter()
-                .map(|&i| {
-                    let i = i as usize;
-                    let m = o.material[i];
-                    let depth = depth_bits(view, o.cx[i], o.cy[i], o.cz[i]);
-                    (
-                        sort_key(
-                            view.pass,
-                            o.layer[i],
-                            &self.mat_frames[m as usize],
-                            self.shared.mesh_bits[o.mesh[i] as usize],
-                            depth,
-                        ),
-                        i as u32,
-                    )
-                })
-                .collect();
-            items.sort_by_key(|p| p.0);
-            let queue: Vec<u32> = items.iter().map(|p| p.1).collect();
-            let mut batches = Vec::new();
-            build_batches(view.pass, &queue, o, &self.mat_frames, &mut batches);
-            let w = self.views[v].lock();
-            let ctx = RecordCtx {
-                pass: view.pass,
-                view_group: match view.pass {
-                    PassKind::Forward => self.shared.forward_group,
-                    PassKind::Shadow => self.shared.shadow_group,
-                },
-                view_offset: v as u32 * GLOBALS_SLOT as u32,
-                vertices: self.shared.vertices.id,
-                indices: self.shared.indices.id,
-                instances: w.instance_buf.as_ref().map_or_else(BufferId::default, |g| g.id),
-                args: w.args_buf.as_ref().map_or_else(BufferId::default, |g| g.id),
-                multi_draw: self.shared.multi_draw,
-                meshes: &self.shared.mesh_ranges,
-                lists: &pw.lists,
-            };
-            digest.pass(&pass);
-            let mut cmds = Vec::new();
-            let args: Vec<DrawIndexedIndirectArgs> =
-                batches.iter().map(|b| draw_args(&self.shared.mesh_ranges, b)).collect();
-            let mut starts = Vec::new();
-            chunk_bounds(&ctx, &batches, &mut starts);
-            for c in 0..starts.len() - 1 {
-                record_chunk(&ctx, &batches[starts[c]..starts[c + 1]], starts[c], &mut cmds);
-                digest.combine(Digest::of_commands(&cmds));
-            }
-            out.visible[v] = visible;
-            out.queue[v] = queue;
-            out.args[v] = args;
         }
         out.digest = digest.value();
         out
+    }
+
+    fn reference_view(&self, v: usize, view: &View, lists: &[FrameList]) -> ViewOutput {
+        let o = &self.scene.objects;
+        let forward = view.pass == PassKind::Forward;
+        // Cull: every object against the frustum, its layer and (shadow views) its flags.
+        let f = Frustum::from_view_proj(&view.view_proj);
+        let visible: Vec<u32> = (0..o.len())
+            .filter(|&i| {
+                (view.layer_mask >> o.layer[i]) & 1 == 1
+                    && (forward || o.flags[i] & CASTS_SHADOWS != 0)
+                    && f.intersects(Vec3::new(o.cx[i], o.cy[i], o.cz[i]), Vec3::new(o.ex[i], o.ey[i], o.ez[i]))
+            })
+            .map(|i| i as u32)
+            .collect();
+        // Keys, packed from the documented layout; a stable sort.
+        let materials = self.materials.read();
+        let state = |m: u32| {
+            let r = materials[m as usize].as_ref().expect("objects use live materials");
+            let shader = &self.shared.shaders[r.shader as usize];
+            let global = self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+            (r.shader, r.keyword_mask | global, r.transparent)
+        };
+        let mut items: Vec<(u64, u32)> = visible
+            .iter()
+            .map(|&i| {
+                let i = i as usize;
+                let (shader, variant, transparent) = state(o.material[i]);
+                let pipeline = mix(u64::from(shader) << 32 | u64::from(variant)) & 0x7fff;
+                let material = if forward { mix(u64::from(o.material[i]) | 1 << 40) & 0xffff } else { 0 };
+                let mesh = mix(u64::from(o.mesh[i]) | 2 << 40) & 0xfff;
+                let distance = (Vec3::new(o.cx[i], o.cy[i], o.cz[i]) - view.eye).length();
+                let depth = ((distance / view.far.max(1e-6)).clamp(0.0, 1.0) * 65535.0) as u64;
+                let layer = u64::from(o.layer[i]) << 60;
+                let key = if transparent && forward {
+                    layer | 1 << 59 | (65535 - depth) << 43 | pipeline << 28 | material << 12 | mesh
+                } else {
+                    layer | pipeline << 44 | material << 28 | mesh << 16 | depth
+                };
+                (key, i as u32)
+            })
+            .collect();
+        items.sort_by_key(|p| p.0);
+        let queue: Vec<u32> = items.iter().map(|p| p.1).collect();
+        // Batches: a new one where the mesh or the draw state changes.
+        let draw_state = |i: u32| {
+            let m = o.material[i as usize];
+            if forward {
+                (m, 0, 0)
+            } else {
+                let (shader, variant, _) = state(m);
+                (u32::MAX, shader, variant)
+            }
+        };
+        let mut batches: Vec<Batch> = Vec::new();
+        for (q, &i) in queue.iter().enumerate() {
+            let same = q > 0
+                && o.mesh[i as usize] == o.mesh[queue[q - 1] as usize]
+                && draw_state(i) == draw_state(queue[q - 1]);
+            match batches.last_mut() {
+                Some(b) if same => b.count += 1,
+                _ => batches.push(Batch {
+                    first: q as u32,
+                    count: 1,
+                    mesh: o.mesh[i as usize],
+                    material: o.material[i as usize],
+                }),
+            }
+        }
+        let meshes = &self.shared.mesh_ranges;
+        let args: Vec<DrawIndexedIndirectArgs> = batches
+            .iter()
+            .map(|b| {
+                let m = meshes[b.mesh as usize];
+                DrawIndexedIndirectArgs {
+                    index_count: m.index_count,
+                    instance_count: b.count,
+                    first_index: m.first_index,
+                    base_vertex: m.base_vertex,
+                    first_instance: b.first,
+                }
+            })
+            .collect();
+        let chunks = self.reference_chunks(v, view, lists, &batches, &args);
+        ViewOutput { visible, keys: items.iter().map(|p| SortKey(p.0)).collect(), queue, batches, chunks, args }
+    }
+
+    /// Cuts the batches into chunks and records each: a chunk binds the view's state, then
+    /// per state bucket the pipeline and material group where they change, then one
+    /// multi-draw per bucket or one draw per batch.
+    fn reference_chunks(
+        &self,
+        v: usize,
+        view: &View,
+        lists: &[FrameList],
+        batches: &[Batch],
+        args: &[DrawIndexedIndirectArgs],
+    ) -> Vec<Vec<Command>> {
+        let s = &self.shared;
+        let forward = view.pass == PassKind::Forward;
+        let multi = s.multi_draw;
+        let binding = |b: &Batch| {
+            let l = &lists[b.material as usize];
+            if forward {
+                (l.forward, Some((l.group, l.offset)))
+            } else {
+                (l.shadow, None)
+            }
+        };
+        // Chunk starts: where the next draw call would pass CHUNK_DRAWS, or the chunk is full.
+        let mut starts = vec![0];
+        let mut calls = 0;
+        for i in 0..batches.len() {
+            let start = *starts.last().expect("non-empty");
+            let mut new_call = !multi || i == start || binding(&batches[i]) != binding(&batches[i - 1]);
+            if i > start && ((new_call && calls >= CHUNK_DRAWS) || i - start >= CHUNK_BATCHES) {
+                starts.push(i);
+                calls = 0;
+                new_call = true;
+            }
+            calls += usize::from(new_call);
+        }
+        starts.push(batches.len());
+        if batches.is_empty() {
+            starts.truncate(1);
+        }
+        let rec = self.views[v].recorded.read();
+        let (instances, indirect) = (
+            rec.instance_buf.as_ref().map(|g| g.id).unwrap_or_default(),
+            rec.args_buf.as_ref().map(|g| g.id).unwrap_or_default(),
+        );
+        let group = if forward { s.gpu.forward_group } else { s.gpu.shadow_group };
+        let mut chunks = Vec::new();
+        for c in starts.windows(2) {
+            let mut cmds = vec![
+                Command::SetBindGroup { index: 0, group, offsets: DynamicOffsets::one(v as u32 * GLOBALS_SLOT as u32) },
+                Command::SetVertexBuffer { slot: 0, buffer: s.vertices.id, offset: 0 },
+                Command::SetVertexBuffer { slot: 1, buffer: instances, offset: 0 },
+                Command::SetIndexBuffer { buffer: s.indices.id, format: IndexFormat::Uint32, offset: 0 },
+            ];
+            let (mut pipeline, mut material) = (None, None);
+            let mut i = c[0];
+            while i < c[1] {
+                let (p, m) = binding(&batches[i]);
+                if pipeline != Some(p) {
+                    cmds.push(Command::SetPipeline(p));
+                    pipeline = Some(p);
+                }
+                if let Some((g, off)) = m.filter(|&m| material != Some(m)) {
+                    cmds.push(Command::SetBindGroup { index: 1, group: g, offsets: DynamicOffsets::one(off) });
+                    material = Some((g, off));
+                }
+                let mut j = i + 1;
+                while j < c[1] && binding(&batches[j]) == (p, m) {
+                    j += 1;
+                }
+                if multi {
+                    cmds.push(Command::MultiDrawIndexedIndirect {
+                        buffer: indirect,
+                        offset: i as u64 * DRAW_INDEXED_INDIRECT_SIZE,
+                        count: (j - i) as u32,
+                    });
+                } else {
+                    cmds.extend(args[i..j].iter().map(|a| Command::DrawIndexed {
+                        first_index: a.first_index,
+                        index_count: a.index_count,
+                        base_vertex: a.base_vertex,
+                        first_instance: a.first_instance,
+                        instance_count: a.instance_count,
+                    }));
+                }
+                i = j;
+            }
+            chunks.push(cmds);
+        }
+        chunks
     }
 }

@@ -1,8 +1,46 @@
 //! Creating and changing resources and scene objects.
 
+use glam::{Mat4, Vec3};
+use switchyard_backend::{CreateError, WriteError};
+
 use super::*;
 use crate::material::ShaderDesc;
-use glam::{Mat4, Vec3};
+use crate::sort::key::mesh_hash;
+
+/// Creating or changing a resource (shader, mesh, material, texture) failed.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ResourceError {
+    /// A handle is stale or was never created.
+    #[error("{0:?} handle is stale or was never created")]
+    StaleHandle(HandleKind),
+    /// A property the material's shader does not declare.
+    #[error("unknown property `{0}`")]
+    UnknownProperty(String),
+    /// A property set with a type other than its declaration.
+    #[error("property `{name}` is declared as {expected:?}")]
+    PropertyType {
+        /// Property name.
+        name: String,
+        /// Its declared type.
+        expected: PropertyType,
+    },
+    /// A keyword the shader does not declare.
+    #[error("unknown keyword `{0}`")]
+    UnknownKeyword(String),
+    /// The description is malformed.
+    #[error("invalid description: {0}")]
+    Invalid(String),
+    /// The resource is still referenced (a mesh or material used by objects).
+    #[error("{0:?} still in use by {1} objects")]
+    InUse(HandleKind, usize),
+    /// The backend refused to create it.
+    #[error(transparent)]
+    Backend(#[from] CreateError),
+    /// The backend refused an upload.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
 
 impl<B: Backend> Renderer<B> {
     // ---- resources -------------------------------------------------------------------
@@ -71,7 +109,6 @@ impl<B: Backend> Renderer<B> {
         };
         s.cpu_vertices.extend_from_slice(&mesh.vertices);
         s.cpu_indices.extend_from_slice(&mesh.indices);
-        let pad_indices = |v: &[u32]| bytemuck::cast_slice::<u32, u8>(v).to_vec();
         if !grow(&mut s.vertices, v_end, "mesh-vertices", BufferUsage::VERTEX, bytemuck::cast_slice(&s.cpu_vertices))? {
             b.write_buffer(
                 s.vertices.id,
@@ -79,12 +116,12 @@ impl<B: Backend> Renderer<B> {
                 bytemuck::cast_slice(&mesh.vertices),
             )?;
         }
-        if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, &pad_indices(&s.cpu_indices))? {
+        if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))? {
             b.write_buffer(s.indices.id, u64::from(range.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
         }
-        s.mesh_bits.push(mesh_bits(s.mesh_ranges.len() as u32));
+        s.mesh_hashes.push(mesh_hash(s.mesh_ranges.len() as u32));
         s.mesh_ranges.push(range);
-        s.mesh_bounds.push(crate::scene::LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 });
+        s.mesh_bounds.push(LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 });
         Ok(self.mesh_handles.insert(s.mesh_ranges.len() as u32 - 1))
     }
 
@@ -105,22 +142,22 @@ impl<B: Backend> Renderer<B> {
         }
         let texture = match desc.base_texture {
             Some(t) => *self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?,
-            None => self.white,
+            None => self.shared.gpu.white,
         };
         let group = self.shared.backend.create_bind_group(&BindGroupDesc {
             label: "material".into(),
-            layout: self.shared.layouts.material,
+            layout: self.shared.gpu.layouts.material,
             entries: vec![
                 BindEntry {
                     binding: 0,
                     resource: BindResource::Buffer {
-                        buffer: self.constants_buf,
+                        buffer: self.shared.gpu.constants_buf,
                         offset: 0,
                         size: Some(u64::from(CONSTANT_SLOT)),
                     },
                 },
                 BindEntry { binding: 1, resource: BindResource::Texture(texture) },
-                BindEntry { binding: 2, resource: BindResource::Sampler(self.material_sampler) },
+                BindEntry { binding: 2, resource: BindResource::Sampler(self.shared.gpu.material_sampler) },
             ],
         })?;
         let materials = self.materials.get_mut();

@@ -1,9 +1,9 @@
 //! Sort workloads: (u64 key, u32 index) pairs of three shapes, and the baselines.
 
+use rand::Rng;
+use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
-use switchyard::sort::RadixSorter;
-
-use crate::Rng;
+use switchyard_kernels::sort::RadixSorter;
 
 /// Shapes of key sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,28 +30,43 @@ impl Shape {
     }
 }
 
-fn render_key(r: &mut Rng) -> u64 {
-    let mix = |x: u64| Rng(x).next_u64();
-    let layer = r.below(2) << 60;
-    let pipe = (mix(r.below(16)) & 0x7fff) << 44;
-    let mat = (mix(1000 + r.below(256)) & 0xffff) << 28;
-    let mesh = (mix(5000 + r.below(64)) & 0xfff) << 16;
-    layer | pipe | mat | mesh | (r.next_u64() & 0xffff)
+/// The state hashes of a render-shaped workload: 16 pipelines, 256 materials, 64 meshes.
+struct RenderStates {
+    pipelines: Vec<u64>,
+    materials: Vec<u64>,
+    meshes: Vec<u64>,
+}
+
+impl RenderStates {
+    fn new(r: &mut Pcg64Mcg) -> Self {
+        let mut draw = |n: usize, bits: u32| (0..n).map(|_| r.gen_range(0..1u64 << bits)).collect();
+        Self { pipelines: draw(16, 15), materials: draw(256, 16), meshes: draw(64, 12) }
+    }
+
+    /// A key laid out as Switchyard's opaque keys: layer, pipeline, material, mesh, depth.
+    fn key(&self, r: &mut Pcg64Mcg) -> u64 {
+        let layer = r.gen_range(0..2u64) << 60;
+        let pipe = self.pipelines[r.gen_range(0..16)] << 44;
+        let mat = self.materials[r.gen_range(0..256)] << 28;
+        let mesh = self.meshes[r.gen_range(0..64)] << 16;
+        layer | pipe | mat | mesh | r.gen_range(0..1u64 << 16)
+    }
 }
 
 /// `n` keys of `shape`.
 pub fn keys(shape: Shape, n: usize, seed: u64) -> Vec<u64> {
-    let mut r = Rng(seed);
+    let mut r = crate::rng(seed);
+    let states = RenderStates::new(&mut r);
     match shape {
-        Shape::Uniform => (0..n).map(|_| r.next_u64()).collect(),
-        Shape::Render => (0..n).map(|_| render_key(&mut r)).collect(),
+        Shape::Uniform => (0..n).map(|_| r.gen()).collect(),
+        Shape::Render => (0..n).map(|_| states.key(&mut r)).collect(),
         Shape::Coherent { percent } => {
-            let mut k: Vec<u64> = (0..n).map(|_| render_key(&mut r)).collect();
+            let mut k: Vec<u64> = (0..n).map(|_| states.key(&mut r)).collect();
             k.sort_unstable();
             let changes = n * percent as usize / 100;
             for _ in 0..changes {
-                let i = r.below(n as u64) as usize;
-                k[i] = render_key(&mut r);
+                let i = r.gen_range(0..n);
+                k[i] = states.key(&mut r);
             }
             k
         }

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::Backend;
-use switchyard::city::{self, City};
 use switchyard::*;
+use switchyard_city::{self as city, City};
 
 /// A renderer over `backend` holding a city of `objects` objects.
 pub fn city<B: Backend>(backend: Arc<B>, objects: usize, threads: usize, cache: bool) -> (Renderer<B>, City) {
@@ -28,12 +28,7 @@ pub fn city_with<B: Backend>(backend: Arc<B>, objects: usize, config: RendererCo
     (r, c)
 }
 
-/// Percentile `q` (0..1) of `v`.
-pub fn percentile(v: &[f64], q: f64) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s.get(((s.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(0.0)
-}
+pub use switchyard_city::percentile;
 
 /// Renders `warmup` then `frames` frames of `views` views; returns the measured stats.
 pub fn run<B: Backend>(r: &mut Renderer<B>, c: &City, views: u32, warmup: u32, frames: u32) -> Vec<FrameStats> {

@@ -1,0 +1,152 @@
+//! The first level of culling: conservative bounds per block of objects.
+
+use glam::Vec4;
+use rayon::prelude::*;
+
+use super::{CullInput, Frustum, CULL_BLOCK};
+
+/// Conservative bounds of every run of [`CULL_BLOCK`] consecutive objects: the first level
+/// of culling. A block wholly outside one plane is skipped without reading its objects; a
+/// block wholly inside every plane is taken without testing them. Both decisions keep a
+/// margin far above `f32` rounding, so the visible set is exactly the one the per-object
+/// test gives (the reference pipeline tests every object and must agree).
+///
+/// Block bounds are refreshed lazily: [`CullBlocks::mark`] when an object's bounds change,
+/// [`CullBlocks::refresh`] before culling. Stale bounds only ever cost speed if they are
+/// too large (a shrunk block); the scene marks every other change.
+#[derive(Clone, Debug, Default)]
+pub struct CullBlocks {
+    /// Per block: min xyz, max xyz (f64; NaN where an object's bounds are not finite).
+    bounds: Vec<[f64; 6]>,
+    /// One bit per block whose bounds must be recomputed.
+    dirty: Vec<u64>,
+    /// Object count at the last refresh; a mismatch disables the hierarchy.
+    objects: usize,
+}
+
+/// Where a block lies relative to a frustum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Class {
+    Outside,
+    Inside,
+    Partial,
+}
+
+impl CullBlocks {
+    /// Bounds for `objects`, all computed now.
+    pub fn build(objects: &CullInput<'_>) -> Self {
+        let mut b = Self::default();
+        b.mark_range(0, objects.len());
+        b.refresh(objects);
+        b
+    }
+
+    /// Object `i`'s bounds changed (or it was added or moved to index `i`).
+    #[inline]
+    pub fn mark(&mut self, i: usize) {
+        let b = i / CULL_BLOCK;
+        if self.dirty.len() <= b / 64 {
+            self.dirty.resize(b / 64 + 1, 0);
+        }
+        self.dirty[b / 64] |= 1 << (b % 64);
+    }
+
+    /// Objects `start..end` changed.
+    pub fn mark_range(&mut self, start: usize, end: usize) {
+        let mut i = start;
+        while i < end {
+            self.mark(i);
+            i = (i / CULL_BLOCK + 1) * CULL_BLOCK;
+        }
+    }
+
+    /// Recomputes the marked blocks' bounds (in parallel on the current rayon pool) and
+    /// drops blocks past the end of `objects`.
+    pub fn refresh(&mut self, objects: &CullInput<'_>) {
+        let n = objects.len();
+        let blocks = n.div_ceil(CULL_BLOCK);
+        self.bounds.resize(blocks, [f64::NAN; 6]);
+        self.objects = n;
+        if self.dirty.iter().all(|&w| w == 0) {
+            return;
+        }
+        let dirty = &self.dirty;
+        self.bounds.par_iter_mut().enumerate().with_min_len(16).for_each(|(b, out)| {
+            if dirty.get(b / 64).is_some_and(|w| w & (1 << (b % 64)) != 0) {
+                *out = block_bounds(objects, b * CULL_BLOCK..((b + 1) * CULL_BLOCK).min(n));
+            }
+        });
+        self.dirty.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.bounds.len()
+    }
+
+    /// Whether there are no blocks.
+    pub fn is_empty(&self) -> bool {
+        self.bounds.is_empty()
+    }
+
+    /// Whether the bounds describe `objects` objects (refreshed since the last change of
+    /// the count); otherwise culling tests every object.
+    pub fn covers(&self, objects: usize) -> bool {
+        self.objects == objects
+    }
+
+    pub(super) fn class(&self, block: usize, frustum: &Frustum) -> Class {
+        match self.bounds.get(block) {
+            Some(b) => classify(b, &frustum.planes),
+            None => Class::Partial,
+        }
+    }
+}
+
+fn block_bounds(o: &CullInput<'_>, r: std::ops::Range<usize>) -> [f64; 6] {
+    let mut b = [f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    let mut finite = true;
+    for i in r {
+        let c = [f64::from(o.cx[i]), f64::from(o.cy[i]), f64::from(o.cz[i])];
+        let e = [f64::from(o.ex[i]), f64::from(o.ey[i]), f64::from(o.ez[i])];
+        for k in 0..3 {
+            let (lo, hi) = (c[k] - e[k], c[k] + e[k]);
+            finite &= lo.is_finite() && hi.is_finite();
+            b[k] = b[k].min(lo);
+            b[3 + k] = b[3 + k].max(hi);
+        }
+    }
+    if finite {
+        b
+    } else {
+        [f64::NAN; 6]
+    }
+}
+
+/// Classifies a block's AABB in `f64` with a margin of 1e-5 of the magnitudes involved:
+/// some 30 times the worst rounding of the per-object `f32` test, so "outside" and
+/// "inside" never disagree with it. NaN bounds classify as partial.
+pub(super) fn classify(b: &[f64; 6], planes: &[Vec4; 6]) -> Class {
+    let mut inside = true;
+    for p in planes {
+        let n = [f64::from(p.x), f64::from(p.y), f64::from(p.z)];
+        let d = f64::from(p.w);
+        let (mut max, mut min, mut mag) = (d, d, d.abs());
+        for k in 0..3 {
+            let (a, c) = (n[k] * b[k], n[k] * b[3 + k]);
+            max += a.max(c);
+            min += a.min(c);
+            mag += n[k].abs() * b[k].abs().max(b[3 + k].abs());
+        }
+        let margin = mag * 1e-5;
+        if max < -margin {
+            return Class::Outside;
+        }
+        inside &= min > margin;
+    }
+    if inside {
+        Class::Inside
+    } else {
+        Class::Partial
+    }
+}

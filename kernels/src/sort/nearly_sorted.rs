@@ -1,0 +1,358 @@
+//! The nearly-sorted path: a frame's queue is last frame's order with a few keys changed,
+//! so the keys that break the order are set aside, sorted, and merged back (three passes
+//! over the input instead of sixteen).
+
+use rayon::prelude::*;
+
+use super::msd::lsd;
+use super::{block_len, survey, varying_digits, RadixSorter, BLOCK, PARALLEL_MIN};
+
+/// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
+/// `[j, j + 2)`, merging gaps that touch.
+fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usize, usize)>) {
+    for j in range {
+        if keys[j] > keys[j + 1] {
+            push_run(runs, (j, j + 2));
+        }
+    }
+}
+
+#[inline]
+fn push_run(runs: &mut Vec<(usize, usize)>, r: (usize, usize)) {
+    match runs.last_mut() {
+        Some(last) if last.1 >= r.0 => last.1 = last.1.max(r.1),
+        _ => runs.push(r),
+    }
+}
+
+/// Widens the gaps `input` (ascending, not touching) onto `out` until the survivors
+/// around each are ordered, merging gaps that come to touch: one pass, each gap finished
+/// before the next; a gap that grows into one already in `out` takes it back off and
+/// re-checks. With `until_clean`, stops after the first finished gap that the next input
+/// gap does not touch and returns the index of that next gap: the rest of `input`, already
+/// widened on its own, needs nothing more. `None`: one gap grew past `limit`.
+fn widen_gaps(
+    keys: &[u64],
+    input: &[(usize, usize)],
+    out: &mut Vec<(usize, usize)>,
+    limit: usize,
+    until_clean: bool,
+) -> Option<usize> {
+    let n = keys.len();
+    let mut i = 0;
+    while i < input.len() {
+        let mut cur = input[i];
+        i += 1;
+        loop {
+            while i < input.len() && input[i].0 <= cur.1 {
+                cur.1 = cur.1.max(input[i].1);
+                i += 1;
+            }
+            if let Some(&last) = out.last().filter(|l| l.1 >= cur.0) {
+                out.pop();
+                cur = (last.0, cur.1.max(last.1));
+                continue;
+            }
+            if cur.0 > 0 && cur.1 < n && keys[cur.0 - 1] > keys[cur.1] {
+                cur = (cur.0 - 1, cur.1 + 1);
+                if cur.1 - cur.0 > limit {
+                    return None;
+                }
+                continue;
+            }
+            break;
+        }
+        out.push(cur);
+        if until_clean && input.get(i).is_none_or(|r| r.0 > cur.1) {
+            return Some(i);
+        }
+    }
+    Some(i)
+}
+
+impl RadixSorter {
+    /// The nearly-sorted path: set aside the keys that break the order, sort them, merge.
+    /// Returns `false`, with the input untouched, when too many keys are out of place.
+    ///
+    /// Both ends of every descent are set aside; the survivors next to each gap are then
+    /// compared and the gap widened until the survivors are in order. Survivors that were
+    /// adjacent in the input are already in order, so only the gaps need checking.
+    pub(super) fn sort_nearly_sorted(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
+        let n = keys.len();
+        let limit = n / 8;
+        let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
+        // Gaps as half-open ranges [start, end) of set-aside positions, ascending. Per block
+        // (in parallel): the descents, then the gaps widened until the survivors around each
+        // are ordered. Then, in order, each block's gaps are joined to the previous blocks':
+        // only gaps that meet across a block edge need another look.
+        let blocks = if parallel { (n - 1).div_ceil(block_len(n)) } else { 1 };
+        let block = (n - 1).div_ceil(blocks);
+        self.block_runs.resize_with(blocks, Vec::new);
+        self.block_widened.resize_with(blocks, Vec::new);
+        let widened_ok = self
+            .block_runs
+            .par_iter_mut()
+            .zip(self.block_widened.par_iter_mut())
+            .enumerate()
+            .map(|(b, (r, w))| {
+                r.clear();
+                w.clear();
+                descent_runs(keys, b * block..((b + 1) * block).min(n - 1), r);
+                widen_gaps(keys, r, w, limit, false).is_some()
+            })
+            .reduce(|| true, |a, b| a && b);
+        if !widened_ok {
+            return false;
+        }
+        self.runs.clear();
+        for w in &self.block_widened {
+            if w.is_empty() {
+                continue;
+            }
+            let Some(i) = widen_gaps(keys, w, &mut self.runs, limit, true) else { return false };
+            self.runs.extend_from_slice(&w[i..]);
+        }
+        let runs = &self.runs;
+        let removed: usize = runs.iter().map(|r| r.1 - r.0).sum();
+        if removed > limit {
+            return false;
+        }
+        debug_assert!(runs.windows(2).all(|w| w[0].1 < w[1].0));
+        debug_assert!(runs.iter().all(|r| r.0 == 0 || r.1 == n || keys[r.0 - 1] <= keys[r.1]));
+        // Pairs set aside before each gap, for the merge's split points.
+        self.run_prefix.clear();
+        self.run_prefix.push(0);
+        for r in runs {
+            self.run_prefix.push(self.run_prefix[self.run_prefix.len() - 1] + (r.1 - r.0));
+        }
+        // Set the gaps aside, in input order (in parallel over groups of gaps), and sort
+        // them stably: by the parallel sort when there are many.
+        let m = removed;
+        self.rest_keys.resize(m, 0);
+        self.rest_vals.resize(m, 0);
+        self.rest_pos.resize(m, 0);
+        self.rest_order.clear();
+        self.rest_order.extend(0..m as u32);
+        {
+            // Groups of gaps of about equal size: their first gaps, and where their pairs go
+            // (the pairs set aside before a group's first gap).
+            let groups = if parallel { rayon::current_num_threads().min(runs.len()).max(1) } else { 1 };
+            let (firsts, at) = (&mut self.group_first, &mut self.group_at);
+            firsts.clear();
+            at.clear();
+            for (i, &p) in self.run_prefix.iter().enumerate() {
+                if i == 0
+                    || i == runs.len()
+                    || (i < runs.len() && firsts.len() < groups && p * groups >= m * firsts.len())
+                {
+                    firsts.push(i);
+                    at.push(p);
+                }
+            }
+            let firsts = &*firsts;
+            let out = (&mut self.rest_keys[..], &mut self.rest_vals[..], &mut self.rest_pos[..]);
+            crate::par::fill_ranges(at, out, &|g, (dk, dv, dp): (&mut [u64], &mut [u32], &mut [u32])| {
+                // Gaps are mostly a few pairs long: element loops beat a memcpy call per gap.
+                let mut w = 0;
+                for &(a, b) in &runs[firsts[g]..firsts[g + 1]] {
+                    for i in a..b {
+                        dk[w] = keys[i];
+                        dv[w] = vals[i];
+                        dp[w] = i as u32;
+                        w += 1;
+                    }
+                }
+            });
+        }
+        if m >= PARALLEL_MIN && parallel {
+            let sorter = self.rest_sorter.get_or_insert_with(Default::default);
+            sorter.sort(&mut self.rest_keys, &mut self.rest_order);
+        } else {
+            self.keys.resize(m, 0);
+            self.vals.resize(m, 0);
+            let (and, or, _) = survey(&self.rest_keys);
+            let (active, count) = varying_digits(and ^ or);
+            if lsd(
+                &mut self.rest_keys,
+                &mut self.rest_order,
+                &mut self.keys[..m],
+                &mut self.vals[..m],
+                &active[..count],
+            ) {
+                self.rest_keys.copy_from_slice(&self.keys[..m]);
+                self.rest_order.copy_from_slice(&self.vals[..m]);
+            }
+        }
+        self.keys.resize(n, 0);
+        self.vals.resize(n, 0);
+        // Merge the kept pairs (the input minus the gaps: sorted) with the set-aside ones
+        // into the scratch arrays, in parallel segments, then copy back.
+        let parts = if parallel { rayon::current_num_threads().min(64) } else { 1 };
+        let merge = Merge {
+            keys,
+            vals,
+            runs: &self.runs,
+            prefix: &self.run_prefix,
+            rk: &self.rest_keys,
+            order: &self.rest_order,
+            rv: &self.rest_vals,
+            rpos: &self.rest_pos,
+        };
+        let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
+        merge.run(sk, sv, parts, &mut self.merge_splits, &mut self.merge_offsets);
+        if parts > 1 {
+            keys.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+            vals.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+        } else {
+            keys.copy_from_slice(sk);
+            vals.copy_from_slice(sv);
+        }
+        true
+    }
+}
+
+/// The merge of the nearly-sorted path: kept pairs are the input minus `runs` (sorted);
+/// the set-aside pairs are `rk` (sorted) with payload `rv[order]` and input positions
+/// `rpos[order]`. Ties go to the smaller input position, which keeps the sort stable.
+struct Merge<'a> {
+    keys: &'a [u64],
+    vals: &'a [u32],
+    runs: &'a [(usize, usize)],
+    /// `prefix[i]`: pairs set aside in `runs[..i]`.
+    prefix: &'a [usize],
+    rk: &'a [u64],
+    order: &'a [u32],
+    rv: &'a [u32],
+    rpos: &'a [u32],
+}
+
+impl Merge<'_> {
+    /// Pairs set aside before input position `p`.
+    fn removed_before(&self, p: usize) -> usize {
+        let r = self.runs.partition_point(|r| r.1 <= p);
+        self.prefix[r] + self.runs.get(r).map_or(0, |r| p.saturating_sub(r.0))
+    }
+
+    /// The first kept input position whose key is `>= x` (or `n`).
+    fn kept_lower_bound(&self, x: u64) -> usize {
+        let n = self.keys.len();
+        // Kept segments lie between the gaps; each is sorted, and so is their sequence.
+        let seg = |i: usize| {
+            let start = if i == 0 { 0 } else { self.runs[i - 1].1 };
+            let end = self.runs.get(i).map_or(n, |r| r.0);
+            start..end
+        };
+        let segments = self.runs.len() + 1;
+        // First segment whose last key is >= x (segments are never empty: gaps do not touch).
+        let (mut lo, mut hi) = (0, segments);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let r = seg(mid);
+            if r.is_empty() || self.keys[r.end - 1] < x {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let s = lo;
+        if s == segments {
+            return n;
+        }
+        let r = seg(s);
+        r.start + self.keys[r.clone()].partition_point(|&k| k < x)
+    }
+
+    /// Merges into `out_k`/`out_v` in up to `parts` independent segments; `splits` and
+    /// `offsets` are scratch for the segments' bounds.
+    fn run(
+        &self,
+        out_k: &mut [u64],
+        out_v: &mut [u32],
+        parts: usize,
+        splits: &mut Vec<(usize, usize)>,
+        offsets: &mut Vec<usize>,
+    ) {
+        let m = self.rk.len();
+        if parts <= 1 || m < 2 {
+            self.segment(0, m, 0, self.keys.len(), out_k, out_v);
+            return;
+        }
+        // Split the set-aside pairs at the start of equal-key runs; the kept pairs at the
+        // first key not below the split key. Every segment is then independent.
+        splits.clear();
+        splits.push((0, 0));
+        for s in 1..parts {
+            let mut r = s * m / parts;
+            while r > 0 && self.rk[r - 1] == self.rk[r] {
+                r -= 1;
+            }
+            let p = self.kept_lower_bound(self.rk[r]);
+            if r > splits.last().expect("non-empty").0 {
+                splits.push((r, p));
+            }
+        }
+        splits.push((m, self.keys.len()));
+        // Each segment's first output position: the set-aside and kept pairs before it.
+        offsets.clear();
+        offsets.extend(splits.iter().map(|&(r, p)| r + p - self.removed_before(p)));
+        let splits = &*splits;
+        crate::par::fill_ranges(offsets, (out_k, out_v), &|i, (ok, ov): (&mut [u64], &mut [u32])| {
+            let (a, b) = (splits[i], splits[i + 1]);
+            self.segment(a.0, b.0, a.1, b.1, ok, ov);
+        });
+    }
+
+    /// Merges set-aside pairs `[r0, r1)` with kept input positions `[p0, p1)`.
+    ///
+    /// Kept pairs come in contiguous stretches between gaps; for each set-aside pair the
+    /// kept pairs that precede it are found by a short scan and copied as one block.
+    fn segment(&self, r0: usize, r1: usize, p0: usize, p1: usize, out_k: &mut [u64], out_v: &mut [u32]) {
+        let runs = self.runs;
+        let mut gap = runs.partition_point(|r| r.1 <= p0);
+        let mut p = p0;
+        // Moves `p` past a gap it stands in (gaps never touch, so one suffices).
+        let skip = |p: &mut usize, gap: &mut usize| {
+            while *gap < runs.len() && runs[*gap].0 <= *p {
+                *p = (*p).max(runs[*gap].1);
+                *gap += 1;
+            }
+        };
+        skip(&mut p, &mut gap);
+        let mut w = 0;
+        let (keys, vals) = (self.keys, self.vals);
+        let copy = |out_k: &mut [u64], out_v: &mut [u32], from: usize, to: usize, w: &mut usize| {
+            let len = to - from;
+            out_k[*w..*w + len].copy_from_slice(&keys[from..to]);
+            out_v[*w..*w + len].copy_from_slice(&vals[from..to]);
+            *w += len;
+        };
+        for j in r0..r1 {
+            let (x, xpos) = (self.rk[j], self.rpos[self.order[j] as usize] as usize);
+            // Kept pairs before (x, xpos): smaller keys, or equal keys earlier in the input.
+            while p < p1 {
+                let end = runs.get(gap).map_or(p1, |r| r.0.min(p1));
+                let mut q = p;
+                while q < end && (self.keys[q] < x || (self.keys[q] == x && q < xpos)) {
+                    q += 1;
+                }
+                copy(out_k, out_v, p, q, &mut w);
+                p = q;
+                if q < end {
+                    break;
+                }
+                skip(&mut p, &mut gap);
+            }
+            out_k[w] = x;
+            out_v[w] = self.rv[self.order[j] as usize];
+            w += 1;
+        }
+        // The kept pairs after the last set-aside one.
+        while p < p1 {
+            let end = runs.get(gap).map_or(p1, |r| r.0.min(p1));
+            copy(out_k, out_v, p, end, &mut w);
+            p = end;
+            skip(&mut p, &mut gap);
+        }
+        debug_assert_eq!(w, out_k.len());
+    }
+}

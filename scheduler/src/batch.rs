@@ -1,0 +1,193 @@
+//! Stage 3, batch: runs of equal state in the sorted queue become instanced draws.
+//!
+//! Two adjacent queue items share a batch when their mesh and their draw state are equal:
+//! the material in a forward pass, the (shader, variant) pair in a shadow pass. The real
+//! ids are compared, never the key's hashes, so a hash collision only costs ordering.
+//! Boundaries are found per block of the queue in parallel and joined at block edges; the
+//! result equals the serial loop's.
+
+use crate::material::PassKind;
+use crate::profile;
+use crate::scene::Objects;
+use crate::sort::{MaterialFrame, SortedQueue};
+use crate::view::View;
+
+/// A run of queue items with equal state: one instanced draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// First queue position.
+    pub first: u32,
+    /// Items.
+    pub count: u32,
+    /// Dense mesh index.
+    pub mesh: u32,
+    /// Material of the first item (its lists give pipeline and bind group).
+    pub material: u32,
+}
+
+/// State that must be equal for two queue items to share a batch.
+#[inline]
+fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
+    match pass {
+        PassKind::Forward => material,
+        PassKind::Shadow => mats[material as usize].shadow_state,
+    }
+}
+
+/// Reusable memory of [`build_batches_parallel`].
+#[derive(Debug, Default)]
+struct BatchScratch {
+    offsets: Vec<usize>,
+    first_boundary: Vec<u32>,
+}
+
+/// [`build_batches`] on the current rayon pool: boundaries are counted per block of the
+/// queue, then each block writes its batches into its own range of `out`. The result is
+/// identical to the serial version.
+fn build_batches_parallel(
+    pass: PassKind,
+    queue: &[u32],
+    objects: &Objects,
+    mats: &[MaterialFrame],
+    scratch: &mut BatchScratch,
+    out: &mut Vec<Batch>,
+) {
+    use rayon::prelude::*;
+    let n = queue.len();
+    // About two blocks per worker (at least 4k items each): batches are found per block
+    // and joined at block edges, so the result does not depend on the block size.
+    let block = (n / (2 * rayon::current_num_threads())).clamp(4096, switchyard_kernels::par::BLOCK);
+    let blocks = n.div_ceil(block);
+    if blocks <= 1 {
+        build_batches(pass, queue, objects, mats, out);
+        return;
+    }
+    let state = |q: usize| {
+        let o = queue[q] as usize;
+        (batch_state(pass, mats, objects.material[o]), objects.mesh[o])
+    };
+    let is_boundary = |q: usize| q == 0 || state(q) != state(q - 1);
+    // Per block: how many batches start in it, and where the first one starts.
+    scratch.offsets.clear();
+    scratch.offsets.resize(blocks + 1, 0);
+    scratch.first_boundary.clear();
+    scratch.first_boundary.resize(blocks, n as u32);
+    scratch.offsets[1..].par_iter_mut().zip(scratch.first_boundary.par_iter_mut()).enumerate().for_each(
+        |(b, (count, first))| {
+            let range = b * block..((b + 1) * block).min(n);
+            *count = 0;
+            for q in range {
+                if is_boundary(q) {
+                    if *count == 0 {
+                        *first = q as u32;
+                    }
+                    *count += 1;
+                }
+            }
+        },
+    );
+    for b in 0..blocks {
+        scratch.offsets[b + 1] += scratch.offsets[b];
+    }
+    // Where the batch after block b's last one starts: the next block's first boundary.
+    let mut next = n as u32;
+    let mut ends = std::mem::take(&mut scratch.first_boundary);
+    for b in (0..blocks).rev() {
+        let first = ends[b];
+        ends[b] = next;
+        if first != n as u32 {
+            next = first;
+        }
+    }
+    switchyard_kernels::par::set_len(out, scratch.offsets[blocks]);
+    switchyard_kernels::par::fill_ranges(&scratch.offsets, &mut out[..], &|b, dst: &mut [Batch]| {
+        let range = b * block..((b + 1) * block).min(n);
+        let mut w = 0;
+        for q in range {
+            if is_boundary(q) {
+                if w > 0 {
+                    dst[w - 1].count = q as u32 - dst[w - 1].first;
+                }
+                let o = queue[q] as usize;
+                dst[w] = Batch { first: q as u32, count: 0, mesh: objects.mesh[o], material: objects.material[o] };
+                w += 1;
+            }
+        }
+        if w > 0 {
+            dst[w - 1].count = ends[b] - dst[w - 1].first;
+        }
+    });
+    scratch.first_boundary = ends;
+}
+
+/// Splits a sorted queue (dense object indices) into batches.
+fn build_batches(pass: PassKind, queue: &[u32], objects: &Objects, mats: &[MaterialFrame], out: &mut Vec<Batch>) {
+    out.clear();
+    let mut prev: Option<(u32, u32)> = None;
+    for (q, &o) in queue.iter().enumerate() {
+        let (mesh, material) = (objects.mesh[o as usize], objects.material[o as usize]);
+        let state = (batch_state(pass, mats, material), mesh);
+        match (prev, out.last_mut()) {
+            (Some(p), Some(b)) if p == state => b.count += 1,
+            _ => out.push(Batch { first: q as u32, count: 1, mesh, material }),
+        }
+        prev = Some(state);
+    }
+}
+
+/// The batch stage's output for one view.
+#[derive(Debug, Default)]
+pub(crate) struct Batches {
+    pub(crate) batches: Vec<Batch>,
+    scratch: BatchScratch,
+    /// Time the stage took, ms.
+    pub(crate) ms: f64,
+}
+
+/// Batches `view`'s sorted queue on the current pool.
+pub(crate) fn batch_view(
+    view: &View,
+    objects: &Objects,
+    mats: &[MaterialFrame],
+    sorted: &SortedQueue,
+    out: &mut Batches,
+) {
+    let _z = profile::zone_text!("batch", "view {} ({:?})", view.label, view.pass);
+    let t = std::time::Instant::now();
+    build_batches_parallel(view.pass, &sorted.queue, objects, mats, &mut out.scratch, &mut out.batches);
+    out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_batches_equal_serial_batches() {
+        use rand::{Rng, SeedableRng};
+        let n = 200_000;
+        let mut objects = Objects::default();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(99);
+        for _ in 0..n {
+            objects.mesh.push(rng.gen_range(0..3));
+            objects.material.push(rng.gen_range(0..4));
+            objects.cx.push(0.0);
+        }
+        let mats: Vec<MaterialFrame> = (0..4).map(|m| MaterialFrame::new(m, 0, 0, false, m / 2)).collect();
+        // Runs of equal state of varied lengths, like a sorted queue.
+        let mut queue: Vec<u32> = (0..n as u32).collect();
+        queue.sort_by_key(|&o| (objects.material[o as usize] / 2, objects.mesh[o as usize], o / 5000));
+        for pass in [PassKind::Forward, PassKind::Shadow] {
+            let mut serial = Vec::new();
+            build_batches(pass, &queue, &objects, &mats, &mut serial);
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let mut par = vec![Batch::default(); 3];
+                pool.install(|| {
+                    build_batches_parallel(pass, &queue, &objects, &mats, &mut BatchScratch::default(), &mut par)
+                });
+                assert_eq!(par, serial, "{pass:?} with {threads} threads");
+            }
+        }
+    }
+}

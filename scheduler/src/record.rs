@@ -1,0 +1,341 @@
+//! Stage 5, record: a view's batches become backend command chunks, in parallel.
+//!
+//! The batches are cut into contiguous chunks whose boundaries depend only on the batches
+//! ([`chunk_bounds`]), never on the thread count; each worker records one chunk into a
+//! reused command vector and hands it to [`Backend::record`]. Chunks are submitted in
+//! order, so the command stream is the same for 1 thread and for 64.
+//!
+//! The view's instance data is its sorted queue itself (one object index per item), and
+//! its indirect records follow the batches ([`draw_args`]): with multi-draw-indirect a
+//! state bucket is one API call whatever its mesh count.
+
+use rayon::prelude::*;
+use switchyard_backend::{
+    Backend, BindGroupId, BufferId, ChunkPosition, Command, Digest, DrawIndexedIndirectArgs, DynamicOffsets,
+    IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
+};
+
+use crate::batch::{Batch, Batches};
+use crate::material::PassKind;
+use crate::patch::FrameList;
+use crate::profile;
+use crate::renderer::RenderError;
+use crate::sort::key::SortKey;
+use crate::sort::SortedQueue;
+use crate::submit::ViewUpload;
+use crate::view::View;
+
+/// Draw calls per recorded chunk (a chunk ends at the first bucket that would pass it).
+/// Boundaries depend only on the batches, never on the number of threads, so the command
+/// stream is the same for any thread count.
+pub(crate) const CHUNK_DRAWS: usize = 96;
+/// Most batches per chunk (bounds one chunk's work when buckets are large).
+pub(crate) const CHUNK_BATCHES: usize = 4096;
+
+/// A mesh's place in the shared buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MeshRange {
+    /// First index in the shared index buffer.
+    pub(crate) first_index: u32,
+    /// Index count.
+    pub(crate) index_count: u32,
+    /// First vertex in the shared vertex buffer.
+    pub(crate) base_vertex: i32,
+}
+
+/// Buffers and bindings one chunk records against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RecordCtx<'a> {
+    /// The pass.
+    pub(crate) pass: PassKind,
+    /// Group 0 of this view.
+    pub(crate) view_group: BindGroupId,
+    /// Dynamic offset of this view's globals.
+    pub(crate) view_offset: u32,
+    /// Shared vertex buffer.
+    pub(crate) vertices: BufferId,
+    /// Shared index buffer.
+    pub(crate) indices: BufferId,
+    /// This view's instance buffer (u32 object index per instance).
+    pub(crate) instances: BufferId,
+    /// This view's indirect argument buffer.
+    pub(crate) args: BufferId,
+    /// Use `MultiDrawIndexedIndirect` per state bucket.
+    pub(crate) multi_draw: bool,
+    /// Meshes by dense index.
+    pub(crate) meshes: &'a [MeshRange],
+    /// Frame lists by dense material index.
+    pub(crate) lists: &'a [FrameList],
+}
+
+/// What one chunk recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ChunkCounts {
+    /// Draw API calls.
+    pub(crate) draw_calls: u32,
+    /// State changes emitted.
+    pub(crate) state_changes: u32,
+}
+
+/// The draw arguments of one batch (what its indirect record holds).
+#[inline]
+pub(crate) fn draw_args(meshes: &[MeshRange], b: &Batch) -> DrawIndexedIndirectArgs {
+    let m = &meshes[b.mesh as usize];
+    DrawIndexedIndirectArgs {
+        index_count: m.index_count,
+        instance_count: b.count,
+        first_index: m.first_index,
+        base_vertex: m.base_vertex,
+        first_instance: b.first,
+    }
+}
+
+/// The pipeline and material binding a batch draws with.
+#[inline]
+fn draw_state(ctx: &RecordCtx<'_>, b: &Batch) -> (PipelineId, Option<(BindGroupId, u32)>) {
+    let l = &ctx.lists[b.material as usize];
+    match ctx.pass {
+        PassKind::Forward => (l.forward, Some((l.group, l.offset))),
+        PassKind::Shadow => (l.shadow, None),
+    }
+}
+
+/// Cuts a view's batches into chunks: a new chunk starts where adding the next state
+/// bucket (multi-draw) or batch (per-batch draws) would pass [`CHUNK_DRAWS`] draw calls,
+/// or the chunk holds [`CHUNK_BATCHES`] batches. `starts` receives each chunk's first
+/// batch index, then `batches.len()`.
+pub(crate) fn chunk_bounds(ctx: &RecordCtx<'_>, batches: &[Batch], starts: &mut Vec<usize>) {
+    starts.clear();
+    starts.push(0);
+    if batches.is_empty() {
+        return;
+    }
+    let (mut calls, mut start) = (0, 0);
+    let mut prev = None;
+    for (i, b) in batches.iter().enumerate() {
+        let state = draw_state(ctx, b);
+        let mut new_call = !ctx.multi_draw || prev != Some(state);
+        if i > start && ((new_call && calls >= CHUNK_DRAWS) || i - start >= CHUNK_BATCHES) {
+            starts.push(i);
+            start = i;
+            calls = 0;
+            new_call = true; // a chunk binds its own state
+        }
+        calls += usize::from(new_call);
+        prev = Some(state);
+    }
+    starts.push(batches.len());
+}
+
+/// Records batches `[b0, b0 + batches.len())` of a view into `cmds`. Their indirect
+/// arguments are the view's argument records `b0..` (see [`draw_args`]).
+///
+/// The view's instance data is its sorted queue itself (one object index per item), so a
+/// batch's instances are the range `first..first + count`.
+pub(crate) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cmds: &mut Vec<Command>) -> ChunkCounts {
+    cmds.clear();
+    let mut counts = ChunkCounts::default();
+    if batches.is_empty() {
+        return counts;
+    }
+
+    cmds.push(Command::SetBindGroup { index: 0, group: ctx.view_group, offsets: DynamicOffsets::one(ctx.view_offset) });
+    cmds.push(Command::SetVertexBuffer { slot: 0, buffer: ctx.vertices, offset: 0 });
+    cmds.push(Command::SetVertexBuffer { slot: 1, buffer: ctx.instances, offset: 0 });
+    cmds.push(Command::SetIndexBuffer { buffer: ctx.indices, format: IndexFormat::Uint32, offset: 0 });
+    counts.state_changes += 4;
+
+    // Packed state words of what is bound: compared as integers to drop redundant changes.
+    let mut bound_pipeline = None;
+    let mut bound_group = None;
+    let mut i = 0;
+    while i < batches.len() {
+        let (pipeline, group) = draw_state(ctx, &batches[i]);
+        // The state bucket: following batches with the same pipeline and material binding.
+        let mut j = i + 1;
+        while j < batches.len() && draw_state(ctx, &batches[j]) == (pipeline, group) {
+            j += 1;
+        }
+        if bound_pipeline != Some(pipeline) {
+            cmds.push(Command::SetPipeline(pipeline));
+            bound_pipeline = Some(pipeline);
+            counts.state_changes += 1;
+        }
+        if let Some((g, off)) = group {
+            if bound_group != Some((g, off)) {
+                cmds.push(Command::SetBindGroup { index: 1, group: g, offsets: DynamicOffsets::one(off) });
+                bound_group = Some((g, off));
+                counts.state_changes += 1;
+            }
+        }
+        if ctx.multi_draw {
+            cmds.push(Command::MultiDrawIndexedIndirect {
+                buffer: ctx.args,
+                offset: (b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE,
+                count: (j - i) as u32,
+            });
+            counts.draw_calls += 1;
+        } else {
+            for b in &batches[i..j] {
+                let a = draw_args(ctx.meshes, b);
+                cmds.push(Command::DrawIndexed {
+                    first_index: a.first_index,
+                    index_count: a.index_count,
+                    base_vertex: a.base_vertex,
+                    first_instance: a.first_instance,
+                    instance_count: a.instance_count,
+                });
+                counts.draw_calls += 1;
+            }
+        }
+        i = j;
+    }
+    counts
+}
+
+/// A buffer that grows by doubling; it is in no bind group, so it can be replaced.
+#[derive(Debug)]
+pub(crate) struct GrowBuffer {
+    pub(crate) id: BufferId,
+    pub(crate) capacity: u64,
+}
+
+/// The record stage's output for one view: its chunks in order, the commands behind them,
+/// and the instance and indirect data they draw from.
+#[derive(Debug)]
+pub(crate) struct RecordedPass<C> {
+    chunk_starts: Vec<usize>,
+    /// Each chunk's commands (kept for the reference comparison and the digest).
+    pub(crate) cmds: Vec<Vec<Command>>,
+    pub(crate) chunks: Vec<Option<C>>,
+    /// Each chunk's digest, where the renderer digests the stream.
+    pub(crate) digests: Vec<Digest>,
+    /// Instance and indirect data (swapped with the frame packet's around the jobs).
+    pub(crate) upload: ViewUpload,
+    /// This view's instance and indirect buffers, grown before the jobs run.
+    pub(crate) instance_buf: Option<GrowBuffer>,
+    pub(crate) args_buf: Option<GrowBuffer>,
+    pub(crate) counts: ChunkCounts,
+    pub(crate) error: Option<RenderError>,
+    /// Time the stage took, ms.
+    pub(crate) ms: f64,
+}
+
+impl<C> Default for RecordedPass<C> {
+    fn default() -> Self {
+        Self {
+            chunk_starts: Vec::new(),
+            cmds: Vec::new(),
+            chunks: Vec::new(),
+            digests: Vec::new(),
+            upload: ViewUpload::default(),
+            instance_buf: None,
+            args_buf: None,
+            counts: ChunkCounts::default(),
+            error: None,
+            ms: 0.0,
+        }
+    }
+}
+
+/// What the record stage of one view reads besides its inputs.
+pub(crate) struct RecordInput<'a, B: Backend> {
+    pub(crate) backend: &'a B,
+    pub(crate) view: &'a View,
+    pub(crate) pass: &'a PassDesc,
+    /// Group 0 of this view and the dynamic offset of its globals.
+    pub(crate) view_group: (BindGroupId, u32),
+    /// Shared vertex and index buffers.
+    pub(crate) mesh_buffers: (BufferId, BufferId),
+    pub(crate) multi_draw: bool,
+    pub(crate) meshes: &'a [MeshRange],
+    /// Digest every chunk's commands.
+    pub(crate) digest: bool,
+}
+
+/// Records `view`'s batches into chunks on the current pool.
+pub(crate) fn record_view<B: Backend>(
+    input: &RecordInput<'_, B>,
+    sorted: &SortedQueue,
+    batches: &Batches,
+    lists: &[FrameList],
+    out: &mut RecordedPass<B::Chunk>,
+) {
+    let _z = profile::zone_text!("record", "view {} ({:?})", input.view.label, input.view.pass);
+    let t = std::time::Instant::now();
+    out.error = None;
+    out.counts = ChunkCounts::default();
+    let (Some(inst_id), Some(args_id)) = (out.instance_buf.as_ref().map(|g| g.id), out.args_buf.as_ref().map(|g| g.id))
+    else {
+        unreachable!("the renderer grows a view's buffers before its jobs run");
+    };
+    let batches = &batches.batches[..];
+    let up = &mut out.upload;
+    up.instance_buffer = Some(inst_id);
+    up.args_buffer = Some(args_id);
+    // The instance data is the sorted queue; the indirect records follow the batches.
+    switchyard_kernels::par::copy(&mut up.instances, &sorted.queue);
+    up.args.resize(batches.len(), DrawIndexedIndirectArgs::default());
+    let meshes = input.meshes;
+    up.args.par_iter_mut().zip(batches.par_iter()).with_min_len(1024).for_each(|(a, b)| *a = draw_args(meshes, b));
+    let ctx = RecordCtx {
+        pass: input.view.pass,
+        view_group: input.view_group.0,
+        view_offset: input.view_group.1,
+        vertices: input.mesh_buffers.0,
+        indices: input.mesh_buffers.1,
+        instances: inst_id,
+        args: args_id,
+        multi_draw: input.multi_draw,
+        meshes,
+        lists,
+    };
+    chunk_bounds(&ctx, batches, &mut out.chunk_starts);
+    let nchunks = out.chunk_starts.len() - 1;
+    out.cmds.resize_with(nchunks, Vec::new);
+    out.chunks.clear();
+    out.chunks.resize_with(nchunks, || None);
+    out.digests.clear();
+    out.digests.resize(nchunks, Digest::default());
+    let (starts, keys, view, pass) = (&out.chunk_starts, &sorted.keys, input.view, input.pass);
+    let result = out
+        .cmds
+        .par_iter_mut()
+        .zip(out.chunks.par_iter_mut())
+        .zip(out.digests.par_iter_mut())
+        .enumerate()
+        .map(|(c, ((cmds, chunk), digest))| -> Result<ChunkCounts, RenderError> {
+            let b0 = starts[c];
+            let bs = &batches[b0..starts[c + 1]];
+            // The sort-key range this chunk recorded: traces a reordered draw back here.
+            let (first, last) = (&bs[0], &bs[bs.len() - 1]);
+            let _z = profile::zone_text!(
+                "record-chunk",
+                "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
+                view.label,
+                b0 + bs.len(),
+                first.material,
+                last.material,
+                SortKey(keys[first.first as usize]).display(view.pass),
+                SortKey(keys[(last.first + last.count - 1) as usize]),
+            );
+            let counts = record_chunk(&ctx, bs, b0, cmds);
+            if input.digest {
+                *digest = Digest::of_commands(cmds);
+            }
+            let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
+            *chunk = Some(input.backend.record(pass, position, cmds)?);
+            Ok(counts)
+        })
+        .try_reduce(ChunkCounts::default, |a, b| {
+            Ok(ChunkCounts {
+                draw_calls: a.draw_calls + b.draw_calls,
+                state_changes: a.state_changes + b.state_changes,
+            })
+        });
+    match result {
+        Ok(c) => out.counts = c,
+        Err(e) => out.error = Some(e),
+    }
+    out.ms = t.elapsed().as_secs_f64() * 1e3;
+}

@@ -1,0 +1,140 @@
+//! What the renderer owns on the GPU besides meshes, textures and pipelines: its render
+//! targets, the bind group layouts every pipeline follows, the shared per-frame buffers,
+//! the samplers, and the bind groups of the views.
+
+use switchyard_backend::*;
+
+use super::{InitError, RendererConfig, GLOBALS_SLOT, MAX_SHADOW_VIEWS, MAX_VIEWS};
+use crate::material::{Layouts, CONSTANT_SLOT};
+
+/// Bytes of one object transform in the transform buffer.
+pub(crate) const TRANSFORM_SIZE: u64 = 64;
+
+/// The renderer's fixed GPU objects, created with it.
+#[derive(Debug)]
+pub(crate) struct FrameResources {
+    pub(crate) color: TextureId,
+    pub(crate) depth: TextureId,
+    pub(crate) shadow_maps: [TextureId; MAX_SHADOW_VIEWS],
+    /// 1x1 white: the base texture of materials without one.
+    pub(crate) white: TextureId,
+    pub(crate) layouts: Layouts,
+    pub(crate) globals_buf: BufferId,
+    pub(crate) constants_buf: BufferId,
+    pub(crate) transforms_buf: BufferId,
+    pub(crate) material_sampler: SamplerId,
+    /// Group 0 of forward views (globals, transforms, shadow maps) and of shadow views.
+    pub(crate) forward_group: BindGroupId,
+    pub(crate) shadow_group: BindGroupId,
+}
+
+/// Creates a buffer of at least `size` bytes (rounded up to 4) that CPU writes can fill.
+pub(crate) fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsage) -> Result<BufferId, CreateError> {
+    b.create_buffer(&BufferDesc {
+        label: label.into(),
+        size: size.max(4).next_multiple_of(4),
+        usage: usage | BufferUsage::COPY_DST,
+    })
+}
+
+impl FrameResources {
+    pub(crate) fn create<B: Backend>(b: &B, config: &RendererConfig) -> Result<Self, InitError> {
+        let target = |label: &str, w, h, format, usage| {
+            b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage })
+        };
+        let rt = TextureUsage::RENDER_TARGET;
+        let (w, h) = (config.width, config.height);
+        let color = target("main-color", w, h, TextureFormat::Rgba8UnormSrgb, rt | TextureUsage::COPY_SRC)?;
+        let depth = target("main-depth", w, h, TextureFormat::Depth32Float, rt)?;
+        let s = config.shadow_map_size;
+        let shadow_maps = [
+            target("shadow-0", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,
+            target("shadow-1", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,
+        ];
+        let white =
+            target("white", 1, 1, TextureFormat::Rgba8UnormSrgb, TextureUsage::SAMPLED | TextureUsage::COPY_DST)?;
+        b.write_texture(white, &[255; 4]).map_err(|e| CreateError::Invalid(e.to_string()))?;
+        let layouts = create_layouts(b)?;
+        let globals_buf = buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM)?;
+        let constants_size = config.max_materials as u64 * u64::from(CONSTANT_SLOT);
+        let constants_buf = buffer(b, "material-constants", constants_size, BufferUsage::UNIFORM)?;
+        let transforms_size = config.max_objects as u64 * TRANSFORM_SIZE;
+        let transforms_buf = buffer(b, "transforms", transforms_size, BufferUsage::STORAGE)?;
+        let shadow_sampler = b.create_sampler(&SamplerDesc {
+            label: "shadow".into(),
+            filter: FilterMode::Linear,
+            address: AddressMode::ClampToEdge,
+            compare: Some(CompareFunction::LessEqual),
+        })?;
+        let material_sampler = b.create_sampler(&SamplerDesc {
+            label: "material".into(),
+            filter: FilterMode::Linear,
+            address: AddressMode::Repeat,
+            compare: None,
+        })?;
+        let globals = BindResource::Buffer { buffer: globals_buf, offset: 0, size: Some(GLOBALS_SLOT as u64) };
+        let transforms = BindResource::Buffer { buffer: transforms_buf, offset: 0, size: None };
+        let shadow_group = b.create_bind_group(&BindGroupDesc {
+            label: "globals-shadow".into(),
+            layout: layouts.shadow_globals,
+            entries: vec![BindEntry { binding: 0, resource: globals }, BindEntry { binding: 1, resource: transforms }],
+        })?;
+        let forward_group = b.create_bind_group(&BindGroupDesc {
+            label: "globals-forward".into(),
+            layout: layouts.forward_globals,
+            entries: vec![
+                BindEntry { binding: 0, resource: globals },
+                BindEntry { binding: 1, resource: transforms },
+                BindEntry { binding: 2, resource: BindResource::Texture(shadow_maps[0]) },
+                BindEntry { binding: 3, resource: BindResource::Texture(shadow_maps[1]) },
+                BindEntry { binding: 4, resource: BindResource::Sampler(shadow_sampler) },
+            ],
+        })?;
+        Ok(Self {
+            color,
+            depth,
+            shadow_maps,
+            white,
+            layouts,
+            globals_buf,
+            constants_buf,
+            transforms_buf,
+            material_sampler,
+            forward_group,
+            shadow_group,
+        })
+    }
+}
+
+/// The binding convention of every pipeline (`shaders/lit.wgsl`): group 0 holds the view's
+/// globals and the object transforms (plus the shadow maps in forward passes), group 1
+/// the material's constants, texture and sampler.
+fn create_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError> {
+    let vs = Stages::VERTEX | Stages::FRAGMENT;
+    let entry = |binding, ty| LayoutEntry { binding, visibility: vs, ty };
+    let globals_entries = vec![
+        entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
+        entry(1, BindingType::Storage { dynamic: false }),
+    ];
+    let shadow_globals = b.create_bind_group_layout(&BindGroupLayoutDesc {
+        label: "globals-shadow".into(),
+        entries: globals_entries.clone(),
+    })?;
+    let mut fwd_entries = globals_entries;
+    fwd_entries.extend([
+        entry(2, BindingType::Texture(TextureSampleKind::Depth)),
+        entry(3, BindingType::Texture(TextureSampleKind::Depth)),
+        entry(4, BindingType::Sampler { comparison: true }),
+    ]);
+    let forward_globals =
+        b.create_bind_group_layout(&BindGroupLayoutDesc { label: "globals-forward".into(), entries: fwd_entries })?;
+    let material = b.create_bind_group_layout(&BindGroupLayoutDesc {
+        label: "material".into(),
+        entries: vec![
+            entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
+            entry(1, BindingType::Texture(TextureSampleKind::Float)),
+            entry(2, BindingType::Sampler { comparison: false }),
+        ],
+    })?;
+    Ok(Layouts { forward_globals, shadow_globals, material, color_format: TextureFormat::Rgba8UnormSrgb })
+}

@@ -1,0 +1,444 @@
+//! The frame loop: [`Renderer::render`], [`Renderer::flush`], [`Renderer::read_color`].
+
+use std::time::Instant;
+
+use glam::{Mat4, Vec3};
+use switchyard_backend::*;
+use switchyard_kernels::cull::Frustum;
+
+use super::jobs::{build_graph, FrameJobs};
+use super::*;
+use crate::submit::ViewUpload;
+
+/// Rendering a frame failed. The next frame can still succeed.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// A view is malformed (non-finite matrix, too many views, zero-size target).
+    #[error("invalid view {index}: {what}")]
+    InvalidView {
+        /// View index.
+        index: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// A job panicked; the frame was dropped.
+    #[error("job `{job}` panicked: {message}")]
+    JobPanicked {
+        /// The job's name.
+        job: String,
+        /// The panic message.
+        message: String,
+    },
+    /// Building a display list failed (pipeline creation).
+    #[error("display list for material {material}: {source}")]
+    DisplayList {
+        /// Material dense index.
+        material: u32,
+        /// The cause.
+        source: ResourceError,
+    },
+    /// A per-frame buffer (instances, indirect arguments) could not be created or grown.
+    #[error("frame buffer: {0}")]
+    FrameBuffer(CreateError),
+    /// The backend rejected a recorded chunk (a scheduler bug).
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// The backend failed to submit.
+    #[error(transparent)]
+    Submit(#[from] SubmitError),
+    /// Reading back failed.
+    #[error(transparent)]
+    Readback(#[from] ReadbackError),
+    /// The submission thread is gone (it panicked or the renderer is shutting down).
+    #[error("submission thread stopped")]
+    SubmitThreadGone,
+    /// The frame's job graph leaves two conflicting jobs unordered (a scheduler bug).
+    #[error("job graph: {0}")]
+    JobGraph(String),
+}
+
+fn validate_views(views: &[View]) -> Result<(), RenderError> {
+    if views.is_empty() || views.len() > MAX_VIEWS {
+        return Err(RenderError::InvalidView { index: 0, what: "between 1 and MAX_VIEWS views" });
+    }
+    let mut shadows = 0;
+    for (i, v) in views.iter().enumerate() {
+        if !v.view_proj.is_finite() || !v.eye.is_finite() || !v.far.is_finite() || v.far <= 0.0 {
+            return Err(RenderError::InvalidView { index: i, what: "matrix, eye or far is not finite and positive" });
+        }
+        if v.pass == PassKind::Shadow {
+            shadows += 1;
+            if shadows > MAX_SHADOW_VIEWS {
+                return Err(RenderError::InvalidView { index: i, what: "more than MAX_SHADOW_VIEWS shadow views" });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Views in submission order: shadow views first (forward views sample their maps), then
+/// forward views, each group in the order given.
+pub(super) fn submission_order(views: &[View]) -> impl Iterator<Item = usize> + '_ {
+    [PassKind::Shadow, PassKind::Forward]
+        .into_iter()
+        .flat_map(move |pass| views.iter().enumerate().filter(move |(_, v)| v.pass == pass).map(|(i, _)| i))
+}
+
+/// Each view's pass: the i-th shadow view renders into shadow map i; the first forward
+/// view clears the main targets and later ones load them.
+pub(super) fn pass_descs(gpu: &FrameResources, views: &[View], out: &mut [PassDesc; MAX_VIEWS]) {
+    let (mut shadow_i, mut first_forward) = (0, true);
+    for v in submission_order(views) {
+        let view = &views[v];
+        out[v] = match view.pass {
+            PassKind::Shadow => {
+                shadow_i += 1;
+                PassDesc {
+                    label: view.label,
+                    color: None,
+                    depth: Some(DepthAttachment {
+                        texture: gpu.shadow_maps[shadow_i - 1],
+                        load: LoadOp::Clear(1.0),
+                        store: StoreOp::Store,
+                    }),
+                }
+            }
+            PassKind::Forward => {
+                let first = std::mem::replace(&mut first_forward, false);
+                PassDesc {
+                    label: view.label,
+                    color: Some(ColorAttachment {
+                        texture: gpu.color,
+                        load: if first { LoadOp::Clear([0.55, 0.65, 0.8, 1.0]) } else { LoadOp::Load },
+                        store: StoreOp::Store,
+                    }),
+                    depth: Some(DepthAttachment {
+                        texture: gpu.depth,
+                        load: if first { LoadOp::Clear(1.0) } else { LoadOp::Load },
+                        store: StoreOp::Store,
+                    }),
+                }
+            }
+        };
+    }
+}
+
+impl<B: Backend> Renderer<B> {
+    /// Renders one frame of `views` and hands it to the submission thread.
+    ///
+    /// Shadow views are submitted before forward views (which sample their maps); the
+    /// i-th shadow view renders into shadow map i. A submission error of an earlier frame
+    /// is returned by the next call. On an error nothing of this frame reaches the backend.
+    pub fn render(&mut self, views: &[View]) -> Result<FrameStats, RenderError> {
+        let started = Instant::now();
+        let _z = profile::zone!("frame");
+        validate_views(views)?;
+        let mut packet = self.take_packet()?;
+        self.frame += 1;
+        packet.frame = self.frame;
+        self.resolve_materials();
+        self.write_globals(views, &mut packet.globals.1);
+        packet.globals.0 = Some(self.shared.gpu.globals_buf);
+        self.write_dirty_transforms(&mut packet);
+        if let Err(e) = self.prepare_views(views) {
+            self.drop_frame(packet);
+            return Err(e);
+        }
+        let blocks_ms = self.refresh_cull_blocks();
+        self.swap_uploads(&mut packet);
+        let ran = self.run_jobs(views.len());
+        self.swap_uploads(&mut packet);
+        let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame, ..FrameStats::default() };
+        let error = ran.err().or_else(|| self.gather(views, &mut packet, &mut stats));
+        if let Some(e) = error {
+            self.drop_frame(packet);
+            return Err(e);
+        }
+        if !self.submit.send(packet) {
+            return Err(RenderError::SubmitThreadGone);
+        }
+        if let Some(r) = &self.last_report {
+            (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
+        }
+        stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
+        stats.plot();
+        profile::frame_mark();
+        Ok(stats)
+    }
+
+    /// Waits until every frame handed to the submission thread is finished on the GPU;
+    /// returns a submission error of any of them.
+    pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
+        if !self.submit.flush() {
+            return Err(RenderError::SubmitThreadGone);
+        }
+        self.collect_done(false);
+        if let Some(e) = self.pending_error.take() {
+            return Err(e.into());
+        }
+        Ok(self.last_report.clone())
+    }
+
+    /// Flushes, then reads the main color target back as RGBA8 (sRGB-encoded).
+    pub fn read_color(&mut self) -> Result<Image, RenderError> {
+        self.flush()?;
+        Ok(self.shared.backend.read_rgba8(self.shared.gpu.color)?)
+    }
+
+    // ---- the steps of a frame ------------------------------------------------------
+
+    /// A free frame packet: finished frames are collected first (waiting for one when all
+    /// are in flight); an earlier frame's submission error is returned here.
+    fn take_packet(&mut self) -> Result<Box<FramePacket<B::Chunk>>, RenderError> {
+        self.collect_done(false);
+        loop {
+            if let Some(e) = self.pending_error.take() {
+                return Err(e.into());
+            }
+            if let Some(p) = self.free_packets.pop() {
+                return Ok(p);
+            }
+            if !self.collect_done(true) {
+                return Err(RenderError::SubmitThreadGone);
+            }
+        }
+    }
+
+    /// Takes finished packets back; with `block`, waits for at least one. `false`: the
+    /// submission thread is gone.
+    fn collect_done(&mut self, block: bool) -> bool {
+        let mut got = false;
+        loop {
+            let next = if block && !got { self.submit.done.recv().ok() } else { self.submit.done.try_recv().ok() };
+            let Some((packet, report)) = next else { return got || !block };
+            got = true;
+            if let Err(e) = &report.result {
+                self.pending_error.get_or_insert(e.clone());
+            }
+            self.last_report = Some(report);
+            self.free_packets.push(packet);
+        }
+    }
+
+    /// Per-material frame data: the variant (material | global keywords), the key hashes,
+    /// and the shadow-pass state id shared by materials of equal shader and variant.
+    fn resolve_materials(&mut self) {
+        self.mat_frames.clear();
+        self.shadow_states.clear();
+        for (m, rec) in self.materials.get_mut().iter().enumerate() {
+            let Some(r) = rec else {
+                self.mat_frames.push(MaterialFrame::default());
+                continue;
+            };
+            let shader = &self.shared.shaders[r.shader as usize];
+            let global = self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+            let variant = r.keyword_mask | global;
+            let key = (r.shader, variant);
+            let state = self.shadow_states.iter().position(|s| *s == key).unwrap_or_else(|| {
+                self.shadow_states.push(key);
+                self.shadow_states.len() - 1
+            }) as u32;
+            self.mat_frames.push(MaterialFrame::new(m as u32, variant, r.shader, r.transparent, state));
+        }
+    }
+
+    /// Each view's globals block: its matrix, the shadow matrices, light, eye, fog, time.
+    fn write_globals(&self, views: &[View], out: &mut Vec<u8>) {
+        let mut shadow_vp = [Mat4::ZERO; MAX_SHADOW_VIEWS];
+        let shadows = views.iter().filter(|v| v.pass == PassKind::Shadow).count();
+        for (dst, v) in shadow_vp.iter_mut().zip(views.iter().filter(|v| v.pass == PassKind::Shadow)) {
+            *dst = v.view_proj;
+        }
+        let time = self
+            .globals
+            .find("_Time")
+            .map_or(0.0, |i| f32::from_le_bytes(self.globals.bytes(i)[..4].try_into().expect("an f32 is 4 bytes")));
+        out.clear();
+        out.resize(views.len() * GLOBALS_SLOT, 0);
+        let l = &self.lighting;
+        for (v, dst) in views.iter().zip(out.chunks_mut(GLOBALS_SLOT)) {
+            let mut g = [0f32; 64];
+            g[..16].copy_from_slice(&v.view_proj.to_cols_array());
+            for (k, m) in shadow_vp.iter().enumerate() {
+                g[16 + 16 * k..32 + 16 * k].copy_from_slice(&m.to_cols_array());
+            }
+            g[48..52].copy_from_slice(&l.direction.normalize_or(Vec3::NEG_Y).extend(0.0).to_array());
+            g[52..56].copy_from_slice(&v.eye.extend(1.0).to_array());
+            g[56..60].copy_from_slice(&l.fog_color.extend(1.0).to_array());
+            g[60..64].copy_from_slice(&[time, l.fog_density, if shadows == 0 { 0.0 } else { l.shadow_strength }, 0.0]);
+            dst.copy_from_slice(bytemuck::cast_slice(&g));
+        }
+    }
+
+    /// The transforms of objects changed since the last frame, as writes into the
+    /// persistent transform buffer.
+    fn write_dirty_transforms(&mut self, packet: &mut FramePacket<B::Chunk>) {
+        packet.transforms.0 = Some(self.shared.gpu.transforms_buf);
+        packet.transforms.1.clear();
+        packet.transform_writes.clear();
+        let len = self.scene.objects.len();
+        for (s, e) in self.scene.dirty.drain(..) {
+            // Objects removed after being marked leave ranges past the end.
+            let (s, e) = ((s as usize).min(len), (e as usize).min(len));
+            if s >= e {
+                continue;
+            }
+            let start = packet.transforms.1.len();
+            let src = &self.scene.objects.transforms[s..e];
+            packet.transforms.1.extend_from_slice(bytemuck::cast_slice(src));
+            packet.transform_writes.push((s as u64 * gpu::TRANSFORM_SIZE, start..packet.transforms.1.len()));
+        }
+    }
+
+    /// The views' setup (frustum, pass, slot), the job graph for them (built once per view
+    /// configuration), and each view's instance and indirect buffers grown to the scene.
+    fn prepare_views(&mut self, views: &[View]) -> Result<(), RenderError> {
+        let same =
+            self.graph.as_ref().is_some_and(|(k, _)| k.iter().copied().eq(views.iter().map(|v| (v.pass, v.label))));
+        if !same {
+            let graph = build_graph(views).map_err(|e| RenderError::JobGraph(e.to_string()))?;
+            self.graph = Some((views.iter().map(|v| (v.pass, v.label)).collect(), graph));
+        }
+        let mut passes = [PassDesc { label: "", color: None, depth: None }; MAX_VIEWS];
+        pass_descs(&self.shared.gpu, views, &mut passes);
+        for (v, view) in views.iter().enumerate() {
+            let setup = ViewSetup {
+                view: *view,
+                frustum: Frustum::from_view_proj(&view.view_proj),
+                pass: passes[v],
+                slot: v as u32,
+            };
+            match self.views.get_mut(v) {
+                Some(w) => w.setup = setup,
+                None => self.views.push(ViewFrame::new(setup)),
+            }
+        }
+        // Instance and indirect buffers hold at most one entry per object. They grow here,
+        // in view order, so buffer handles do not depend on job timing.
+        let need = self.scene.len().max(1024) as u64;
+        let b = &*self.shared.backend;
+        for v in submission_order(views) {
+            let rec = self.views[v].recorded.get_mut();
+            grow(b, &mut rec.instance_buf, need * 4, BufferUsage::VERTEX, "instances")
+                .and_then(|_| grow(b, &mut rec.args_buf, need * 20, BufferUsage::INDIRECT, "indirect"))
+                .map_err(RenderError::FrameBuffer)?;
+        }
+        Ok(())
+    }
+
+    /// Block bounds of objects that changed since the last frame (culling's first level).
+    fn refresh_cull_blocks(&mut self) -> f64 {
+        let t = Instant::now();
+        let _z = profile::zone!("cull-blocks");
+        let scene = &mut self.scene;
+        self.pool.install(|| scene.blocks.refresh(&scene.objects.cull_input()));
+        t.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// Moves the packet's per-view and constant upload memory into the stage outputs that
+    /// fill it, and back after the jobs (no copy: the vectors trade places).
+    fn swap_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
+        packet.views.resize_with(self.views.len(), ViewUpload::default);
+        for (w, up) in self.views.iter_mut().zip(&mut packet.views) {
+            std::mem::swap(&mut w.recorded.get_mut().upload, up);
+        }
+        std::mem::swap(&mut self.patched.get_mut().constants, &mut packet.constants.1);
+        packet.constants.0 = Some(self.shared.gpu.constants_buf);
+    }
+
+    /// Runs the frame's job graph on the pool.
+    fn run_jobs(&mut self, views: usize) -> Result<(), RenderError> {
+        let jobs = FrameJobs {
+            shared: &self.shared,
+            objects: &self.scene.objects,
+            blocks: &self.scene.blocks,
+            mat_frames: &self.mat_frames,
+            globals: &self.globals,
+            globals_version: self.globals_version,
+            views: &self.views[..views],
+            materials: &self.materials,
+            patched: &self.patched,
+        };
+        let (_, graph) = self.graph.as_ref().expect("prepare_views built the graph");
+        graph.run(&self.pool, &|j| jobs.run(j)).map_err(|p| RenderError::JobPanicked { job: p.job, message: p.message })
+    }
+
+    /// Moves the recorded chunks into the packet in submission order and sums the stats;
+    /// returns the first stage error.
+    fn gather(
+        &mut self,
+        views: &[View],
+        packet: &mut FramePacket<B::Chunk>,
+        stats: &mut FrameStats,
+    ) -> Option<RenderError> {
+        let patched = self.patched.get_mut();
+        let mut error = patched.error.take();
+        stats.patch_ms = patched.ms;
+        stats.lists = patched.counts;
+        stats.objects = self.scene.len() as u32;
+        stats.views = views.len() as u32;
+        packet.passes.resize_with(views.len(), || PassSubmit {
+            desc: PassDesc { label: "", color: None, depth: None },
+            chunks: Vec::new(),
+        });
+        let mut digest = Digest::default();
+        for (k, v) in submission_order(views).enumerate() {
+            let w = &mut self.views[v];
+            let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
+            stats.visible[v] = visible.len() as u32;
+            stats.queue_items += sorted.queue.len() as u32;
+            stats.batches += batches.batches.len() as u32;
+            stats.cull_ms += visible.ms;
+            stats.sort_ms += sorted.ms;
+            stats.batch_ms += batches.ms;
+            let rec = w.recorded.get_mut();
+            error = error.or(rec.error.take());
+            stats.draw_calls += rec.counts.draw_calls;
+            stats.state_changes += rec.counts.state_changes;
+            stats.record_ms += rec.ms;
+            stats.chunks += rec.chunks.len() as u32;
+            digest.pass(&w.setup.pass);
+            rec.digests.iter().for_each(|d| digest.combine(*d));
+            let p = &mut packet.passes[k];
+            p.desc = w.setup.pass;
+            p.chunks.clear();
+            p.chunks.extend(rec.chunks.drain(..).flatten());
+        }
+        stats.digest = self.shared.digest.then(|| digest.value());
+        stats.upload_bytes = packet.upload_bytes();
+        error
+    }
+
+    /// Returns a packet whose frame failed: nothing of it reaches the backend, and the
+    /// transforms it would have uploaded go with the next frame.
+    fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
+        packet.passes.iter_mut().for_each(|p| p.chunks.clear());
+        self.free_packets.push(packet);
+        let n = self.scene.len() as u32;
+        if n > 0 {
+            self.scene.dirty.clear();
+            self.scene.dirty.push((0, n));
+        }
+    }
+}
+
+/// Grows a per-view buffer to at least `need` bytes (they are in no bind group).
+fn grow<B: Backend>(
+    b: &B,
+    g: &mut Option<GrowBuffer>,
+    need: u64,
+    usage: BufferUsage,
+    label: &str,
+) -> Result<(), CreateError> {
+    if g.as_ref().is_some_and(|g| g.capacity >= need) {
+        return Ok(());
+    }
+    let cap = need.next_power_of_two();
+    let id = buffer(b, label, cap, usage)?;
+    if let Some(old) = g.take() {
+        let _ = b.destroy(Resource::Buffer(old.id));
+    }
+    *g = Some(GrowBuffer { id, capacity: cap });
+    Ok(())
+}

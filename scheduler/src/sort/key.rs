@@ -1,0 +1,271 @@
+//! The 64-bit sort key: one layout, each field's shift derived from the widths above it.
+//!
+//! Most significant first:
+//!
+//! ```text
+//! opaque:       layer 4 | transparent 1 | pipeline 15 | material 16 | mesh 12 | depth 16 (near first)
+//! transparent:  layer 4 | transparent 1 | depth 16 (far first) | pipeline 15 | material 16 | mesh 12
+//! ```
+//!
+//! `pipeline`, `material` and `mesh` are hashes of the state ids (shader and variant, the
+//! material, the mesh), so equal draws are adjacent and merge into instanced batches; a
+//! collision only costs ordering, because batch boundaries compare the real ids. A shadow
+//! pass has no material binding: its material field is 0. The pass itself is not in the
+//! key: every queue holds one pass.
+
+use std::fmt;
+
+use crate::material::PassKind;
+use crate::view::View;
+
+/// Bits of the render layer.
+pub const LAYER_BITS: u32 = 4;
+/// Bits of the transparency flag.
+pub const TRANSPARENT_BITS: u32 = 1;
+/// Bits of the pipeline-state hash (shader and variant).
+pub const PIPELINE_BITS: u32 = 15;
+/// Bits of the material hash.
+pub const MATERIAL_BITS: u32 = 16;
+/// Bits of the mesh hash.
+pub const MESH_BITS: u32 = 12;
+/// Bits of the quantized depth.
+pub const DEPTH_BITS: u32 = 16;
+
+/// One field of the key: `width` bits from bit `shift`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Field {
+    shift: u32,
+    width: u32,
+}
+
+impl Field {
+    /// The field of `width` bits right below this one.
+    const fn below(self, width: u32) -> Self {
+        Self { shift: self.shift - width, width }
+    }
+
+    const fn mask(self) -> u64 {
+        (1u64 << self.width) - 1
+    }
+
+    #[inline]
+    fn put(self, value: u64) -> u64 {
+        debug_assert!(value <= self.mask(), "sort-key field of {} bits overflows: {value:#x}", self.width);
+        (value & self.mask()) << self.shift
+    }
+
+    #[inline]
+    fn get(self, key: u64) -> u64 {
+        (key >> self.shift) & self.mask()
+    }
+}
+
+/// The top of the key: fields are laid out from here down.
+const TOP: Field = Field { shift: 64, width: 0 };
+const LAYER: Field = TOP.below(LAYER_BITS);
+const TRANSPARENT: Field = LAYER.below(TRANSPARENT_BITS);
+
+/// Opaque items: state first (batches form), then depth front to back.
+mod opaque {
+    use super::*;
+    pub(super) const PIPELINE: Field = TRANSPARENT.below(PIPELINE_BITS);
+    pub(super) const MATERIAL: Field = PIPELINE.below(MATERIAL_BITS);
+    pub(super) const MESH: Field = MATERIAL.below(MESH_BITS);
+    pub(super) const DEPTH: Field = MESH.below(DEPTH_BITS);
+}
+
+/// Transparent items: depth back to front first (blending needs the order), then state.
+mod transparent {
+    use super::*;
+    pub(super) const DEPTH: Field = TRANSPARENT.below(DEPTH_BITS);
+    pub(super) const PIPELINE: Field = DEPTH.below(PIPELINE_BITS);
+    pub(super) const MATERIAL: Field = PIPELINE.below(MATERIAL_BITS);
+    pub(super) const MESH: Field = MATERIAL.below(MESH_BITS);
+}
+
+// Both layouts fill the 64 bits exactly.
+const _: () = assert!(opaque::DEPTH.shift == 0 && transparent::MESH.shift == 0);
+
+/// The fields of a sort key, decoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SortKeyFields {
+    /// Render layer (0..16): the most significant field.
+    pub layer: u8,
+    /// Alpha blended: sorted by depth back to front before state.
+    pub transparent: bool,
+    /// Hash of the pipeline state (shader and variant), [`PIPELINE_BITS`] bits.
+    pub pipeline: u16,
+    /// Hash of the material ([`MATERIAL_BITS`] bits); 0 in a shadow pass.
+    pub material: u16,
+    /// Hash of the mesh, [`MESH_BITS`] bits.
+    pub mesh: u16,
+    /// Quantized distance from the eye, 0 = nearest ([`DEPTH_BITS`] bits; stored
+    /// inverted for transparent items).
+    pub depth: u16,
+}
+
+/// A packed 64-bit sort key. Its `Debug` form shows the decoded fields.
+#[repr(transparent)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SortKey(pub u64);
+
+impl SortKey {
+    /// Packs `f`. Debug builds check that every field fits its width.
+    #[inline]
+    pub fn encode(f: &SortKeyFields) -> Self {
+        let top = LAYER.put(u64::from(f.layer)) | TRANSPARENT.put(u64::from(f.transparent));
+        let (pipe, mat, mesh, depth) =
+            (u64::from(f.pipeline), u64::from(f.material), u64::from(f.mesh), u64::from(f.depth));
+        Self(if f.transparent {
+            use transparent::*;
+            top | DEPTH.put(DEPTH.mask() - depth) | PIPELINE.put(pipe) | MATERIAL.put(mat) | MESH.put(mesh)
+        } else {
+            use opaque::*;
+            top | PIPELINE.put(pipe) | MATERIAL.put(mat) | MESH.put(mesh) | DEPTH.put(depth)
+        })
+    }
+
+    /// Unpacks the fields ([`SortKey::encode`] of the result gives the key back).
+    pub fn decode(self) -> SortKeyFields {
+        let k = self.0;
+        let transparent = TRANSPARENT.get(k) == 1;
+        let layer = LAYER.get(k) as u8;
+        if transparent {
+            use transparent::*;
+            SortKeyFields {
+                layer,
+                transparent,
+                pipeline: PIPELINE.get(k) as u16,
+                material: MATERIAL.get(k) as u16,
+                mesh: MESH.get(k) as u16,
+                depth: (DEPTH.mask() - DEPTH.get(k)) as u16,
+            }
+        } else {
+            use opaque::*;
+            SortKeyFields {
+                layer,
+                transparent,
+                pipeline: PIPELINE.get(k) as u16,
+                material: MATERIAL.get(k) as u16,
+                mesh: MESH.get(k) as u16,
+                depth: DEPTH.get(k) as u16,
+            }
+        }
+    }
+
+    /// The key with the pass it was made for, for traces: `Forward L0 opaque state
+    /// 1a2b/3c4d/5e6 depth 1234`.
+    pub fn display(self, pass: PassKind) -> impl fmt::Display {
+        struct Shown(SortKey, PassKind);
+        impl fmt::Display for Shown {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{:?} {}", self.1, self.0)
+            }
+        }
+        Shown(self, pass)
+    }
+}
+
+impl fmt::Display for SortKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.decode();
+        write!(
+            f,
+            "L{} {} state {:04x}/{:04x}/{:03x} depth {}",
+            d.layer,
+            if d.transparent { "transparent" } else { "opaque" },
+            d.pipeline,
+            d.material,
+            d.mesh,
+            d.depth
+        )
+    }
+}
+
+impl fmt::Debug for SortKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SortKey({self} = {:#018x})", self.0)
+    }
+}
+
+/// The 64-bit finalizer of splitmix64: the hash behind the key's state fields.
+#[inline]
+pub(crate) fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Hash of a pipeline state (dense shader index and variant mask), [`PIPELINE_BITS`] bits.
+pub(crate) fn pipeline_hash(shader: u32, variant: u32) -> u16 {
+    (mix(u64::from(shader) << 32 | u64::from(variant)) & opaque::PIPELINE.mask()) as u16
+}
+
+/// Hash of a dense material index, [`MATERIAL_BITS`] bits.
+pub(crate) fn material_hash(material: u32) -> u16 {
+    (mix(u64::from(material) | 1 << 40) & opaque::MATERIAL.mask()) as u16
+}
+
+/// Hash of a dense mesh index, [`MESH_BITS`] bits (computed once when the mesh is created).
+pub(crate) fn mesh_hash(mesh: u32) -> u16 {
+    (mix(u64::from(mesh) | 2 << 40) & opaque::MESH.mask()) as u16
+}
+
+/// Quantized distance from the eye, [`DEPTH_BITS`] bits, 0 = nearest, the far plane and
+/// beyond the largest value.
+#[inline]
+pub(crate) fn depth(view: &View, cx: f32, cy: f32, cz: f32) -> u16 {
+    let d = ((cx - view.eye.x).powi(2) + (cy - view.eye.y).powi(2) + (cz - view.eye.z).powi(2)).sqrt();
+    let t = (d / view.far.max(1e-6)).clamp(0.0, 1.0);
+    (t * opaque::DEPTH.mask() as f32) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_round_trip_in_both_layouts() {
+        for transparent in [false, true] {
+            let f = SortKeyFields { layer: 15, transparent, pipeline: 0x7fff, material: 0xffff, mesh: 0xfff, depth: 0 };
+            assert_eq!(SortKey::encode(&f).decode(), f);
+            let g =
+                SortKeyFields { layer: 3, transparent, pipeline: 0x1234, material: 0xbeef, mesh: 0xabc, depth: 999 };
+            assert_eq!(SortKey::encode(&g).decode(), g);
+        }
+    }
+
+    #[test]
+    fn order_is_layer_then_transparency_then_state_or_depth() {
+        let base = SortKeyFields { layer: 1, pipeline: 5, material: 5, mesh: 5, depth: 5, ..Default::default() };
+        let key = |f: SortKeyFields| SortKey::encode(&f);
+        assert!(key(base) < key(SortKeyFields { layer: 2, pipeline: 0, ..base }));
+        assert!(key(base) < key(SortKeyFields { transparent: true, pipeline: 0, ..base }));
+        // Opaque: state before depth, near first.
+        assert!(key(SortKeyFields { depth: 9, ..base }) < key(SortKeyFields { mesh: 6, depth: 0, ..base }));
+        assert!(key(base) < key(SortKeyFields { depth: 6, ..base }));
+        // Transparent: depth first, far first.
+        let t = SortKeyFields { transparent: true, ..base };
+        assert!(key(SortKeyFields { depth: 9, pipeline: 7, ..t }) < key(SortKeyFields { depth: 8, pipeline: 0, ..t }));
+    }
+
+    #[test]
+    fn the_layout_is_the_documented_one() {
+        // Pinned bit positions (the module docs): a layout change shows up here.
+        let o = SortKeyFields { layer: 1, transparent: false, pipeline: 1, material: 1, mesh: 1, depth: 1 };
+        assert_eq!(SortKey::encode(&o).0, 1 << 60 | 1 << 44 | 1 << 28 | 1 << 16 | 1);
+        let t = SortKeyFields { transparent: true, depth: 0xffff, ..o };
+        assert_eq!(SortKey::encode(&t).0, 1 << 60 | 1 << 59 | 1 << 28 | 1 << 12 | 1);
+        assert_eq!(
+            format!("{}", SortKey::encode(&o).display(PassKind::Forward)),
+            "Forward L1 opaque state 0001/0001/001 depth 1"
+        );
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "overflows")]
+    fn an_overflowing_field_is_caught_in_debug_builds() {
+        SortKey::encode(&SortKeyFields { layer: 16, ..Default::default() });
+    }
+}

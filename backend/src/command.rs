@@ -381,8 +381,36 @@ mod tests {
         let b = Command::Draw { first_vertex: 0, vertex_count: 6, first_instance: 0, instance_count: 1 };
         assert_ne!(Digest::of_commands(&[a, b]), Digest::of_commands(&[b, a]));
         assert_eq!(Digest::of_commands(&[a, b]), Digest::of_commands(&[a, b]));
-        // A fixed value: the digest must not change between runs or machines.
+        // Fixed values: the digest must not change between runs or machines. A stream with
+        // every command kind and every field set, digested with a pass before it.
         assert_eq!(Digest::of_commands(&[]).value(), SEED);
+        let mut d = Digest::default();
+        d.pass(&PassDesc {
+            label: "pinned",
+            color: Some(ColorAttachment {
+                texture: TextureId::default(),
+                load: LoadOp::Clear([0.25, 0.5, 0.75, 1.0]),
+                store: StoreOp::Store,
+            }),
+            depth: Some(DepthAttachment { texture: TextureId::default(), load: LoadOp::Load, store: StoreOp::Discard }),
+        });
+        let every = [
+            Command::SetPipeline(PipelineId::default()),
+            Command::SetBindGroup { index: 1, group: BindGroupId::default(), offsets: DynamicOffsets::one(256) },
+            Command::SetVertexBuffer { slot: 1, buffer: BufferId::default(), offset: 64 },
+            Command::SetIndexBuffer { buffer: BufferId::default(), format: IndexFormat::Uint32, offset: 8 },
+            a,
+            Command::DrawIndexed {
+                first_index: 3,
+                index_count: 36,
+                base_vertex: -4,
+                first_instance: 7,
+                instance_count: 2,
+            },
+            Command::MultiDrawIndexedIndirect { buffer: BufferId::default(), offset: 40, count: 5 },
+        ];
+        d.combine(Digest::of_commands(&every));
+        assert_eq!(format!("{:016x}", d.value()), "baf53afa8ebb59e6");
     }
 
     #[test]

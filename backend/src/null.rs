@@ -100,7 +100,7 @@ fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), W
     if !usage_ok {
         return Err(WriteError::Invalid("buffer lacks COPY_DST usage"));
     }
-    if offset % 4 != 0 || len % 4 != 0 {
+    if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
         return Err(WriteError::Invalid("offset and length must be multiples of 4"));
     }
     if offset.checked_add(len).is_none_or(|e| e > size) {

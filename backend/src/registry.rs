@@ -127,7 +127,7 @@ impl<O: Objects> Registry<O> {
         if d.size == 0 || d.size > caps.max_buffer_size {
             return Err(CreateError::Limit { what: "buffer size", requested: d.size, maximum: caps.max_buffer_size });
         }
-        if d.size % 4 != 0 {
+        if !d.size.is_multiple_of(4) {
             return Err(CreateError::Invalid(format!("buffer `{}`: size {} is not a multiple of 4", d.label, d.size)));
         }
         if d.usage == BufferUsage::NONE {

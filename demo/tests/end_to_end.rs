@@ -1,6 +1,7 @@
 //! The demo binary end to end: on the software adapter, with the null backend, with a glTF
 //! the test writes, and with bad input.
 
+use base64::Engine as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -125,7 +126,7 @@ fn write_cube_gltf(path: &Path) {
         [0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5];
     let mut bytes: Vec<u8> = positions.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
     bytes.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
-    let b64 = base64(&bytes);
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],
 "nodes":[{{"mesh":0,"translation":[0,0.5,0]}}],
@@ -138,22 +139,6 @@ fn write_cube_gltf(path: &Path) {
         bytes.len()
     );
     std::fs::write(path, json).unwrap();
-}
-
-fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for c in data.chunks(3) {
-        let n = u32::from(c[0]) << 16 | u32::from(*c.get(1).unwrap_or(&0)) << 8 | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
 }
 
 #[test]

@@ -170,7 +170,7 @@ fn coherent_scene_with_changes(threads: usize) -> Vec<u64> {
         material: w.materials[(i * 7) % w.materials.len()],
         transform: Mat4::from_translation(p),
         layer: (i % 3) as u8,
-        flags: if i % 5 == 0 { 0 } else { CASTS_SHADOWS },
+        flags: if i.is_multiple_of(5) { 0 } else { CASTS_SHADOWS },
     };
     let grid = |i: usize| Vec3::new((i % 200) as f32 * 1.5 - 150.0, 0.0, (i / 200) as f32 * 1.5 - 75.0);
     let descs: Vec<ObjectDesc> = (0..20_000).map(|i| desc(&w, i, grid(i))).collect();

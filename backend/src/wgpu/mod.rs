@@ -23,8 +23,11 @@
 //! returns them as typed errors instead of panicking.
 
 mod convert;
+mod encode;
 #[cfg(feature = "tracy")]
 mod gpu_zones;
+mod pipeline;
+mod readback;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,6 +43,7 @@ use crate::registry::{reflect_wgsl, Entry, Objects, Registry, SamplerMeta};
 use crate::validate::{resolve_pass, validate_chunk, PassLayout};
 use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
 use convert::*;
+use encode::*;
 
 /// How workers encode their chunks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,81 +131,6 @@ impl std::fmt::Debug for WgpuBackend {
             .field("encoding", &self.encoding)
             .finish_non_exhaustive()
     }
-}
-
-/// A trait over `RenderPass` and `RenderBundleEncoder` so one encoder loop serves both.
-trait Encoder<'a>: wgpu::util::RenderEncoder<'a> {
-    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32);
-}
-
-impl<'a> Encoder<'a> for wgpu::RenderPass<'a> {
-    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32) {
-        wgpu::RenderPass::multi_draw_indexed_indirect(self, buffer, offset, count);
-    }
-}
-
-impl<'a> Encoder<'a> for wgpu::RenderBundleEncoder<'a> {
-    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32) {
-        for i in 0..u64::from(count) {
-            self.draw_indexed_indirect(buffer, offset + i * DRAW_INDEXED_INDIRECT_SIZE);
-        }
-    }
-}
-
-/// Encodes validated commands. Handles were checked by the validator under the same read
-/// lock, so a missing one here is a bug in this crate.
-fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObjects>, commands: &[Command]) {
-    #[cold]
-    fn bug() -> ! {
-        unreachable!("handle vanished between validation and encoding")
-    }
-    for cmd in commands {
-        match *cmd {
-            Command::SetPipeline(p) => enc.set_pipeline(&reg.pipelines.get(p).unwrap_or_else(|| bug()).obj),
-            Command::SetBindGroup { index, group, offsets } => {
-                let g = &reg.bind_groups.get(group).unwrap_or_else(|| bug()).obj;
-                enc.set_bind_group(index, Some(g), offsets.as_slice());
-            }
-            Command::SetVertexBuffer { slot, buffer, offset } => {
-                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
-                enc.set_vertex_buffer(slot, Some(b.slice(offset..)));
-            }
-            Command::SetIndexBuffer { buffer, format, offset } => {
-                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
-                enc.set_index_buffer(b.slice(offset..), index_format(format));
-            }
-            Command::Draw { first_vertex, vertex_count, first_instance, instance_count } => {
-                enc.draw(first_vertex..first_vertex + vertex_count, first_instance..first_instance + instance_count);
-            }
-            Command::DrawIndexed { first_index, index_count, base_vertex, first_instance, instance_count } => {
-                enc.draw_indexed(
-                    first_index..first_index + index_count,
-                    base_vertex,
-                    first_instance..first_instance + instance_count,
-                );
-            }
-            Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
-                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
-                enc.multi_draw_indexed_indirect(b, offset, count);
-            }
-        }
-    }
-}
-
-/// One frame's GPU-zone queries (feature `tracy`; nothing otherwise).
-#[cfg(feature = "tracy")]
-type ZoneSlot = gpu_zones::Slot;
-#[cfg(not(feature = "tracy"))]
-type ZoneSlot = ();
-
-/// Timestamp writes of pass `i` of a frame, when GPU zones are on.
-#[cfg(feature = "tracy")]
-fn pass_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-    slot.and_then(|s| gpu_zones::GpuZones::writes(s, i))
-}
-#[cfg(not(feature = "tracy"))]
-fn pass_timestamps(_slot: Option<&ZoneSlot>, _i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-    None
 }
 
 fn map_create_error(e: wgpu::Error) -> CreateError {
@@ -357,84 +286,6 @@ impl WgpuBackend {
         errors.clear();
         Err(SubmitError::Validation(msg))
     }
-
-    fn pass_views<'r>(
-        reg: &'r Registry<WgpuObjects>,
-        pass: &PassDesc,
-        position: ChunkPosition,
-    ) -> (Option<wgpu::RenderPassColorAttachment<'r>>, Option<wgpu::RenderPassDepthStencilAttachment<'r>>) {
-        let first = position.index == 0;
-        let last = position.index + 1 >= position.count;
-        let color = pass.color.and_then(|c| {
-            let view = &reg.textures.get(c.texture)?.obj.1;
-            let load = if first { c.load } else { LoadOp::Load };
-            let store = if last { c.store } else { StoreOp::Store };
-            Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: color_ops(load, store),
-            })
-        });
-        let depth = pass.depth.and_then(|d| {
-            let view = &reg.textures.get(d.texture)?.obj.1;
-            let load = if first { d.load } else { LoadOp::Load };
-            let store = if last { d.store } else { StoreOp::Store };
-            Some(wgpu::RenderPassDepthStencilAttachment {
-                view,
-                depth_ops: Some(depth_ops(load, store)),
-                stencil_ops: None,
-            })
-        });
-        (color, depth)
-    }
-
-    fn record_bundle(
-        &self,
-        reg: &Registry<WgpuObjects>,
-        layout: &PassLayout,
-        commands: &[Command],
-    ) -> wgpu::RenderBundle {
-        let color_formats = [layout.color.map(texture_format)];
-        let mut enc = self.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
-            label: Some("switchyard-chunk"),
-            color_formats: if layout.color.is_some() { &color_formats } else { &[] },
-            depth_stencil: layout.depth.map(|f| wgpu::RenderBundleDepthStencil {
-                format: texture_format(f),
-                depth_read_only: false,
-                stencil_read_only: true,
-            }),
-            sample_count: 1,
-            multiview: None,
-        });
-        encode(&mut enc, reg, commands);
-        enc.finish(&wgpu::RenderBundleDescriptor { label: Some("switchyard-chunk") })
-    }
-
-    fn record_command_buffer(
-        &self,
-        reg: &Registry<WgpuObjects>,
-        pass: &PassDesc,
-        position: ChunkPosition,
-        commands: &[Command],
-    ) -> wgpu::CommandBuffer {
-        let mut enc =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-chunk") });
-        {
-            let (color, depth) = Self::pass_views(reg, pass, position);
-            let colors = [color];
-            let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some(pass.label),
-                color_attachments: if pass.color.is_some() { &colors } else { &[] },
-                depth_stencil_attachment: depth,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            encode(&mut rp, reg, commands);
-        }
-        enc.finish()
-    }
 }
 
 impl Backend for WgpuBackend {
@@ -587,106 +438,7 @@ impl Backend for WgpuBackend {
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
-        {
-            let reg = self.reg.read();
-            if let Some(&id) = reg.pipeline_cache.get(desc) {
-                if reg.pipelines.contains_key(id) {
-                    return Ok(id);
-                }
-            }
-        }
-        let mut reg = self.reg.write();
-        let meta = reg.check_pipeline(desc, &self.caps)?;
-        let layouts: Vec<_> = desc.bind_group_layouts.iter().map(|l| Some(&reg.layouts[*l].obj)).collect();
-        let attrs: Vec<Vec<wgpu::VertexAttribute>> = desc
-            .vertex_buffers
-            .iter()
-            .map(|vb| {
-                vb.attributes
-                    .iter()
-                    .map(|a| wgpu::VertexAttribute {
-                        format: vertex_format(a.format),
-                        offset: a.offset,
-                        shader_location: a.location,
-                    })
-                    .collect()
-            })
-            .collect();
-        let buffers: Vec<_> = desc
-            .vertex_buffers
-            .iter()
-            .zip(&attrs)
-            .map(|(vb, attributes)| {
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: vb.stride,
-                    step_mode: match vb.step {
-                        StepMode::Vertex => wgpu::VertexStepMode::Vertex,
-                        StepMode::Instance => wgpu::VertexStepMode::Instance,
-                    },
-                    attributes,
-                })
-            })
-            .collect();
-        let module = &reg.shaders[desc.shader].obj;
-        let targets = [desc.color.map(|c| wgpu::ColorTargetState {
-            format: texture_format(c.format),
-            blend: match c.blend {
-                BlendMode::Replace => None,
-                BlendMode::Alpha => Some(wgpu::BlendState::ALPHA_BLENDING),
-            },
-            write_mask: wgpu::ColorWrites::ALL,
-        })];
-        let obj = self.scoped(|| {
-            let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&desc.label),
-                bind_group_layouts: &layouts,
-                immediate_size: 0,
-            });
-            self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(&desc.label),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module,
-                    entry_point: Some(&desc.vertex_entry),
-                    compilation_options: Default::default(),
-                    buffers: &buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: match desc.cull {
-                        CullMode::None => None,
-                        CullMode::Back => Some(wgpu::Face::Back),
-                        CullMode::Front => Some(wgpu::Face::Front),
-                    },
-                    ..Default::default()
-                },
-                depth_stencil: desc.depth.map(|z| wgpu::DepthStencilState {
-                    format: texture_format(z.format),
-                    depth_write_enabled: Some(z.write),
-                    depth_compare: Some(compare(z.compare)),
-                    stencil: Default::default(),
-                    bias: wgpu::DepthBiasState {
-                        constant: z.bias,
-                        slope_scale: f32::from_bits(z.bias_slope_scale_bits),
-                        clamp: 0.0,
-                    },
-                }),
-                multisample: Default::default(),
-                fragment: desc.fragment_entry.as_ref().map(|fs| wgpu::FragmentState {
-                    module,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: if desc.color.is_some() { &targets } else { &[] },
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        })?;
-        drop(layouts);
-        let id = reg.pipelines.insert(Entry { meta, obj });
-        reg.pipeline_cache.insert(desc.clone(), id);
-        Ok(id)
+        self.build_pipeline(desc)
     }
 
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
@@ -732,54 +484,7 @@ impl Backend for WgpuBackend {
                 self.queue.write_buffer(&reg.buffers[w.buffer].obj, w.offset, w.data);
             }
         }
-        let mut buffers = Vec::with_capacity(passes.iter().map(|p| p.chunks.len().max(1)).sum());
-        match self.encoding {
-            Encoding::RenderBundle => {
-                let mut enc = self
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
-                let zone_slot = self.zone_slot();
-                for (pass_index, p) in passes.iter_mut().enumerate() {
-                    let timestamp_writes = pass_timestamps(zone_slot.as_ref(), pass_index);
-                    let (color, depth) = Self::pass_views(&reg, &p.desc, ChunkPosition::SINGLE);
-                    let colors = [color];
-                    let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                        label: Some(p.desc.label),
-                        color_attachments: if p.desc.color.is_some() { &colors } else { &[] },
-                        depth_stencil_attachment: depth,
-                        timestamp_writes,
-                        occlusion_query_set: None,
-                        multiview_mask: None,
-                    });
-                    rp.execute_bundles(p.chunks.iter().map(|c| match &c.encoded {
-                        Encoded::Bundle(b) => b,
-                        Encoded::Buffer(_) => unreachable!("checked above"),
-                    }));
-                    drop(rp);
-                    p.chunks.clear();
-                }
-                #[cfg(feature = "tracy")]
-                if let (Some(z), Some(slot)) = (&self.zones, zone_slot) {
-                    let labels: Vec<&'static str> = passes.iter().map(|p| p.desc.label).collect();
-                    z.end(&mut enc, slot, &labels, SubmissionId(*self.next_submission.lock() + 1));
-                }
-                buffers.push(enc.finish());
-            }
-            Encoding::CommandBuffer => {
-                for p in passes.iter_mut() {
-                    if p.chunks.is_empty() {
-                        // Nothing recorded: the pass still clears and stores its attachments.
-                        buffers.push(self.record_command_buffer(&reg, &p.desc, ChunkPosition::SINGLE, &[]));
-                    }
-                    for c in p.chunks.drain(..) {
-                        match c.encoded {
-                            Encoded::Buffer(b) => buffers.push(b),
-                            Encoded::Bundle(_) => unreachable!("checked above"),
-                        }
-                    }
-                }
-            }
-        }
+        let buffers = self.encode_frame(&reg, passes);
         let index = self.queue.submit(buffers);
         self.take_errors()?;
         let mut next = self.next_submission.lock();
@@ -813,62 +518,6 @@ impl Backend for WgpuBackend {
     }
 
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
-        let reg = self.reg.read();
-        let e = reg.textures.get(texture).ok_or(ReadbackError::InvalidHandle)?;
-        let m = &e.meta;
-        if m.format.is_depth() {
-            return Err(ReadbackError::Unsupported("depth formats are not read back as RGBA8"));
-        }
-        if !m.usage.contains(TextureUsage::COPY_SRC) {
-            return Err(ReadbackError::Unsupported("texture lacks COPY_SRC usage"));
-        }
-        let row = m.width * 4;
-        let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("switchyard-readback"),
-            size: u64::from(padded) * u64::from(m.height),
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
-        let mut enc =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-readback") });
-        enc.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &e.obj.0,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: Some(m.height),
-                },
-            },
-            wgpu::Extent3d { width: m.width, height: m.height, depth_or_array_layers: 1 },
-        );
-        self.queue.submit([enc.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
-            .map_err(|e| ReadbackError::Map(e.to_string()))?;
-        if self.lost.load(Ordering::Relaxed) {
-            return Err(ReadbackError::DeviceLost);
-        }
-        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))?;
-        let view = buffer.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?;
-        let mut pixels = Vec::with_capacity((row * m.height) as usize);
-        for y in 0..m.height as usize {
-            let start = y * padded as usize;
-            pixels.extend_from_slice(&view[start..start + row as usize]);
-        }
-        drop(view);
-        buffer.unmap();
-        Ok(Image { width: m.width, height: m.height, pixels })
+        self.read_back(texture)
     }
 }

@@ -6,11 +6,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
 use std::sync::Arc;
 use std::time::Instant;
 
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
+use switchyard::{Renderer, RendererConfig};
 use switchyard_benches::chart::{line_chart, Series};
 use switchyard_benches::sorting::{Shape, SortInput, Sorter};
 use switchyard_benches::*;
@@ -66,48 +69,46 @@ impl Report {
     }
 }
 
+/// Runs Switchyard's headline comparisons against the baselines a user would otherwise
+/// pick, in one process; prints a markdown table of ratios and writes PNG charts.
+#[derive(Parser, Debug)]
+#[command(version, about)]
 struct Options {
+    /// Smaller workloads and fewer iterations (about a minute).
+    #[arg(long)]
     quick: bool,
+    /// Skip the rows that need a GPU adapter.
+    #[arg(long)]
+    no_gpu: bool,
+    /// Folder for report.md and the charts.
+    #[arg(long, default_value = "bench-report")]
     out: PathBuf,
-    gpu: bool,
-    /// Stages to run (empty: all).
-    only: Vec<String>,
+    /// Stages to run, comma-separated (all when absent).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Vec<Stage>,
+}
+
+/// The report's stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Stage {
+    Bandwidth,
+    Sort,
+    Cull,
+    Lists,
+    Frame,
+    Digest,
+    Record,
+    Tracy,
 }
 
 impl Options {
-    fn runs(&self, stage: &str) -> bool {
-        self.only.is_empty() || self.only.iter().any(|s| s == stage)
+    fn runs(&self, stage: Stage) -> bool {
+        self.only.is_empty() || self.only.contains(&stage)
     }
-}
 
-const STAGES: [&str; 7] = ["bandwidth", "sort", "cull", "lists", "frame", "record", "tracy"];
-
-fn parse() -> Result<Options, String> {
-    let mut o = Options { quick: false, out: PathBuf::from("bench-report"), gpu: true, only: Vec::new() };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--quick" => o.quick = true,
-            "--no-gpu" => o.gpu = false,
-            "--out" => o.out = args.next().ok_or("--out needs a folder")?.into(),
-            "--only" => {
-                let list = args.next().ok_or("--only needs a comma-separated list of stages")?;
-                for s in list.split(',') {
-                    if !STAGES.contains(&s) {
-                        return Err(format!("unknown stage `{s}` (stages: {})", STAGES.join(", ")));
-                    }
-                    o.only.push(s.to_string());
-                }
-            }
-            "--help" | "-h" => {
-                println!("switchyard-bench-report [--quick] [--no-gpu] [--out DIR] [--only STAGE,...]");
-                println!("stages: {}", STAGES.join(", "));
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument `{other}` (see --help)")),
-        }
+    fn gpu(&self) -> bool {
+        !self.no_gpu
     }
-    Ok(o)
 }
 
 fn cpu_model() -> String {
@@ -132,13 +133,7 @@ fn mkeys(n: usize, secs: f64) -> f64 {
 }
 
 fn main() {
-    let o = match parse() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("switchyard-bench-report: {e}");
-            std::process::exit(2);
-        }
-    };
+    let o = Options::parse();
     if let Err(e) = std::fs::create_dir_all(&o.out) {
         eprintln!("switchyard-bench-report: {}: {e}", o.out.display());
         std::process::exit(1);
@@ -147,7 +142,7 @@ fn main() {
     let threads = thread_counts(all);
     println!("# Switchyard benchmark report{}\n", if o.quick { " (--quick)" } else { "" });
     println!("- machine: {} with {all} cores available", cpu_model());
-    let gpu = if o.gpu { WgpuBackend::new(&WgpuConfig::default()).ok() } else { None };
+    let gpu = if o.gpu() { WgpuBackend::new(&WgpuConfig::default()).ok() } else { None };
     match &gpu {
         Some(b) => {
             let i = b.adapter_info();
@@ -159,27 +154,30 @@ fn main() {
     let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now() };
     r.steps = steps(&o, threads.len(), all);
 
-    if o.runs("bandwidth") {
+    if o.runs(Stage::Bandwidth) {
         bandwidth_rows(&mut r, all);
     }
-    if o.runs("sort") {
+    if o.runs(Stage::Sort) {
         sort_rows(&mut r, &o, &threads, all);
     }
-    if o.runs("cull") {
+    if o.runs(Stage::Cull) {
         cull_rows(&mut r, &o, &threads);
     }
-    if o.runs("lists") {
+    if o.runs(Stage::Lists) {
         display_list_rows(&mut r, &o, all);
     }
-    if o.runs("frame") {
+    if o.runs(Stage::Frame) {
         frame_rows(&mut r, &o, &threads, all);
     }
-    if o.gpu && o.runs("record") {
+    if o.runs(Stage::Digest) {
+        digest_rows(&mut r, &o, all);
+    }
+    if o.gpu() && o.runs(Stage::Record) {
         if let Err(e) = record_rows(&mut r, &o, &threads, all) {
             eprintln!("\nGPU rows skipped: {e}");
         }
     }
-    if o.runs("tracy") {
+    if o.runs(Stage::Tracy) {
         tracy_rows(&mut r, &o, all);
     }
     eprintln!("\rdone in {:.0} s{:70}", r.started.elapsed().as_secs_f64(), "");
@@ -207,25 +205,28 @@ fn main() {
 /// How many progress steps the selected stages print (see each stage's `progress` calls).
 fn steps(o: &Options, t: usize, all: usize) -> usize {
     let mut n = 0;
-    if o.runs("bandwidth") {
+    if o.runs(Stage::Bandwidth) {
         n += 1;
     }
-    if o.runs("sort") {
+    if o.runs(Stage::Sort) {
         n += 3 * t + if o.quick { 0 } else { 6 };
     }
-    if o.runs("cull") {
+    if o.runs(Stage::Cull) {
         n += 1 + t + if o.quick { 0 } else { 3 };
     }
-    if o.runs("lists") {
+    if o.runs(Stage::Lists) {
         n += 2;
     }
-    if o.runs("frame") {
+    if o.runs(Stage::Frame) {
         n += 2 * t + 2;
     }
-    if o.gpu && o.runs("record") {
+    if o.runs(Stage::Digest) {
+        n += if o.gpu() { 2 } else { 1 };
+    }
+    if o.gpu() && o.runs(Stage::Record) {
         n += 1 + t + 1 + 4 + 1;
     }
-    if o.runs("tracy") && cfg!(feature = "tracy") {
+    if o.runs(Stage::Tracy) && cfg!(feature = "tracy") {
         n += if all >= 4 { 2 } else { 1 };
     }
     n
@@ -626,6 +627,58 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
             None,
         );
     }
+}
+
+/// One row of [`digest_rows`]: `on` and `off` render the same city.
+fn digest_row<B: switchyard::backend::Backend>(
+    r: &mut Report,
+    o: &Options,
+    all: usize,
+    name: &str,
+    (mut on, mut off): (Renderer<B>, Renderer<B>),
+    c: &switchyard_city::City,
+    n: usize,
+) {
+    let (rounds, frames) = if o.quick { (4, 10) } else { (10, 20) };
+    let (mut t_on, mut t_off) = (Vec::new(), Vec::new());
+    frames::run(&mut on, c, 3, 5, 0);
+    frames::run(&mut off, c, 3, 5, 0);
+    for _ in 0..rounds {
+        t_on.extend(frames::run(&mut on, c, 3, 2, frames).iter().map(|s| s.frame_ms));
+        t_off.extend(frames::run(&mut off, c, 3, 2, frames).iter().map(|s| s.frame_ms));
+    }
+    let (p_on, p_off) = (frames::percentile(&t_on, 0.5), frames::percentile(&t_off, 0.5));
+    r.row(
+        &format!("frame, {name}, {}k objects, 3 views, digest on vs off (p50 ms, CPU time of `render`)", n / 1000),
+        all,
+        format!("{p_on:.3}"),
+        format!("{p_off:.3}"),
+        "digest off",
+        p_off / p_on,
+        "-",
+        None,
+    );
+}
+
+/// The frame with the command-stream digest on and off (the null backend digests by
+/// default, wgpu does not), in alternating rounds so drift hits both alike.
+fn digest_rows(r: &mut Report, o: &Options, all: usize) {
+    let n = 1_000_000;
+    r.progress("frame, null backend, digest on vs off");
+    let config = |digest| RendererConfig { threads: all, digest: Some(digest), ..frames::bench_config() };
+    let (on, c) = frames::city_with(Arc::new(NullBackend::new(true)), n, config(true));
+    let (off, _) = frames::city_with(Arc::new(NullBackend::new(true)), n, config(false));
+    digest_row(r, o, all, "null backend", (on, off), &c, n);
+    if !o.gpu() {
+        return;
+    }
+    r.progress("frame, wgpu, digest on vs off");
+    let Ok(gpu) = WgpuBackend::new(&WgpuConfig::default()) else { return };
+    let n = if gpu.adapter_info().device_type == wgpu::DeviceType::Cpu || o.quick { 100_000 } else { 1_000_000 };
+    let gpu = Arc::new(gpu);
+    let (on, c) = frames::city_with(gpu.clone(), n, config(true));
+    let (off, _) = frames::city_with(gpu, n, config(false));
+    digest_row(r, o, all, "wgpu", (on, off), &c, n);
 }
 
 fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Result<(), String> {

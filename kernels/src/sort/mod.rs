@@ -24,12 +24,27 @@ use msd::{finish_buckets, lsd, scatter_parallel, scatter_serial};
 
 const RADIX: usize = 256;
 const DIGITS: usize = 8;
+
+/// A size threshold: as given, or 64 times smaller under miri, so that small test inputs
+/// take every path (parallel passes, split-again buckets, the nested sort) there too.
+const fn size(pairs: usize) -> usize {
+    if cfg!(miri) {
+        pairs >> 6
+    } else {
+        pairs
+    }
+}
+
 /// Below this many pairs one thread sorts.
-const PARALLEL_MIN: usize = 1 << 15;
+const PARALLEL_MIN: usize = size(1 << 15);
 /// Most pairs per block in the parallel passes.
-const BLOCK: usize = 1 << 14;
+const BLOCK: usize = size(1 << 14);
 /// Fewest pairs per block: smaller inputs get smaller blocks, so every worker gets some.
-const MIN_BLOCK: usize = 1 << 12;
+const MIN_BLOCK: usize = size(1 << 12);
+/// Fewest pairs for which the nearly-sorted path is tried.
+const NEARLY_SORTED_MIN: usize = size(1 << 10);
+/// Fewest pairs per split-again bucket.
+const SPLIT_MIN: usize = size(1 << 13);
 
 /// Pairs per block for `n` pairs on the current pool: about two blocks per worker, within
 /// `MIN_BLOCK..=BLOCK`. (The result does not depend on it: a stable sort's output is unique.)
@@ -37,9 +52,9 @@ fn block_len(n: usize) -> usize {
     (n / (2 * rayon::current_num_threads())).clamp(MIN_BLOCK, BLOCK)
 }
 /// Below this many pairs a plain LSD sort beats the MSD split.
-const HYBRID_MIN: usize = 1 << 16;
+const HYBRID_MIN: usize = size(1 << 16);
 /// Buckets at least this large are split again rather than sorted by one worker.
-const SPLIT_AGAIN: usize = 1 << 16;
+const SPLIT_AGAIN: usize = size(1 << 16);
 /// Most blocks of a split-again scatter (16 KiB of histograms on the stack).
 const SPLIT_BLOCKS: usize = 16;
 /// Default for [`RadixSorter::nearly_sorted_max_threads`].
@@ -155,7 +170,7 @@ impl RadixSorter {
     /// Sorts `keys` ascending, permuting `vals` alongside, stably.
     ///
     /// # Panics
-    /// If the slices differ in length.
+    /// If the slices differ in length or hold more than `u32::MAX` pairs.
     pub fn sort(&mut self, keys: &mut [u64], vals: &mut [u32]) {
         assert_eq!(keys.len(), vals.len(), "keys and values differ in length");
         let n = keys.len();
@@ -181,7 +196,7 @@ impl RadixSorter {
             return;
         }
         let threads = rayon::current_num_threads();
-        let try_merge = n >= 1024 && threads <= self.nearly_sorted_max_threads && descents <= n as u64 / 8;
+        let try_merge = n >= NEARLY_SORTED_MIN && threads <= self.nearly_sorted_max_threads && descents <= n as u64 / 8;
         if try_merge && self.sort_nearly_sorted(keys, vals) {
             self.last_path = SortPath::NearlySorted;
             return;
@@ -220,7 +235,7 @@ impl RadixSorter {
         };
         // Finish each bucket on its lower digits; results land back in `keys`/`vals`.
         // Buckets larger than a worker's fair share are split again (parallel only).
-        let split = parallel.then(|| (n / (2 * threads)).clamp(1 << 13, SPLIT_AGAIN));
+        let split = parallel.then(|| (n / (2 * threads)).clamp(SPLIT_MIN, SPLIT_AGAIN));
         finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, &active[..count - 1], split);
     }
 }
@@ -265,7 +280,7 @@ mod tests {
 
     #[test]
     fn matches_std_sort_on_shapes() {
-        let sizes: &[usize] = if cfg!(miri) { &[0, 1, 2, 50] } else { &[0, 1, 2, 255, 4096, 100_000] };
+        let sizes: &[usize] = if cfg!(miri) { &[0, 1, 2, 50, 1600] } else { &[0, 1, 2, 255, 4096, 100_000] };
         for &n in sizes {
             check(random(n, 7));
             let mut sorted = random(n, 9);
@@ -280,7 +295,7 @@ mod tests {
 
     #[test]
     fn parallel_path_is_stable_and_independent_of_threads() {
-        let n = if cfg!(miri) { 40_000 } else { 300_000 };
+        let n = if cfg!(miri) { 5_000 } else { 300_000 };
         let keys: Vec<u64> = random(n, 5).into_iter().map(|k| k % 1000).collect();
         let one = sort_on(1, &keys, &mut RadixSorter::new());
         assert_eq!(one, sort_on(4, &keys, &mut RadixSorter::new()));
@@ -322,7 +337,7 @@ mod tests {
 
     #[test]
     fn gaps_that_meet_across_block_edges_are_joined() {
-        let n = if cfg!(miri) { 40_000 } else { 200_000 };
+        let n = if cfg!(miri) { 4_000 } else { 200_000 };
         let edges: Vec<usize> = (1..8).map(|k| k * (n / 8)).collect();
         let mut cases: Vec<Vec<u64>> = Vec::new();
         // A key moved a few places across each edge, both directions.
@@ -355,7 +370,7 @@ mod tests {
     #[test]
     fn nearly_sorted_path_is_independent_of_threads() {
         // Enough changed keys that the set-aside ones take the parallel sort too.
-        let n = if cfg!(miri) { 40_000 } else { 600_000 };
+        let n = if cfg!(miri) { 9_600 } else { 600_000 };
         let mut keys: Vec<u64> = random(n, 21).into_iter().map(|k| k % 20_000).collect();
         keys.sort_unstable();
         let mut rng = Pcg64Mcg::seed_from_u64(22);
@@ -369,7 +384,7 @@ mod tests {
             }
             let out = sort_on(threads, &keys, &mut s);
             assert_eq!(out.2, merge_path);
-            if merge_path && !cfg!(miri) && threads > 1 {
+            if merge_path && threads > 1 {
                 let rest = s.rest_keys.len();
                 assert!(rest >= PARALLEL_MIN, "{rest} set aside: the nested parallel sort is exercised");
             }
@@ -385,7 +400,7 @@ mod tests {
     #[test]
     fn skewed_keys_split_big_buckets_again_and_stay_stable() {
         // Few distinct top digits (render-shaped): buckets far larger than SPLIT_AGAIN.
-        let n = if cfg!(miri) { 40_000 } else { 400_000 };
+        let n = if cfg!(miri) { 6_400 } else { 400_000 };
         let keys: Vec<u64> = random(n, 31)
             .into_iter()
             .enumerate()

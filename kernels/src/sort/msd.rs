@@ -146,7 +146,10 @@ pub(super) fn scatter_parallel(
     d: usize,
 ) -> [usize; RADIX + 1] {
     let n = sk.len();
-    debug_assert_eq!(hist.len(), n.div_ceil(block));
+    // The writes below rely on these (SAFETY 1 and 2): checked once per call, not per pair.
+    assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
+    assert!(n <= u32::MAX as usize, "more pairs than the u32 histograms count");
+    assert_eq!(hist.len(), n.div_ceil(block), "one histogram per block");
     hist.par_iter_mut().zip(sk.par_chunks(block)).for_each(|(h, c)| {
         *h = [0; RADIX];
         for &k in c {
@@ -175,8 +178,9 @@ pub(super) fn scatter_parallel(
             let b = digit(k, d);
             let o = offs[b] as usize;
             debug_assert!(o < n);
-            // SAFETY: 1. `o < n`: the offsets are an exclusive prefix sum of counts that add
-            //            up to `n` = `dk.len()` = `dv.len()`.
+            // SAFETY: 1. `o < n`: the offsets are an exclusive prefix sum of the counts of
+            //            every (block, bucket), which add up to `n` = `dk.len()` = `dv.len()`
+            //            (asserted above; the counts are u32 and `n` fits one).
             //         2. Each (block, bucket) owns the range [offs, offs + count) and writes
             //            each index once, so no two writes (same or other thread) alias.
             //         3. `dk`/`dv` are exclusively borrowed for this call and not read here.

@@ -73,7 +73,7 @@ impl<B: Backend> Renderer<B> {
 
     /// Appends a mesh to the shared vertex and index buffers.
     pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
-        if mesh.vertices.is_empty() || mesh.indices.is_empty() || mesh.indices.len() % 3 != 0 {
+        if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
             return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
         }
         if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {

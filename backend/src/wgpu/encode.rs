@@ -1,0 +1,216 @@
+//! Encoding: validated commands into render passes or bundles, and a frame's chunks into
+//! command buffers for `queue.submit`.
+
+use super::*;
+
+/// A trait over `RenderPass` and `RenderBundleEncoder` so one encoder loop serves both.
+pub(super) trait Encoder<'a>: wgpu::util::RenderEncoder<'a> {
+    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32);
+}
+
+impl<'a> Encoder<'a> for wgpu::RenderPass<'a> {
+    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32) {
+        wgpu::RenderPass::multi_draw_indexed_indirect(self, buffer, offset, count);
+    }
+}
+
+impl<'a> Encoder<'a> for wgpu::RenderBundleEncoder<'a> {
+    fn multi_draw_indexed_indirect(&mut self, buffer: &'a wgpu::Buffer, offset: u64, count: u32) {
+        for i in 0..u64::from(count) {
+            self.draw_indexed_indirect(buffer, offset + i * DRAW_INDEXED_INDIRECT_SIZE);
+        }
+    }
+}
+
+/// Encodes validated commands. Handles were checked by the validator under the same read
+/// lock, so a missing one here is a bug in this crate.
+pub(super) fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObjects>, commands: &[Command]) {
+    #[cold]
+    fn bug() -> ! {
+        unreachable!("handle vanished between validation and encoding")
+    }
+    for cmd in commands {
+        match *cmd {
+            Command::SetPipeline(p) => enc.set_pipeline(&reg.pipelines.get(p).unwrap_or_else(|| bug()).obj),
+            Command::SetBindGroup { index, group, offsets } => {
+                let g = &reg.bind_groups.get(group).unwrap_or_else(|| bug()).obj;
+                enc.set_bind_group(index, Some(g), offsets.as_slice());
+            }
+            Command::SetVertexBuffer { slot, buffer, offset } => {
+                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
+                enc.set_vertex_buffer(slot, Some(b.slice(offset..)));
+            }
+            Command::SetIndexBuffer { buffer, format, offset } => {
+                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
+                enc.set_index_buffer(b.slice(offset..), index_format(format));
+            }
+            Command::Draw { first_vertex, vertex_count, first_instance, instance_count } => {
+                enc.draw(first_vertex..first_vertex + vertex_count, first_instance..first_instance + instance_count);
+            }
+            Command::DrawIndexed { first_index, index_count, base_vertex, first_instance, instance_count } => {
+                enc.draw_indexed(
+                    first_index..first_index + index_count,
+                    base_vertex,
+                    first_instance..first_instance + instance_count,
+                );
+            }
+            Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
+                let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
+                enc.multi_draw_indexed_indirect(b, offset, count);
+            }
+        }
+    }
+}
+
+/// One frame's GPU-zone queries (feature `tracy`; nothing otherwise).
+#[cfg(feature = "tracy")]
+pub(super) type ZoneSlot = gpu_zones::Slot;
+#[cfg(not(feature = "tracy"))]
+pub(super) type ZoneSlot = ();
+
+/// Timestamp writes of pass `i` of a frame, when GPU zones are on.
+#[cfg(feature = "tracy")]
+pub(super) fn pass_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+    slot.and_then(|s| gpu_zones::GpuZones::writes(s, i))
+}
+#[cfg(not(feature = "tracy"))]
+pub(super) fn pass_timestamps(_slot: Option<&ZoneSlot>, _i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+    None
+}
+
+impl WgpuBackend {
+    pub(super) fn pass_views<'r>(
+        reg: &'r Registry<WgpuObjects>,
+        pass: &PassDesc,
+        position: ChunkPosition,
+    ) -> (Option<wgpu::RenderPassColorAttachment<'r>>, Option<wgpu::RenderPassDepthStencilAttachment<'r>>) {
+        let first = position.index == 0;
+        let last = position.index + 1 >= position.count;
+        let color = pass.color.and_then(|c| {
+            let view = &reg.textures.get(c.texture)?.obj.1;
+            let load = if first { c.load } else { LoadOp::Load };
+            let store = if last { c.store } else { StoreOp::Store };
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: color_ops(load, store),
+            })
+        });
+        let depth = pass.depth.and_then(|d| {
+            let view = &reg.textures.get(d.texture)?.obj.1;
+            let load = if first { d.load } else { LoadOp::Load };
+            let store = if last { d.store } else { StoreOp::Store };
+            Some(wgpu::RenderPassDepthStencilAttachment {
+                view,
+                depth_ops: Some(depth_ops(load, store)),
+                stencil_ops: None,
+            })
+        });
+        (color, depth)
+    }
+
+    pub(super) fn record_bundle(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        layout: &PassLayout,
+        commands: &[Command],
+    ) -> wgpu::RenderBundle {
+        let color_formats = [layout.color.map(texture_format)];
+        let mut enc = self.device.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+            label: Some("switchyard-chunk"),
+            color_formats: if layout.color.is_some() { &color_formats } else { &[] },
+            depth_stencil: layout.depth.map(|f| wgpu::RenderBundleDepthStencil {
+                format: texture_format(f),
+                depth_read_only: false,
+                stencil_read_only: true,
+            }),
+            sample_count: 1,
+            multiview: None,
+        });
+        encode(&mut enc, reg, commands);
+        enc.finish(&wgpu::RenderBundleDescriptor { label: Some("switchyard-chunk") })
+    }
+
+    pub(super) fn record_command_buffer(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        pass: &PassDesc,
+        position: ChunkPosition,
+        commands: &[Command],
+    ) -> wgpu::CommandBuffer {
+        let mut enc =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-chunk") });
+        {
+            let (color, depth) = Self::pass_views(reg, pass, position);
+            let colors = [color];
+            let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(pass.label),
+                color_attachments: if pass.color.is_some() { &colors } else { &[] },
+                depth_stencil_attachment: depth,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            encode(&mut rp, reg, commands);
+        }
+        enc.finish()
+    }
+
+    /// The command buffers of a frame whose chunks were checked against its passes.
+    pub(super) fn encode_frame(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        passes: &mut [PassSubmit<WgpuChunk>],
+    ) -> Vec<wgpu::CommandBuffer> {
+        let mut buffers = Vec::with_capacity(passes.iter().map(|p| p.chunks.len().max(1)).sum());
+        match self.encoding {
+            Encoding::RenderBundle => {
+                let mut enc = self
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
+                let zone_slot = self.zone_slot();
+                for (pass_index, p) in passes.iter_mut().enumerate() {
+                    let timestamp_writes = pass_timestamps(zone_slot.as_ref(), pass_index);
+                    let (color, depth) = Self::pass_views(reg, &p.desc, ChunkPosition::SINGLE);
+                    let colors = [color];
+                    let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                        label: Some(p.desc.label),
+                        color_attachments: if p.desc.color.is_some() { &colors } else { &[] },
+                        depth_stencil_attachment: depth,
+                        timestamp_writes,
+                        occlusion_query_set: None,
+                        multiview_mask: None,
+                    });
+                    rp.execute_bundles(p.chunks.iter().map(|c| match &c.encoded {
+                        Encoded::Bundle(b) => b,
+                        Encoded::Buffer(_) => unreachable!("checked above"),
+                    }));
+                    drop(rp);
+                    p.chunks.clear();
+                }
+                #[cfg(feature = "tracy")]
+                if let (Some(z), Some(slot)) = (&self.zones, zone_slot) {
+                    let labels: Vec<&'static str> = passes.iter().map(|p| p.desc.label).collect();
+                    z.end(&mut enc, slot, &labels, SubmissionId(*self.next_submission.lock() + 1));
+                }
+                buffers.push(enc.finish());
+            }
+            Encoding::CommandBuffer => {
+                for p in passes.iter_mut() {
+                    if p.chunks.is_empty() {
+                        // Nothing recorded: the pass still clears and stores its attachments.
+                        buffers.push(self.record_command_buffer(reg, &p.desc, ChunkPosition::SINGLE, &[]));
+                    }
+                    for c in p.chunks.drain(..) {
+                        match c.encoded {
+                            Encoded::Buffer(b) => buffers.push(b),
+                            Encoded::Bundle(_) => unreachable!("checked above"),
+                        }
+                    }
+                }
+            }
+        }
+        buffers
+    }
+}

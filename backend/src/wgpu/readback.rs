@@ -1,0 +1,66 @@
+//! Reading a color target back to the CPU as tightly packed RGBA8 rows.
+
+use super::*;
+
+impl WgpuBackend {
+    /// Copies `texture` into a mapped buffer and unpads its rows (waits for the GPU).
+    pub(super) fn read_back(&self, texture: TextureId) -> Result<Image, ReadbackError> {
+        let reg = self.reg.read();
+        let e = reg.textures.get(texture).ok_or(ReadbackError::InvalidHandle)?;
+        let m = &e.meta;
+        if m.format.is_depth() {
+            return Err(ReadbackError::Unsupported("depth formats are not read back as RGBA8"));
+        }
+        if !m.usage.contains(TextureUsage::COPY_SRC) {
+            return Err(ReadbackError::Unsupported("texture lacks COPY_SRC usage"));
+        }
+        let row = m.width * 4;
+        let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("switchyard-readback"),
+            size: u64::from(padded) * u64::from(m.height),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-readback") });
+        enc.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &e.obj.0,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(m.height),
+                },
+            },
+            wgpu::Extent3d { width: m.width, height: m.height, depth_or_array_layers: 1 },
+        );
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map_err(|e| ReadbackError::Map(e.to_string()))?;
+        if self.lost.load(Ordering::Relaxed) {
+            return Err(ReadbackError::DeviceLost);
+        }
+        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))?;
+        let view = buffer.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?;
+        let mut pixels = Vec::with_capacity((row * m.height) as usize);
+        for y in 0..m.height as usize {
+            let start = y * padded as usize;
+            pixels.extend_from_slice(&view[start..start + row as usize]);
+        }
+        drop(view);
+        buffer.unmap();
+        Ok(Image { width: m.width, height: m.height, pixels })
+    }
+}

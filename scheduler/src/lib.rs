@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | scene | [`scene`] | dense structure-of-arrays objects, slotmap handles |
 //! | cull | `cull` | `VisibleList`: visible objects per view, materials they use |
-//! | sort | `sort` ([`sort::key`]) | `SortedQueue`: objects in draw order and their keys |
+//! | sort | `sort` (key layout: [`sort_key`]) | `SortedQueue`: objects in draw order and their keys |
 //! | batch | `batch` | `Batches`: runs of equal state, one instanced draw each |
 //! | patch | `patch` | `PatchedLists`: display lists and constant blocks per material |
 //! | record | `record` | `RecordedPass`: backend command chunks, in order |
@@ -78,17 +78,17 @@
 #![deny(missing_docs)]
 
 pub mod scene;
-pub mod view;
+mod view;
 
 mod batch;
 mod cull;
 mod graph;
 pub mod material;
 mod patch;
-pub mod profile;
+mod profile;
 mod record;
 mod renderer;
-pub mod sort;
+mod sort;
 mod stats;
 mod submit;
 
@@ -102,6 +102,7 @@ pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,
     CASTS_SHADOWS,
 };
+pub use sort::key as sort_key;
 pub use sort::key::{SortKey, SortKeyFields};
 pub use stats::FrameStats;
 pub use submit::SubmitReport;

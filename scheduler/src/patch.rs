@@ -100,7 +100,7 @@ pub(crate) fn patch_frame<B: Backend>(
             if f {
                 let i = rec.list(shader, variant, PassKind::Forward, &ctx.build, &mut counts).map_err(err)?;
                 list.forward = rec.lists[i].pipeline;
-                list.group = rec.group;
+                list.group = rec.lists[i].group.unwrap_or(rec.group);
                 out.list_index[m] = i as u32;
             }
             if s {

@@ -7,7 +7,7 @@
 /// Zones use static source locations (no allocation) and are opened only while a profiler
 /// is connected; otherwise opening one is a single atomic load.
 #[must_use]
-pub struct Zone {
+pub(crate) struct Zone {
     #[cfg(feature = "tracy")]
     span: Option<tracy_client::Span>,
 }
@@ -23,7 +23,7 @@ impl Zone {
     #[cfg(feature = "tracy")]
     #[doc(hidden)]
     #[inline(always)]
-    pub fn open(loc: &'static tracy_client::SpanLocation) -> Self {
+    pub(crate) fn open(loc: &'static tracy_client::SpanLocation) -> Self {
         let span = if tracy_client::Client::is_connected() {
             tracy_client::Client::running().map(|c| c.span(loc, 0))
         } else {
@@ -36,14 +36,14 @@ impl Zone {
     #[cfg(not(feature = "tracy"))]
     #[doc(hidden)]
     #[inline(always)]
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Zone {}
     }
 
     /// Attaches text to the zone: `write` fills a reused per-thread buffer and runs only
     /// while a profiler records this zone (no allocation in steady state).
     #[inline(always)]
-    pub fn with_text(self, write: impl FnOnce(&mut String)) -> Self {
+    pub(crate) fn with_text(self, write: impl FnOnce(&mut String)) -> Self {
         #[cfg(feature = "tracy")]
         if let Some(s) = &self.span {
             thread_local!(static TEXT: std::cell::RefCell<String> = std::cell::RefCell::new(String::with_capacity(256)));
@@ -110,14 +110,14 @@ pub(crate) use {plot, zone, zone_text};
 /// Starts the profiler client (with the `tracy` feature; it then waits for a profiler to
 /// connect, collecting nothing until one does). Idempotent.
 #[inline(always)]
-pub fn start() {
+pub(crate) fn start() {
     #[cfg(feature = "tracy")]
     let _ = tracy_client::Client::start();
 }
 
 /// Names the current thread in the profiler.
 #[inline(always)]
-pub fn thread_name(name: &str) {
+pub(crate) fn thread_name(name: &str) {
     #[cfg(feature = "tracy")]
     if let Some(c) = tracy_client::Client::running() {
         c.set_thread_name(name);
@@ -128,7 +128,7 @@ pub fn thread_name(name: &str) {
 
 /// Marks the end of a frame.
 #[inline(always)]
-pub fn frame_mark() {
+pub(crate) fn frame_mark() {
     #[cfg(feature = "tracy")]
     if let Some(c) = tracy_client::Client::running() {
         c.frame_mark();

@@ -426,10 +426,15 @@ mod tests {
 
     #[test]
     fn block_hierarchy_gives_exactly_the_per_object_result() {
-        let n = if cfg!(miri) { 1_200 } else { 20_000 };
-        for (coherent, spread) in [(true, 100.0), (false, 100.0), (true, 1e5), (true, 0.01)] {
+        let n = if cfg!(miri) { 700 } else { 20_000 };
+        let cases: &[(bool, f32)] = if cfg!(miri) {
+            &[(true, 100.0), (false, 1e5)]
+        } else {
+            &[(true, 100.0), (false, 100.0), (true, 1e5), (true, 0.01)]
+        };
+        for &(coherent, spread) in cases {
             let mut o = random_objects(n, 3, spread, coherent);
-            o.cy[777] = f32::NAN; // a block with non-finite bounds: tested per object
+            o.cy[n / 2] = f32::NAN; // a block with non-finite bounds: tested per object
             let blocks = CullBlocks::build(&o.input());
             assert_eq!(blocks.len(), n.div_ceil(CULL_BLOCK));
             let mut classes = [0usize; 3];
@@ -445,8 +450,9 @@ mod tests {
                     }
                 }
             }
-            if coherent && spread == 100.0 {
-                // The hierarchy does something on coherent data: every class occurs.
+            if coherent && spread == 100.0 && !cfg!(miri) {
+                // The hierarchy does something on coherent data: every class occurs (the
+                // few large blocks of miri's small input need not).
                 assert!(classes.iter().all(|&c| c > 0), "{classes:?}");
             }
         }

@@ -25,11 +25,11 @@ use msd::{finish_buckets, lsd, scatter_parallel, scatter_serial};
 const RADIX: usize = 256;
 const DIGITS: usize = 8;
 
-/// A size threshold: as given, or 64 times smaller under miri, so that small test inputs
-/// take every path (parallel passes, split-again buckets, the nested sort) there too.
+/// A size threshold: as given, or 256 times smaller under miri, so that the small inputs
+/// miri can run take every path (parallel passes, split-again buckets, the nested sort).
 const fn size(pairs: usize) -> usize {
     if cfg!(miri) {
-        pairs >> 6
+        pairs >> 8
     } else {
         pairs
     }
@@ -272,6 +272,9 @@ mod tests {
         })
     }
 
+    /// The most threads a test sorts on (fewer under miri, where each costs much).
+    const MANY: usize = if cfg!(miri) { 4 } else { 8 };
+
     /// `n` random keys from `seed`.
     fn random(n: usize, seed: u64) -> Vec<u64> {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
@@ -280,7 +283,7 @@ mod tests {
 
     #[test]
     fn matches_std_sort_on_shapes() {
-        let sizes: &[usize] = if cfg!(miri) { &[0, 1, 2, 50, 1600] } else { &[0, 1, 2, 255, 4096, 100_000] };
+        let sizes: &[usize] = if cfg!(miri) { &[0, 1, 2, 20, 600] } else { &[0, 1, 2, 20, 255, 4096, 100_000] };
         for &n in sizes {
             check(random(n, 7));
             let mut sorted = random(n, 9);
@@ -295,7 +298,7 @@ mod tests {
 
     #[test]
     fn parallel_path_is_stable_and_independent_of_threads() {
-        let n = if cfg!(miri) { 5_000 } else { 300_000 };
+        let n = if cfg!(miri) { 1_200 } else { 300_000 };
         let keys: Vec<u64> = random(n, 5).into_iter().map(|k| k % 1000).collect();
         let one = sort_on(1, &keys, &mut RadixSorter::new());
         assert_eq!(one, sort_on(4, &keys, &mut RadixSorter::new()));
@@ -304,7 +307,7 @@ mod tests {
 
     #[test]
     fn nearly_sorted_input_takes_the_merge_path_and_stays_stable() {
-        let n = if cfg!(miri) { 3000 } else { 200_000 };
+        let n = if cfg!(miri) { 800 } else { 200_000 };
         let mut keys: Vec<u64> = random(n, 11).into_iter().map(|k| k % 5000).collect();
         keys.sort_unstable();
         // Change 1% of keys in place: last frame's order, a few objects moved.
@@ -337,7 +340,7 @@ mod tests {
 
     #[test]
     fn gaps_that_meet_across_block_edges_are_joined() {
-        let n = if cfg!(miri) { 4_000 } else { 200_000 };
+        let n = if cfg!(miri) { 1_000 } else { 200_000 };
         let edges: Vec<usize> = (1..8).map(|k| k * (n / 8)).collect();
         let mut cases: Vec<Vec<u64>> = Vec::new();
         // A key moved a few places across each edge, both directions.
@@ -353,15 +356,16 @@ mod tests {
         cases.push(b);
         // Dense changes around edges, with duplicates.
         let mut c: Vec<u64> = (0..n as u64).map(|k| k / 3).collect();
+        let dense = if cfg!(miri) { 8 } else { 40 };
         for &e in &edges {
-            for d in 0..40 {
-                c[e - 20 + d] = ((e as u64 / 3) + 29 - d as u64) % (n as u64 / 3);
+            for d in 0..dense {
+                c[e - dense / 2 + d] = ((e / 3 + dense * 3 / 4 - d) % (n / 3)) as u64;
             }
         }
         cases.push(c);
         for keys in cases {
             check(keys.clone());
-            let results: Vec<_> = [1, 3, 8].map(|t| sort_on(t, &keys, &mut RadixSorter::new())).into();
+            let results: Vec<_> = [1, 3, MANY].map(|t| sort_on(t, &keys, &mut RadixSorter::new())).into();
             assert!(results.iter().all(|r| r.2), "the merge path ran");
             assert!(results.windows(2).all(|w| w[0] == w[1]));
         }
@@ -370,7 +374,7 @@ mod tests {
     #[test]
     fn nearly_sorted_path_is_independent_of_threads() {
         // Enough changed keys that the set-aside ones take the parallel sort too.
-        let n = if cfg!(miri) { 9_600 } else { 600_000 };
+        let n = if cfg!(miri) { 2_400 } else { 600_000 };
         let mut keys: Vec<u64> = random(n, 21).into_iter().map(|k| k % 20_000).collect();
         keys.sort_unstable();
         let mut rng = Pcg64Mcg::seed_from_u64(22);
@@ -392,15 +396,15 @@ mod tests {
         };
         let one = run(1, true);
         assert_eq!(one, run(3, true));
-        assert_eq!(one, run(8, true));
-        assert_eq!(one, run(8, false), "the merge path and the full sort agree");
+        assert_eq!(one, run(MANY, true));
+        assert_eq!(one, run(MANY, false), "the merge path and the full sort agree");
         check(keys);
     }
 
     #[test]
     fn skewed_keys_split_big_buckets_again_and_stay_stable() {
         // Few distinct top digits (render-shaped): buckets far larger than SPLIT_AGAIN.
-        let n = if cfg!(miri) { 6_400 } else { 400_000 };
+        let n = if cfg!(miri) { 1_600 } else { 400_000 };
         let keys: Vec<u64> = random(n, 31)
             .into_iter()
             .enumerate()

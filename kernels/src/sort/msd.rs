@@ -13,12 +13,34 @@ unsafe impl<T: Send> Send for Scatter<T> {}
 // SAFETY: as above; the pointer is never read through concurrently.
 unsafe impl<T: Send> Sync for Scatter<T> {}
 
+/// Buckets this small are insertion-sorted: a digit pass costs two 256-entry loops.
+const INSERTION_MAX: usize = 24;
+
+/// Stable insertion sort of `k`/`v` (an element moves left only past strictly larger keys).
+fn insertion_sort(k: &mut [u64], v: &mut [u32]) {
+    for i in 1..k.len() {
+        let (key, val) = (k[i], v[i]);
+        let mut j = i;
+        while j > 0 && k[j - 1] > key {
+            k[j] = k[j - 1];
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        k[j] = key;
+        v[j] = val;
+    }
+}
+
 /// Stable LSD sort of `k`/`v` over `digits` (ascending), using `tk`/`tv` as scratch;
 /// digits constant in this input are skipped. Returns `true` when the result ended in
 /// the scratch arrays, `false` when it is in `k`/`v`.
 pub(super) fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], digits: &[usize]) -> bool {
     let n = k.len();
     if n < 2 || digits.is_empty() {
+        return false;
+    }
+    if n <= INSERTION_MAX {
+        insertion_sort(k, v);
         return false;
     }
     let mut h = [[0u32; RADIX]; DIGITS];

@@ -146,9 +146,9 @@ impl<B: Backend> Renderer<B> {
             return Err(e);
         }
         let blocks_ms = self.refresh_cull_blocks();
-        self.swap_uploads(&mut packet);
+        self.swap_uploads(&mut packet, views.len());
         let ran = self.run_jobs(views.len());
-        self.swap_uploads(&mut packet);
+        self.swap_uploads(&mut packet, views.len());
         let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame, ..FrameStats::default() };
         let error = ran.err().or_else(|| self.gather(views, &mut packet, &mut stats));
         if let Some(e) = error {
@@ -336,10 +336,11 @@ impl<B: Backend> Renderer<B> {
         t.elapsed().as_secs_f64() * 1e3
     }
 
-    /// Moves the packet's per-view and constant upload memory into the stage outputs that
-    /// fill it, and back after the jobs (no copy: the vectors trade places).
-    fn swap_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
-        packet.views.resize_with(self.views.len(), ViewUpload::default);
+    /// Moves the packet's upload memory for the first `views` views and the constants into
+    /// the stage outputs that fill it, and back after the jobs (no copy: the vectors trade
+    /// places).
+    fn swap_uploads(&mut self, packet: &mut FramePacket<B::Chunk>, views: usize) {
+        packet.views.resize_with(views, ViewUpload::default);
         for (w, up) in self.views.iter_mut().zip(&mut packet.views) {
             std::mem::swap(&mut w.recorded.get_mut().upload, up);
         }

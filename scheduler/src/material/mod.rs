@@ -14,6 +14,8 @@ mod display_list;
 mod sheet;
 
 pub use display_list::ListCounts;
+#[cfg(test)]
+use display_list::Patch;
 pub(crate) use display_list::{BuildCtx, DisplayList};
 
 pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
@@ -21,8 +23,8 @@ pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
 use parking_lot::Mutex;
 use switchyard_backend::{
     Backend, BindGroupId, BindGroupLayoutId, ColorTargetState, CompareFunction, CullMode, DepthState, PipelineDesc,
-    ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute,
-    VertexBufferLayout, VertexFormat,
+    ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute, VertexBufferLayout,
+    VertexFormat,
 };
 
 use crate::ResourceError;

@@ -98,14 +98,21 @@ impl<B: Backend> Renderer<B> {
             })
             .map(|i| i as u32)
             .collect();
-        // Keys, packed from the documented layout; a stable sort.
+        // Keys, packed from the documented layout; a stable sort. Each material's state
+        // (shader, variant from its keywords and the global ones, transparency) once.
         let materials = self.materials.read();
-        let state = |m: u32| {
-            let r = materials[m as usize].as_ref().expect("objects use live materials");
-            let shader = &self.shared.shaders[r.shader as usize];
-            let global = self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
-            (r.shader, r.keyword_mask | global, r.transparent)
-        };
+        let states: Vec<Option<(u32, u32, bool)>> = materials
+            .iter()
+            .map(|rec| {
+                rec.as_ref().map(|r| {
+                    let shader = &self.shared.shaders[r.shader as usize];
+                    let global =
+                        self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+                    (r.shader, r.keyword_mask | global, r.transparent)
+                })
+            })
+            .collect();
+        let state = |m: u32| states[m as usize].expect("objects use live materials");
         let mut items: Vec<(u64, u32)> = visible
             .iter()
             .map(|&i| {

@@ -379,7 +379,7 @@ mod tests {
 
     fn frustums() -> Vec<Frustum> {
         let mut v = vec![camera()];
-        for k in 0..if cfg!(miri) { 2 } else { 24 } {
+        for k in 0..if cfg!(miri) { 1 } else { 24 } {
             let a = k as f32 * 0.7;
             let eye = Vec3::new(a.cos() * 60.0, 5.0 + k as f32, a.sin() * 60.0);
             let proj = Mat4::perspective_rh(0.4 + 0.05 * k as f32, 1.7, 0.5, 40.0 + 10.0 * k as f32);
@@ -426,7 +426,7 @@ mod tests {
 
     #[test]
     fn block_hierarchy_gives_exactly_the_per_object_result() {
-        let n = if cfg!(miri) { 700 } else { 20_000 };
+        let n = if cfg!(miri) { 520 } else { 20_000 };
         let cases: &[(bool, f32)] = if cfg!(miri) {
             &[(true, 100.0), (false, 1e5)]
         } else {

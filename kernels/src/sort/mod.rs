@@ -374,11 +374,11 @@ mod tests {
     #[test]
     fn nearly_sorted_path_is_independent_of_threads() {
         // Enough changed keys that the set-aside ones take the parallel sort too.
-        let n = if cfg!(miri) { 2_400 } else { 600_000 };
+        let n = if cfg!(miri) { 1_600 } else { 600_000 };
         let mut keys: Vec<u64> = random(n, 21).into_iter().map(|k| k % 20_000).collect();
         keys.sort_unstable();
         let mut rng = Pcg64Mcg::seed_from_u64(22);
-        for _ in 0..n / 30 {
+        for _ in 0..n / if cfg!(miri) { 20 } else { 30 } {
             keys[rng.gen_range(0..n)] = rng.gen_range(0..20_000);
         }
         let run = |threads, merge_path: bool| {
@@ -404,7 +404,7 @@ mod tests {
     #[test]
     fn skewed_keys_split_big_buckets_again_and_stay_stable() {
         // Few distinct top digits (render-shaped): buckets far larger than SPLIT_AGAIN.
-        let n = if cfg!(miri) { 1_600 } else { 400_000 };
+        let n = if cfg!(miri) { 1_024 } else { 400_000 };
         let keys: Vec<u64> = random(n, 31)
             .into_iter()
             .enumerate()

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use switchyard_backend::{Backend, BindGroupId, PipelineId};
 
 use crate::cull::MaterialSet;
-use crate::material::{BuildCtx, ListCounts, MaterialRecord, PassKind, PropertySheet, ShaderRecord, CONSTANT_SLOT};
+use crate::material::{BuildCtx, Library, ListCounts, PassKind, PropertySheet, CONSTANT_SLOT};
 use crate::profile;
 use crate::renderer::RenderError;
 use crate::sort::MaterialFrame;
@@ -64,17 +64,13 @@ impl PatchedLists {
 /// What the patch stage reads.
 pub(crate) struct PatchCtx<'a, B: Backend> {
     pub(crate) build: BuildCtx<'a, B>,
-    pub(crate) shaders: &'a [ShaderRecord],
     pub(crate) mat_frames: &'a [MaterialFrame],
 }
 
 /// Looks up or builds the lists of every material the views saw ([`PatchedLists::add_used`])
 /// and fills the constant slots.
-pub(crate) fn patch_frame<B: Backend>(
-    ctx: &PatchCtx<'_, B>,
-    materials: &mut [Option<MaterialRecord>],
-    out: &mut PatchedLists,
-) {
+pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Library, out: &mut PatchedLists) {
+    let Library { shaders, materials } = library;
     let _z = profile::zone!("patch");
     let t = std::time::Instant::now();
     out.error = None;
@@ -93,7 +89,7 @@ pub(crate) fn patch_frame<B: Backend>(
     for (m, (rec, list)) in materials.iter_mut().zip(out.lists.iter_mut()).enumerate() {
         let (f, s) = (fwd.contains(m), shadow.contains(m));
         let Some(rec) = rec.as_mut().filter(|_| f || s) else { continue };
-        let shader = &ctx.shaders[rec.shader as usize];
+        let shader = &mut shaders[rec.shader as usize];
         let variant = ctx.mat_frames[m].variant;
         let err = |source| RenderError::DisplayList { material: m as u32, source };
         let built = (|| {

@@ -86,7 +86,7 @@ impl MaterialRecord {
     /// Finds or builds the list for (variant, pass); returns its index in `lists`.
     pub(crate) fn list<B: Backend>(
         &mut self,
-        shader: &ShaderRecord,
+        shader: &mut ShaderRecord,
         variant: u32,
         pass: PassKind,
         ctx: &BuildCtx<'_, B>,
@@ -117,7 +117,7 @@ impl MaterialRecord {
 
     fn build<B: Backend>(
         &self,
-        shader: &ShaderRecord,
+        shader: &mut ShaderRecord,
         variant: u32,
         pass: PassKind,
         ctx: &BuildCtx<'_, B>,

@@ -20,7 +20,6 @@ pub(crate) use display_list::{BuildCtx, DisplayList};
 
 pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
 
-use parking_lot::Mutex;
 use switchyard_backend::{
     Backend, BindGroupId, BindGroupLayoutId, ColorTargetState, CompareFunction, CullMode, DepthState, PipelineDesc,
     ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute, VertexBufferLayout,
@@ -90,7 +89,8 @@ pub(crate) struct ShaderRecord {
     pub(crate) keywords: Vec<String>,
     pub(crate) decls: Vec<Decl>,
     pub(crate) block_size: u32,
-    variants: Mutex<Vec<(u32, ShaderId)>>,
+    /// Compiled variants: (mask, module).
+    variants: Vec<(u32, ShaderId)>,
 }
 
 impl ShaderRecord {
@@ -121,7 +121,7 @@ impl ShaderRecord {
             keywords: desc.keywords.clone(),
             decls,
             block_size,
-            variants: Mutex::new(Vec::new()),
+            variants: Vec::new(),
         })
     }
 
@@ -141,16 +141,15 @@ impl ShaderRecord {
     }
 
     /// The compiled module of one variant (compiled on first use).
-    pub(crate) fn variant_module<B: Backend>(&self, backend: &B, mask: u32) -> Result<ShaderId, ResourceError> {
-        let mut v = self.variants.lock();
-        if let Some(&(_, id)) = v.iter().find(|(m, _)| *m == mask) {
+    pub(crate) fn variant_module<B: Backend>(&mut self, backend: &B, mask: u32) -> Result<ShaderId, ResourceError> {
+        if let Some(&(_, id)) = self.variants.iter().find(|(m, _)| *m == mask) {
             return Ok(id);
         }
         let id = backend.create_shader(&BackendShaderDesc {
             label: format!("{}#{mask:x}", self.name),
             wgsl: self.variant_source(mask),
         })?;
-        v.push((mask, id));
+        self.variants.push((mask, id));
         Ok(id)
     }
 
@@ -257,6 +256,16 @@ pub struct MaterialDesc {
     pub transparent: bool,
 }
 
+/// The shaders and materials: what the patch job reads and extends (compiled variants,
+/// display lists) while it runs, in one slot.
+#[derive(Debug, Default)]
+pub(crate) struct Library {
+    /// Shader records by dense index.
+    pub(crate) shaders: Vec<ShaderRecord>,
+    /// Material records by dense index (`None`: removed).
+    pub(crate) materials: Vec<Option<MaterialRecord>>,
+}
+
 /// A material and its display lists.
 #[derive(Debug)]
 pub(crate) struct MaterialRecord {
@@ -276,7 +285,7 @@ mod tests {
 
     #[test]
     fn constant_block_layout_and_patches_land_at_their_offsets() {
-        let shader = ShaderRecord::new(&ShaderDesc::lit()).unwrap();
+        let mut shader = ShaderRecord::new(&ShaderDesc::lit()).unwrap();
         let off = |n: &str| shader.decls.iter().find(|d| d.name == n).unwrap().offset;
         assert_eq!(
             (off("_BaseColor"), off("_Emission"), off("_Roughness"), off("_RimStrength"), off("_Time")),
@@ -317,7 +326,7 @@ mod tests {
         };
         let ctx = BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0, cache: true };
         let mut counts = ListCounts::default();
-        let i = mat.list(&shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
+        let i = mat.list(&mut shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
         let list = &mat.lists[i];
         assert_eq!(list.patches, vec![Patch { dst: 40, src: globals.offset(globals.find("_Time").unwrap()), len: 4 }]);
         let mut slot = vec![0xAAu8; CONSTANT_SLOT as usize];
@@ -330,7 +339,7 @@ mod tests {
         assert_eq!(f(40), 2.5, "global patched in");
         assert_eq!(slot[48], 0xAA, "nothing written past the block");
         assert_eq!((counts.misses, counts.hits), (1, 0));
-        mat.list(&shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
+        mat.list(&mut shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();
         assert_eq!(counts.hits, 1);
     }
 }

@@ -8,7 +8,7 @@ use super::{Shared, ViewFrame, GLOBALS_SLOT};
 use crate::batch::batch_view;
 use crate::cull::{cull_view, CullCtx};
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
-use crate::material::{BuildCtx, MaterialRecord, PassKind, PropertySheet};
+use crate::material::{BuildCtx, Library, PassKind, PropertySheet};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::{record_view, RecordInput};
 use crate::scene::Objects;
@@ -38,7 +38,8 @@ pub(crate) enum Datum {
     Batches(usize),
     Recorded(usize),
     Patched,
-    Materials,
+    /// Shaders and materials (compiled variants, display lists).
+    Library,
 }
 
 impl GraphJob for Job {
@@ -52,7 +53,7 @@ impl GraphJob for Job {
             Job::Batch(v) => out.extend([Read(Datum::Sorted(v)), Write(Datum::Batches(v))]),
             Job::Patch { views } => {
                 out.extend((0..views).map(|v| Read(Datum::Visible(v))));
-                out.extend([Write(Datum::Patched), Write(Datum::Materials)]);
+                out.extend([Write(Datum::Patched), Write(Datum::Library)]);
             }
             Job::Record(v) => out.extend([
                 Read(Datum::Sorted(v)),
@@ -88,7 +89,7 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) globals: &'a PropertySheet,
     pub(super) globals_version: u64,
     pub(super) views: &'a [ViewFrame<B::Chunk>],
-    pub(super) materials: &'a Slot<Vec<Option<MaterialRecord>>>,
+    pub(super) library: &'a Slot<Library>,
     pub(super) patched: &'a Slot<PatchedLists>,
 }
 
@@ -140,10 +141,9 @@ impl<B: Backend> FrameJobs<'_, B> {
                         globals_version: self.globals_version,
                         cache: s.display_list_cache,
                     },
-                    shaders: &s.shaders,
                     mat_frames: self.mat_frames,
                 };
-                patch_frame(&ctx, &mut self.materials.write(), &mut patched);
+                patch_frame(&ctx, &mut self.library.write(), &mut patched);
             }
             Job::Record(v) => {
                 let view = &self.views[v];

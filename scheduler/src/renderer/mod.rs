@@ -197,7 +197,6 @@ impl<C> ViewFrame<C> {
 struct Shared<B: Backend> {
     backend: Arc<B>,
     gpu: FrameResources,
-    shaders: Vec<ShaderRecord>,
     mesh_ranges: Vec<MeshRange>,
     /// Sort-key hash of each dense mesh.
     mesh_hashes: Vec<u16>,
@@ -223,8 +222,8 @@ pub struct Renderer<B: Backend> {
     textures: SlotMap<TextureHandle, TextureId>,
     mesh_handles: SlotMap<MeshHandle, u32>,
     material_handles: SlotMap<MaterialHandle, u32>,
-    /// Material records by dense index (`None`: removed); the patch job builds their lists.
-    materials: Slot<Vec<Option<MaterialRecord>>>,
+    /// Shader and material records; the patch job compiles variants and builds lists.
+    library: Slot<Library>,
     globals: PropertySheet,
     globals_version: u64,
     global_keywords: Vec<String>,
@@ -302,7 +301,6 @@ impl<B: Backend> Renderer<B> {
             shared: Shared {
                 backend,
                 gpu,
-                shaders: Vec::new(),
                 mesh_ranges: Vec::new(),
                 mesh_hashes: Vec::new(),
                 mesh_bounds: Vec::new(),
@@ -319,7 +317,7 @@ impl<B: Backend> Renderer<B> {
             textures: SlotMap::with_key(),
             mesh_handles: SlotMap::with_key(),
             material_handles: SlotMap::with_key(),
-            materials: Slot::default(),
+            library: Slot::default(),
             globals: PropertySheet::new(),
             globals_version: 0,
             global_keywords: Vec::new(),

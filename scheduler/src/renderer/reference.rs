@@ -100,12 +100,13 @@ impl<B: Backend> Renderer<B> {
             .collect();
         // Keys, packed from the documented layout; a stable sort. Each material's state
         // (shader, variant from its keywords and the global ones, transparency) once.
-        let materials = self.materials.read();
-        let states: Vec<Option<(u32, u32, bool)>> = materials
+        let lib = self.library.read();
+        let states: Vec<Option<(u32, u32, bool)>> = lib
+            .materials
             .iter()
             .map(|rec| {
                 rec.as_ref().map(|r| {
-                    let shader = &self.shared.shaders[r.shader as usize];
+                    let shader = &lib.shaders[r.shader as usize];
                     let global =
                         self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
                     (r.shader, r.keyword_mask | global, r.transparent)

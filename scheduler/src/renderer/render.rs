@@ -226,12 +226,13 @@ impl<B: Backend> Renderer<B> {
     fn resolve_materials(&mut self) {
         self.mat_frames.clear();
         self.shadow_states.clear();
-        for (m, rec) in self.materials.get_mut().iter().enumerate() {
+        let lib = self.library.get_mut();
+        for (m, rec) in lib.materials.iter().enumerate() {
             let Some(r) = rec else {
                 self.mat_frames.push(MaterialFrame::default());
                 continue;
             };
-            let shader = &self.shared.shaders[r.shader as usize];
+            let shader = &lib.shaders[r.shader as usize];
             let global = self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
             let variant = r.keyword_mask | global;
             let key = (r.shader, variant);
@@ -358,7 +359,7 @@ impl<B: Backend> Renderer<B> {
             globals: &self.globals,
             globals_version: self.globals_version,
             views: &self.views[..views],
-            materials: &self.materials,
+            library: &self.library,
             patched: &self.patched,
         };
         let (_, graph) = self.graph.as_ref().expect("prepare_views built the graph");

@@ -47,11 +47,12 @@ impl<B: Backend> Renderer<B> {
 
     /// Registers a shader (variants compile on first use).
     pub fn create_shader(&mut self, desc: &ShaderDesc) -> Result<ShaderHandle, ResourceError> {
-        let rec = ShaderRecord::new(desc)?;
+        let mut rec = ShaderRecord::new(desc)?;
         // Compile the base variant now so malformed WGSL fails here, not mid-frame.
         rec.variant_module(&*self.shared.backend, 0)?;
-        self.shared.shaders.push(rec);
-        Ok(self.shader_handles.insert(self.shared.shaders.len() as u32 - 1))
+        let shaders = &mut self.library.get_mut().shaders;
+        shaders.push(rec);
+        Ok(self.shader_handles.insert(shaders.len() as u32 - 1))
     }
 
     /// Uploads an RGBA8 sRGB texture.
@@ -127,11 +128,11 @@ impl<B: Backend> Renderer<B> {
 
     /// Creates a material. Keywords and properties must be declared by its shader.
     pub fn create_material(&mut self, desc: &MaterialDesc) -> Result<MaterialHandle, ResourceError> {
-        if self.materials.get_mut().len() >= self.config.max_materials {
+        if self.library.get_mut().materials.len() >= self.config.max_materials {
             return Err(ResourceError::Invalid(format!("more than {} materials", self.config.max_materials)));
         }
         let &shader = self.shader_handles.get(desc.shader).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
-        let rec = &self.shared.shaders[shader as usize];
+        let rec = &self.library.get_mut().shaders[shader as usize];
         let mut mask = 0;
         for k in &desc.keywords {
             mask |= rec.keyword_bit(k).ok_or_else(|| ResourceError::UnknownKeyword(k.clone()))?;
@@ -160,7 +161,7 @@ impl<B: Backend> Renderer<B> {
                 BindEntry { binding: 2, resource: BindResource::Sampler(self.shared.gpu.material_sampler) },
             ],
         })?;
-        let materials = self.materials.get_mut();
+        let materials = &mut self.library.get_mut().materials;
         materials.push(Some(MaterialRecord {
             shader,
             keyword_mask: mask,
@@ -181,9 +182,9 @@ impl<B: Backend> Renderer<B> {
         value: PropertyValue,
     ) -> Result<(), ResourceError> {
         let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
-        let rec =
-            self.materials.get_mut()[i as usize].as_mut().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
-        self.shared.shaders[rec.shader as usize].check_property(name, value.ty())?;
+        let lib = self.library.get_mut();
+        let rec = lib.materials[i as usize].as_mut().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        lib.shaders[rec.shader as usize].check_property(name, value.ty())?;
         rec.sheet.set(name, value);
         rec.version += 1;
         Ok(())
@@ -192,12 +193,11 @@ impl<B: Backend> Renderer<B> {
     /// Turns a material keyword on or off (no rebuild: each variant keeps its lists).
     pub fn set_material_keyword(&mut self, m: MaterialHandle, keyword: &str, on: bool) -> Result<(), ResourceError> {
         let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
-        let rec =
-            self.materials.get_mut()[i as usize].as_ref().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
-        let bit = self.shared.shaders[rec.shader as usize]
+        let lib = self.library.get_mut();
+        let rec = lib.materials[i as usize].as_mut().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let bit = lib.shaders[rec.shader as usize]
             .keyword_bit(keyword)
             .ok_or_else(|| ResourceError::UnknownKeyword(keyword.into()))?;
-        let rec = self.materials.get_mut()[i as usize].as_mut().expect("checked");
         if on {
             rec.keyword_mask |= bit;
         } else {
@@ -214,7 +214,7 @@ impl<B: Backend> Renderer<B> {
             return Err(ResourceError::InUse(HandleKind::Material, users as usize));
         }
         self.material_handles.remove(m);
-        if let Some(rec) = self.materials.get_mut()[i as usize].take() {
+        if let Some(rec) = self.library.get_mut().materials[i as usize].take() {
             let _ = self.shared.backend.destroy(Resource::BindGroup(rec.group));
         }
         Ok(())

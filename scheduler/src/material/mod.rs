@@ -4,7 +4,7 @@
 //! The variant in use is a bit mask over its keywords: material keywords OR global
 //! keywords; each variant is compiled once (keywords become `const KW_<NAME>: bool` lines).
 //!
-//! For each (material, variant, pass) the cache keeps one [`DisplayList`]: the pipeline,
+//! For each (material, variant, pass) the cache keeps one display list: the pipeline,
 //! the material's bind group, the resolved constant block, and a patch table of
 //! (offset in the block ← offset in the global sheet). A material keeps several lists at
 //! once, so switching keywords back and forth never rebuilds. Per frame only the constant

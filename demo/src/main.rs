@@ -159,8 +159,21 @@ fn run(args: &Args) -> Result<(), String> {
     }
 }
 
-fn stats_json(s: &FrameStats, backend: Option<serde_json::Value>) -> serde_json::Value {
+fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Value>) -> serde_json::Value {
+    let passes: Vec<serde_json::Value> = s.passes[..s.pass_count as usize]
+        .iter()
+        .zip(names)
+        .map(|(p, name)| {
+            serde_json::json!({
+                "name": name,
+                "bytes_loaded": p.loaded,
+                "bytes_stored": p.stored,
+                "bytes_resolved": p.resolved,
+            })
+        })
+        .collect();
     serde_json::json!({
+        "passes": passes,
         "frame": s.frame,
         "ms": {
             "cull": s.cull_ms, "sort": s.sort_ms, "batch": s.batch_ms, "patch": s.patch_ms, "record": s.record_ms,
@@ -220,6 +233,11 @@ fn frames<B: Backend>(
         let views = scene.views(f, args.views, args.width as f32 / args.height as f32);
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
         let stats = r.render(&views).map_err(|e| e.to_string())?;
+        if f == 0 {
+            for w in r.frame_warnings() {
+                println!("warning (frame graph): {w}");
+            }
+        }
         if let Some(d) = stats.digest.filter(|_| args.digest) {
             println!("frame {} digest {d:016x}", stats.frame);
         }
@@ -231,7 +249,7 @@ fn frames<B: Backend>(
             } else {
                 None
             };
-            json.push(stats_json(&stats, report));
+            json.push(stats_json(&stats, r.pass_names(), report));
         }
         if progress {
             let done = (f + 1) as usize * 30 / args.frames as usize;
@@ -244,7 +262,7 @@ fn frames<B: Backend>(
         println!();
     }
     let last = r.flush().map_err(|e| e.to_string())?;
-    summary(&all, last.as_ref());
+    summary(&all, r.pass_names(), last.as_ref());
     if let Some(path) = &args.stats {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -259,7 +277,7 @@ fn frames<B: Backend>(
     Ok(())
 }
 
-fn summary(all: &[FrameStats], last: Option<&SubmitReport>) {
+fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>) {
     if all.is_empty() {
         return;
     }
@@ -296,4 +314,10 @@ fn summary(all: &[FrameStats], last: Option<&SubmitReport>) {
     if let Some(r) = last {
         println!("last submitted frame {}: submit {:.3} ms, gpu wait {:.3} ms", r.frame, r.submit_ms, r.gpu_wait_ms);
     }
+    let mb = |b: u64| b as f64 / 1e6;
+    println!("\n| pass | loaded MB/frame | stored MB/frame | resolved MB/frame |\n|---|---|---|---|");
+    for (p, name) in s.passes[..s.pass_count as usize].iter().zip(names) {
+        println!("| {name} | {:.2} | {:.2} | {:.2} |", mb(p.loaded), mb(p.stored), mb(p.resolved));
+    }
+    println!("attachments: {:.2} MB/frame; uploads: {:.2} MB/frame", mb(s.attachment_bytes()), mb(s.upload_bytes));
 }

@@ -82,6 +82,7 @@ mod view;
 
 mod batch;
 mod cull;
+mod frame_graph;
 mod graph;
 pub mod material;
 mod patch;
@@ -104,7 +105,7 @@ pub use scene::{
 };
 pub use sort::key as sort_key;
 pub use sort::key::{SortKey, SortKeyFields};
-pub use stats::FrameStats;
+pub use stats::{FrameStats, PassTraffic};
 pub use submit::SubmitReport;
 pub use switchyard_backend as backend;
 pub use view::View;

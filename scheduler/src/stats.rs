@@ -47,12 +47,41 @@ pub struct FrameStats {
     pub lists: ListCounts,
     /// Bytes handed to the GPU this frame.
     pub upload_bytes: u64,
+    /// Passes run this frame (the first `pass_count` entries of [`FrameStats::passes`]).
+    pub pass_count: u32,
+    /// Per pass in submission order ([`crate::Renderer::pass_names`] names them): the bytes
+    /// its attachments load, store and resolve, from their formats, sizes, sample counts
+    /// and load and store ops.
+    pub passes: [PassTraffic; MAX_VIEWS],
     /// Digest of the submitted command stream (equal to the null backend's frame digest),
     /// where the renderer digests ([`crate::RendererConfig::digest`]).
     pub digest: Option<u64>,
 }
 
+/// The memory traffic of one pass's attachments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassTraffic {
+    /// Read when the pass begins (attachments that load their earlier content).
+    pub loaded: u64,
+    /// Written when the pass ends (attachments that store).
+    pub stored: u64,
+    /// Written by resolving multisampled attachments.
+    pub resolved: u64,
+}
+
+impl PassTraffic {
+    /// All three, in bytes.
+    pub fn total(&self) -> u64 {
+        self.loaded + self.stored + self.resolved
+    }
+}
+
 impl FrameStats {
+    /// The bytes all passes' attachments moved this frame.
+    pub fn attachment_bytes(&self) -> u64 {
+        self.passes[..self.pass_count as usize].iter().map(PassTraffic::total).sum()
+    }
+
     /// Plots the frame's counters in the profiler (nothing without the `tracy` feature).
     pub(crate) fn plot(&self) {
         crate::profile::plot!("queue items", f64::from(self.queue_items));
@@ -62,5 +91,6 @@ impl FrameStats {
         crate::profile::plot!("display-list misses", f64::from(self.lists.misses + self.lists.rebuilds));
         crate::profile::plot!("upload bytes", self.upload_bytes as f64);
         crate::profile::plot!("cpu frame ms", self.frame_ms);
+        crate::profile::plot!("attachment MB/frame", self.attachment_bytes() as f64 / 1e6);
     }
 }

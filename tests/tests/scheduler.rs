@@ -311,3 +311,27 @@ fn bad_views_are_errors_and_the_next_frame_works() {
     assert!(matches!(w.r.render(&[]), Err(RenderError::InvalidView { .. })));
     w.r.render(&views(0.0)).unwrap();
 }
+
+#[test]
+fn per_pass_bytes_follow_the_frame_graph() {
+    let mut w = world(2, true, 3);
+    populate(&mut w, 9, 300);
+    // views(): main (forward, 64x64 target) and shadow (64x64 map); a second forward view
+    // loads what the first stored.
+    let mut vs = views(0.2);
+    vs.push(View { label: "overlay", ..vs[0] });
+    let stats = w.r.render(&vs).unwrap();
+    assert_eq!(w.r.pass_names(), ["shadow", "main", "overlay"], "shadow passes are submitted first");
+    let target = 64 * 64 * 4;
+    let p = &stats.passes[..stats.pass_count as usize];
+    assert_eq!(p[0], PassTraffic { loaded: 0, stored: target, resolved: 0 }, "shadow: depth cleared and stored");
+    assert_eq!(p[1], PassTraffic { loaded: 0, stored: 2 * target, resolved: 0 }, "main: color and depth cleared");
+    assert_eq!(p[2], PassTraffic { loaded: 2 * target, stored: 2 * target, resolved: 0 }, "overlay loads both");
+    assert_eq!(stats.attachment_bytes(), 7 * target);
+    // The last forward pass stores a depth target nothing reads: the graph says so.
+    assert_eq!(w.r.frame_warnings().len(), 1, "{:?}", w.r.frame_warnings());
+    // Two views with one label get distinct pass names.
+    vs[2].label = "main";
+    w.r.render(&vs).unwrap();
+    assert_eq!(w.r.pass_names(), ["shadow", "main", "main#1"]);
+}

@@ -20,25 +20,25 @@ use switchyard_kernels::cull::{CullLoop, Frustum};
 
 use crate::batch::Batches;
 use crate::cull::VisibleList;
-use crate::graph::{JobGraph, Slot};
+use crate::graph::Slot;
 use crate::material::*;
 use crate::patch::PatchedLists;
 use crate::profile;
 use crate::record::{GrowBuffer, MeshRange, RecordedPass};
 use crate::scene::*;
 use crate::sort::{MaterialFrame, SortedQueue};
-use crate::stats::FrameStats;
+use crate::stats::{FrameStats, PassTraffic};
 use crate::submit::{FramePacket, SubmitReport, SubmitThread};
 use crate::view::View;
 use gpu::{buffer, FrameResources};
 
 mod gpu;
 mod jobs;
+mod plan;
 mod reference;
 mod render;
 mod resources;
 
-use jobs::Job;
 pub use reference::{ReferenceFrame, ViewOutput};
 pub use render::RenderError;
 pub use resources::ResourceError;
@@ -228,8 +228,8 @@ pub struct Renderer<B: Backend> {
     globals_version: u64,
     global_keywords: Vec<String>,
     lighting: Lighting,
-    /// The job graph, with the views it was built for.
-    graph: Option<(Vec<ViewKey>, JobGraph<Job>)>,
+    /// The frame graph and job graph of the current view configuration.
+    plan: Option<plan::FramePlan>,
     views: Vec<ViewFrame<B::Chunk>>,
     patched: Slot<PatchedLists>,
     mat_frames: Vec<MaterialFrame>,
@@ -322,7 +322,7 @@ impl<B: Backend> Renderer<B> {
             globals_version: 0,
             global_keywords: Vec::new(),
             lighting: Lighting::default(),
-            graph: None,
+            plan: None,
             views: Vec::new(),
             patched: Slot::default(),
             mat_frames: Vec::new(),
@@ -369,5 +369,18 @@ impl<B: Backend> Renderer<B> {
     /// The scene (read-only).
     pub fn scene(&self) -> &Scene {
         &self.scene
+    }
+
+    /// The names of the last frame's passes in submission order (the order of
+    /// [`FrameStats::passes`]): the views' labels, made unique.
+    pub fn pass_names(&self) -> &[String] {
+        self.plan.as_ref().map_or(&[], |p| &p.names)
+    }
+
+    /// What the last frame's graph does that is legal but likely not meant (a store nothing
+    /// reads, a load of a target nothing wrote), worded for a log; the same until the views'
+    /// configuration changes.
+    pub fn frame_warnings(&self) -> Vec<String> {
+        self.plan.as_ref().map_or_else(Vec::new, |p| p.graph.warnings.iter().map(|w| w.to_string()).collect())
     }
 }

@@ -11,7 +11,6 @@ use glam::Vec3;
 use switchyard_backend::*;
 use switchyard_kernels::cull::Frustum;
 
-use super::render::submission_order;
 use super::*;
 use crate::batch::Batch;
 use crate::patch::FrameList;
@@ -75,7 +74,8 @@ impl<B: Backend> Renderer<B> {
             out.views.push(self.reference_view(v, view, lists));
         }
         let mut digest = Digest::default();
-        for v in submission_order(views) {
+        let order = self.plan.as_ref().map_or(&[][..], |p| &p.order);
+        for &v in order {
             digest.pass(&self.views[v].setup.pass);
             for chunk in &out.views[v].chunks {
                 digest.combine(Digest::of_commands(chunk));

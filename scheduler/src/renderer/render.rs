@@ -6,7 +6,8 @@ use glam::{Mat4, Vec3};
 use switchyard_backend::*;
 use switchyard_kernels::cull::Frustum;
 
-use super::jobs::{build_graph, FrameJobs};
+use super::jobs::FrameJobs;
+use super::plan::FramePlan;
 use super::*;
 use crate::submit::ViewUpload;
 
@@ -56,6 +57,9 @@ pub enum RenderError {
     /// The frame's job graph leaves two conflicting jobs unordered (a scheduler bug).
     #[error("job graph: {0}")]
     JobGraph(String),
+    /// The frame's passes do not form a valid frame graph.
+    #[error("frame graph: {0}")]
+    FrameGraph(String),
 }
 
 fn validate_views(views: &[View]) -> Result<(), RenderError> {
@@ -75,53 +79,6 @@ fn validate_views(views: &[View]) -> Result<(), RenderError> {
         }
     }
     Ok(())
-}
-
-/// Views in submission order: shadow views first (forward views sample their maps), then
-/// forward views, each group in the order given.
-pub(super) fn submission_order(views: &[View]) -> impl Iterator<Item = usize> + '_ {
-    [PassKind::Shadow, PassKind::Forward]
-        .into_iter()
-        .flat_map(move |pass| views.iter().enumerate().filter(move |(_, v)| v.pass == pass).map(|(i, _)| i))
-}
-
-/// Each view's pass: the i-th shadow view renders into shadow map i; the first forward
-/// view clears the main targets and later ones load them.
-pub(super) fn pass_descs(gpu: &FrameResources, views: &[View], out: &mut [PassDesc; MAX_VIEWS]) {
-    let (mut shadow_i, mut first_forward) = (0, true);
-    for v in submission_order(views) {
-        let view = &views[v];
-        out[v] = match view.pass {
-            PassKind::Shadow => {
-                shadow_i += 1;
-                PassDesc {
-                    label: view.label,
-                    color: None,
-                    depth: Some(DepthAttachment {
-                        texture: gpu.shadow_maps[shadow_i - 1],
-                        load: LoadOp::Clear(1.0),
-                        store: StoreOp::Store,
-                    }),
-                }
-            }
-            PassKind::Forward => {
-                let first = std::mem::replace(&mut first_forward, false);
-                PassDesc {
-                    label: view.label,
-                    color: Some(ColorAttachment {
-                        texture: gpu.color,
-                        load: if first { LoadOp::Clear([0.55, 0.65, 0.8, 1.0]) } else { LoadOp::Load },
-                        store: StoreOp::Store,
-                    }),
-                    depth: Some(DepthAttachment {
-                        texture: gpu.depth,
-                        load: if first { LoadOp::Clear(1.0) } else { LoadOp::Load },
-                        store: StoreOp::Store,
-                    }),
-                }
-            }
-        };
-    }
 }
 
 impl<B: Backend> Renderer<B> {
@@ -295,31 +252,23 @@ impl<B: Backend> Renderer<B> {
     /// The views' setup (frustum, pass, slot), the job graph for them (built once per view
     /// configuration), and each view's instance and indirect buffers grown to the scene.
     fn prepare_views(&mut self, views: &[View]) -> Result<(), RenderError> {
-        let same =
-            self.graph.as_ref().is_some_and(|(k, _)| k.iter().copied().eq(views.iter().map(|v| (v.pass, v.label))));
-        if !same {
-            let graph = build_graph(views).map_err(|e| RenderError::JobGraph(e.to_string()))?;
-            self.graph = Some((views.iter().map(|v| (v.pass, v.label)).collect(), graph));
+        if !self.plan.as_ref().is_some_and(|p| p.fits(views)) {
+            self.plan = Some(FramePlan::build(&self.shared.gpu, &self.config, views)?);
         }
-        let mut passes = [PassDesc { label: "", color: None, depth: None }; MAX_VIEWS];
-        pass_descs(&self.shared.gpu, views, &mut passes);
+        let plan = self.plan.as_ref().expect("built above");
         for (v, view) in views.iter().enumerate() {
-            let setup = ViewSetup {
-                view: *view,
-                frustum: Frustum::from_view_proj(&view.view_proj),
-                pass: passes[v],
-                slot: v as u32,
-            };
+            let frustum = Frustum::from_view_proj(&view.view_proj);
+            let setup = ViewSetup { view: *view, frustum, pass: plan.passes[v], slot: v as u32 };
             match self.views.get_mut(v) {
                 Some(w) => w.setup = setup,
                 None => self.views.push(ViewFrame::new(setup)),
             }
         }
         // Instance and indirect buffers hold at most one entry per object. They grow here,
-        // in view order, so buffer handles do not depend on job timing.
+        // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;
         let b = &*self.shared.backend;
-        for v in submission_order(views) {
+        for &v in &plan.order {
             let rec = self.views[v].recorded.get_mut();
             grow(b, &mut rec.instance_buf, need * 4, BufferUsage::VERTEX, "instances")
                 .and_then(|_| grow(b, &mut rec.args_buf, need * 20, BufferUsage::INDIRECT, "indirect"))
@@ -362,8 +311,10 @@ impl<B: Backend> Renderer<B> {
             library: &self.library,
             patched: &self.patched,
         };
-        let (_, graph) = self.graph.as_ref().expect("prepare_views built the graph");
-        graph.run(&self.pool, &|j| jobs.run(j)).map_err(|p| RenderError::JobPanicked { job: p.job, message: p.message })
+        let plan = self.plan.as_ref().expect("prepare_views built the plan");
+        plan.jobs
+            .run(&self.pool, &|j| jobs.run(j))
+            .map_err(|p| RenderError::JobPanicked { job: p.job, message: p.message })
     }
 
     /// Moves the recorded chunks into the packet in submission order and sums the stats;
@@ -384,8 +335,13 @@ impl<B: Backend> Renderer<B> {
             desc: PassDesc { label: "", color: None, depth: None },
             chunks: Vec::new(),
         });
+        let plan = self.plan.as_ref().expect("prepare_views built the plan");
+        stats.pass_count = plan.order.len() as u32;
+        for (traffic, bytes) in stats.passes.iter_mut().zip(&plan.graph.bytes) {
+            *traffic = PassTraffic { loaded: bytes.loaded, stored: bytes.stored, resolved: bytes.resolved };
+        }
         let mut digest = Digest::default();
-        for (k, v) in submission_order(views).enumerate() {
+        for (k, &v) in plan.order.iter().enumerate() {
             let w = &mut self.views[v];
             let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
             stats.visible[v] = visible.len() as u32;

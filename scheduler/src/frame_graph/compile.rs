@@ -1,0 +1,419 @@
+//! Compiling a [`GraphDesc`]: checks, order, culling, lifetimes, aliasing, transience,
+//! bandwidth and warnings.
+
+use super::*;
+
+/// A graph description that cannot be compiled. Each variant names the pass or target.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum GraphError {
+    #[error("two {what} are named `{name}`")]
+    DuplicateName { what: &'static str, name: String },
+    #[error("pass `{pass}` refers to target {target}, which the graph does not declare")]
+    UnknownTarget { pass: String, target: u32 },
+    #[error("pass `{pass}` has no attachment")]
+    NoAttachments { pass: String },
+    #[error("target `{target}`: {what}")]
+    InvalidTarget { target: String, what: &'static str },
+    #[error("pass `{pass}`, target `{target}`: {what}")]
+    FormatMismatch { pass: String, target: String, what: &'static str },
+    #[error("pass `{pass}`: its attachments differ in size or sample count")]
+    SizeMismatch { pass: String },
+    #[error("pass `{pass}` samples `{target}`, which it also renders to")]
+    SampledAndWritten { pass: String, target: String },
+    #[error("pass `{pass}` samples `{target}`, which no pass writes")]
+    MissingInput { pass: String, target: String },
+    #[error("pass `{pass}` samples `{target}`, which is multisampled (resolve it first)")]
+    SampledMultisampled { pass: String, target: String },
+    #[error("pass `{pass}` is on a dependency cycle")]
+    Cycle { pass: String },
+}
+
+/// Something a compiled graph does that is legal but likely not meant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum GraphWarning {
+    /// The pass's results reach no output: it is skipped.
+    Skipped { pass: String },
+    /// The pass stores `target`, and no later pass reads it this frame.
+    UnreadStore { pass: String, target: String },
+    /// The pass loads `target`, which no earlier pass wrote this frame (a clear would do).
+    LoadWithoutWrite { pass: String, target: String },
+}
+
+impl std::fmt::Display for GraphWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Skipped { pass } => write!(f, "pass `{pass}` is skipped: nothing reads its results"),
+            Self::UnreadStore { pass, target } => {
+                write!(f, "pass `{pass}` stores `{target}`, which nothing reads this frame (discard it)")
+            }
+            Self::LoadWithoutWrite { pass, target } => {
+                write!(f, "pass `{pass}` loads `{target}`, which nothing wrote this frame (clear it)")
+            }
+        }
+    }
+}
+
+/// The bytes one pass moves through its attachments' memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PassBytes {
+    /// Read at the start of the pass (attachments with a `Load` load op).
+    pub(crate) loaded: u64,
+    /// Written at the end of the pass (attachments with a `Store` store op).
+    pub(crate) stored: u64,
+    /// Written by resolving multisampled attachments.
+    pub(crate) resolved: u64,
+}
+
+/// A texture the compiled graph needs: one or more owned targets alias it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PhysicalTarget {
+    pub(crate) format: TextureFormat,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) samples: u32,
+    /// Some pass samples it.
+    pub(crate) sampled: bool,
+    /// Only rendered to, never loaded or stored: needs no memory where the adapter allows.
+    pub(crate) transient: bool,
+}
+
+/// The result of [`GraphDesc::compile`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CompiledGraph {
+    /// Passes that run, in submission order (indices into the description's passes).
+    pub(crate) order: Vec<usize>,
+    /// Each target's size in texels.
+    pub(crate) sizes: Vec<(u32, u32)>,
+    /// Each target's use in `order`: (first, last) position; `None` if no running pass uses it.
+    pub(crate) lifetimes: Vec<Option<(usize, usize)>>,
+    /// Each owned target's texture in `physical` (output targets have none).
+    pub(crate) aliases: Vec<Option<usize>>,
+    pub(crate) physical: Vec<PhysicalTarget>,
+    /// Per pass of `order`.
+    pub(crate) bytes: Vec<PassBytes>,
+    pub(crate) warnings: Vec<GraphWarning>,
+}
+
+/// How a pass touches one target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Use {
+    /// An attachment: whether it loads the earlier content, whether it stores.
+    Attach { load: bool, store: bool, clear_or_dontcare: bool },
+    /// The target a multisampled attachment resolves into.
+    Resolve,
+    /// Sampled in a shader.
+    Sample,
+}
+
+impl Use {
+    fn writes(self) -> bool {
+        !matches!(self, Use::Sample)
+    }
+    fn reads(self) -> bool {
+        matches!(self, Use::Sample | Use::Attach { load: true, .. })
+    }
+}
+
+fn uses(p: &PassDecl) -> impl Iterator<Item = (TargetId, Use)> + '_ {
+    let attach = |load: bool, store, cleared| Use::Attach { load, store, clear_or_dontcare: cleared };
+    let color = p.color.iter().flat_map(move |a| {
+        let load = matches!(a.load, LoadOp::Load);
+        let u = attach(load, a.store == StoreOp::Store, !load);
+        std::iter::once((a.target, u)).chain(a.resolve.map(|r| (r, Use::Resolve)))
+    });
+    let depth = p.depth.iter().map(move |a| {
+        let load = matches!(a.load, LoadOp::Load);
+        (a.target, attach(load, a.store == StoreOp::Store, !load))
+    });
+    color.chain(depth).chain(p.samples.iter().map(|&t| (t, Use::Sample)))
+}
+
+impl GraphDesc {
+    /// Checks the description and compiles it for an output of `output` texels.
+    pub(crate) fn compile(&self, output: (u32, u32)) -> Result<CompiledGraph, GraphError> {
+        let sizes = self.check(output)?;
+        let order = self.order()?;
+        let (order, skipped) = self.cull(order);
+        let n = self.targets.len();
+        let mut lifetimes: Vec<Option<(usize, usize)>> = vec![None; n];
+        for (at, &p) in order.iter().enumerate() {
+            for (t, _) in uses(&self.passes[p]) {
+                let l = &mut lifetimes[t.0 as usize];
+                *l = Some(l.map_or((at, at), |(first, _)| (first, at)));
+            }
+        }
+        let (aliases, physical) = self.alias(&order, &sizes, &lifetimes);
+        let bytes = order.iter().map(|&p| self.pass_bytes(&self.passes[p], &sizes)).collect();
+        let mut warnings: Vec<GraphWarning> =
+            skipped.iter().map(|&p| GraphWarning::Skipped { pass: self.passes[p].name.clone() }).collect();
+        self.warn(&order, &mut warnings);
+        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings })
+    }
+
+    fn target_name(&self, t: TargetId) -> String {
+        self.targets[t.0 as usize].name.clone()
+    }
+
+    /// Every check that does not need the order; returns each target's size.
+    fn check(&self, output: (u32, u32)) -> Result<Vec<(u32, u32)>, GraphError> {
+        for (what, names) in [
+            ("targets", self.targets.iter().map(|t| &t.name).collect::<Vec<_>>()),
+            ("passes", self.passes.iter().map(|p| &p.name).collect()),
+        ] {
+            let mut sorted = names.clone();
+            sorted.sort();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(GraphError::DuplicateName { what, name: w[0].clone() });
+            }
+        }
+        let mut sizes = Vec::with_capacity(self.targets.len());
+        for t in &self.targets {
+            let size = match t.size {
+                TargetSize::Fixed { width, height } => (width, height),
+                TargetSize::Output => output,
+            };
+            let invalid = |what| Err(GraphError::InvalidTarget { target: t.name.clone(), what });
+            if size.0 == 0 || size.1 == 0 {
+                return invalid("zero size");
+            }
+            if ![1, 2, 4, 8].contains(&t.samples) {
+                return invalid("sample count must be 1, 2, 4 or 8");
+            }
+            sizes.push(size);
+        }
+        for p in &self.passes {
+            if p.color.is_none() && p.depth.is_none() {
+                return Err(GraphError::NoAttachments { pass: p.name.clone() });
+            }
+            if let Some((t, _)) = uses(p).find(|(t, _)| t.0 as usize >= self.targets.len()) {
+                return Err(GraphError::UnknownTarget { pass: p.name.clone(), target: t.0 });
+            }
+            let mismatch = |t: TargetId, what| {
+                Err(GraphError::FormatMismatch { pass: p.name.clone(), target: self.target_name(t), what })
+            };
+            let decl = |t: TargetId| &self.targets[t.0 as usize];
+            let mut dims = Vec::with_capacity(2);
+            if let Some(c) = &p.color {
+                if decl(c.target).format.is_depth() {
+                    return mismatch(c.target, "a depth format as the color attachment");
+                }
+                dims.push((sizes[c.target.0 as usize], decl(c.target).samples));
+                if let Some(r) = c.resolve {
+                    if decl(r).format != decl(c.target).format {
+                        return mismatch(r, "resolve target format differs from the attachment's");
+                    }
+                    if decl(c.target).samples == 1 || decl(r).samples != 1 {
+                        return mismatch(r, "resolves a multisampled attachment into a single-sample target");
+                    }
+                    if sizes[r.0 as usize] != sizes[c.target.0 as usize] {
+                        return Err(GraphError::SizeMismatch { pass: p.name.clone() });
+                    }
+                }
+            }
+            if let Some(d) = &p.depth {
+                if !decl(d.target).format.is_depth() {
+                    return mismatch(d.target, "a color format as the depth attachment");
+                }
+                dims.push((sizes[d.target.0 as usize], decl(d.target).samples));
+            }
+            if dims.windows(2).any(|w| w[0] != w[1]) {
+                return Err(GraphError::SizeMismatch { pass: p.name.clone() });
+            }
+            for &s in &p.samples {
+                if uses(p).any(|(t, u)| t == s && u.writes()) {
+                    return Err(GraphError::SampledAndWritten { pass: p.name.clone(), target: self.target_name(s) });
+                }
+                if decl(s).samples > 1 {
+                    return Err(GraphError::SampledMultisampled { pass: p.name.clone(), target: self.target_name(s) });
+                }
+                if !self.passes.iter().any(|q| uses(q).any(|(t, u)| t == s && u.writes())) {
+                    return Err(GraphError::MissingInput { pass: p.name.clone(), target: self.target_name(s) });
+                }
+            }
+        }
+        Ok(sizes)
+    }
+
+    /// Passes in an order that respects every dependency: writers of a target keep their
+    /// declared order, a pass sampling a target follows all its writers. Among ready
+    /// passes, those that do not write an output go first (offscreen work is submitted
+    /// before the output), then declaration order.
+    fn order(&self) -> Result<Vec<usize>, GraphError> {
+        let n = self.passes.len();
+        let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for t in 0..self.targets.len() {
+            let t = TargetId(t as u32);
+            let writers: Vec<usize> =
+                (0..n).filter(|&p| uses(&self.passes[p]).any(|(x, u)| x == t && u.writes())).collect();
+            for w in writers.windows(2) {
+                deps[w[1]].push(w[0]);
+            }
+            for p in (0..n).filter(|&p| self.passes[p].samples.contains(&t)) {
+                deps[p].extend(&writers);
+            }
+        }
+        let writes_output = |p: usize| {
+            uses(&self.passes[p]).any(|(t, u)| u.writes() && self.targets[t.0 as usize].kind == TargetKind::Output)
+        };
+        let mut pending: Vec<usize> = deps.iter().map(|d| d.len()).collect();
+        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (p, d) in deps.iter().enumerate() {
+            d.iter().for_each(|&q| dependents[q].push(p));
+        }
+        let mut done = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        while order.len() < n {
+            let next = (0..n).filter(|&p| !done[p] && pending[p] == 0).min_by_key(|&p| (writes_output(p), p));
+            let Some(p) = next else {
+                let on_cycle = (0..n).find(|&p| !done[p]).expect("some pass is left");
+                return Err(GraphError::Cycle { pass: self.passes[on_cycle].name.clone() });
+            };
+            done[p] = true;
+            order.push(p);
+            dependents[p].iter().for_each(|&d| pending[d] -= 1);
+        }
+        Ok(order)
+    }
+
+    /// Keeps the passes whose results reach an output; returns (kept, skipped).
+    fn cull(&self, order: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
+        let mut needed = vec![false; self.targets.len()];
+        let mut live = vec![false; self.passes.len()];
+        for &p in order.iter().rev() {
+            let pass = &self.passes[p];
+            let feeds = uses(pass).any(|(t, u)| {
+                u.writes() && (self.targets[t.0 as usize].kind == TargetKind::Output || needed[t.0 as usize])
+            });
+            if feeds {
+                live[p] = true;
+                for (t, u) in uses(pass) {
+                    if u.reads() {
+                        needed[t.0 as usize] = true;
+                    }
+                }
+            }
+        }
+        order.into_iter().partition(|&p| live[p])
+    }
+
+    /// Assigns each owned target a texture; targets with equal descriptions and disjoint
+    /// lifetimes share one.
+    fn alias(
+        &self,
+        order: &[usize],
+        sizes: &[(u32, u32)],
+        lifetimes: &[Option<(usize, usize)>],
+    ) -> (Vec<Option<usize>>, Vec<PhysicalTarget>) {
+        let n = self.targets.len();
+        let mut sampled = vec![false; n];
+        let mut memory = vec![false; n];
+        for &p in order {
+            for (t, u) in uses(&self.passes[p]) {
+                let t = t.0 as usize;
+                match u {
+                    Use::Sample => sampled[t] = true,
+                    Use::Attach { load, store, .. } => memory[t] |= load || store,
+                    Use::Resolve => memory[t] = true,
+                }
+            }
+        }
+        let mut by_first: Vec<usize> =
+            (0..n).filter(|&t| self.targets[t].kind == TargetKind::Owned && lifetimes[t].is_some()).collect();
+        by_first.sort_by_key(|&t| lifetimes[t].map(|l| l.0));
+        let mut aliases = vec![None; n];
+        let mut physical: Vec<PhysicalTarget> = Vec::new();
+        let mut free_after: Vec<usize> = Vec::new();
+        for t in by_first {
+            let d = &self.targets[t];
+            let want = PhysicalTarget {
+                format: d.format,
+                width: sizes[t].0,
+                height: sizes[t].1,
+                samples: d.samples,
+                sampled: sampled[t],
+                transient: !sampled[t] && !memory[t],
+            };
+            let (first, last) = lifetimes[t].expect("filtered");
+            let slot = (0..physical.len()).find(|&s| physical[s] == want && free_after[s] < first);
+            let s = slot.unwrap_or_else(|| {
+                physical.push(want);
+                free_after.push(0);
+                physical.len() - 1
+            });
+            free_after[s] = last;
+            aliases[t] = Some(s);
+        }
+        (aliases, physical)
+    }
+
+    fn pass_bytes(&self, p: &PassDecl, sizes: &[(u32, u32)]) -> PassBytes {
+        let bytes = |t: TargetId, samples: bool| {
+            let (w, h) = sizes[t.0 as usize];
+            let d = &self.targets[t.0 as usize];
+            u64::from(w)
+                * u64::from(h)
+                * u64::from(d.format.bytes_per_texel())
+                * if samples { u64::from(d.samples) } else { 1 }
+        };
+        let mut out = PassBytes::default();
+        let mut attach = |t: TargetId, load: bool, store: bool| {
+            out.loaded += if load { bytes(t, true) } else { 0 };
+            out.stored += if store { bytes(t, true) } else { 0 };
+        };
+        if let Some(c) = &p.color {
+            attach(c.target, matches!(c.load, LoadOp::Load), c.store == StoreOp::Store);
+        }
+        if let Some(d) = &p.depth {
+            attach(d.target, matches!(d.load, LoadOp::Load), d.store == StoreOp::Store);
+        }
+        if let Some(r) = p.color.and_then(|c| c.resolve) {
+            out.resolved += bytes(r, false);
+        }
+        out
+    }
+
+    /// Stores nothing reads before the target is overwritten or the frame ends, and loads
+    /// of targets nothing wrote earlier in the frame (owned targets only: an output's
+    /// content comes from outside and goes out).
+    fn warn(&self, order: &[usize], out: &mut Vec<GraphWarning>) {
+        for t in 0..self.targets.len() {
+            if self.targets[t].kind != TargetKind::Owned {
+                continue;
+            }
+            let t = TargetId(t as u32);
+            let mut written = false;
+            // The pass whose store is not read yet.
+            let mut unread: Option<usize> = None;
+            for &p in order {
+                for (_, u) in uses(&self.passes[p]).filter(|(x, _)| *x == t) {
+                    if u.reads() {
+                        if !written {
+                            let pass = self.passes[p].name.clone();
+                            out.push(GraphWarning::LoadWithoutWrite { pass, target: self.target_name(t) });
+                        }
+                        unread = None;
+                    }
+                    if let Use::Attach { clear_or_dontcare: true, .. } = u {
+                        if let Some(q) = unread.take() {
+                            let pass = self.passes[q].name.clone();
+                            out.push(GraphWarning::UnreadStore { pass, target: self.target_name(t) });
+                        }
+                    }
+                    match u {
+                        Use::Attach { store: true, .. } | Use::Resolve => {
+                            written = true;
+                            unread = Some(p);
+                        }
+                        // Discarded: a later load would see undefined content.
+                        Use::Attach { store: false, .. } => written = false,
+                        Use::Sample => {}
+                    }
+                }
+            }
+            if let Some(q) = unread {
+                out.push(GraphWarning::UnreadStore { pass: self.passes[q].name.clone(), target: self.target_name(t) });
+            }
+        }
+    }
+}

@@ -64,6 +64,12 @@ impl TwoQuads {
     /// Creates the scene. `extra` adds small quads on an 8x8 grid in front (z = 0.1) with
     /// distinct colors, so tests can split many draws into chunks.
     pub fn create<B: Backend>(b: &B, extra: u32) -> Result<Self, CreateError> {
+        Self::create_into(b, extra, None)
+    }
+
+    /// [`TwoQuads::create`] rendering into `color` (an RGBA8 `SIZE` x `SIZE` render target,
+    /// say an engine's texture) instead of a texture of its own.
+    pub fn create_into<B: Backend>(b: &B, extra: u32, color: Option<TextureId>) -> Result<Self, CreateError> {
         let mut positions: Vec<[[f32; 3]; 4]> = vec![quad(-0.8, -0.8, 0.2, 0.8, 0.2), quad(-0.2, -0.5, 0.8, 0.5, 0.5)];
         let mut colors: Vec<[f32; 4]> = vec![[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]];
         for i in 0..extra {
@@ -81,7 +87,10 @@ impl TwoQuads {
             format,
             usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
         };
-        let color = b.create_texture(&target("color", TextureFormat::Rgba8Unorm))?;
+        let color = match color {
+            Some(c) => c,
+            None => b.create_texture(&target("color", TextureFormat::Rgba8Unorm))?,
+        };
         let depth = b.create_texture(&TextureDesc {
             usage: TextureUsage::RENDER_TARGET,
             ..target("depth", TextureFormat::Depth32Float)

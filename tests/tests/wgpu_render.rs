@@ -132,3 +132,98 @@ fn readback_errors_are_typed() {
         assert_eq!(b.read_rgba8(s.color), Err(ReadbackError::InvalidHandle));
     }
 }
+
+/// An engine's device, queue and texture: Switchyard renders into the texture through
+/// `WgpuBackend::from_device` and leaves the device as it found it.
+fn engine_device_on(api: ::wgpu::Backends) {
+    use std::sync::{Arc, Mutex};
+    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
+        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
+        return;
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&::wgpu::DeviceDescriptor::default())).unwrap();
+    // The engine's own error handler: Switchyard must neither replace nor trigger it.
+    let engine_errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = engine_errors.clone();
+    device.on_uncaptured_error(Arc::new(move |e: ::wgpu::Error| sink.lock().unwrap().push(e.to_string())));
+    let texture = device.create_texture(&::wgpu::TextureDescriptor {
+        label: Some("engine-target"),
+        size: ::wgpu::Extent3d {
+            width: switchyard_tests::SIZE,
+            height: switchyard_tests::SIZE,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: ::wgpu::TextureDimension::D2,
+        format: ::wgpu::TextureFormat::Rgba8Unorm,
+        usage: ::wgpu::TextureUsages::RENDER_ATTACHMENT | ::wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    for encoding in [Encoding::RenderBundle, Encoding::CommandBuffer] {
+        let b = WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), encoding);
+        let color = b.import_texture(&texture).expect("import");
+        let s = TwoQuads::create_into(&b, 0, Some(color)).expect("fixture");
+        check_two_quads(&render(&b, &s, &[s.direct_stream()], 1), &format!("engine device, {encoding:?}"));
+        // A pass naming a destroyed import is refused with a typed error before the device sees it.
+        b.destroy(Resource::Texture(color)).unwrap();
+        let err = b.submit(&[], &mut [PassSubmit { desc: s.pass(), chunks: Vec::new() }]).unwrap_err();
+        assert!(matches!(err, SubmitError::Pass(_)), "{err:?}");
+    }
+    assert!(engine_errors.lock().unwrap().is_empty(), "{:?}", engine_errors.lock().unwrap());
+    // The engine's texture and device still work after the backends are gone.
+    let mut enc = device.create_command_encoder(&::wgpu::CommandEncoderDescriptor::default());
+    let view = texture.create_view(&::wgpu::TextureViewDescriptor::default());
+    drop(enc.begin_render_pass(&::wgpu::RenderPassDescriptor {
+        label: None,
+        color_attachments: &[Some(::wgpu::RenderPassColorAttachment {
+            view: &view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: ::wgpu::Operations {
+                load: ::wgpu::LoadOp::Clear(::wgpu::Color::BLACK),
+                store: ::wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    }));
+    queue.submit([enc.finish()]);
+    device.poll(::wgpu::PollType::Wait { submission_index: None, timeout: None }).unwrap();
+    assert!(engine_errors.lock().unwrap().is_empty());
+    // Formats the backend does not know are refused, not guessed.
+    let odd = device.create_texture(&::wgpu::TextureDescriptor {
+        label: None,
+        size: ::wgpu::Extent3d { width: 4, height: 4, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: ::wgpu::TextureDimension::D2,
+        format: ::wgpu::TextureFormat::R8Unorm,
+        usage: ::wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let b = WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), Encoding::RenderBundle);
+    assert!(matches!(b.import_texture(&odd), Err(CreateError::Invalid(_))));
+    // With a backend alive, the engine's own mistakes still reach the engine's handler.
+    drop(device.create_buffer(&::wgpu::BufferDescriptor {
+        label: Some("engine mistake"),
+        size: 4,
+        usage: ::wgpu::BufferUsages::MAP_READ | ::wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    }));
+    device.poll(::wgpu::PollType::Wait { submission_index: None, timeout: None }).unwrap();
+    assert_eq!(engine_errors.lock().unwrap().len(), 1, "the engine's handler is still installed");
+    drop(b);
+}
+
+#[test]
+fn renders_into_an_engine_texture_on_the_engines_device_vulkan() {
+    engine_device_on(::wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn renders_into_an_engine_texture_on_the_engines_device_gl() {
+    engine_device_on(::wgpu::Backends::GL);
+}

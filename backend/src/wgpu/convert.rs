@@ -11,6 +11,13 @@ pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {
     }
 }
 
+/// The format of an engine texture, where this backend supports it.
+pub(super) fn from_texture_format(f: wgpu::TextureFormat) -> Option<TextureFormat> {
+    [TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb, TextureFormat::Depth32Float]
+        .into_iter()
+        .find(|&ours| texture_format(ours) == f)
+}
+
 pub(super) fn index_format(f: IndexFormat) -> wgpu::IndexFormat {
     match f {
         IndexFormat::Uint16 => wgpu::IndexFormat::Uint16,
@@ -36,19 +43,20 @@ pub(super) fn buffer_usage(u: BufferUsage) -> wgpu::BufferUsages {
     w
 }
 
+const USAGES: [(TextureUsage, wgpu::TextureUsages); 4] = [
+    (TextureUsage::RENDER_TARGET, wgpu::TextureUsages::RENDER_ATTACHMENT),
+    (TextureUsage::SAMPLED, wgpu::TextureUsages::TEXTURE_BINDING),
+    (TextureUsage::COPY_SRC, wgpu::TextureUsages::COPY_SRC),
+    (TextureUsage::COPY_DST, wgpu::TextureUsages::COPY_DST),
+];
+
 pub(super) fn texture_usage(u: TextureUsage) -> wgpu::TextureUsages {
-    let mut w = wgpu::TextureUsages::empty();
-    for (ours, theirs) in [
-        (TextureUsage::RENDER_TARGET, wgpu::TextureUsages::RENDER_ATTACHMENT),
-        (TextureUsage::SAMPLED, wgpu::TextureUsages::TEXTURE_BINDING),
-        (TextureUsage::COPY_SRC, wgpu::TextureUsages::COPY_SRC),
-        (TextureUsage::COPY_DST, wgpu::TextureUsages::COPY_DST),
-    ] {
-        if u.contains(ours) {
-            w |= theirs;
-        }
-    }
-    w
+    USAGES.iter().filter(|(ours, _)| u.contains(*ours)).fold(wgpu::TextureUsages::empty(), |w, (_, theirs)| w | *theirs)
+}
+
+/// The usages of an engine texture this backend knows (others are ignored).
+pub(super) fn from_texture_usage(u: wgpu::TextureUsages) -> TextureUsage {
+    USAGES.iter().filter(|(_, theirs)| u.contains(*theirs)).fold(TextureUsage::NONE, |w, (ours, _)| w | *ours)
 }
 
 pub(super) fn stages(s: Stages) -> wgpu::ShaderStages {

@@ -19,8 +19,10 @@
 //! workload on every adapter measured.
 //!
 //! wgpu reports validation errors through a device callback; this backend catches them in
-//! error scopes while creating resources and in a shared list while submitting, and
-//! returns them as typed errors instead of panicking.
+//! error scopes while creating resources and, on a device it created, in a shared list
+//! while submitting (on an engine's device, [`WgpuBackend::from_device`], in error scopes
+//! too: the engine's callbacks stay its own), and returns them as typed errors instead of
+//! panicking.
 
 mod convert;
 mod encode;
@@ -107,6 +109,10 @@ pub struct WgpuChunk {
     pub counts: Counts,
 }
 
+/// What the callbacks of a device this backend created write into: its validation errors
+/// and whether it was lost.
+type DeviceSink = (Arc<Mutex<Vec<String>>>, Arc<AtomicBool>);
+
 /// The wgpu backend.
 pub struct WgpuBackend {
     adapter_info: wgpu::AdapterInfo,
@@ -115,8 +121,12 @@ pub struct WgpuBackend {
     reg: RwLock<Registry<WgpuObjects>>,
     caps: Caps,
     encoding: Encoding,
+    /// Validation errors the device reported (its uncaptured-error handler, installed only
+    /// on a device this backend created).
     errors: Arc<Mutex<Vec<String>>>,
     lost: Arc<AtomicBool>,
+    /// This backend created the device (and installed its callbacks); `false`: an engine's.
+    owns_device: bool,
     submissions: Mutex<Vec<(SubmissionId, wgpu::SubmissionIndex)>>,
     next_submission: Mutex<u64>,
     #[cfg(feature = "tracy")]
@@ -170,31 +180,52 @@ impl WgpuBackend {
 
     /// Creates the backend on a chosen adapter.
     pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
-        let info = adapter.get_info();
         let mut wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
         if cfg!(feature = "tracy") {
             wanted |= wgpu::Features::TIMESTAMP_QUERY;
         }
-        let features = adapter.features() & wanted;
-        let downlevel = adapter.get_downlevel_capabilities();
-        let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("switchyard"),
-            required_features: features,
-            required_limits: limits.clone(),
+            required_features: adapter.features() & wanted,
+            required_limits: adapter.limits(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| InitError::Device(e.to_string()))?;
-
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().push(e.to_string())));
         let lost = Arc::new(AtomicBool::new(false));
         let flag = lost.clone();
         device.set_device_lost_callback(move |_reason, _msg| flag.store(true, Ordering::SeqCst));
+        Ok(Self::on_device(&adapter, device, queue, encoding, Some((errors, lost))))
+    }
 
+    /// Switchyard on the engine's own device and queue (`adapter` is the one they came
+    /// from). It never assumes it owns them: it installs no error handler or device-lost
+    /// callback (the engine's stay in place), catches its own errors with error scopes,
+    /// and creates, records and submits only its own work. Multi-draw and GPU zones are
+    /// used where the device was created with the features they need
+    /// (`INDIRECT_FIRST_INSTANCE`, `TIMESTAMP_QUERY`). Render into the engine's textures
+    /// with [`WgpuBackend::import_texture`].
+    pub fn from_device(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, encoding: Encoding) -> Self {
+        Self::on_device(adapter, device, queue, encoding, None)
+    }
+
+    /// `sink`: the error list and lost flag of a device this backend created (and so
+    /// installed callbacks on); `None` for an engine's device.
+    fn on_device(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        encoding: Encoding,
+        sink: Option<DeviceSink>,
+    ) -> Self {
+        let info = adapter.get_info();
+        let features = device.features();
+        let downlevel = adapter.get_downlevel_capabilities();
+        let limits = device.limits();
         let caps = Caps {
             // Render bundles have no multi-draw: a loop of indirect draws there measured
             // slower than direct draws (BENCHMARKS.md), so only native multi-draw counts.
@@ -210,7 +241,9 @@ impl WgpuBackend {
         };
         #[cfg(feature = "tracy")]
         let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);
-        Ok(Self {
+        let owns_device = sink.is_some();
+        let (errors, lost) = sink.unwrap_or_default();
+        Self {
             #[cfg(feature = "tracy")]
             zones,
             adapter_info: info,
@@ -221,9 +254,34 @@ impl WgpuBackend {
             encoding,
             errors,
             lost,
+            owns_device,
             submissions: Mutex::new(Vec::new()),
             next_submission: Mutex::new(0),
-        })
+        }
+    }
+
+    /// Makes an engine texture (2D, one mip level, one sample) usable as a render target,
+    /// a sampled texture or a readback source of this backend, as its usages allow. The
+    /// engine keeps its texture: destroying the returned handle only drops this backend's
+    /// reference.
+    pub fn import_texture(&self, texture: &wgpu::Texture) -> Result<TextureId, CreateError> {
+        let format = from_texture_format(texture.format())
+            .ok_or_else(|| CreateError::Invalid(format!("texture format {:?} is not supported", texture.format())))?;
+        if texture.dimension() != wgpu::TextureDimension::D2
+            || texture.depth_or_array_layers() != 1
+            || texture.mip_level_count() != 1
+            || texture.sample_count() != 1
+        {
+            return Err(CreateError::Invalid(
+                "only 2D textures of one layer, mip level and sample are imported".into(),
+            ));
+        }
+        let usage = from_texture_usage(texture.usage());
+        let desc =
+            TextureDesc { label: "imported".into(), width: texture.width(), height: texture.height(), format, usage };
+        let meta = self.reg.read().check_texture(&desc, &self.caps)?;
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(self.reg.write().textures.insert(Entry { meta, obj: (texture.clone(), view) }))
     }
 
     /// The adapter in use.
@@ -484,8 +542,23 @@ impl Backend for WgpuBackend {
                 self.queue.write_buffer(&reg.buffers[w.buffer].obj, w.offset, w.data);
             }
         }
+        // On an engine's device errors go to the engine's handler unless caught here.
+        let scopes = (!self.owns_device).then(|| {
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            (oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
+        });
         let buffers = self.encode_frame(&reg, passes);
         let index = self.queue.submit(buffers);
+        if let Some((oom, validation)) = scopes {
+            let invalid = pollster::block_on(validation.pop());
+            let out_of_memory = pollster::block_on(oom.pop());
+            if let Some(e) = invalid {
+                return Err(SubmitError::Validation(e.to_string()));
+            }
+            if out_of_memory.is_some() {
+                return Err(SubmitError::OutOfMemory);
+            }
+        }
         self.take_errors()?;
         let mut next = self.next_submission.lock();
         *next += 1;

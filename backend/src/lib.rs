@@ -51,6 +51,19 @@ pub enum Resource {
     Pipeline(PipelineId),
 }
 
+/// A texture's size, format and usage, as [`Backend::texture_info`] reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureInfo {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Texel format.
+    pub format: TextureFormat,
+    /// Allowed uses.
+    pub usage: TextureUsage,
+}
+
 /// Where a chunk sits in its pass: backends that encode one render pass per chunk need it
 /// to apply the pass's load op on the first chunk and its store op on the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,6 +162,8 @@ pub trait Backend: Send + Sync + 'static {
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError>;
     /// Destroys a resource; its handle becomes stale.
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError>;
+    /// What a live texture is: size, format and usage (`None` for a stale handle).
+    fn texture_info(&self, texture: TextureId) -> Option<TextureInfo>;
 
     /// Validates and records one chunk of `pass`. Callable from many threads at once.
     fn record(

@@ -217,6 +217,10 @@ impl Backend for NullBackend {
         destroy_in(&mut self.reg.write(), resource)
     }
 
+    fn texture_info(&self, texture: TextureId) -> Option<crate::TextureInfo> {
+        self.reg.read().texture_info(texture)
+    }
+
     fn record(
         &self,
         pass: &PassDesc,

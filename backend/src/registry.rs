@@ -326,3 +326,15 @@ pub(crate) fn reflect_wgsl(d: &ShaderDesc) -> Result<ShaderMeta, CreateError> {
         .collect();
     Ok(ShaderMeta { entry_points })
 }
+
+impl<O: Objects> Registry<O> {
+    /// The size, format and usage of a live texture.
+    pub(crate) fn texture_info(&self, t: crate::handle::TextureId) -> Option<crate::TextureInfo> {
+        self.textures.get(t).map(|e| crate::TextureInfo {
+            width: e.meta.width,
+            height: e.meta.height,
+            format: e.meta.format,
+            usage: e.meta.usage,
+        })
+    }
+}

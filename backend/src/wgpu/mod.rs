@@ -503,6 +503,10 @@ impl Backend for WgpuBackend {
         destroy_in(&mut self.reg.write(), resource)
     }
 
+    fn texture_info(&self, texture: TextureId) -> Option<crate::TextureInfo> {
+        self.reg.read().texture_info(texture)
+    }
+
     fn record(&self, pass: &PassDesc, position: ChunkPosition, commands: &[Command]) -> Result<WgpuChunk, RecordError> {
         let reg = self.reg.read();
         let layout = resolve_pass(&reg, pass)?;

@@ -57,6 +57,12 @@ pub enum RenderError {
     /// The frame's job graph leaves two conflicting jobs unordered (a scheduler bug).
     #[error("job graph: {0}")]
     JobGraph(String),
+    /// The output texture given to [`Renderer::render_to`] does not fit.
+    #[error("invalid output texture: {what}")]
+    InvalidOutput {
+        /// What is wrong.
+        what: &'static str,
+    },
     /// The frame's passes do not form a valid frame graph.
     #[error("frame graph: {0}")]
     FrameGraph(String),
@@ -88,6 +94,31 @@ impl<B: Backend> Renderer<B> {
     /// i-th shadow view renders into shadow map i. A submission error of an earlier frame
     /// is returned by the next call. On an error nothing of this frame reaches the backend.
     pub fn render(&mut self, views: &[View]) -> Result<FrameStats, RenderError> {
+        self.render_frame(views, None)
+    }
+
+    /// Renders one frame of `views` like [`Renderer::render`], with forward views drawing
+    /// into `output` instead of the renderer's own color target: an engine's texture
+    /// (imported with `WgpuBackend::import_texture`, say) of the renderer's color format
+    /// (RGBA8 sRGB) and size, usable as a render target. Anything else is an
+    /// [`RenderError::InvalidOutput`] before any work is done.
+    pub fn render_to(&mut self, views: &[View], output: TextureId) -> Result<FrameStats, RenderError> {
+        let info =
+            self.shared.backend.texture_info(output).ok_or(RenderError::InvalidOutput { what: "stale handle" })?;
+        let invalid = |what| Err(RenderError::InvalidOutput { what });
+        if info.format != self.shared.gpu.layouts.color_format {
+            return invalid("format differs from the renderer's color format");
+        }
+        if (info.width, info.height) != (self.config.width, self.config.height) {
+            return invalid("size differs from the renderer's target size");
+        }
+        if !info.usage.contains(TextureUsage::RENDER_TARGET) {
+            return invalid("not usable as a render target");
+        }
+        self.render_frame(views, Some(output))
+    }
+
+    fn render_frame(&mut self, views: &[View], output: Option<TextureId>) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let _z = profile::zone!("frame");
         validate_views(views)?;
@@ -98,7 +129,7 @@ impl<B: Backend> Renderer<B> {
         self.write_globals(views, &mut packet.globals.1);
         packet.globals.0 = Some(self.shared.gpu.globals_buf);
         self.write_dirty_transforms(&mut packet);
-        if let Err(e) = self.prepare_views(views) {
+        if let Err(e) = self.prepare_views(views, output) {
             self.drop_frame(packet);
             return Err(e);
         }
@@ -251,14 +282,18 @@ impl<B: Backend> Renderer<B> {
 
     /// The views' setup (frustum, pass, slot), the job graph for them (built once per view
     /// configuration), and each view's instance and indirect buffers grown to the scene.
-    fn prepare_views(&mut self, views: &[View]) -> Result<(), RenderError> {
+    fn prepare_views(&mut self, views: &[View], output: Option<TextureId>) -> Result<(), RenderError> {
         if !self.plan.as_ref().is_some_and(|p| p.fits(views)) {
             self.plan = Some(FramePlan::build(&self.shared.gpu, &self.config, views)?);
         }
         let plan = self.plan.as_ref().expect("built above");
         for (v, view) in views.iter().enumerate() {
             let frustum = Frustum::from_view_proj(&view.view_proj);
-            let setup = ViewSetup { view: *view, frustum, pass: plan.passes[v], slot: v as u32 };
+            let mut pass = plan.passes[v];
+            if let (Some(c), Some(out)) = (pass.color.as_mut(), output) {
+                c.texture = out;
+            }
+            let setup = ViewSetup { view: *view, frustum, pass, slot: v as u32 };
             match self.views.get_mut(v) {
                 Some(w) => w.setup = setup,
                 None => self.views.push(ViewFrame::new(setup)),

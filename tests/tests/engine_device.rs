@@ -1,0 +1,134 @@
+//! Switchyard embedded in an engine that owns the wgpu device, the queue and the target:
+//! the renderer draws into the engine's texture through `WgpuBackend::from_device`, with
+//! the same pixels as into its own target.
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use switchyard::backend::wgpu::{Encoding, WgpuBackend};
+use switchyard::backend::{Backend, TextureId};
+use switchyard::*;
+
+const SIZE: u32 = 96;
+
+fn cube() -> MeshData {
+    let v = |x: f32, y: f32, z: f32| Vertex { position: [x, y, z], normal: [x, y, z], uv: [0.0, 0.0] };
+    let vertices =
+        (0..8).map(|i| v((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32 - 0.5)).collect();
+    let indices = vec![
+        0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
+    ];
+    MeshData { vertices, indices }
+}
+
+/// A renderer over `backend` with a few lit cubes, and its two views.
+fn scene(backend: Arc<WgpuBackend>) -> (Renderer<WgpuBackend>, Vec<View>) {
+    let config = RendererConfig {
+        threads: 2,
+        width: SIZE,
+        height: SIZE,
+        shadow_map_size: 128,
+        max_objects: 64,
+        ..Default::default()
+    };
+    let mut r = Renderer::new(backend, config).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let material = r
+        .create_material(&MaterialDesc {
+            shader,
+            properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.9, 0.4, 0.1, 1.0])),
+            ..Default::default()
+        })
+        .unwrap();
+    let objects: Vec<ObjectDesc> = (0..9)
+        .map(|i| ObjectDesc {
+            mesh,
+            material,
+            transform: Mat4::from_translation(Vec3::new((i % 3) as f32 * 2.0 - 2.0, 0.0, (i / 3) as f32 * 2.0 - 2.0)),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    r.insert_objects(&objects).unwrap();
+    let eye = Vec3::new(4.0, 6.0, 8.0);
+    let light_eye = Vec3::new(8.0, 12.0, 4.0);
+    let views = vec![
+        View {
+            label: "main",
+            view_proj: Mat4::perspective_rh(0.9, 1.0, 0.5, 50.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+            eye,
+            far: 50.0,
+            layer_mask: u16::MAX,
+            pass: PassKind::Forward,
+        },
+        View {
+            label: "sun",
+            view_proj: Mat4::orthographic_rh(-6.0, 6.0, -6.0, 6.0, 0.1, 40.0)
+                * Mat4::look_at_rh(light_eye, Vec3::ZERO, Vec3::Y),
+            eye: light_eye,
+            far: 40.0,
+            layer_mask: u16::MAX,
+            pass: PassKind::Shadow,
+        },
+    ];
+    (r, views)
+}
+
+fn engine_texture(device: &wgpu::Device, format: wgpu::TextureFormat, side: u32) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("engine-viewport"),
+        size: wgpu::Extent3d { width: side, height: side, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+fn on(api: wgpu::Backends) {
+    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
+        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
+        return;
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let backend = Arc::new(WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), Encoding::RenderBundle));
+    let (mut r, views) = scene(backend.clone());
+    // The renderer's own target first, then the engine's texture: the same frame, the same pixels.
+    r.render(&views).unwrap();
+    let own = r.read_color().unwrap();
+    let texture = engine_texture(&device, wgpu::TextureFormat::Rgba8UnormSrgb, SIZE);
+    let viewport: TextureId = backend.import_texture(&texture).unwrap();
+    let stats = r.render_to(&views, viewport).unwrap();
+    assert!(stats.visible[0] > 0 && stats.draw_calls > 0);
+    r.flush().unwrap();
+    let engine = backend.read_rgba8(viewport).unwrap();
+    assert_eq!(engine, own, "{api:?}: the engine's texture holds the frame the renderer's own target held");
+    let distinct: std::collections::HashSet<[u8; 4]> =
+        (0..SIZE * SIZE).map(|i| engine.pixel(i % SIZE, i / SIZE)).collect();
+    assert!(distinct.len() > 4, "a lit scene, not a clear: {} colors", distinct.len());
+
+    // Outputs that do not fit are refused before any work, and the next frame works.
+    let small = backend.import_texture(&engine_texture(&device, wgpu::TextureFormat::Rgba8UnormSrgb, 16)).unwrap();
+    let linear = backend.import_texture(&engine_texture(&device, wgpu::TextureFormat::Rgba8Unorm, SIZE)).unwrap();
+    for bad in [small, linear] {
+        assert!(matches!(r.render_to(&views, bad), Err(RenderError::InvalidOutput { .. })));
+    }
+    backend.destroy(switchyard::backend::Resource::Texture(small)).unwrap();
+    assert!(matches!(r.render_to(&views, small), Err(RenderError::InvalidOutput { what: "stale handle" })));
+    r.render_to(&views, viewport).unwrap();
+    r.flush().unwrap();
+    assert_eq!(backend.read_rgba8(viewport).unwrap(), own);
+}
+
+#[test]
+fn renderer_draws_into_an_engine_texture_vulkan() {
+    on(wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn renderer_draws_into_an_engine_texture_gl() {
+    on(wgpu::Backends::GL);
+}

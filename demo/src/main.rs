@@ -88,10 +88,27 @@ struct Args {
     /// How the wgpu backend encodes chunks: one RenderBundle or one CommandBuffer each.
     #[arg(long, value_enum, default_value = "bundle")]
     encoding: EncodingKind,
+    /// Resize the targets before frame FRAME (1-based, as `--digest` numbers frames) to
+    /// WxH; repeatable. The PNG has the final size.
+    #[arg(long, value_name = "FRAME:WxH", value_parser = parse_resize)]
+    resize_at: Vec<(u32, u32, u32)>,
     /// Draw each batch with its own `draw_indexed` instead of one multi-draw-indirect per
     /// state bucket. The digest depends on this choice, so compare backends with the same.
     #[arg(long)]
     no_multi_draw: bool,
+}
+
+/// `FRAME:WxH` of `--resize-at`.
+fn parse_resize(s: &str) -> Result<(u32, u32, u32), String> {
+    let err = || format!("`{s}` is not FRAME:WxH (e.g. 10:1280x720)");
+    let (frame, size) = s.split_once(':').ok_or_else(err)?;
+    let (w, h) = size.split_once('x').ok_or_else(err)?;
+    let n = |v: &str| v.trim().parse::<u32>().map_err(|_| err());
+    let (frame, w, h) = (n(frame)?, n(w)?, n(h)?);
+    if frame == 0 || w == 0 || h == 0 {
+        return Err(format!("`{s}`: the frame and both sides must be at least 1"));
+    }
+    Ok((frame, w, h))
 }
 
 fn main() -> ExitCode {
@@ -230,7 +247,11 @@ fn frames<B: Backend>(
     let mut all = Vec::with_capacity(args.frames as usize);
     let mut json = Vec::new();
     for f in 0..args.frames {
-        let views = scene.views(f, args.views, args.width as f32 / args.height as f32);
+        for &(_, w, h) in args.resize_at.iter().filter(|r| r.0 == f + 1) {
+            r.resize(w, h).map_err(|e| format!("--resize-at {}:{w}x{h}: {e}", f + 1))?;
+        }
+        let aspect = r.config().width as f32 / r.config().height as f32;
+        let views = scene.views(f, args.views, aspect);
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
         let stats = r.render(&views).map_err(|e| e.to_string())?;
         if f == 0 {

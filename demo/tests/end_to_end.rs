@@ -57,6 +57,33 @@ fn pillar_shadow_falls_where_the_light_sends_it() {
 }
 
 #[test]
+fn resize_at_gives_a_png_of_the_final_size() {
+    let png = tmp("resized.png");
+    let out = ok(&demo(&[
+        "--objects",
+        "2000",
+        "--frames",
+        "4",
+        "--width",
+        "160",
+        "--height",
+        "90",
+        "--resize-at",
+        "2:120x120",
+        "--resize-at",
+        "4:200x80",
+        "--out",
+        png.to_str().unwrap(),
+    ]));
+    let img = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (200, 80), "{out}");
+    let distinct: std::collections::HashSet<_> = img.pixels().map(|p| p.0).collect();
+    assert!(distinct.len() > 20, "a rendered city after two resizes ({} colors)", distinct.len());
+    // The main pass's bytes follow the last size: color and depth stored, 4 bytes a texel each.
+    assert!(out.contains(&format!("| main | 0.00 | {:.2} |", (200 * 80 * 8) as f64 / 1e6)), "{out}");
+}
+
+#[test]
 fn city_renders_a_varied_image() {
     let png = tmp("city.png");
     let out = ok(&demo(&[

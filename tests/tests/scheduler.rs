@@ -335,3 +335,33 @@ fn per_pass_bytes_follow_the_frame_graph() {
     w.r.render(&vs).unwrap();
     assert_eq!(w.r.pass_names(), ["shadow", "main", "main#1"]);
 }
+
+#[test]
+fn resize_recreates_the_main_targets_and_bad_sizes_change_nothing() {
+    let mut w = world(2, true, 3);
+    populate(&mut w, 4, 800);
+    let vs = views(0.4);
+    let before = w.r.render(&vs).unwrap();
+    let texel = 4;
+    assert_eq!(before.passes[1].stored, 2 * 64 * 64 * texel);
+    for bad in [(0, 10), (10, 0), (100_000, 10)] {
+        assert!(matches!(w.r.resize(bad.0, bad.1), Err(RenderError::InvalidSize { .. })));
+        assert_eq!((w.r.config().width, w.r.config().height), (64, 64), "nothing changed");
+    }
+    w.r.resize(96, 40).unwrap();
+    let after = w.r.render(&vs).unwrap();
+    w.r.flush().unwrap();
+    assert_eq!(after.passes[1].stored, 2 * 96 * 40 * texel, "the main pass writes the new targets");
+    assert_eq!(after.passes[0], before.passes[0], "shadow maps keep their size");
+    // The frame validates on the null backend (attachment sizes agree) and matches the reference.
+    assert_matches_reference(&w, &vs, &after, 1);
+    assert_eq!(Some(w.backend.last_frame().digest), after.digest);
+    assert_ne!(after.digest, before.digest, "the passes name the new targets");
+    // Resizing between frames gives the stream of a renderer resized before its first frame.
+    let mut fresh = world(2, true, 3);
+    populate(&mut fresh, 4, 800);
+    fresh.r.resize(96, 40).unwrap();
+    let first = fresh.r.render(&vs).unwrap();
+    assert_eq!(first.digest, after.digest);
+    assert_eq!(first.passes[..2], after.passes[..2]);
+}

@@ -37,15 +37,28 @@ pub(crate) fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsa
     })
 }
 
+/// The main color and depth targets of a size (both or neither: a failed depth target
+/// takes the new color target with it).
+pub(crate) fn create_main_targets<B: Backend>(b: &B, w: u32, h: u32) -> Result<(TextureId, TextureId), CreateError> {
+    let rt = TextureUsage::RENDER_TARGET;
+    let desc = |label: &str, format, usage| TextureDesc { label: label.into(), width: w, height: h, format, usage };
+    let color = b.create_texture(&desc("main-color", TextureFormat::Rgba8UnormSrgb, rt | TextureUsage::COPY_SRC))?;
+    match b.create_texture(&desc("main-depth", TextureFormat::Depth32Float, rt)) {
+        Ok(depth) => Ok((color, depth)),
+        Err(e) => {
+            let _ = b.destroy(Resource::Texture(color));
+            Err(e)
+        }
+    }
+}
+
 impl FrameResources {
     pub(crate) fn create<B: Backend>(b: &B, config: &RendererConfig) -> Result<Self, InitError> {
         let target = |label: &str, w, h, format, usage| {
             b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage })
         };
         let rt = TextureUsage::RENDER_TARGET;
-        let (w, h) = (config.width, config.height);
-        let color = target("main-color", w, h, TextureFormat::Rgba8UnormSrgb, rt | TextureUsage::COPY_SRC)?;
-        let depth = target("main-depth", w, h, TextureFormat::Depth32Float, rt)?;
+        let (color, depth) = create_main_targets(b, config.width, config.height)?;
         let s = config.shadow_map_size;
         let shadow_maps = [
             target("shadow-0", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,

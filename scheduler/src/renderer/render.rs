@@ -57,6 +57,16 @@ pub enum RenderError {
     /// The frame's job graph leaves two conflicting jobs unordered (a scheduler bug).
     #[error("job graph: {0}")]
     JobGraph(String),
+    /// A target size of zero or over the device's limit.
+    #[error("invalid target size {width}x{height} (each side 1..={maximum})")]
+    InvalidSize {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+        /// The device's largest texture side.
+        maximum: u32,
+    },
     /// The output texture given to [`Renderer::render_to`] does not fit.
     #[error("invalid output texture: {what}")]
     InvalidOutput {
@@ -166,6 +176,33 @@ impl<B: Backend> Renderer<B> {
             return Err(e.into());
         }
         Ok(self.last_report.clone())
+    }
+
+    /// Changes the size of the main targets (and of the output `render_to` expects) from the
+    /// next frame on. Only the size-dependent targets are created again — the main color and
+    /// depth targets; shadow maps, buffers, pipelines and display lists stay. Frames in
+    /// flight finish on the old targets first. A zero size or one over the device's limit is
+    /// an error and changes nothing; so is a failed creation (the old targets stay).
+    pub fn resize(&mut self, width: u32, height: u32) -> Result<(), RenderError> {
+        if (width, height) == (self.config.width, self.config.height) {
+            return Ok(());
+        }
+        let max = self.shared.backend.caps().max_texture_size;
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(RenderError::InvalidSize { width, height, maximum: max });
+        }
+        self.flush()?;
+        let b = &*self.shared.backend;
+        let (color, depth) = gpu::create_main_targets(b, width, height).map_err(RenderError::FrameBuffer)?;
+        let gpu = &mut self.shared.gpu;
+        let old = [std::mem::replace(&mut gpu.color, color), std::mem::replace(&mut gpu.depth, depth)];
+        for t in old {
+            let _ = b.destroy(Resource::Texture(t));
+        }
+        (self.config.width, self.config.height) = (width, height);
+        // The passes name the new targets and the graph's sizes change: plan again.
+        self.plan = None;
+        Ok(())
     }
 
     /// Flushes, then reads the main color target back as RGBA8 (sRGB-encoded).

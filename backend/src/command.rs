@@ -227,6 +227,8 @@ pub struct Caps {
     pub max_buffer_size: u64,
     /// Most bind groups one pipeline uses.
     pub max_bind_groups: u32,
+    /// Textures made with [`crate::TextureUsage::TRANSIENT`] take no memory (tiled GPUs).
+    pub transient_saves_memory: bool,
 }
 
 /// What one chunk or frame did, counted the same way by every backend.

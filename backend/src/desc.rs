@@ -61,6 +61,10 @@ flags! {
         COPY_SRC = 2,
         /// Written by the CPU through [`crate::Backend::write_texture`].
         COPY_DST = 3,
+        /// Only an attachment whose content lives within one pass (cleared on load,
+        /// discarded on store): may have no memory behind it
+        /// ([`crate::Caps::transient_saves_memory`]). Only with `RENDER_TARGET`.
+        TRANSIENT = 4,
     }
 }
 

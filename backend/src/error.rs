@@ -178,6 +178,12 @@ pub enum PassError {
     /// A pass with neither color nor depth attachment.
     #[error("pass has no attachments")]
     NoAttachments,
+    /// A transient attachment is loaded or stored (it must be cleared and discarded).
+    #[error("{role:?} attachment is transient: it must be cleared on load and discarded on store")]
+    TransientKept {
+        /// Which attachment.
+        role: AttachmentRole,
+    },
 }
 
 /// Submitting a frame failed.

@@ -85,6 +85,7 @@ impl NullBackend {
                 max_texture_size: 8192,
                 max_buffer_size: 1 << 32,
                 max_bind_groups: 4,
+                transient_saves_memory: false,
             },
             last: Mutex::default(),
         }

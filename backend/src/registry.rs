@@ -149,6 +149,11 @@ impl<O: Objects> Registry<O> {
         if d.usage == TextureUsage::NONE {
             return Err(CreateError::Invalid(format!("texture `{}` has no usage", d.label)));
         }
+        if d.usage.contains(TextureUsage::TRANSIENT)
+            && d.usage != (TextureUsage::TRANSIENT | TextureUsage::RENDER_TARGET)
+        {
+            return Err(CreateError::Invalid(format!("transient texture `{}` can only be a render target", d.label)));
+        }
         if d.format.is_depth() && d.usage.contains(TextureUsage::COPY_DST) {
             return Err(CreateError::Invalid(format!("depth texture `{}` cannot be written by the CPU", d.label)));
         }

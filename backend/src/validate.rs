@@ -4,7 +4,7 @@
 //! first problem as a typed [`RecordError`]. The scheduler never produces such a chunk; a
 //! failure here means a scheduler bug or a hand-written stream from a user.
 
-use crate::command::AttachmentRole;
+use crate::command::{AttachmentRole, LoadOp, StoreOp};
 use crate::command::{Caps, Command, Counts, PassDesc, ResourceKind, DRAW_INDEXED_INDIRECT_SIZE};
 use crate::desc::{BufferUsage, IndexFormat, StepMode, TextureFormat, TextureUsage};
 use crate::error::{PassError, RecordError};
@@ -40,6 +40,19 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
         let m = &t.meta;
         if !m.usage.contains(TextureUsage::RENDER_TARGET) || m.format.is_depth() != (role == AttachmentRole::Depth) {
             return Err(PassError::NotRenderTarget { role });
+        }
+        if m.usage.contains(TextureUsage::TRANSIENT) {
+            let (clears, discards) = match role {
+                AttachmentRole::Color => pass
+                    .color
+                    .map_or((true, true), |c| (matches!(c.load, LoadOp::Clear(_)), c.store == StoreOp::Discard)),
+                AttachmentRole::Depth => pass
+                    .depth
+                    .map_or((true, true), |d| (matches!(d.load, LoadOp::Clear(_)), d.store == StoreOp::Discard)),
+            };
+            if !(clears && discards) {
+                return Err(PassError::TransientKept { role });
+            }
         }
         if size.is_some_and(|s| s != (m.width, m.height)) {
             return Err(PassError::SizeMismatch);

@@ -9,9 +9,11 @@
 use rayon::prelude::*;
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
 
+use crate::frame_graph::Queue;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
+use crate::sort::MaterialFrame;
 use crate::view::View;
 
 /// Objects per culling part (one parallel task).
@@ -105,6 +107,10 @@ pub(crate) struct CullCtx<'a> {
     pub(crate) kernel: CullLoop,
     /// Dense material slots (live or not): the size of the material sets.
     pub(crate) materials: usize,
+    /// Whether each dense material is transparent (for queues of one kind).
+    pub(crate) mat_frames: &'a [MaterialFrame],
+    /// Which objects the pass draws.
+    pub(crate) queue: Queue,
 }
 
 /// Culls `view`'s frustum over every object, in parallel parts on the current pool.
@@ -123,6 +129,10 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         part.visible.clear();
         let range = p * CULL_PART..((p + 1) * CULL_PART).min(n);
         cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);
+        if ctx.queue != Queue::All {
+            let want = ctx.queue == Queue::Transparent;
+            part.visible.retain(|&i| ctx.mat_frames[o.material[i as usize] as usize].transparent == want);
+        }
         // Which materials this part saw, for the patch stage.
         part.used.reset(ctx.materials);
         for &i in &part.visible {

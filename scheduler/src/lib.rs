@@ -82,7 +82,7 @@ mod view;
 
 mod batch;
 mod cull;
-mod frame_graph;
+pub mod frame_graph;
 mod graph;
 pub mod material;
 mod patch;
@@ -94,10 +94,15 @@ mod stats;
 mod submit;
 
 pub use batch::Batch;
+pub use frame_graph::{
+    Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphError, GraphWarning, LoadOp,
+    Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
+    MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS,
+};
 pub use material::{ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc};
 pub use renderer::{
-    InitError, Lighting, MeshData, ReferenceFrame, RenderError, Renderer, RendererConfig, ResourceError, Vertex,
-    ViewOutput, MAX_SHADOW_VIEWS, MAX_VIEWS,
+    FrameInput, InitError, Lighting, MeshData, ReferenceFrame, RenderError, Renderer, RendererConfig, ResourceError,
+    Vertex, ViewOutput, MAX_PASSES, MAX_SHADOW_VIEWS, MAX_VIEWS,
 };
 pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,

@@ -1,7 +1,7 @@
 //! Per-frame statistics: time per stage and the frame's counters.
 
 use crate::material::ListCounts;
-use crate::renderer::MAX_VIEWS;
+use crate::renderer::{MAX_PASSES, MAX_VIEWS};
 
 /// What one frame did. Stage times are the sum of that stage's job times (ms); submit and
 /// GPU-wait times come from the most recent frame the submission thread finished.
@@ -52,7 +52,12 @@ pub struct FrameStats {
     /// Per pass in submission order ([`crate::Renderer::pass_names`] names them): the bytes
     /// its attachments load, store and resolve, from their formats, sizes, sample counts
     /// and load and store ops.
-    pub passes: [PassTraffic; MAX_VIEWS],
+    pub passes: [PassTraffic; MAX_PASSES],
+    /// Bytes of GPU memory the frame graph's own targets take.
+    pub target_bytes: u64,
+    /// Bytes the frame graph saves by aliasing targets whose lifetimes do not overlap and
+    /// by memoryless transient targets, against one texture per target.
+    pub target_bytes_saved: u64,
     /// Digest of the submitted command stream (equal to the null backend's frame digest),
     /// where the renderer digests ([`crate::RendererConfig::digest`]).
     pub digest: Option<u64>,

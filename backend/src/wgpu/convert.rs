@@ -43,11 +43,12 @@ pub(super) fn buffer_usage(u: BufferUsage) -> wgpu::BufferUsages {
     w
 }
 
-const USAGES: [(TextureUsage, wgpu::TextureUsages); 4] = [
+const USAGES: [(TextureUsage, wgpu::TextureUsages); 5] = [
     (TextureUsage::RENDER_TARGET, wgpu::TextureUsages::RENDER_ATTACHMENT),
     (TextureUsage::SAMPLED, wgpu::TextureUsages::TEXTURE_BINDING),
     (TextureUsage::COPY_SRC, wgpu::TextureUsages::COPY_SRC),
     (TextureUsage::COPY_DST, wgpu::TextureUsages::COPY_DST),
+    (TextureUsage::TRANSIENT, wgpu::TextureUsages::TRANSIENT_ATTACHMENT),
 ];
 
 pub(super) fn texture_usage(u: TextureUsage) -> wgpu::TextureUsages {

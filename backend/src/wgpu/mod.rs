@@ -238,6 +238,7 @@ impl WgpuBackend {
             max_texture_size: limits.max_texture_dimension_2d,
             max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
             max_bind_groups: limits.max_bind_groups.min(4),
+            transient_saves_memory: info.transient_saves_memory == Some(true),
         };
         #[cfg(feature = "tracy")]
         let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);

@@ -1,4 +1,4 @@
-//! Compiling a [`GraphDesc`]: checks, order, culling, lifetimes, aliasing, transience,
+//! Compiling a [`FrameGraph`]: checks, order, culling, lifetimes, aliasing, transience,
 //! bandwidth and warnings.
 
 use super::*;
@@ -6,7 +6,8 @@ use super::*;
 /// A graph description that cannot be compiled. Each variant names the pass or target.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub(crate) enum GraphError {
+#[allow(missing_docs)] // each variant's message says what it means
+pub enum GraphError {
     #[error("two {what} are named `{name}`")]
     DuplicateName { what: &'static str, name: String },
     #[error("pass `{pass}` refers to target {target}, which the graph does not declare")]
@@ -27,11 +28,19 @@ pub(crate) enum GraphError {
     SampledMultisampled { pass: String, target: String },
     #[error("pass `{pass}` is on a dependency cycle")]
     Cycle { pass: String },
+    #[error("pass `{pass}` uses camera {camera}, which the graph does not declare")]
+    UnknownCamera { pass: String, camera: u32 },
+    #[error("pass `{pass}`: {what}")]
+    InvalidPass { pass: String, what: &'static str },
+    #[error("the graph has no pass")]
+    Empty,
 }
 
 /// Something a compiled graph does that is legal but likely not meant.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum GraphWarning {
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it means
+pub enum GraphWarning {
     /// The pass's results reach no output: it is skipped.
     Skipped { pass: String },
     /// The pass stores `target`, and no later pass reads it this frame.
@@ -56,13 +65,13 @@ impl std::fmt::Display for GraphWarning {
 
 /// The bytes one pass moves through its attachments' memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PassBytes {
+pub struct PassBytes {
     /// Read at the start of the pass (attachments with a `Load` load op).
-    pub(crate) loaded: u64,
+    pub loaded: u64,
     /// Written at the end of the pass (attachments with a `Store` store op).
-    pub(crate) stored: u64,
+    pub stored: u64,
     /// Written by resolving multisampled attachments.
-    pub(crate) resolved: u64,
+    pub resolved: u64,
 }
 
 /// A texture the compiled graph needs: one or more owned targets alias it.
@@ -87,13 +96,25 @@ pub(crate) struct CompiledGraph {
     pub(crate) sizes: Vec<(u32, u32)>,
     /// Each target's use in `order`: (first, last) position; `None` if no running pass uses it.
     pub(crate) lifetimes: Vec<Option<(usize, usize)>>,
-    /// Each owned target's texture in `physical` (output targets have none).
+    /// Each transient target's texture in `physical` (retained and external ones have none).
     pub(crate) aliases: Vec<Option<usize>>,
     pub(crate) physical: Vec<PhysicalTarget>,
     /// Per pass of `order`.
     pub(crate) bytes: Vec<PassBytes>,
     pub(crate) warnings: Vec<GraphWarning>,
 }
+
+/// The formats the scene's pipelines draw into: a scene pass's attachments must have them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SceneFormats {
+    pub(crate) color: TextureFormat,
+    pub(crate) depth: TextureFormat,
+}
+
+/// Most targets a fullscreen pass samples.
+pub const MAX_FULLSCREEN_INPUTS: usize = 8;
+/// Most shadow maps (depth targets) a forward scene pass samples.
+pub const MAX_SHADOW_MAPS: usize = 2;
 
 /// How a pass touches one target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +136,7 @@ impl Use {
     }
 }
 
-fn uses(p: &PassDecl) -> impl Iterator<Item = (TargetId, Use)> + '_ {
+fn uses(p: &Pass) -> impl Iterator<Item = (TargetId, Use)> + '_ {
     let attach = |load: bool, store, cleared| Use::Attach { load, store, clear_or_dontcare: cleared };
     let color = p.color.iter().flat_map(move |a| {
         let load = matches!(a.load, LoadOp::Load);
@@ -129,10 +150,15 @@ fn uses(p: &PassDecl) -> impl Iterator<Item = (TargetId, Use)> + '_ {
     color.chain(depth).chain(p.samples.iter().map(|&t| (t, Use::Sample)))
 }
 
-impl GraphDesc {
-    /// Checks the description and compiles it for an output of `output` texels.
-    pub(crate) fn compile(&self, output: (u32, u32)) -> Result<CompiledGraph, GraphError> {
+impl FrameGraph {
+    /// Checks the description and compiles it for an output of `output` texels; scene
+    /// passes draw with pipelines for `formats` (color, depth).
+    pub(crate) fn compile(&self, output: (u32, u32), formats: SceneFormats) -> Result<CompiledGraph, GraphError> {
+        if self.passes.is_empty() {
+            return Err(GraphError::Empty);
+        }
         let sizes = self.check(output)?;
+        self.check_contents(formats)?;
         let order = self.order()?;
         let (order, skipped) = self.cull(order);
         let n = self.targets.len();
@@ -169,11 +195,16 @@ impl GraphDesc {
         }
         let mut sizes = Vec::with_capacity(self.targets.len());
         for t in &self.targets {
+            let invalid = |what| Err(GraphError::InvalidTarget { target: t.name.clone(), what });
             let size = match t.size {
                 TargetSize::Fixed { width, height } => (width, height),
                 TargetSize::Output => output,
+                TargetSize::Scaled(f) if f.is_finite() && f > 0.0 && f <= 16.0 => {
+                    let side = |s: u32| ((s as f32 * f).round() as u32).max(1);
+                    (side(output.0), side(output.1))
+                }
+                TargetSize::Scaled(_) => return invalid("scale must be finite, above 0 and at most 16"),
             };
-            let invalid = |what| Err(GraphError::InvalidTarget { target: t.name.clone(), what });
             if size.0 == 0 || size.1 == 0 {
                 return invalid("zero size");
             }
@@ -235,6 +266,66 @@ impl GraphDesc {
         Ok(sizes)
     }
 
+    /// What each pass's content needs of its attachments and inputs.
+    fn check_contents(&self, f: SceneFormats) -> Result<(), GraphError> {
+        for p in &self.passes {
+            let invalid = |what| Err(GraphError::InvalidPass { pass: p.name.clone(), what });
+            let decl = |t: TargetId| &self.targets[t.0 as usize];
+            let single =
+                p.color.iter().map(|a| a.target).chain(p.depth.iter().map(|a| a.target)).all(|t| decl(t).samples == 1);
+            let external_input = p.samples.iter().any(|&t| decl(t).kind == TargetKind::External);
+            match &p.content {
+                PassContent::Scene { camera, kind, .. } => {
+                    if camera.0 as usize >= self.cameras.len() {
+                        return Err(GraphError::UnknownCamera { pass: p.name.clone(), camera: camera.0 });
+                    }
+                    if !single {
+                        return invalid("scene passes draw into single-sampled attachments");
+                    }
+                    if !p.depth.is_some_and(|d| decl(d.target).format == f.depth) {
+                        return invalid("a scene pass needs a Depth32Float depth attachment");
+                    }
+                    match kind {
+                        PassKind::Shadow if p.color.is_some() => {
+                            return invalid("a shadow pass renders depth only: no color attachment")
+                        }
+                        PassKind::Shadow if !p.samples.is_empty() => return invalid("a shadow pass samples nothing"),
+                        PassKind::Shadow => {}
+                        PassKind::Forward => {
+                            if !p.color.is_some_and(|c| decl(c.target).format == f.color) {
+                                return invalid("a forward pass needs a color attachment of the renderer's color format (RGBA8 sRGB)");
+                            }
+                            if p.samples.len() > MAX_SHADOW_MAPS
+                                || p.samples.iter().any(|&t| !decl(t).format.is_depth())
+                            {
+                                return invalid("a forward pass samples at most two depth targets (its shadow maps)");
+                            }
+                        }
+                    }
+                    if external_input {
+                        return invalid("scene passes sample graph-owned targets only");
+                    }
+                }
+                PassContent::Fullscreen(s) => {
+                    if p.color.is_none() || p.depth.is_some() || !single {
+                        return invalid("a fullscreen pass has one single-sampled color attachment and no depth");
+                    }
+                    if p.samples.len() > MAX_FULLSCREEN_INPUTS {
+                        return invalid("a fullscreen pass samples at most MAX_FULLSCREEN_INPUTS targets");
+                    }
+                    if external_input {
+                        return invalid("fullscreen passes sample graph-owned targets only");
+                    }
+                    if s.entry.is_empty() || s.params.iter().any(|v| !v.is_finite()) {
+                        return invalid("a fullscreen shader needs an entry point and finite params");
+                    }
+                }
+                PassContent::Callback(_) => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Passes in an order that respects every dependency: writers of a target keep their
     /// declared order, a pass sampling a target follows all its writers. Among ready
     /// passes, those that do not write an output go first (offscreen work is submitted
@@ -254,7 +345,7 @@ impl GraphDesc {
             }
         }
         let writes_output = |p: usize| {
-            uses(&self.passes[p]).any(|(t, u)| u.writes() && self.targets[t.0 as usize].kind == TargetKind::Output)
+            uses(&self.passes[p]).any(|(t, u)| u.writes() && self.targets[t.0 as usize].kind != TargetKind::Transient)
         };
         let mut pending: Vec<usize> = deps.iter().map(|d| d.len()).collect();
         let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -283,7 +374,7 @@ impl GraphDesc {
         for &p in order.iter().rev() {
             let pass = &self.passes[p];
             let feeds = uses(pass).any(|(t, u)| {
-                u.writes() && (self.targets[t.0 as usize].kind == TargetKind::Output || needed[t.0 as usize])
+                u.writes() && (self.targets[t.0 as usize].kind != TargetKind::Transient || needed[t.0 as usize])
             });
             if feeds {
                 live[p] = true;
@@ -319,7 +410,7 @@ impl GraphDesc {
             }
         }
         let mut by_first: Vec<usize> =
-            (0..n).filter(|&t| self.targets[t].kind == TargetKind::Owned && lifetimes[t].is_some()).collect();
+            (0..n).filter(|&t| self.targets[t].kind == TargetKind::Transient && lifetimes[t].is_some()).collect();
         by_first.sort_by_key(|&t| lifetimes[t].map(|l| l.0));
         let mut aliases = vec![None; n];
         let mut physical: Vec<PhysicalTarget> = Vec::new();
@@ -347,7 +438,7 @@ impl GraphDesc {
         (aliases, physical)
     }
 
-    fn pass_bytes(&self, p: &PassDecl, sizes: &[(u32, u32)]) -> PassBytes {
+    fn pass_bytes(&self, p: &Pass, sizes: &[(u32, u32)]) -> PassBytes {
         let bytes = |t: TargetId, samples: bool| {
             let (w, h) = sizes[t.0 as usize];
             let d = &self.targets[t.0 as usize];
@@ -374,11 +465,11 @@ impl GraphDesc {
     }
 
     /// Stores nothing reads before the target is overwritten or the frame ends, and loads
-    /// of targets nothing wrote earlier in the frame (owned targets only: an output's
-    /// content comes from outside and goes out).
+    /// of targets nothing wrote earlier in the frame (transient targets only: a retained or
+    /// external target's content comes from outside or goes out).
     fn warn(&self, order: &[usize], out: &mut Vec<GraphWarning>) {
         for t in 0..self.targets.len() {
-            if self.targets[t].kind != TargetKind::Owned {
+            if self.targets[t].kind != TargetKind::Transient {
                 continue;
             }
             let t = TargetId(t as u32);

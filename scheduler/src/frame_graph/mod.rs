@@ -1,56 +1,86 @@
-//! The frame as a graph of passes over targets: what each pass loads, stores, resolves and
-//! samples, compiled into a submission order, lifetimes, aliasing, and the bytes each pass
-//! moves through memory.
+//! The frame as a graph of passes over targets, declared by the engine: what each pass
+//! draws, what it loads, stores, resolves and samples; compiled into a submission order,
+//! lifetimes, aliasing, and the bytes each pass moves through memory.
 //!
-//! A description ([`GraphDesc`]) names targets — owned by the graph (format, size, sample
-//! count) or handed in from outside (the output) — and passes with their attachments and
-//! the targets they sample. [`GraphDesc::compile`] checks it and derives:
+//! A [`FrameGraph`] names
+//! - **cameras** ([`FrameGraph::camera`]): slots the engine fills every frame with a
+//!   [`Camera`] (any number; a shadow cascade is one more camera);
+//! - **targets** ([`FrameGraph::target`]): textures the graph owns — transient ones live
+//!   within a frame and may share memory, retained ones keep their content after the frame
+//!   ([`crate::Renderer::read_target`]) — and external ones the engine hands in per frame
+//!   (a swapchain image, an editor viewport);
+//! - **passes** ([`Pass`]): an owned name, a color and a depth attachment with load and
+//!   store ops, the targets the pass samples, and what it draws ([`PassContent`]): the
+//!   scene's queue for one camera, a fullscreen shader (post-processing), or an engine
+//!   callback that records its own commands on a worker.
+//!
+//! [`FrameGraph::compile`] checks it and derives:
 //! - **order**: a pass that samples a target runs after every pass that writes it; passes
 //!   writing one target keep their declared order (a `Load` continues the previous
-//!   writer's content); a cycle is an error naming a pass on it. Ties keep declaration
-//!   order, so the order is deterministic;
-//! - **culling**: passes whose results reach no output are skipped (and reported);
-//! - **lifetimes and aliasing**: each owned target lives from its first to its last use;
-//!   owned targets of equal format, size, samples and usage whose lifetimes do not overlap
-//!   share one physical texture;
-//! - **transience**: an owned target that is only rendered to, cleared (or don't-care) on
-//!   load and discarded on store, never needs memory behind it (memoryless where the
+//!   writer's content); a cycle is an error naming a pass on it. Among ready passes,
+//!   offscreen work goes first, then declaration order, so the order is deterministic;
+//! - **culling**: passes whose results reach no retained or external target are skipped
+//!   (and reported);
+//! - **lifetimes and aliasing**: each transient target lives from its first to its last
+//!   use; transient targets of equal format, size, samples and usage whose lifetimes do not
+//!   overlap share one physical texture;
+//! - **transience**: a transient target that is only rendered to, cleared (or don't-care)
+//!   on load and discarded on store, never needs memory behind it (memoryless where the
 //!   adapter saves memory that way);
 //! - **bandwidth**: per pass, the bytes each attachment loads, stores and resolves;
 //! - **warnings**: a store nothing reads, a load of a target nothing wrote this frame.
 
-// The renderer's fixed frame uses no don't-care load, discard or resolve yet; the tests do,
-// and so will frames that engines declare.
-#![cfg_attr(not(test), allow(dead_code))]
-
 mod compile;
 
-pub(crate) use compile::CompiledGraph;
-#[cfg(test)]
-pub(crate) use compile::{GraphError, GraphWarning, PassBytes};
+use std::fmt;
+use std::sync::Arc;
 
-use switchyard_backend::TextureFormat;
+pub(crate) use compile::{CompiledGraph, SceneFormats};
+pub use compile::{GraphError, GraphWarning, PassBytes, MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS};
 
-/// A target of a graph description (its index in the description).
+use glam::{Mat4, Vec3};
+use switchyard_backend::{Command, TextureFormat};
+
+use crate::material::PassKind;
+
+/// A target of a frame graph (its index in the graph).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct TargetId(pub(crate) u32);
+pub struct TargetId(pub(crate) u32);
+
+/// A camera slot of a frame graph, filled per frame ([`crate::FrameInput::cameras`], in
+/// declaration order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CameraId(pub(crate) u32);
 
 /// How large a target is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TargetSize {
-    /// A fixed size in texels.
-    Fixed { width: u32, height: u32 },
-    /// The size of the frame's output.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TargetSize {
+    /// A fixed size in texels (shadow maps).
+    Fixed {
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+    },
+    /// The size of the frame's output ([`crate::Renderer::resize`] changes it).
     Output,
+    /// The output's size times a factor (each side rounded, at least 1): 0.5 is half
+    /// resolution.
+    Scaled(f32),
 }
 
-/// Where a target's memory comes from.
+/// Where a target's memory comes from and how long its content lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TargetKind {
-    /// Created and owned by the graph.
-    Owned,
-    /// Handed in from outside; its content after the frame is the frame's result.
-    Output,
+pub enum TargetKind {
+    /// Owned by the graph, its content lives within one frame: it may share a texture with
+    /// other transient targets, or have no memory at all.
+    Transient,
+    /// Owned by the graph, its content stays after the frame (read it back with
+    /// [`crate::Renderer::read_target`]). A frame's result.
+    Retained,
+    /// The engine's texture, handed in every frame ([`crate::FrameInput::targets`]). A
+    /// frame's result.
+    External,
 }
 
 /// A target: a texture passes render into and sample.
@@ -65,18 +95,19 @@ pub(crate) struct TargetDecl {
 
 /// What happens to an attachment when its pass begins.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum LoadOp<V> {
-    /// Clear to a value.
+pub enum LoadOp<V> {
+    /// Clear to a value (linear RGBA for color, depth in 0..=1).
     Clear(V),
     /// Keep what an earlier pass wrote.
     Load,
-    /// The content is undefined (the pass overwrites every texel).
+    /// The content is undefined: the pass overwrites every texel (runs as a clear where
+    /// the backend has no cheaper choice).
     DontCare,
 }
 
 /// What happens to an attachment when its pass ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum StoreOp {
+pub enum StoreOp {
     /// Keep the results.
     Store,
     /// Throw them away.
@@ -85,35 +116,218 @@ pub(crate) enum StoreOp {
 
 /// One attachment of a pass.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Attachment<V> {
-    pub(crate) target: TargetId,
-    pub(crate) load: LoadOp<V>,
-    pub(crate) store: StoreOp,
+pub struct Attachment<V> {
+    /// The target rendered into.
+    pub target: TargetId,
+    /// At the start of the pass.
+    pub load: LoadOp<V>,
+    /// At the end of the pass.
+    pub store: StoreOp,
     /// The single-sample target a multisampled attachment resolves into.
-    pub(crate) resolve: Option<TargetId>,
+    pub resolve: Option<TargetId>,
 }
 
-/// A render pass: its attachments and the targets it samples.
+/// Which part of a camera's queue a scene pass draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Queue {
+    /// Every visible object: opaque ones front to back, then transparent ones back to
+    /// front.
+    #[default]
+    All,
+    /// Objects of opaque materials.
+    Opaque,
+    /// Objects of transparent materials, back to front.
+    Transparent,
+}
+
+/// A fullscreen pass's shader: WGSL with a fragment entry point. Switchyard adds the
+/// vertex stage (one triangle over the target) and binds, in group 0:
+/// - binding 0: `var<uniform> frame: FullscreenFrame` — the target's size, its inverse,
+///   and the pass's `params`;
+/// - binding 1: a linear, clamping `sampler`;
+/// - binding 2 + i: the pass's i-th sampled target (`texture_2d<f32>`, or
+///   `texture_depth_2d` for a depth format).
+///
+/// The fragment entry takes `FullscreenVertex` (`@location(0) uv: vec2<f32>`, 0..1 with
+/// the origin at the top left) and writes `@location(0)`. Both structs are declared by
+/// Switchyard: do not declare them again.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct PassDecl {
+pub struct FullscreenShader {
+    /// Name (labels, errors).
+    pub name: String,
+    /// WGSL with the fragment entry point and the bindings above.
+    pub wgsl: String,
+    /// The fragment entry point.
+    pub entry: String,
+    /// Constants of the pass (`frame.params`): exposure, fog distances, ...
+    pub params: [f32; 8],
+}
+
+/// What an engine callback sees when it records its pass.
+#[derive(Clone, Copy, Debug)]
+pub struct CallbackContext<'a> {
+    /// The pass's name.
+    pub pass: &'a str,
+    /// The frame number ([`crate::FrameStats::frame`]).
+    pub frame: u64,
+    /// The size of the pass's attachments.
+    pub size: (u32, u32),
+}
+
+/// Records an engine pass: called once per frame on a worker thread with the pass's
+/// context and an empty command list, into which it pushes backend [`Command`]s (its
+/// own pipelines, bind groups and buffers, made through [`crate::Renderer::backend`]). The
+/// list starts with no state bound; the backend validates it like any chunk.
+pub type PassCallback = Arc<dyn Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync>;
+
+/// What a pass draws.
+#[derive(Clone)]
+pub enum PassContent {
+    /// The scene as `camera` sees it, through the materials' `kind` pipelines: `Shadow`
+    /// renders depth only (objects that cast shadows), `Forward` the lit color. A forward
+    /// pass samples at most two depth targets, written by shadow passes: its shadow maps.
+    Scene {
+        /// The camera.
+        camera: CameraId,
+        /// The pipelines it draws with.
+        kind: PassKind,
+        /// Which objects.
+        queue: Queue,
+    },
+    /// One triangle over the color target with a shader that samples the pass's inputs.
+    Fullscreen(FullscreenShader),
+    /// Commands an engine callback records.
+    Callback(PassCallback),
+}
+
+impl fmt::Debug for PassContent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Scene { camera, kind, queue } => {
+                f.debug_struct("Scene").field("camera", camera).field("kind", kind).field("queue", queue).finish()
+            }
+            Self::Fullscreen(s) => f.debug_tuple("Fullscreen").field(&s.name).finish(),
+            Self::Callback(_) => f.write_str("Callback"),
+        }
+    }
+}
+
+/// A pass: its attachments, the targets it samples and what it draws.
+#[derive(Clone, Debug)]
+pub struct Pass {
     pub(crate) name: String,
     pub(crate) color: Option<Attachment<[f64; 4]>>,
     pub(crate) depth: Option<Attachment<f32>>,
     pub(crate) samples: Vec<TargetId>,
+    pub(crate) content: PassContent,
 }
 
-/// A frame described as passes over targets.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct GraphDesc {
+impl Pass {
+    /// A pass named `name` drawing `content`, with nothing attached yet.
+    pub fn new(name: impl Into<String>, content: PassContent) -> Self {
+        Self { name: name.into(), color: None, depth: None, samples: Vec::new(), content }
+    }
+
+    /// A pass drawing the scene's `queue` as `camera` sees it with `kind` pipelines.
+    pub fn scene(name: impl Into<String>, camera: CameraId, kind: PassKind, queue: Queue) -> Self {
+        Self::new(name, PassContent::Scene { camera, kind, queue })
+    }
+
+    /// A fullscreen pass with `shader`.
+    pub fn fullscreen(name: impl Into<String>, shader: FullscreenShader) -> Self {
+        Self::new(name, PassContent::Fullscreen(shader))
+    }
+
+    /// A pass whose commands `record` writes every frame.
+    pub fn callback(
+        name: impl Into<String>,
+        record: impl Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(name, PassContent::Callback(Arc::new(record)))
+    }
+
+    /// Attaches `target` as the color attachment.
+    pub fn color(mut self, target: TargetId, load: LoadOp<[f64; 4]>, store: StoreOp) -> Self {
+        self.color = Some(Attachment { target, load, store, resolve: None });
+        self
+    }
+
+    /// Attaches `target` as the depth attachment.
+    pub fn depth(mut self, target: TargetId, load: LoadOp<f32>, store: StoreOp) -> Self {
+        self.depth = Some(Attachment { target, load, store, resolve: None });
+        self
+    }
+
+    /// Resolves the (multisampled) color attachment into `target`.
+    pub fn resolve(mut self, target: TargetId) -> Self {
+        if let Some(c) = &mut self.color {
+            c.resolve = Some(target);
+        }
+        self
+    }
+
+    /// Samples `target` (written by earlier passes).
+    pub fn sample(mut self, target: TargetId) -> Self {
+        self.samples.push(target);
+        self
+    }
+
+    /// The pass's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A camera of one frame: what fills a [`CameraId`] slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// World to clip (wgpu clip space: depth 0..1).
+    pub view_proj: Mat4,
+    /// Camera position (depth sorting, specular, fog).
+    pub eye: Vec3,
+    /// Distance that maps to the farthest quantized depth.
+    pub far: f32,
+    /// Bit `l` set: objects on layer `l` are seen.
+    pub layer_mask: u16,
+}
+
+/// A frame described as cameras, targets and passes. Build it once, hand it to
+/// [`crate::Renderer::set_graph`] (which compiles it and creates its targets), and render
+/// it every frame with [`crate::Renderer::render_graph`].
+#[derive(Clone, Debug, Default)]
+pub struct FrameGraph {
+    pub(crate) cameras: Vec<String>,
     pub(crate) targets: Vec<TargetDecl>,
-    pub(crate) passes: Vec<PassDecl>,
+    pub(crate) passes: Vec<Pass>,
 }
 
-impl GraphDesc {
-    /// Adds a target.
-    pub(crate) fn target(
+impl FrameGraph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a camera slot.
+    pub fn camera(&mut self, name: impl Into<String>) -> CameraId {
+        self.cameras.push(name.into());
+        CameraId(self.cameras.len() as u32 - 1)
+    }
+
+    /// Adds a single-sample target.
+    pub fn target(
         &mut self,
-        name: &str,
+        name: impl Into<String>,
+        kind: TargetKind,
+        format: TextureFormat,
+        size: TargetSize,
+    ) -> TargetId {
+        self.target_multisampled(name, kind, format, size, 1)
+    }
+
+    /// Adds a target with `samples` samples per texel (1, 2, 4 or 8).
+    pub fn target_multisampled(
+        &mut self,
+        name: impl Into<String>,
         kind: TargetKind,
         format: TextureFormat,
         size: TargetSize,
@@ -124,41 +338,24 @@ impl GraphDesc {
     }
 
     /// Adds a pass.
-    pub(crate) fn pass(&mut self, pass: PassDecl) {
+    pub fn pass(&mut self, pass: Pass) -> &mut Self {
         self.passes.push(pass);
-    }
-}
-
-impl PassDecl {
-    /// A pass named `name` with nothing attached yet.
-    pub(crate) fn new(name: &str) -> Self {
-        Self { name: name.into(), color: None, depth: None, samples: Vec::new() }
-    }
-
-    /// Attaches `target` as the color attachment.
-    pub(crate) fn color(mut self, target: TargetId, load: LoadOp<[f64; 4]>, store: StoreOp) -> Self {
-        self.color = Some(Attachment { target, load, store, resolve: None });
         self
     }
 
-    /// Attaches `target` as the depth attachment.
-    pub(crate) fn depth(mut self, target: TargetId, load: LoadOp<f32>, store: StoreOp) -> Self {
-        self.depth = Some(Attachment { target, load, store, resolve: None });
-        self
+    /// The camera slots, in the order frames fill them.
+    pub fn cameras(&self) -> &[String] {
+        &self.cameras
     }
 
-    /// Resolves the color attachment into `target`.
-    pub(crate) fn resolve(mut self, target: TargetId) -> Self {
-        if let Some(c) = &mut self.color {
-            c.resolve = Some(target);
-        }
-        self
+    /// The target named `name`.
+    pub fn find_target(&self, name: &str) -> Option<TargetId> {
+        self.targets.iter().position(|t| t.name == name).map(|i| TargetId(i as u32))
     }
 
-    /// Samples `target` (written by earlier passes).
-    pub(crate) fn sample(mut self, target: TargetId) -> Self {
-        self.samples.push(target);
-        self
+    /// The passes, in declaration order.
+    pub fn passes(&self) -> &[Pass] {
+        &self.passes
     }
 }
 

@@ -5,41 +5,47 @@ use switchyard_backend::TextureFormat::{Depth32Float, Rgba8Unorm, Rgba8UnormSrgb
 use super::*;
 
 const SKY: LoadOp<[f64; 4]> = LoadOp::Clear([0.0, 0.0, 0.0, 1.0]);
+const FORMATS: compile::SceneFormats = compile::SceneFormats { color: Rgba8UnormSrgb, depth: Depth32Float };
 
-fn owned(g: &mut GraphDesc, name: &str, format: TextureFormat, size: TargetSize) -> TargetId {
-    g.target(name, TargetKind::Owned, format, size, 1)
+/// A pass whose content puts no demands on its attachments (an engine callback).
+fn pass(name: impl Into<String>) -> Pass {
+    Pass::callback(name, |_, _| {})
+}
+
+fn owned(g: &mut FrameGraph, name: &str, format: TextureFormat, size: TargetSize) -> TargetId {
+    g.target_multisampled(name, TargetKind::Transient, format, size, 1)
 }
 
 /// shadow → opaque (samples shadow) → post (samples hdr) → ui (loads out), with shadow and
 /// opaque declared after the passes that need them. Writers of one target keep their
 /// declared order (post, then ui on `out`; opaque, then debug on `hdr`).
-fn deferred_like() -> (GraphDesc, [TargetId; 4]) {
-    let mut g = GraphDesc::default();
-    let out = g.target("out", TargetKind::Output, Rgba8UnormSrgb, TargetSize::Output, 1);
+fn deferred_like() -> (FrameGraph, [TargetId; 4]) {
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8UnormSrgb, TargetSize::Output, 1);
     let hdr = owned(&mut g, "hdr", Rgba8Unorm, TargetSize::Output);
     let depth = owned(&mut g, "depth", Depth32Float, TargetSize::Output);
     let shadow = owned(&mut g, "shadow", Depth32Float, TargetSize::Fixed { width: 512, height: 512 });
-    g.pass(PassDecl::new("post").color(out, LoadOp::DontCare, StoreOp::Store).sample(hdr));
-    g.pass(PassDecl::new("ui").color(out, LoadOp::Load, StoreOp::Store));
+    g.pass(pass("post").color(out, LoadOp::DontCare, StoreOp::Store).sample(hdr));
+    g.pass(pass("ui").color(out, LoadOp::Load, StoreOp::Store));
     g.pass(
-        PassDecl::new("opaque")
+        pass("opaque")
             .color(hdr, SKY, StoreOp::Store)
             .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard)
             .sample(shadow),
     );
-    g.pass(PassDecl::new("shadow").depth(shadow, LoadOp::Clear(1.0), StoreOp::Store));
-    g.pass(PassDecl::new("debug").color(hdr, LoadOp::Load, StoreOp::Store));
+    g.pass(pass("shadow").depth(shadow, LoadOp::Clear(1.0), StoreOp::Store));
+    g.pass(pass("debug").color(hdr, LoadOp::Load, StoreOp::Store));
     (g, [out, hdr, depth, shadow])
 }
 
-fn names(g: &GraphDesc, order: &[usize]) -> Vec<String> {
+fn names(g: &FrameGraph, order: &[usize]) -> Vec<String> {
     order.iter().map(|&p| g.passes[p].name.clone()).collect()
 }
 
 #[test]
 fn order_follows_dependencies_and_puts_offscreen_work_first() {
     let (g, _) = deferred_like();
-    let c = g.compile((64, 32)).unwrap();
+    let c = g.compile((64, 32), FORMATS).unwrap();
     // `debug` writes hdr after `opaque` (declared later), so `post`, which samples hdr, waits
     // for it; `ui` loads what `post` wrote.
     assert_eq!(names(&g, &c.order), ["shadow", "opaque", "debug", "post", "ui"]);
@@ -50,12 +56,12 @@ fn order_follows_dependencies_and_puts_offscreen_work_first() {
 
 #[test]
 fn unused_passes_are_skipped_and_reported() {
-    let mut g = GraphDesc::default();
-    let out = g.target("out", TargetKind::Output, Rgba8Unorm, TargetSize::Output, 1);
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
     let scratch = owned(&mut g, "scratch", Rgba8Unorm, TargetSize::Output);
-    g.pass(PassDecl::new("main").color(out, SKY, StoreOp::Store));
-    g.pass(PassDecl::new("orphan").color(scratch, SKY, StoreOp::Store));
-    let c = g.compile((8, 8)).unwrap();
+    g.pass(pass("main").color(out, SKY, StoreOp::Store));
+    g.pass(pass("orphan").color(scratch, SKY, StoreOp::Store));
+    let c = g.compile((8, 8), FORMATS).unwrap();
     assert_eq!(names(&g, &c.order), ["main"]);
     assert!(c.warnings.contains(&GraphWarning::Skipped { pass: "orphan".into() }));
     assert_eq!(c.lifetimes[scratch.0 as usize], None);
@@ -64,61 +70,69 @@ fn unused_passes_are_skipped_and_reported() {
 #[test]
 fn each_error_names_the_pass_or_target() {
     let base = || {
-        let mut g = GraphDesc::default();
-        let out = g.target("out", TargetKind::Output, Rgba8Unorm, TargetSize::Output, 1);
+        let mut g = FrameGraph::default();
+        let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
         let depth = owned(&mut g, "depth", Depth32Float, TargetSize::Output);
         (g, out, depth)
     };
-    let err = |g: &GraphDesc| g.compile((16, 16)).unwrap_err();
+    let err = |g: &FrameGraph| g.compile((16, 16), FORMATS).unwrap_err();
 
     let (mut g, out, _) = base();
-    g.pass(PassDecl::new("a").color(out, SKY, StoreOp::Store));
-    g.pass(PassDecl::new("a").color(out, LoadOp::Load, StoreOp::Store));
+    g.pass(pass("a").color(out, SKY, StoreOp::Store));
+    g.pass(pass("a").color(out, LoadOp::Load, StoreOp::Store));
     assert_eq!(err(&g), GraphError::DuplicateName { what: "passes", name: "a".into() });
 
     let (mut g, _, _) = base();
-    g.pass(PassDecl::new("empty"));
+    g.pass(pass("empty"));
     assert_eq!(err(&g), GraphError::NoAttachments { pass: "empty".into() });
 
     let (mut g, _, _) = base();
-    g.pass(PassDecl::new("p").color(TargetId(9), SKY, StoreOp::Store));
+    g.pass(pass("p").color(TargetId(9), SKY, StoreOp::Store));
     assert_eq!(err(&g), GraphError::UnknownTarget { pass: "p".into(), target: 9 });
 
     let (mut g, _, depth) = base();
-    g.pass(PassDecl::new("p").color(depth, SKY, StoreOp::Store));
+    g.pass(pass("p").color(depth, SKY, StoreOp::Store));
     assert!(matches!(err(&g), GraphError::FormatMismatch { pass, target, .. } if pass == "p" && target == "depth"));
 
     let (mut g, out, _) = base();
     let small = owned(&mut g, "small", Depth32Float, TargetSize::Fixed { width: 4, height: 4 });
-    g.pass(PassDecl::new("p").color(out, SKY, StoreOp::Store).depth(small, LoadOp::Clear(1.0), StoreOp::Discard));
+    g.pass(pass("p").color(out, SKY, StoreOp::Store).depth(small, LoadOp::Clear(1.0), StoreOp::Discard));
     assert_eq!(err(&g), GraphError::SizeMismatch { pass: "p".into() });
 
     let (mut g, out, _) = base();
-    g.pass(PassDecl::new("p").color(out, SKY, StoreOp::Store).sample(out));
+    g.pass(pass("p").color(out, SKY, StoreOp::Store).sample(out));
     assert!(matches!(err(&g), GraphError::SampledAndWritten { .. }));
 
     let (mut g, out, _) = base();
     let never = owned(&mut g, "never", Rgba8Unorm, TargetSize::Output);
-    g.pass(PassDecl::new("p").color(out, SKY, StoreOp::Store).sample(never));
+    g.pass(pass("p").color(out, SKY, StoreOp::Store).sample(never));
     assert_eq!(err(&g), GraphError::MissingInput { pass: "p".into(), target: "never".into() });
 
-    let (mut g, _, _) = base();
-    g.target("bad", TargetKind::Owned, Rgba8Unorm, TargetSize::Fixed { width: 0, height: 4 }, 1);
+    let (mut g, out, _) = base();
+    g.pass(pass("p").color(out, SKY, StoreOp::Store));
+    g.target_multisampled("bad", TargetKind::Transient, Rgba8Unorm, TargetSize::Fixed { width: 0, height: 4 }, 1);
     assert!(matches!(err(&g), GraphError::InvalidTarget { target, .. } if target == "bad"));
+    for scale in [0.0, -1.0, f32::NAN, 17.0] {
+        let (mut g, out, _) = base();
+        g.pass(pass("p").color(out, SKY, StoreOp::Store));
+        g.target("scaled", TargetKind::Transient, Rgba8Unorm, TargetSize::Scaled(scale));
+        assert!(matches!(err(&g), GraphError::InvalidTarget { target, .. } if target == "scaled"), "{scale}");
+    }
+    assert_eq!(err(&FrameGraph::new()), GraphError::Empty);
 
     let (mut g, out, _) = base();
-    let msaa = g.target("msaa", TargetKind::Owned, Rgba8Unorm, TargetSize::Output, 4);
-    g.pass(PassDecl::new("draw").color(msaa, SKY, StoreOp::Store));
-    g.pass(PassDecl::new("p").color(out, SKY, StoreOp::Store).sample(msaa));
+    let msaa = g.target_multisampled("msaa", TargetKind::Transient, Rgba8Unorm, TargetSize::Output, 4);
+    g.pass(pass("draw").color(msaa, SKY, StoreOp::Store));
+    g.pass(pass("p").color(out, SKY, StoreOp::Store).sample(msaa));
     assert!(matches!(err(&g), GraphError::SampledMultisampled { .. }));
 
     // a samples b's target and b samples a's: a cycle.
     let (mut g, out, _) = base();
     let ta = owned(&mut g, "ta", Rgba8Unorm, TargetSize::Output);
     let tb = owned(&mut g, "tb", Rgba8Unorm, TargetSize::Output);
-    g.pass(PassDecl::new("a").color(ta, SKY, StoreOp::Store).sample(tb));
-    g.pass(PassDecl::new("b").color(tb, SKY, StoreOp::Store).sample(ta));
-    g.pass(PassDecl::new("c").color(out, SKY, StoreOp::Store).sample(ta));
+    g.pass(pass("a").color(ta, SKY, StoreOp::Store).sample(tb));
+    g.pass(pass("b").color(tb, SKY, StoreOp::Store).sample(ta));
+    g.pass(pass("c").color(out, SKY, StoreOp::Store).sample(ta));
     assert!(matches!(err(&g), GraphError::Cycle { pass } if pass == "a" || pass == "b"));
 }
 
@@ -126,15 +140,15 @@ fn each_error_names_the_pass_or_target() {
 fn targets_with_disjoint_lifetimes_share_a_texture() {
     // blur chain: a → b → c (each samples the previous), all the same description; a and c
     // can share, b overlaps both.
-    let mut g = GraphDesc::default();
-    let out = g.target("out", TargetKind::Output, Rgba8Unorm, TargetSize::Output, 1);
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
     let [a, b, c] = ["a", "b", "c"].map(|n| owned(&mut g, n, Rgba8Unorm, TargetSize::Output));
     let depth = owned(&mut g, "depth", Depth32Float, TargetSize::Output);
-    g.pass(PassDecl::new("pa").color(a, SKY, StoreOp::Store).depth(depth, LoadOp::Clear(1.0), StoreOp::Discard));
-    g.pass(PassDecl::new("pb").color(b, SKY, StoreOp::Store).sample(a));
-    g.pass(PassDecl::new("pc").color(c, SKY, StoreOp::Store).sample(b));
-    g.pass(PassDecl::new("out").color(out, SKY, StoreOp::Store).sample(c));
-    let cg = g.compile((32, 32)).unwrap();
+    g.pass(pass("pa").color(a, SKY, StoreOp::Store).depth(depth, LoadOp::Clear(1.0), StoreOp::Discard));
+    g.pass(pass("pb").color(b, SKY, StoreOp::Store).sample(a));
+    g.pass(pass("pc").color(c, SKY, StoreOp::Store).sample(b));
+    g.pass(pass("out").color(out, SKY, StoreOp::Store).sample(c));
+    let cg = g.compile((32, 32), FORMATS).unwrap();
     let alias = |t: TargetId| cg.aliases[t.0 as usize].unwrap();
     assert_eq!(alias(a), alias(c), "a dies before c is born");
     assert_ne!(alias(a), alias(b));
@@ -149,7 +163,7 @@ fn targets_with_disjoint_lifetimes_share_a_texture() {
 #[test]
 fn bytes_per_pass_are_the_hand_computed_ones() {
     let (g, _) = deferred_like();
-    let c = g.compile((64, 32)).unwrap();
+    let c = g.compile((64, 32), FORMATS).unwrap();
     let px = 64 * 32 * 4;
     let by = |name: &str| c.bytes[c.order.iter().position(|&p| g.passes[p].name == name).unwrap()];
     assert_eq!(by("shadow"), PassBytes { loaded: 0, stored: 512 * 512 * 4, resolved: 0 });
@@ -159,28 +173,24 @@ fn bytes_per_pass_are_the_hand_computed_ones() {
     assert_eq!(by("ui"), PassBytes { loaded: px, stored: px, resolved: 0 });
     assert_eq!(c.bytes.iter().map(|b| b.loaded).sum::<u64>(), 2 * px);
     // Multisampled: the attachment's bytes count every sample, the resolve one.
-    let mut g = GraphDesc::default();
-    let out = g.target("out", TargetKind::Output, Rgba8Unorm, TargetSize::Output, 1);
-    let msaa = g.target("msaa", TargetKind::Owned, Rgba8Unorm, TargetSize::Output, 4);
-    g.pass(PassDecl::new("p").color(msaa, SKY, StoreOp::Discard).resolve(out));
-    let c = g.compile((10, 10)).unwrap();
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
+    let msaa = g.target_multisampled("msaa", TargetKind::Transient, Rgba8Unorm, TargetSize::Output, 4);
+    g.pass(pass("p").color(msaa, SKY, StoreOp::Discard).resolve(out));
+    let c = g.compile((10, 10), FORMATS).unwrap();
     assert_eq!(c.bytes[0], PassBytes { loaded: 0, stored: 0, resolved: 400 });
     assert!(c.physical[0].transient, "the multisampled attachment itself needs no memory");
 }
 
 #[test]
 fn warnings_for_unread_stores_and_loads_of_nothing() {
-    let mut g = GraphDesc::default();
-    let out = g.target("out", TargetKind::Output, Rgba8Unorm, TargetSize::Output, 1);
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
     let depth = owned(&mut g, "depth", Depth32Float, TargetSize::Output);
     let hdr = owned(&mut g, "hdr", Rgba8Unorm, TargetSize::Output);
-    g.pass(PassDecl::new("opaque").color(hdr, LoadOp::Load, StoreOp::Store).depth(
-        depth,
-        LoadOp::Clear(1.0),
-        StoreOp::Store,
-    ));
-    g.pass(PassDecl::new("post").color(out, SKY, StoreOp::Store).sample(hdr));
-    let c = g.compile((8, 8)).unwrap();
+    g.pass(pass("opaque").color(hdr, LoadOp::Load, StoreOp::Store).depth(depth, LoadOp::Clear(1.0), StoreOp::Store));
+    g.pass(pass("post").color(out, SKY, StoreOp::Store).sample(hdr));
+    let c = g.compile((8, 8), FORMATS).unwrap();
     assert_eq!(
         c.warnings,
         [
@@ -197,8 +207,8 @@ fn warnings_for_unread_stores_and_loads_of_nothing() {
 fn random_graphs_compile_or_give_typed_errors() {
     let mut rng = Pcg64Mcg::seed_from_u64(77);
     for case in 0..300 {
-        let mut g = GraphDesc::default();
-        let out = g.target("out", TargetKind::Output, Rgba8Unorm, TargetSize::Output, 1);
+        let mut g = FrameGraph::default();
+        let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
         let n_targets = rng.gen_range(1..8);
         let targets: Vec<TargetId> = (0..n_targets)
             .map(|i| {
@@ -211,7 +221,7 @@ fn random_graphs_compile_or_give_typed_errors() {
         for p in 0..rng.gen_range(1..10) {
             let t = targets[rng.gen_range(0..targets.len())];
             let load = if written.contains(&t) && rng.gen_bool(0.3) { LoadOp::Load } else { SKY };
-            let mut pass = PassDecl::new(&format!("p{p}")).color(t, load, StoreOp::Store);
+            let mut pass = pass(format!("p{p}")).color(t, load, StoreOp::Store);
             for _ in 0..rng.gen_range(0..3) {
                 if let Some(&s) = written.get(rng.gen_range(0..written.len().max(1))).filter(|&&s| s != t) {
                     pass = pass.sample(s);
@@ -220,7 +230,7 @@ fn random_graphs_compile_or_give_typed_errors() {
             g.pass(pass);
             written.push(t);
         }
-        let mut last = PassDecl::new("final").color(out, SKY, StoreOp::Store);
+        let mut last = pass("final").color(out, SKY, StoreOp::Store);
         if let Some(&s) = written.last() {
             last = last.sample(s);
         }
@@ -232,10 +242,10 @@ fn random_graphs_compile_or_give_typed_errors() {
             let extra = owned(&mut g, "unwritten", Rgba8Unorm, TargetSize::Output);
             let t = if rng.gen_bool(0.5) { extra } else { g.passes[p].color.unwrap().target };
             g.passes[p].samples.push(t);
-            assert!(g.compile((32, 32)).is_err(), "case {case}");
+            assert!(g.compile((32, 32), FORMATS).is_err(), "case {case}");
             continue;
         }
-        let c = match g.compile((32, 32)) {
+        let c = match g.compile((32, 32), FORMATS) {
             Ok(c) => c,
             // A random graph can sample its way into a cycle; that must be the error.
             Err(e) => {

@@ -4,27 +4,31 @@
 
 use switchyard_backend::*;
 
-use super::{InitError, RendererConfig, GLOBALS_SLOT, MAX_SHADOW_VIEWS, MAX_VIEWS};
+use super::{InitError, RendererConfig, GLOBALS_SLOT, MAX_VIEWS};
+use crate::frame_graph::MAX_SHADOW_MAPS;
 use crate::material::{Layouts, CONSTANT_SLOT};
 
 /// Bytes of one object transform in the transform buffer.
 pub(crate) const TRANSFORM_SIZE: u64 = 64;
 
-/// The renderer's fixed GPU objects, created with it.
+/// The renderer's fixed GPU objects, created with it. The targets belong to the frame
+/// graph's plan (`plan.rs`).
 #[derive(Debug)]
 pub(crate) struct FrameResources {
-    pub(crate) color: TextureId,
-    pub(crate) depth: TextureId,
-    pub(crate) shadow_maps: [TextureId; MAX_SHADOW_VIEWS],
     /// 1x1 white: the base texture of materials without one.
     pub(crate) white: TextureId,
+    /// 1x1 depth: the shadow map a forward pass without one binds (its matrix is zero,
+    /// so nothing samples it).
+    pub(crate) no_shadow: TextureId,
     pub(crate) layouts: Layouts,
     pub(crate) globals_buf: BufferId,
     pub(crate) constants_buf: BufferId,
     pub(crate) transforms_buf: BufferId,
     pub(crate) material_sampler: SamplerId,
-    /// Group 0 of forward views (globals, transforms, shadow maps) and of shadow views.
-    pub(crate) forward_group: BindGroupId,
+    pub(crate) shadow_sampler: SamplerId,
+    /// Linear, clamping: what fullscreen passes sample their inputs with.
+    pub(crate) post_sampler: SamplerId,
+    /// Group 0 of shadow passes (globals, transforms).
     pub(crate) shadow_group: BindGroupId,
 }
 
@@ -37,36 +41,21 @@ pub(crate) fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsa
     })
 }
 
-/// The main color and depth targets of a size (both or neither: a failed depth target
-/// takes the new color target with it).
-pub(crate) fn create_main_targets<B: Backend>(b: &B, w: u32, h: u32) -> Result<(TextureId, TextureId), CreateError> {
-    let rt = TextureUsage::RENDER_TARGET;
-    let desc = |label: &str, format, usage| TextureDesc { label: label.into(), width: w, height: h, format, usage };
-    let color = b.create_texture(&desc("main-color", TextureFormat::Rgba8UnormSrgb, rt | TextureUsage::COPY_SRC))?;
-    match b.create_texture(&desc("main-depth", TextureFormat::Depth32Float, rt)) {
-        Ok(depth) => Ok((color, depth)),
-        Err(e) => {
-            let _ = b.destroy(Resource::Texture(color));
-            Err(e)
-        }
-    }
-}
-
 impl FrameResources {
     pub(crate) fn create<B: Backend>(b: &B, config: &RendererConfig) -> Result<Self, InitError> {
         let target = |label: &str, w, h, format, usage| {
             b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage })
         };
-        let rt = TextureUsage::RENDER_TARGET;
-        let (color, depth) = create_main_targets(b, config.width, config.height)?;
-        let s = config.shadow_map_size;
-        let shadow_maps = [
-            target("shadow-0", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,
-            target("shadow-1", s, s, TextureFormat::Depth32Float, rt | TextureUsage::SAMPLED)?,
-        ];
         let white =
             target("white", 1, 1, TextureFormat::Rgba8UnormSrgb, TextureUsage::SAMPLED | TextureUsage::COPY_DST)?;
         b.write_texture(white, &[255; 4]).map_err(|e| CreateError::Invalid(e.to_string()))?;
+        let no_shadow = target(
+            "no-shadow",
+            1,
+            1,
+            TextureFormat::Depth32Float,
+            TextureUsage::SAMPLED | TextureUsage::RENDER_TARGET,
+        )?;
         let layouts = create_layouts(b)?;
         let globals_buf = buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM)?;
         let constants_size = config.max_materials as u64 * u64::from(CONSTANT_SLOT);
@@ -85,6 +74,12 @@ impl FrameResources {
             address: AddressMode::Repeat,
             compare: None,
         })?;
+        let post_sampler = b.create_sampler(&SamplerDesc {
+            label: "fullscreen".into(),
+            filter: FilterMode::Linear,
+            address: AddressMode::ClampToEdge,
+            compare: None,
+        })?;
         let globals = BindResource::Buffer { buffer: globals_buf, offset: 0, size: Some(GLOBALS_SLOT as u64) };
         let transforms = BindResource::Buffer { buffer: transforms_buf, offset: 0, size: None };
         let shadow_group = b.create_bind_group(&BindGroupDesc {
@@ -92,29 +87,39 @@ impl FrameResources {
             layout: layouts.shadow_globals,
             entries: vec![BindEntry { binding: 0, resource: globals }, BindEntry { binding: 1, resource: transforms }],
         })?;
-        let forward_group = b.create_bind_group(&BindGroupDesc {
-            label: "globals-forward".into(),
-            layout: layouts.forward_globals,
-            entries: vec![
-                BindEntry { binding: 0, resource: globals },
-                BindEntry { binding: 1, resource: transforms },
-                BindEntry { binding: 2, resource: BindResource::Texture(shadow_maps[0]) },
-                BindEntry { binding: 3, resource: BindResource::Texture(shadow_maps[1]) },
-                BindEntry { binding: 4, resource: BindResource::Sampler(shadow_sampler) },
-            ],
-        })?;
         Ok(Self {
-            color,
-            depth,
-            shadow_maps,
             white,
+            no_shadow,
             layouts,
             globals_buf,
             constants_buf,
             transforms_buf,
             material_sampler,
-            forward_group,
+            shadow_sampler,
+            post_sampler,
             shadow_group,
+        })
+    }
+
+    /// Group 0 of a forward pass: globals, transforms, its two shadow maps and the
+    /// comparison sampler.
+    pub(crate) fn forward_group<B: Backend>(
+        &self,
+        b: &B,
+        maps: [TextureId; MAX_SHADOW_MAPS],
+    ) -> Result<BindGroupId, CreateError> {
+        let globals = BindResource::Buffer { buffer: self.globals_buf, offset: 0, size: Some(GLOBALS_SLOT as u64) };
+        let transforms = BindResource::Buffer { buffer: self.transforms_buf, offset: 0, size: None };
+        b.create_bind_group(&BindGroupDesc {
+            label: "globals-forward".into(),
+            layout: self.layouts.forward_globals,
+            entries: vec![
+                BindEntry { binding: 0, resource: globals },
+                BindEntry { binding: 1, resource: transforms },
+                BindEntry { binding: 2, resource: BindResource::Texture(maps[0]) },
+                BindEntry { binding: 3, resource: BindResource::Texture(maps[1]) },
+                BindEntry { binding: 4, resource: BindResource::Sampler(self.shadow_sampler) },
+            ],
         })
     }
 }

@@ -4,16 +4,19 @@
 use switchyard_backend::Backend;
 use switchyard_kernels::cull::CullBlocks;
 
-use super::{Shared, ViewFrame, GLOBALS_SLOT};
+use super::plan::{OtherContent, OtherPlan};
+use super::{OtherRecorded, Shared, ViewFrame, GLOBALS_SLOT};
 use crate::batch::batch_view;
 use crate::cull::{cull_view, CullCtx};
+use crate::frame_graph::CallbackContext;
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
-use crate::material::{BuildCtx, Library, PassKind, PropertySheet};
+use crate::material::{BuildCtx, Library, PropertySheet};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::{record_view, RecordInput};
 use crate::scene::Objects;
 use crate::sort::{sort_view, MaterialFrame, SortCtx};
 use crate::view::View;
+use switchyard_backend::{ChunkPosition, Command, Digest, DynamicOffsets};
 
 /// One job of the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +31,8 @@ pub(crate) enum Job {
     Patch { views: usize },
     /// Record view `v`'s batches.
     Record(usize),
+    /// Record fullscreen or callback pass `o`.
+    Other(usize),
 }
 
 /// What the frame's jobs read and write: one stage output of one view, or frame-wide data.
@@ -37,6 +42,8 @@ pub(crate) enum Datum {
     Sorted(usize),
     Batches(usize),
     Recorded(usize),
+    /// A fullscreen or callback pass's chunk.
+    Other(usize),
     Patched,
     /// Shaders and materials (compiled variants, display lists).
     Library,
@@ -61,13 +68,15 @@ impl GraphJob for Job {
                 Read(Datum::Patched),
                 Write(Datum::Recorded(v)),
             ]),
+            Job::Other(o) => out.push(Write(Datum::Other(o))),
         }
     }
 }
 
 /// The graph for `views`: per view cull → sort → batch → record, and one patch job after
-/// every cull that every record waits for.
-pub(super) fn build_graph(views: &[View]) -> Result<JobGraph<Job>, AccessConflict> {
+/// every cull that every record waits for; one job per fullscreen or callback pass
+/// (`others`: their names), which depends on nothing.
+pub(super) fn build_graph(views: &[View], others: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
     let mut g = JobGraphBuilder::new();
     let culls: Vec<_> =
         views.iter().enumerate().map(|(v, view)| g.add(Job::Cull(v), format!("cull[{}]", view.label), &[])).collect();
@@ -76,6 +85,9 @@ pub(super) fn build_graph(views: &[View]) -> Result<JobGraph<Job>, AccessConflic
         let sort = g.add(Job::Sort(v), format!("sort[{}]", view.label), &[culls[v]]);
         let batch = g.add(Job::Batch(v), format!("batch[{}]", view.label), &[sort]);
         g.add(Job::Record(v), format!("record[{}]", view.label), &[batch, patch]);
+    }
+    for (o, name) in others.iter().enumerate() {
+        g.add(Job::Other(o), format!("pass[{name}]"), &[]);
     }
     g.build()
 }
@@ -89,6 +101,9 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) globals: &'a PropertySheet,
     pub(super) globals_version: u64,
     pub(super) views: &'a [ViewFrame<B::Chunk>],
+    pub(super) others: &'a [Slot<OtherRecorded<B::Chunk>>],
+    pub(super) other_plans: &'a [OtherPlan],
+    pub(super) frame: u64,
     pub(super) library: &'a Slot<Library>,
     pub(super) patched: &'a Slot<PatchedLists>,
 }
@@ -104,6 +119,8 @@ impl<B: Backend> FrameJobs<'_, B> {
                     blocks: self.blocks,
                     kernel: self.shared.kernel,
                     materials: self.mat_frames.len(),
+                    mat_frames: self.mat_frames,
+                    queue: view.setup.queue,
                 };
                 cull_view(&ctx, &view.setup.view, &view.setup.frustum, &mut view.visible.write());
             }
@@ -153,15 +170,11 @@ impl<B: Backend> FrameJobs<'_, B> {
                 }
                 let s = self.shared;
                 let setup = &view.setup;
-                let group = match setup.view.pass {
-                    PassKind::Forward => s.gpu.forward_group,
-                    PassKind::Shadow => s.gpu.shadow_group,
-                };
                 let input = RecordInput {
                     backend: &*s.backend,
                     view: &setup.view,
                     pass: &setup.pass,
-                    view_group: (group, setup.slot * GLOBALS_SLOT as u32),
+                    view_group: (setup.group, setup.slot * GLOBALS_SLOT as u32),
                     mesh_buffers: (s.vertices.id, s.indices.id),
                     multi_draw: s.multi_draw,
                     meshes: &s.mesh_ranges,
@@ -175,7 +188,35 @@ impl<B: Backend> FrameJobs<'_, B> {
                     &mut view.recorded.write(),
                 );
             }
+            Job::Other(o) => self.record_other(o),
         }
+    }
+
+    /// Records a fullscreen pass's triangle, or what an engine callback writes.
+    fn record_other(&self, o: usize) {
+        let plan = &self.other_plans[o];
+        let _z = crate::profile::zone_text!("record-pass", "pass {}", plan.name);
+        let t = std::time::Instant::now();
+        let mut rec = self.others[o].write();
+        let rec = &mut *rec;
+        (rec.chunk, rec.error) = (None, None);
+        rec.commands.clear();
+        match &plan.content {
+            OtherContent::Fullscreen { pipeline, group } => rec.commands.extend([
+                Command::SetPipeline(*pipeline),
+                Command::SetBindGroup { index: 0, group: *group, offsets: DynamicOffsets::NONE },
+                Command::Draw { first_vertex: 0, vertex_count: 3, first_instance: 0, instance_count: 1 },
+            ]),
+            OtherContent::Callback(record) => {
+                record(&CallbackContext { pass: &plan.name, frame: self.frame, size: plan.size }, &mut rec.commands)
+            }
+        }
+        rec.digest = self.shared.digest.then(|| Digest::of_commands(&rec.commands));
+        match self.shared.backend.record(&rec.pass, ChunkPosition::SINGLE, &rec.commands) {
+            Ok(c) => rec.chunk = Some(c),
+            Err(e) => rec.error = Some(e.into()),
+        }
+        rec.ms = t.elapsed().as_secs_f64() * 1e3;
     }
 }
 
@@ -183,6 +224,7 @@ impl<B: Backend> FrameJobs<'_, B> {
 mod tests {
     use super::*;
     use crate::view::View;
+    use crate::PassKind;
 
     #[test]
     fn the_frame_graph_orders_every_conflicting_access() {
@@ -200,8 +242,8 @@ mod tests {
                     view(if i % 2 == 0 { "a" } else { "b" }, if i == 0 { PassKind::Forward } else { PassKind::Shadow })
                 })
                 .collect();
-            let g = build_graph(&views).expect("a valid graph");
-            assert_eq!(g.len(), 4 * n + 1);
+            let g = build_graph(&views, &["post", "ui"]).expect("a valid graph");
+            assert_eq!(g.len(), 4 * n + 3);
         }
     }
 }

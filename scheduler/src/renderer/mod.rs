@@ -20,6 +20,7 @@ use switchyard_kernels::cull::{CullLoop, Frustum};
 
 use crate::batch::Batches;
 use crate::cull::VisibleList;
+use crate::frame_graph::{Camera, FrameGraph, Queue, TargetId};
 use crate::graph::Slot;
 use crate::material::*;
 use crate::patch::PatchedLists;
@@ -40,13 +41,16 @@ mod render;
 mod resources;
 
 pub use reference::{ReferenceFrame, ViewOutput};
-pub use render::RenderError;
+pub use render::{FrameInput, RenderError};
 pub use resources::ResourceError;
 
-/// Most views per frame.
-pub const MAX_VIEWS: usize = 8;
-/// Most shadow views per frame (the lit shader samples two maps).
-pub const MAX_SHADOW_VIEWS: usize = 2;
+/// Most views per frame: scene passes of a frame graph, or views given to `render`.
+pub const MAX_VIEWS: usize = 16;
+/// Most passes of any kind that run per frame.
+pub const MAX_PASSES: usize = 32;
+/// Most shadow views of a frame given as views (forward views sample every shadow map,
+/// and the lit shader samples two).
+pub const MAX_SHADOW_VIEWS: usize = crate::frame_graph::MAX_SHADOW_MAPS;
 /// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
 const GLOBALS_SLOT: usize = 256;
 
@@ -158,15 +162,15 @@ impl Default for Lighting {
     }
 }
 
-/// What identifies a view for reusing the job graph: its pass and label.
-type ViewKey = (PassKind, &'static str);
-
 /// What the frame's jobs read of one view, set before they run.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ViewSetup {
     pub(crate) view: View,
     pub(crate) frustum: Frustum,
     pub(crate) pass: PassDesc,
+    /// Group 0 of the pass (globals, transforms, shadow maps).
+    pub(crate) group: BindGroupId,
+    pub(crate) queue: Queue,
     /// The view's index in the globals buffer (its order in the `render` call).
     pub(crate) slot: u32,
 }
@@ -189,6 +193,31 @@ impl<C> ViewFrame<C> {
             sorted: Slot::default(),
             batches: Slot::default(),
             recorded: Slot::default(),
+        }
+    }
+}
+
+/// What a fullscreen or callback pass recorded this frame.
+#[derive(Debug)]
+pub(crate) struct OtherRecorded<C> {
+    /// The backend pass (external attachments filled in for this frame).
+    pub(crate) pass: PassDesc,
+    pub(crate) commands: Vec<Command>,
+    pub(crate) chunk: Option<C>,
+    pub(crate) digest: Option<Digest>,
+    pub(crate) error: Option<RenderError>,
+    pub(crate) ms: f64,
+}
+
+impl<C> Default for OtherRecorded<C> {
+    fn default() -> Self {
+        Self {
+            pass: PassDesc { label: "", color: None, depth: None },
+            commands: Vec::new(),
+            chunk: None,
+            digest: None,
+            error: None,
+            ms: 0.0,
         }
     }
 }
@@ -228,9 +257,17 @@ pub struct Renderer<B: Backend> {
     globals_version: u64,
     global_keywords: Vec<String>,
     lighting: Lighting,
-    /// The frame graph and job graph of the current view configuration.
+    /// The graph set with `set_graph` and its generation (each `set_graph` adds one).
+    graph: Option<FrameGraph>,
+    graph_generation: u64,
+    /// The frame graph and job graph of the current frame configuration.
     plan: Option<plan::FramePlan>,
+    /// Per scene pass.
     views: Vec<ViewFrame<B::Chunk>>,
+    /// Per fullscreen or callback pass.
+    others: Vec<Slot<OtherRecorded<B::Chunk>>>,
+    /// The cameras of a frame given as views.
+    view_cameras: Vec<Camera>,
     patched: Slot<PatchedLists>,
     mat_frames: Vec<MaterialFrame>,
     /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
@@ -322,8 +359,12 @@ impl<B: Backend> Renderer<B> {
             globals_version: 0,
             global_keywords: Vec::new(),
             lighting: Lighting::default(),
+            graph: None,
+            graph_generation: 0,
             plan: None,
             views: Vec::new(),
+            others: Vec::new(),
+            view_cameras: Vec::new(),
             patched: Slot::default(),
             mat_frames: Vec::new(),
             shadow_states: Vec::new(),
@@ -361,9 +402,22 @@ impl<B: Backend> Renderer<B> {
         self.shared.digest
     }
 
-    /// The main color target (RGBA8 sRGB).
-    pub fn color_target(&self) -> TextureId {
-        self.shared.gpu.color
+    /// What [`Renderer::read_color`] reads: the retained color target the last frame's
+    /// last pass wrote (`None` before the first frame, or when it wrote an external one).
+    pub fn color_target(&self) -> Option<TextureId> {
+        self.plan.as_ref().and_then(|p| p.readback)
+    }
+
+    /// The texture of a retained or transient target of the current graph (`None` for an
+    /// external or unused target, or before the graph's first frame).
+    pub fn target_texture(&self, target: TargetId) -> Option<TextureId> {
+        self.plan.as_ref().and_then(|p| p.textures.get(target.0 as usize).copied().flatten())
+    }
+
+    /// Bytes the current graph's own targets take on the GPU, and the bytes aliasing and
+    /// memoryless targets save against one texture per target: (used, saved).
+    pub fn target_memory(&self) -> (u64, u64) {
+        self.plan.as_ref().map_or((0, 0), |p| (p.memory.bytes, p.memory.saved))
     }
 
     /// The scene (read-only).

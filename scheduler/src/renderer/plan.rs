@@ -1,106 +1,547 @@
-//! The plan of a frame for one configuration of views, built when the views' passes or
-//! labels change and reused otherwise: the frame graph over the renderer's targets
-//! (compiled: submission order, bytes per pass, warnings), the backend pass of each view,
-//! and the job graph.
+//! The plan of a frame: a [`FrameGraph`] compiled for the current output size, with the
+//! GPU objects it needs (its targets, the bind groups of its scene passes, the pipelines
+//! of its fullscreen passes) and the job graph that records it. Built when the graph, the
+//! views' configuration or the output size changes, reused otherwise.
 //!
-//! The frame is still the fixed one — shadow views render depth into shadow map i, forward
-//! views render into the main color and depth targets and sample the maps — but it is
-//! described and ordered as a graph, so each pass's memory traffic is known.
+//! Frames given as views ([`super::Renderer::render`]) go through the same path: their
+//! views become a graph ([`views_graph`]) of one scene pass per view.
 
+use std::sync::{Arc, Mutex};
+
+use glam::Mat4;
 use switchyard_backend as backend;
-use switchyard_backend::{ColorAttachment, DepthAttachment, PassDesc, TextureFormat, TextureId};
+use switchyard_backend::Backend;
+use switchyard_backend::{
+    BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindResource, BindingType, BlendMode, BufferUsage,
+    ColorAttachment, ColorTargetState, CreateError, CullMode, DepthAttachment, LayoutEntry, PassDesc, PipelineDesc,
+    PipelineId, Resource, Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
+};
 
-use super::gpu::FrameResources;
+use super::gpu::{buffer, FrameResources};
 use super::jobs::{build_graph, Job};
-use super::{RenderError, RendererConfig, ViewKey};
-use crate::frame_graph::{CompiledGraph, GraphDesc, LoadOp, PassDecl, StoreOp, TargetId, TargetKind, TargetSize};
+use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
+use crate::frame_graph::*;
 use crate::graph::JobGraph;
 use crate::material::PassKind;
 use crate::view::View;
 
-/// The clear color of the first forward pass (linear RGBA).
+/// The clear color of the first forward pass of a views frame (linear RGBA).
 const SKY: [f64; 4] = [0.55, 0.65, 0.8, 1.0];
 
-/// One view configuration's frame.
+/// The vertex stage and bindings every fullscreen shader gets (see [`FullscreenShader`]).
+const FULLSCREEN_PRELUDE: &str = "
+struct FullscreenFrame { size: vec2<f32>, inv_size: vec2<f32>, params: array<vec4<f32>, 2> }
+struct FullscreenVertex { @builtin(position) position: vec4<f32>, @location(0) uv: vec2<f32> }
+@group(0) @binding(0) var<uniform> frame: FullscreenFrame;
+@group(0) @binding(1) var frame_sampler: sampler;
+@vertex
+fn sy_fullscreen_vs(@builtin(vertex_index) i: u32) -> FullscreenVertex {
+    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    var o: FullscreenVertex;
+    o.position = vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.0, 1.0);
+    o.uv = uv;
+    return o;
+}
+";
+
+/// Where a plan's graph came from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Origin {
+    /// Views given to `render` (each view's pass and label), into the renderer's color
+    /// target (`false`) or an output texture (`true`).
+    Views(Vec<(PassKind, &'static str)>, bool),
+    /// The graph set with `set_graph`, of this generation.
+    Graph(u64),
+}
+
+/// One backend pass of the plan, in submission order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// Scene pass `s` (a view: cull, sort, batch, record).
+    Scene(usize),
+    /// Fullscreen or callback pass `o`.
+    Other(usize),
+}
+
+/// Which of a pass's attachments are external targets (their texture comes per frame).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ExternalSlots {
+    pub(crate) color: Option<usize>,
+    pub(crate) depth: Option<usize>,
+}
+
+/// A scene pass: one view of the frame.
+#[derive(Debug)]
+pub(crate) struct ScenePlan {
+    pub(crate) label: &'static str,
+    pub(crate) camera: usize,
+    pub(crate) kind: PassKind,
+    pub(crate) queue: Queue,
+    /// The backend pass (external attachments are filled per frame).
+    pub(crate) pass: PassDesc,
+    pub(crate) externals: ExternalSlots,
+    /// Group 0: globals, transforms and (forward) the shadow maps.
+    pub(crate) group: BindGroupId,
+    /// The cameras whose depth the shadow maps hold (forward passes), by map.
+    pub(crate) shadow_cameras: [Option<usize>; MAX_SHADOW_MAPS],
+    pub(crate) shadowed: bool,
+}
+
+/// What a fullscreen or callback pass records.
+#[derive(Clone)]
+pub(crate) enum OtherContent {
+    Fullscreen { pipeline: PipelineId, group: BindGroupId },
+    Callback(PassCallback),
+}
+
+/// A fullscreen or callback pass.
+pub(crate) struct OtherPlan {
+    pub(crate) name: String,
+    pub(crate) pass: PassDesc,
+    pub(crate) externals: ExternalSlots,
+    pub(crate) size: (u32, u32),
+    pub(crate) content: OtherContent,
+}
+
+impl std::fmt::Debug for OtherPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtherPlan").field("name", &self.name).field("pass", &self.pass).finish_non_exhaustive()
+    }
+}
+
+/// What a texture of the plan was made as: a later plan reuses a texture of equal
+/// description instead of creating one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TextureKey {
+    format: TextureFormat,
+    width: u32,
+    height: u32,
+    usage: TextureUsage,
+}
+
+/// GPU objects a plan made, destroyed with it (textures go back to the next plan first).
+#[derive(Debug, Default)]
+pub(crate) struct PlanObjects {
+    pub(crate) textures: Vec<(TextureKey, TextureId)>,
+    others: Vec<Resource>,
+}
+
+impl PlanObjects {
+    /// Destroys everything (the frames that used it are finished).
+    pub(crate) fn destroy<B: Backend>(self, b: &B) {
+        for (_, t) in self.textures {
+            let _ = b.destroy(Resource::Texture(t));
+        }
+        for r in self.others {
+            let _ = b.destroy(r);
+        }
+    }
+}
+
+/// Memory of the graph's own targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TargetMemory {
+    /// Bytes the owned targets take.
+    pub(crate) bytes: u64,
+    /// Bytes aliasing and memoryless targets save against one texture per target.
+    pub(crate) saved: u64,
+}
+
+/// One frame configuration's plan.
 #[derive(Debug)]
 pub(crate) struct FramePlan {
-    key: Vec<ViewKey>,
+    pub(crate) origin: Origin,
+    /// The output size it was compiled for.
+    pub(crate) size: (u32, u32),
     pub(crate) jobs: JobGraph<Job>,
     pub(crate) graph: CompiledGraph,
-    /// View indices in submission order (pass `i` of the graph is view `i`).
-    pub(crate) order: Vec<usize>,
-    /// The backend pass of each view, by view index.
-    pub(crate) passes: Vec<PassDesc>,
-    /// Pass names in submission order (view labels, made unique).
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) scenes: Vec<ScenePlan>,
+    pub(crate) others: Vec<OtherPlan>,
+    /// Pass names in submission order.
     pub(crate) names: Vec<String>,
+    /// Camera slots a frame fills.
+    pub(crate) cameras: usize,
+    /// External targets the passes use: (target index, name, format, size).
+    pub(crate) externals: Vec<(usize, String, TextureFormat, (u32, u32))>,
+    /// Each target's texture (`None`: external or unused).
+    pub(crate) textures: Vec<Option<TextureId>>,
+    /// What `read_color` reads: the retained color target the last pass writes.
+    pub(crate) readback: Option<TextureId>,
+    pub(crate) memory: TargetMemory,
+    pub(crate) objects: PlanObjects,
+}
+
+/// Strings that live as long as the process, one per distinct pass name: backend pass
+/// labels and Tracy zone names are `&'static str`. Bounded by the distinct names used.
+pub(crate) fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.push(n);
+    n
 }
 
 impl FramePlan {
-    /// Whether this plan was built for `views`.
-    pub(crate) fn fits(&self, views: &[View]) -> bool {
-        self.key.iter().copied().eq(views.iter().map(|v| (v.pass, v.label)))
+    /// Compiles `graph` for the renderer's output size and makes what it needs, taking
+    /// textures of equal description from `reuse` (what is left there is the caller's to
+    /// destroy). On an error everything made so far is destroyed again.
+    pub(crate) fn build<B: Backend>(
+        b: &B,
+        gpu: &FrameResources,
+        config: &RendererConfig,
+        origin: Origin,
+        graph: &FrameGraph,
+        reuse: &mut Vec<(TextureKey, TextureId)>,
+    ) -> Result<Self, RenderError> {
+        let formats = SceneFormats { color: gpu.layouts.color_format, depth: TextureFormat::Depth32Float };
+        let compiled = graph.compile((config.width, config.height), formats)?;
+        let scene_count = graph.passes.iter().filter(|p| matches!(p.content, PassContent::Scene { .. })).count();
+        if scene_count > MAX_VIEWS || compiled.order.len() > MAX_PASSES {
+            return Err(RenderError::Graph(GraphError::InvalidPass {
+                pass: graph.passes[0].name.clone(),
+                what: "at most MAX_VIEWS scene passes and MAX_PASSES passes run per frame",
+            }));
+        }
+        if let Some(t) = graph.targets.iter().find(|t| t.samples != 1) {
+            return Err(RenderError::Graph(GraphError::InvalidTarget {
+                target: t.name.clone(),
+                what: "multisampled targets are not supported by the backends yet",
+            }));
+        }
+        let mut objects = PlanObjects::default();
+        match Self::make(b, gpu, origin, graph, compiled, reuse, &mut objects) {
+            Ok(mut plan) => {
+                plan.objects = objects;
+                plan.size = (config.width, config.height);
+                Ok(plan)
+            }
+            Err(e) => {
+                // Textures taken from `reuse` go back; what was made here goes.
+                for (k, t) in objects.textures.drain(..) {
+                    if reuse.iter().all(|(_, r)| *r != t) {
+                        reuse.push((k, t));
+                    }
+                }
+                objects.destroy(b);
+                Err(e)
+            }
+        }
     }
 
-    pub(crate) fn build(gpu: &FrameResources, config: &RendererConfig, views: &[View]) -> Result<Self, RenderError> {
-        let (desc, textures) = describe(config, views);
-        let graph = desc.compile((config.width, config.height)).map_err(|e| RenderError::FrameGraph(e.to_string()))?;
-        let texture = |t: TargetId| match textures[t.0 as usize] {
-            Target::Shadow(k) => gpu.shadow_maps[k],
-            Target::Color => gpu.color,
-            Target::Depth => gpu.depth,
+    fn make<B: Backend>(
+        b: &B,
+        gpu: &FrameResources,
+        origin: Origin,
+        graph: &FrameGraph,
+        compiled: CompiledGraph,
+        reuse: &mut Vec<(TextureKey, TextureId)>,
+        objects: &mut PlanObjects,
+    ) -> Result<Self, RenderError> {
+        let frame_buffer = RenderError::FrameBuffer;
+        let caps = b.caps();
+        let mut texture = |key: TextureKey, label: &str| -> Result<TextureId, CreateError> {
+            let id = match reuse.iter().position(|(k, _)| *k == key) {
+                Some(i) => reuse.swap_remove(i).1,
+                None => b.create_texture(&TextureDesc {
+                    label: label.into(),
+                    width: key.width,
+                    height: key.height,
+                    format: key.format,
+                    usage: key.usage,
+                })?,
+            };
+            objects.textures.push((key, id));
+            Ok(id)
         };
-        let passes = desc.passes.iter().zip(views).map(|(p, v)| backend_pass(p, v.label, &texture)).collect();
-        let names = graph.order.iter().map(|&p| desc.passes[p].name.clone()).collect();
-        let jobs = build_graph(views).map_err(|e| RenderError::JobGraph(e.to_string()))?;
+        // Targets: one texture per physical transient target, one per retained target.
+        let n = graph.targets.len();
+        let mut textures: Vec<Option<TextureId>> = vec![None; n];
+        let mut memory = TargetMemory::default();
+        let bytes = |w: u32, h: u32, f: TextureFormat| u64::from(w) * u64::from(h) * u64::from(f.bytes_per_texel());
+        let mut physical_ids = Vec::with_capacity(compiled.physical.len());
+        for (i, p) in compiled.physical.iter().enumerate() {
+            let memoryless = p.transient && caps.transient_saves_memory;
+            let usage = if memoryless {
+                TextureUsage::RENDER_TARGET | TextureUsage::TRANSIENT
+            } else if p.sampled {
+                TextureUsage::RENDER_TARGET | TextureUsage::SAMPLED
+            } else {
+                TextureUsage::RENDER_TARGET
+            };
+            let key = TextureKey { format: p.format, width: p.width, height: p.height, usage };
+            physical_ids.push(texture(key, &format!("graph-target-{i}")).map_err(frame_buffer)?);
+            if !memoryless {
+                memory.bytes += bytes(p.width, p.height, p.format);
+            }
+        }
+        for (t, decl) in graph.targets.iter().enumerate() {
+            let (w, h) = compiled.sizes[t];
+            match decl.kind {
+                TargetKind::Transient => {
+                    if let Some(a) = compiled.aliases[t] {
+                        textures[t] = Some(physical_ids[a]);
+                        memory.saved += bytes(w, h, decl.format);
+                    }
+                }
+                TargetKind::Retained if compiled.lifetimes[t].is_some() => {
+                    let sampled = graph.passes.iter().any(|p| p.samples.contains(&TargetId(t as u32)));
+                    let mut usage = TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC;
+                    if sampled {
+                        usage = usage | TextureUsage::SAMPLED;
+                    }
+                    let key = TextureKey { format: decl.format, width: w, height: h, usage };
+                    textures[t] = Some(texture(key, &decl.name).map_err(frame_buffer)?);
+                    memory.bytes += bytes(w, h, decl.format);
+                }
+                TargetKind::Retained | TargetKind::External => {}
+            }
+        }
+        memory.saved = memory.saved.saturating_sub(
+            compiled
+                .physical
+                .iter()
+                .filter(|p| !(p.transient && caps.transient_saves_memory))
+                .map(|p| bytes(p.width, p.height, p.format))
+                .sum(),
+        );
+        let used = |t: usize| compiled.lifetimes[t].is_some();
+        let externals: Vec<_> = (0..n)
+            .filter(|&t| graph.targets[t].kind == TargetKind::External && used(t))
+            .map(|t| (t, graph.targets[t].name.clone(), graph.targets[t].format, compiled.sizes[t]))
+            .collect();
+        let tex = |t: TargetId| textures[t.0 as usize].unwrap_or_default();
+        let ext = |t: TargetId| (graph.targets[t.0 as usize].kind == TargetKind::External).then_some(t.0 as usize);
+
+        // Passes, in declaration order; entries in submission order.
+        let mut scenes = Vec::new();
+        let mut others = Vec::new();
+        let mut index_of = vec![None; graph.passes.len()];
+        let mut runs = vec![false; graph.passes.len()];
+        compiled.order.iter().for_each(|&p| runs[p] = true);
+        // Scene passes are numbered in declaration order (a views frame's view index).
+        for (p, pass) in graph.passes.iter().enumerate().filter(|&(p, _)| runs[p]) {
+            let label = intern(&pass.name);
+            let desc = backend_pass(pass, label, &tex);
+            let externals = ExternalSlots {
+                color: pass.color.and_then(|c| ext(c.target)),
+                depth: pass.depth.and_then(|d| ext(d.target)),
+            };
+            index_of[p] = Some(match &pass.content {
+                PassContent::Scene { camera, kind, queue } => {
+                    let (group, shadow_cameras) = match kind {
+                        PassKind::Shadow => (gpu.shadow_group, [None; MAX_SHADOW_MAPS]),
+                        PassKind::Forward => {
+                            let mut maps = [gpu.no_shadow; MAX_SHADOW_MAPS];
+                            let mut cams = [None; MAX_SHADOW_MAPS];
+                            for (k, &s) in pass.samples.iter().enumerate() {
+                                maps[k] = tex(s);
+                                cams[k] = shadow_camera(graph, &compiled.order, p, s);
+                            }
+                            let group = gpu.forward_group(b, maps).map_err(frame_buffer)?;
+                            objects.others.push(Resource::BindGroup(group));
+                            (group, cams)
+                        }
+                    };
+                    scenes.push(ScenePlan {
+                        label,
+                        camera: camera.0 as usize,
+                        kind: *kind,
+                        queue: *queue,
+                        pass: desc,
+                        externals,
+                        group,
+                        shadow_cameras,
+                        shadowed: !pass.samples.is_empty(),
+                    });
+                    Entry::Scene(scenes.len() - 1)
+                }
+                PassContent::Fullscreen(shader) => {
+                    let c = pass.color.expect("checked: a fullscreen pass has a color attachment");
+                    let size = compiled.sizes[c.target.0 as usize];
+                    let inputs: Vec<(TextureId, TextureFormat)> =
+                        pass.samples.iter().map(|&s| (tex(s), graph.targets[s.0 as usize].format)).collect();
+                    let target_format = graph.targets[c.target.0 as usize].format;
+                    let (pipeline, group) =
+                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &mut objects.others)?;
+                    others.push(OtherPlan {
+                        name: pass.name.clone(),
+                        pass: desc,
+                        externals,
+                        size,
+                        content: OtherContent::Fullscreen { pipeline, group },
+                    });
+                    Entry::Other(others.len() - 1)
+                }
+                PassContent::Callback(cb) => {
+                    let t = pass.color.map(|c| c.target).or(pass.depth.map(|d| d.target)).expect("checked");
+                    others.push(OtherPlan {
+                        name: pass.name.clone(),
+                        pass: desc,
+                        externals,
+                        size: compiled.sizes[t.0 as usize],
+                        content: OtherContent::Callback(Arc::clone(cb)),
+                    });
+                    Entry::Other(others.len() - 1)
+                }
+            });
+        }
+        let entries: Vec<Entry> = compiled.order.iter().map(|&p| index_of[p].expect("every pass in order")).collect();
+        let views: Vec<View> = scenes
+            .iter()
+            .map(|s| View {
+                label: s.label,
+                view_proj: Mat4::IDENTITY,
+                eye: glam::Vec3::ZERO,
+                far: 1.0,
+                layer_mask: u16::MAX,
+                pass: s.kind,
+            })
+            .collect();
+        let labels: Vec<&'static str> = others.iter().map(|o| intern(&o.name)).collect();
+        let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
+        let names = compiled.order.iter().map(|&p| graph.passes[p].name.clone()).collect();
+        let readback = compiled.order.iter().rev().find_map(|&p| {
+            let c = graph.passes[p].color?;
+            (graph.targets[c.target.0 as usize].kind == TargetKind::Retained).then(|| tex(c.target))
+        });
         Ok(Self {
-            key: views.iter().map(|v| (v.pass, v.label)).collect(),
+            origin,
+            size: (0, 0),
             jobs,
-            order: graph.order.clone(),
-            graph,
-            passes,
+            graph: compiled,
+            entries,
+            scenes,
+            others,
             names,
+            cameras: graph.cameras.len(),
+            externals,
+            textures,
+            readback,
+            memory,
+            objects: PlanObjects::default(),
         })
     }
 }
 
-/// Which of the renderer's textures a graph target is.
-#[derive(Clone, Copy, Debug)]
-enum Target {
-    Shadow(usize),
-    Color,
-    Depth,
+/// The camera of the last shadow scene pass before `pass` that writes depth target `t`.
+fn shadow_camera(graph: &FrameGraph, order: &[usize], pass: usize, t: TargetId) -> Option<usize> {
+    let at = order.iter().position(|&q| q == pass).unwrap_or(order.len());
+    order[..at].iter().rev().find_map(|&q| {
+        let p = &graph.passes[q];
+        match p.content {
+            PassContent::Scene { camera, kind: PassKind::Shadow, .. } if p.depth.is_some_and(|d| d.target == t) => {
+                Some(camera.0 as usize)
+            }
+            _ => None,
+        }
+    })
 }
 
-/// The fixed frame as a graph: one pass per view, in the order given. The shadow maps and
-/// the color target outlive the frame (the renderer keeps them; forward views sample the
-/// maps, `read_color` reads the color), so they are outputs; the depth target is owned.
-fn describe(config: &RendererConfig, views: &[View]) -> (GraphDesc, Vec<Target>) {
-    let mut g = GraphDesc::default();
+/// Shader, layout, uniform buffer, bind group and pipeline of a fullscreen pass.
+#[allow(clippy::too_many_arguments)]
+fn fullscreen<B: Backend>(
+    b: &B,
+    gpu: &FrameResources,
+    shader: &FullscreenShader,
+    pass: &str,
+    format: TextureFormat,
+    size: (u32, u32),
+    inputs: &[(TextureId, TextureFormat)],
+    made: &mut Vec<Resource>,
+) -> Result<(PipelineId, BindGroupId), RenderError> {
+    let shader_error = |e: CreateError| RenderError::Shader { pass: pass.to_owned(), source: e };
+    let module = b
+        .create_shader(&backend::ShaderDesc {
+            label: shader.name.clone(),
+            wgsl: format!("{FULLSCREEN_PRELUDE}\n{}", shader.wgsl),
+        })
+        .map_err(shader_error)?;
+    made.push(Resource::Shader(module));
+    let stages = Stages::FRAGMENT | Stages::VERTEX;
+    let mut entries = vec![
+        LayoutEntry { binding: 0, visibility: stages, ty: BindingType::Uniform { dynamic: false, min_size: 0 } },
+        LayoutEntry { binding: 1, visibility: stages, ty: BindingType::Sampler { comparison: false } },
+    ];
+    for (i, (_, f)) in inputs.iter().enumerate() {
+        let kind = if f.is_depth() { TextureSampleKind::Depth } else { TextureSampleKind::Float };
+        entries.push(LayoutEntry { binding: 2 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
+    }
+    let layout = b
+        .create_bind_group_layout(&BindGroupLayoutDesc { label: format!("{pass}-layout"), entries })
+        .map_err(RenderError::FrameBuffer)?;
+    made.push(Resource::BindGroupLayout(layout));
+    let uniform = buffer(b, &format!("{pass}-frame"), 64, BufferUsage::UNIFORM).map_err(RenderError::FrameBuffer)?;
+    made.push(Resource::Buffer(uniform));
+    let (w, h) = (size.0 as f32, size.1 as f32);
+    let mut block = [0f32; 16];
+    block[..4].copy_from_slice(&[w, h, 1.0 / w, 1.0 / h]);
+    block[4..12].copy_from_slice(&shader.params);
+    b.write_buffer(uniform, 0, bytemuck::cast_slice(&block))
+        .map_err(|e| RenderError::FrameBuffer(CreateError::Invalid(e.to_string())))?;
+    let mut bind = vec![
+        BindEntry { binding: 0, resource: BindResource::Buffer { buffer: uniform, offset: 0, size: None } },
+        BindEntry { binding: 1, resource: BindResource::Sampler(gpu.post_sampler) },
+    ];
+    for (i, (t, _)) in inputs.iter().enumerate() {
+        bind.push(BindEntry { binding: 2 + i as u32, resource: BindResource::Texture(*t) });
+    }
+    let group = b
+        .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })
+        .map_err(RenderError::FrameBuffer)?;
+    made.push(Resource::BindGroup(group));
+    let pipeline = b
+        .create_pipeline(&PipelineDesc {
+            label: format!("{pass}-pipeline"),
+            shader: module,
+            vertex_entry: "sy_fullscreen_vs".into(),
+            fragment_entry: Some(shader.entry.clone()),
+            bind_group_layouts: vec![layout],
+            vertex_buffers: Vec::new(),
+            cull: CullMode::None,
+            color: Some(ColorTargetState { format, blend: BlendMode::Replace }),
+            depth: None,
+        })
+        .map_err(shader_error)?;
+    made.push(Resource::Pipeline(pipeline));
+    Ok((pipeline, group))
+}
+
+/// The frame of `views` as a graph: one scene pass per view, in the order given. Shadow
+/// views render into shadow map i (the i-th shadow view); forward views render into the
+/// main color target (retained, or `external` for `render_to`) and depth, sampling every
+/// shadow map; the first forward view clears them.
+pub(crate) fn views_graph(config: &RendererConfig, views: &[View], external: bool) -> FrameGraph {
+    let mut g = FrameGraph::new();
     let s = config.shadow_map_size;
     let map = TargetSize::Fixed { width: s, height: s };
-    let shadow_maps = [
-        g.target("shadow-0", TargetKind::Output, TextureFormat::Depth32Float, map, 1),
-        g.target("shadow-1", TargetKind::Output, TextureFormat::Depth32Float, map, 1),
-    ];
-    let color = g.target("main-color", TargetKind::Output, TextureFormat::Rgba8UnormSrgb, TargetSize::Output, 1);
-    let depth = g.target("main-depth", TargetKind::Owned, TextureFormat::Depth32Float, TargetSize::Output, 1);
-    let textures = vec![Target::Shadow(0), Target::Shadow(1), Target::Color, Target::Depth];
-    let shadows = views.iter().filter(|v| v.pass == PassKind::Shadow).count().min(shadow_maps.len());
+    let shadows = views.iter().filter(|v| v.pass == PassKind::Shadow).count().min(MAX_SHADOW_MAPS);
+    let shadow_maps: Vec<TargetId> = (0..shadows)
+        .map(|i| g.target(format!("shadow-{i}"), TargetKind::Transient, TextureFormat::Depth32Float, map))
+        .collect();
+    let kind = if external { TargetKind::External } else { TargetKind::Retained };
+    let color = g.target("main-color", kind, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let depth = g.target("main-depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
     let (mut shadow_i, mut first_forward) = (0, true);
     for (i, v) in views.iter().enumerate() {
+        let camera = g.camera(v.label);
         let repeats = views[..i].iter().filter(|w| w.label == v.label).count();
         let name = if repeats == 0 { v.label.to_string() } else { format!("{}#{repeats}", v.label) };
+        let pass = Pass::scene(name, camera, v.pass, Queue::All);
         let pass = match v.pass {
             PassKind::Shadow => {
                 shadow_i += 1;
-                PassDecl::new(&name).depth(shadow_maps[shadow_i - 1], LoadOp::Clear(1.0), StoreOp::Store)
+                pass.depth(shadow_maps[shadow_i - 1], LoadOp::Clear(1.0), StoreOp::Store)
             }
             PassKind::Forward => {
                 let first = std::mem::replace(&mut first_forward, false);
                 let (cl, dl) =
                     if first { (LoadOp::Clear(SKY), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };
-                let mut p = PassDecl::new(&name).color(color, cl, StoreOp::Store).depth(depth, dl, StoreOp::Store);
-                for &m in &shadow_maps[..shadows] {
+                let mut p = pass.color(color, cl, StoreOp::Store).depth(depth, dl, StoreOp::Store);
+                for &m in &shadow_maps {
                     p = p.sample(m);
                 }
                 p
@@ -108,11 +549,11 @@ fn describe(config: &RendererConfig, views: &[View]) -> (GraphDesc, Vec<Target>)
         };
         g.pass(pass);
     }
-    (g, textures)
+    g
 }
 
 /// The backend's description of a graph pass.
-fn backend_pass(p: &PassDecl, label: &'static str, texture: &dyn Fn(TargetId) -> TextureId) -> PassDesc {
+fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(TargetId) -> TextureId) -> PassDesc {
     let store = |s| match s {
         StoreOp::Store => backend::StoreOp::Store,
         StoreOp::Discard => backend::StoreOp::Discard,

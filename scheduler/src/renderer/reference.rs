@@ -74,8 +74,9 @@ impl<B: Backend> Renderer<B> {
             out.views.push(self.reference_view(v, view, lists));
         }
         let mut digest = Digest::default();
-        let order = self.plan.as_ref().map_or(&[][..], |p| &p.order);
-        for &v in order {
+        let entries = self.plan.as_ref().map_or(&[][..], |p| &p.entries);
+        for e in entries {
+            let &super::plan::Entry::Scene(v) = e else { continue };
             digest.pass(&self.views[v].setup.pass);
             for chunk in &out.views[v].chunks {
                 digest.combine(Digest::of_commands(chunk));
@@ -83,6 +84,17 @@ impl<B: Backend> Renderer<B> {
         }
         out.digest = digest.value();
         out
+    }
+
+    /// Whether scene pass `v`'s queue holds objects of dense material `m`.
+    fn in_queue(&self, v: usize, m: u32) -> bool {
+        let Some(w) = self.views.get(v) else { return true };
+        let transparent = || self.library.read().materials[m as usize].as_ref().is_some_and(|r| r.transparent);
+        match w.setup.queue {
+            crate::frame_graph::Queue::All => true,
+            crate::frame_graph::Queue::Opaque => !transparent(),
+            crate::frame_graph::Queue::Transparent => transparent(),
+        }
     }
 
     fn reference_view(&self, v: usize, view: &View, lists: &[FrameList]) -> ViewOutput {
@@ -94,6 +106,7 @@ impl<B: Backend> Renderer<B> {
             .filter(|&i| {
                 (view.layer_mask >> o.layer[i]) & 1 == 1
                     && (forward || o.flags[i] & CASTS_SHADOWS != 0)
+                    && self.in_queue(v, o.material[i])
                     && f.intersects(Vec3::new(o.cx[i], o.cy[i], o.cz[i]), Vec3::new(o.ex[i], o.ey[i], o.ez[i]))
             })
             .map(|i| i as u32)
@@ -222,7 +235,7 @@ impl<B: Backend> Renderer<B> {
             rec.instance_buf.as_ref().map(|g| g.id).unwrap_or_default(),
             rec.args_buf.as_ref().map(|g| g.id).unwrap_or_default(),
         );
-        let group = if forward { s.gpu.forward_group } else { s.gpu.shadow_group };
+        let group = self.views[v].setup.group;
         let mut chunks = Vec::new();
         for c in starts.windows(2) {
             let mut cmds = vec![

@@ -7,8 +7,9 @@ use switchyard_backend::*;
 use switchyard_kernels::cull::Frustum;
 
 use super::jobs::FrameJobs;
-use super::plan::FramePlan;
+use super::plan::{self, Entry, FramePlan};
 use super::*;
+use crate::frame_graph::{GraphError, TargetKind};
 use crate::submit::ViewUpload;
 
 /// Rendering a frame failed. The next frame can still succeed.
@@ -73,9 +74,54 @@ pub enum RenderError {
         /// What is wrong.
         what: &'static str,
     },
-    /// The frame's passes do not form a valid frame graph.
+    /// The frame graph cannot be compiled (the error names the pass or target).
     #[error("frame graph: {0}")]
-    FrameGraph(String),
+    Graph(#[from] GraphError),
+    /// A fullscreen pass's shader or pipeline was refused.
+    #[error("pass `{pass}`: {source}")]
+    Shader {
+        /// The pass.
+        pass: String,
+        /// The backend's reason.
+        source: CreateError,
+    },
+    /// [`Renderer::render_graph`] without a graph set.
+    #[error("no frame graph is set (Renderer::set_graph)")]
+    NoGraph,
+    /// A frame's cameras do not fill the graph's camera slots.
+    #[error("the graph has {expected} cameras, the frame gives {given}")]
+    CameraCount {
+        /// The graph's camera slots.
+        expected: usize,
+        /// Cameras given.
+        given: usize,
+    },
+    /// An external target given for a frame does not fit, or one the graph uses is missing.
+    #[error("external target `{target}`: {what}")]
+    InvalidTarget {
+        /// The target's name (or its index when the graph has no such target).
+        target: String,
+        /// What is wrong.
+        what: &'static str,
+    },
+}
+
+/// What one frame of a graph gets from the engine.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameInput<'a> {
+    /// One camera per camera slot of the graph, in declaration order.
+    pub cameras: &'a [Camera],
+    /// The texture of each external target the graph uses this frame (a swapchain image,
+    /// an editor viewport): its format, size (the declared size) and `RENDER_TARGET` usage
+    /// must fit.
+    pub targets: &'a [(TargetId, TextureId)],
+}
+
+fn validate_camera(index: usize, c: &Camera) -> Result<(), RenderError> {
+    if !c.view_proj.is_finite() || !c.eye.is_finite() || !c.far.is_finite() || c.far <= 0.0 {
+        return Err(RenderError::InvalidView { index, what: "matrix, eye or far is not finite and positive" });
+    }
+    Ok(())
 }
 
 fn validate_views(views: &[View]) -> Result<(), RenderError> {
@@ -84,9 +130,7 @@ fn validate_views(views: &[View]) -> Result<(), RenderError> {
     }
     let mut shadows = 0;
     for (i, v) in views.iter().enumerate() {
-        if !v.view_proj.is_finite() || !v.eye.is_finite() || !v.far.is_finite() || v.far <= 0.0 {
-            return Err(RenderError::InvalidView { index: i, what: "matrix, eye or far is not finite and positive" });
-        }
+        validate_camera(i, &camera_of(v))?;
         if v.pass == PassKind::Shadow {
             shadows += 1;
             if shadows > MAX_SHADOW_VIEWS {
@@ -97,14 +141,22 @@ fn validate_views(views: &[View]) -> Result<(), RenderError> {
     Ok(())
 }
 
+fn camera_of(v: &View) -> Camera {
+    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask }
+}
+
 impl<B: Backend> Renderer<B> {
     /// Renders one frame of `views` and hands it to the submission thread.
     ///
-    /// Shadow views are submitted before forward views (which sample their maps); the
-    /// i-th shadow view renders into shadow map i. A submission error of an earlier frame
-    /// is returned by the next call. On an error nothing of this frame reaches the backend.
+    /// The views become a frame graph of one scene pass per view (built again only when
+    /// the views' passes or labels change): shadow views are submitted before forward
+    /// views (which sample their maps); the i-th shadow view renders into shadow map i.
+    /// A submission error of an earlier frame is returned by the next call. On an error
+    /// nothing of this frame reaches the backend.
     pub fn render(&mut self, views: &[View]) -> Result<FrameStats, RenderError> {
-        self.render_frame(views, None)
+        validate_views(views)?;
+        self.views_plan(views, false)?;
+        self.render_views(views, &[])
     }
 
     /// Renders one frame of `views` like [`Renderer::render`], with forward views drawing
@@ -125,30 +177,126 @@ impl<B: Backend> Renderer<B> {
         if !info.usage.contains(TextureUsage::RENDER_TARGET) {
             return invalid("not usable as a render target");
         }
-        self.render_frame(views, Some(output))
+        validate_views(views)?;
+        self.views_plan(views, true)?;
+        let plan = self.plan.as_ref().expect("views_plan built it");
+        let color = TargetId(plan.externals[0].0 as u32);
+        self.render_views(views, &[(color, output)])
     }
 
-    fn render_frame(&mut self, views: &[View], output: Option<TextureId>) -> Result<FrameStats, RenderError> {
+    /// Sets the frame graph [`Renderer::render_graph`] renders: compiles it for the current
+    /// output size and creates its targets and pipelines (textures of equal description
+    /// are taken over from the current plan). Frames in flight finish first. On an error
+    /// — a [`RenderError::Graph`] naming the pass or target, a refused shader, a failed
+    /// creation — nothing changes.
+    pub fn set_graph(&mut self, graph: FrameGraph) -> Result<(), RenderError> {
+        let origin = plan::Origin::Graph(self.graph_generation + 1);
+        self.replace_plan(origin, &graph)?;
+        self.graph = Some(graph);
+        self.graph_generation += 1;
+        Ok(())
+    }
+
+    /// The graph set with [`Renderer::set_graph`].
+    pub fn graph(&self) -> Option<&FrameGraph> {
+        self.graph.as_ref()
+    }
+
+    /// Renders one frame of the graph set with [`Renderer::set_graph`]: `input` fills its
+    /// camera slots and external targets. Bad input (a camera count that differs, a
+    /// non-finite camera, a missing or unfit external texture) is a typed error before any
+    /// work is done.
+    pub fn render_graph(&mut self, input: &FrameInput<'_>) -> Result<FrameStats, RenderError> {
+        let generation = self.graph_generation;
+        if self.graph.is_none() {
+            return Err(RenderError::NoGraph);
+        }
+        if !self.plan_fits(&plan::Origin::Graph(generation)) {
+            let graph = self.graph.take().expect("checked");
+            let built = self.replace_plan(plan::Origin::Graph(generation), &graph);
+            self.graph = Some(graph);
+            built?;
+        }
+        let plan = self.plan.as_ref().expect("built above");
+        if input.cameras.len() != plan.cameras {
+            return Err(RenderError::CameraCount { expected: plan.cameras, given: input.cameras.len() });
+        }
+        for (i, c) in input.cameras.iter().enumerate() {
+            validate_camera(i, c)?;
+        }
+        self.render_frame(input.cameras, input.targets)
+    }
+
+    fn render_views(&mut self, views: &[View], targets: &[(TargetId, TextureId)]) -> Result<FrameStats, RenderError> {
+        let mut cameras = std::mem::take(&mut self.view_cameras);
+        cameras.clear();
+        cameras.extend(views.iter().map(camera_of));
+        let r = self.render_frame(&cameras, targets);
+        self.view_cameras = cameras;
+        r
+    }
+
+    /// Whether the current plan was built for `origin` at the current output size.
+    fn plan_fits(&self, origin: &plan::Origin) -> bool {
+        self.plan.as_ref().is_some_and(|p| p.origin == *origin && p.size == (self.config.width, self.config.height))
+    }
+
+    /// Makes the plan of a views frame current (built again when the views' passes,
+    /// labels or output mode changed).
+    fn views_plan(&mut self, views: &[View], external: bool) -> Result<(), RenderError> {
+        let key = plan::Origin::Views(views.iter().map(|v| (v.pass, v.label)).collect(), external);
+        if self.plan_fits(&key) {
+            return Ok(());
+        }
+        let graph = plan::views_graph(&self.config, views, external);
+        self.replace_plan(key, &graph)
+    }
+
+    /// Builds the plan of `graph` and makes it current; the old plan's textures of equal
+    /// description move over, the rest of it is destroyed (after the frames in flight).
+    /// On an error the old plan stays.
+    fn replace_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
+        if self.plan.is_some() {
+            self.flush()?;
+        }
+        let b = &*self.shared.backend;
+        let mut reuse: Vec<_> = self.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
+        let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
+        self.others.resize_with(new.others.len(), Slot::default);
+        if let Some(mut old) = self.plan.replace(new) {
+            // Textures the new plan took over are its own now.
+            old.objects.textures.retain(|(_, t)| reuse.iter().any(|(_, r)| r == t));
+            old.objects.destroy(b);
+        }
+        Ok(())
+    }
+
+    fn render_frame(
+        &mut self,
+        cameras: &[Camera],
+        targets: &[(TargetId, TextureId)],
+    ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let _z = profile::zone!("frame");
-        validate_views(views)?;
+        self.check_targets(targets)?;
         let mut packet = self.take_packet()?;
         self.frame += 1;
         packet.frame = self.frame;
         self.resolve_materials();
-        self.write_globals(views, &mut packet.globals.1);
+        let scenes = self.plan.as_ref().expect("the caller made the plan").scenes.len();
+        self.write_globals(cameras, &mut packet.globals.1);
         packet.globals.0 = Some(self.shared.gpu.globals_buf);
         self.write_dirty_transforms(&mut packet);
-        if let Err(e) = self.prepare_views(views, output) {
+        if let Err(e) = self.prepare_views(cameras, targets) {
             self.drop_frame(packet);
             return Err(e);
         }
         let blocks_ms = self.refresh_cull_blocks();
-        self.swap_uploads(&mut packet, views.len());
-        let ran = self.run_jobs(views.len());
-        self.swap_uploads(&mut packet, views.len());
+        self.swap_uploads(&mut packet, scenes);
+        let ran = self.run_jobs(scenes);
+        self.swap_uploads(&mut packet, scenes);
         let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame, ..FrameStats::default() };
-        let error = ran.err().or_else(|| self.gather(views, &mut packet, &mut stats));
+        let error = ran.err().or_else(|| self.gather(&mut packet, &mut stats));
         if let Some(e) = error {
             self.drop_frame(packet);
             return Err(e);
@@ -165,6 +313,36 @@ impl<B: Backend> Renderer<B> {
         Ok(stats)
     }
 
+    /// Every external target the plan uses has a fitting texture, and nothing else is given.
+    fn check_targets(&self, targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
+        let plan = self.plan.as_ref().expect("the caller made the plan");
+        let graph_name = |t: TargetId| plan.externals.iter().find(|e| e.0 == t.0 as usize).map(|e| e.1.clone());
+        for &(t, _) in targets {
+            if graph_name(t).is_none() {
+                let what = "not an external target the graph uses";
+                return Err(RenderError::InvalidTarget { target: format!("#{}", t.0), what });
+            }
+        }
+        for (t, name, format, size) in &plan.externals {
+            let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
+            let given: Vec<_> = targets.iter().filter(|(id, _)| id.0 as usize == *t).collect();
+            let &[&(_, texture)] = given.as_slice() else {
+                return invalid("the frame must give exactly one texture for it");
+            };
+            let Some(info) = self.shared.backend.texture_info(texture) else { return invalid("stale handle") };
+            if info.format != *format {
+                return invalid("format differs from the declared one");
+            }
+            if (info.width, info.height) != *size {
+                return invalid("size differs from the declared one");
+            }
+            if !info.usage.contains(TextureUsage::RENDER_TARGET) {
+                return invalid("not usable as a render target");
+            }
+        }
+        Ok(())
+    }
+
     /// Waits until every frame handed to the submission thread is finished on the GPU;
     /// returns a submission error of any of them.
     pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
@@ -178,11 +356,13 @@ impl<B: Backend> Renderer<B> {
         Ok(self.last_report.clone())
     }
 
-    /// Changes the size of the main targets (and of the output `render_to` expects) from the
-    /// next frame on. Only the size-dependent targets are created again — the main color and
-    /// depth targets; shadow maps, buffers, pipelines and display lists stay. Frames in
-    /// flight finish on the old targets first. A zero size or one over the device's limit is
-    /// an error and changes nothing; so is a failed creation (the old targets stay).
+    /// Changes the output size (of the renderer's color target, of what `render_to`
+    /// expects, of `TargetSize::Output` targets) from the next frame on. Only the
+    /// size-dependent targets are created again: fixed-size targets (shadow maps),
+    /// buffers, pipelines and display lists stay. Frames in flight finish on the old
+    /// targets first. A zero size or one over the device's limit is an error and changes
+    /// nothing; so is a graph that does not compile at the new size, or a failed creation
+    /// (the old targets stay).
     pub fn resize(&mut self, width: u32, height: u32) -> Result<(), RenderError> {
         if (width, height) == (self.config.width, self.config.height) {
             return Ok(());
@@ -191,24 +371,44 @@ impl<B: Backend> Renderer<B> {
         if width == 0 || height == 0 || width > max || height > max {
             return Err(RenderError::InvalidSize { width, height, maximum: max });
         }
-        self.flush()?;
-        let b = &*self.shared.backend;
-        let (color, depth) = gpu::create_main_targets(b, width, height).map_err(RenderError::FrameBuffer)?;
-        let gpu = &mut self.shared.gpu;
-        let old = [std::mem::replace(&mut gpu.color, color), std::mem::replace(&mut gpu.depth, depth)];
-        for t in old {
-            let _ = b.destroy(Resource::Texture(t));
-        }
+        let old = (self.config.width, self.config.height);
         (self.config.width, self.config.height) = (width, height);
-        // The passes name the new targets and the graph's sizes change: plan again.
-        self.plan = None;
-        Ok(())
+        let Some(origin) = self.plan.as_ref().map(|p| p.origin.clone()) else { return Ok(()) };
+        let graph = match &origin {
+            plan::Origin::Graph(_) => self.graph.clone(),
+            plan::Origin::Views(..) => None,
+        };
+        // A views frame is planned again by its next `render` (the plan's size differs;
+        // its views are not kept here); its old textures move over then.
+        let Some(graph) = graph else { return Ok(()) };
+        let rebuilt = self.replace_plan(origin, &graph);
+        if rebuilt.is_err() {
+            (self.config.width, self.config.height) = old;
+        }
+        rebuilt
     }
 
-    /// Flushes, then reads the main color target back as RGBA8 (sRGB-encoded).
+    /// Flushes, then reads the color target the last frame's last pass wrote (retained,
+    /// RGBA8) back.
     pub fn read_color(&mut self) -> Result<Image, RenderError> {
         self.flush()?;
-        Ok(self.shared.backend.read_rgba8(self.shared.gpu.color)?)
+        let t = self
+            .color_target()
+            .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
+        Ok(self.shared.backend.read_rgba8(t)?)
+    }
+
+    /// Flushes, then reads a retained RGBA8 target of the current graph back.
+    pub fn read_target(&mut self, target: TargetId) -> Result<Image, RenderError> {
+        self.flush()?;
+        let graph_target = self.graph.as_ref().and_then(|g| g.targets.get(target.0 as usize));
+        let name = graph_target.map_or_else(|| format!("#{}", target.0), |t| t.name.clone());
+        let retained = graph_target.is_some_and(|t| t.kind == TargetKind::Retained);
+        let current = self.plan.as_ref().is_some_and(|p| p.origin == plan::Origin::Graph(self.graph_generation));
+        let texture = self.target_texture(target).filter(|_| retained && current);
+        let t = texture
+            .ok_or(RenderError::InvalidTarget { target: name, what: "not a retained target of the current graph" })?;
+        Ok(self.shared.backend.read_rgba8(t)?)
     }
 
     // ---- the steps of a frame ------------------------------------------------------
@@ -269,30 +469,30 @@ impl<B: Backend> Renderer<B> {
         }
     }
 
-    /// Each view's globals block: its matrix, the shadow matrices, light, eye, fog, time.
-    fn write_globals(&self, views: &[View], out: &mut Vec<u8>) {
-        let mut shadow_vp = [Mat4::ZERO; MAX_SHADOW_VIEWS];
-        let shadows = views.iter().filter(|v| v.pass == PassKind::Shadow).count();
-        for (dst, v) in shadow_vp.iter_mut().zip(views.iter().filter(|v| v.pass == PassKind::Shadow)) {
-            *dst = v.view_proj;
-        }
+    /// Each scene pass's globals block: its camera's matrix, the matrices of the cameras
+    /// that rendered its shadow maps, light, eye, fog, time.
+    fn write_globals(&self, cameras: &[Camera], out: &mut Vec<u8>) {
+        let plan = self.plan.as_ref().expect("the caller made the plan");
         let time = self
             .globals
             .find("_Time")
             .map_or(0.0, |i| f32::from_le_bytes(self.globals.bytes(i)[..4].try_into().expect("an f32 is 4 bytes")));
         out.clear();
-        out.resize(views.len() * GLOBALS_SLOT, 0);
+        out.resize(plan.scenes.len() * GLOBALS_SLOT, 0);
         let l = &self.lighting;
-        for (v, dst) in views.iter().zip(out.chunks_mut(GLOBALS_SLOT)) {
+        for (s, dst) in plan.scenes.iter().zip(out.chunks_mut(GLOBALS_SLOT)) {
+            let c = &cameras[s.camera];
             let mut g = [0f32; 64];
-            g[..16].copy_from_slice(&v.view_proj.to_cols_array());
-            for (k, m) in shadow_vp.iter().enumerate() {
+            g[..16].copy_from_slice(&c.view_proj.to_cols_array());
+            for (k, cam) in s.shadow_cameras.iter().enumerate() {
+                let m = cam.map_or(Mat4::ZERO, |i| cameras[i].view_proj);
                 g[16 + 16 * k..32 + 16 * k].copy_from_slice(&m.to_cols_array());
             }
             g[48..52].copy_from_slice(&l.direction.normalize_or(Vec3::NEG_Y).extend(0.0).to_array());
-            g[52..56].copy_from_slice(&v.eye.extend(1.0).to_array());
+            g[52..56].copy_from_slice(&c.eye.extend(1.0).to_array());
             g[56..60].copy_from_slice(&l.fog_color.extend(1.0).to_array());
-            g[60..64].copy_from_slice(&[time, l.fog_density, if shadows == 0 { 0.0 } else { l.shadow_strength }, 0.0]);
+            let strength = if s.shadowed { l.shadow_strength } else { 0.0 };
+            g[60..64].copy_from_slice(&[time, l.fog_density, strength, 0.0]);
             dst.copy_from_slice(bytemuck::cast_slice(&g));
         }
     }
@@ -317,30 +517,55 @@ impl<B: Backend> Renderer<B> {
         }
     }
 
-    /// The views' setup (frustum, pass, slot), the job graph for them (built once per view
-    /// configuration), and each view's instance and indirect buffers grown to the scene.
-    fn prepare_views(&mut self, views: &[View], output: Option<TextureId>) -> Result<(), RenderError> {
-        if !self.plan.as_ref().is_some_and(|p| p.fits(views)) {
-            self.plan = Some(FramePlan::build(&self.shared.gpu, &self.config, views)?);
-        }
-        let plan = self.plan.as_ref().expect("built above");
-        for (v, view) in views.iter().enumerate() {
-            let frustum = Frustum::from_view_proj(&view.view_proj);
-            let mut pass = plan.passes[v];
-            if let (Some(c), Some(out)) = (pass.color.as_mut(), output) {
-                c.texture = out;
+    /// Each scene pass's setup (view, frustum, pass with this frame's external textures,
+    /// slot) and instance and indirect buffers grown to the scene; each other pass's
+    /// backend pass.
+    fn prepare_views(&mut self, cameras: &[Camera], targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
+        let plan = self.plan.as_ref().expect("the caller made the plan");
+        let external = |slot: Option<usize>| {
+            slot.and_then(|t| targets.iter().find(|(id, _)| id.0 as usize == t)).map(|&(_, tex)| tex)
+        };
+        let with_externals = |mut pass: PassDesc, e: &plan::ExternalSlots| {
+            if let (Some(c), Some(t)) = (pass.color.as_mut(), external(e.color)) {
+                c.texture = t;
             }
-            let setup = ViewSetup { view: *view, frustum, pass, slot: v as u32 };
-            match self.views.get_mut(v) {
+            if let (Some(d), Some(t)) = (pass.depth.as_mut(), external(e.depth)) {
+                d.texture = t;
+            }
+            pass
+        };
+        for (s, sp) in plan.scenes.iter().enumerate() {
+            let c = &cameras[sp.camera];
+            let view = View {
+                label: sp.label,
+                view_proj: c.view_proj,
+                eye: c.eye,
+                far: c.far,
+                layer_mask: c.layer_mask,
+                pass: sp.kind,
+            };
+            let setup = ViewSetup {
+                view,
+                frustum: Frustum::from_view_proj(&c.view_proj),
+                pass: with_externals(sp.pass, &sp.externals),
+                group: sp.group,
+                queue: sp.queue,
+                slot: s as u32,
+            };
+            match self.views.get_mut(s) {
                 Some(w) => w.setup = setup,
                 None => self.views.push(ViewFrame::new(setup)),
             }
+        }
+        for (o, op) in plan.others.iter().enumerate() {
+            self.others[o].get_mut().pass = with_externals(op.pass, &op.externals);
         }
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;
         let b = &*self.shared.backend;
-        for &v in &plan.order {
+        for e in &plan.entries {
+            let &Entry::Scene(v) = e else { continue };
             let rec = self.views[v].recorded.get_mut();
             grow(b, &mut rec.instance_buf, need * 4, BufferUsage::VERTEX, "instances")
                 .and_then(|_| grow(b, &mut rec.args_buf, need * 20, BufferUsage::INDIRECT, "indirect"))
@@ -372,6 +597,7 @@ impl<B: Backend> Renderer<B> {
 
     /// Runs the frame's job graph on the pool.
     fn run_jobs(&mut self, views: usize) -> Result<(), RenderError> {
+        let plan = self.plan.as_ref().expect("the caller made the plan");
         let jobs = FrameJobs {
             shared: &self.shared,
             objects: &self.scene.objects,
@@ -380,10 +606,12 @@ impl<B: Backend> Renderer<B> {
             globals: &self.globals,
             globals_version: self.globals_version,
             views: &self.views[..views],
+            others: &self.others,
+            other_plans: &plan.others,
+            frame: self.frame,
             library: &self.library,
             patched: &self.patched,
         };
-        let plan = self.plan.as_ref().expect("prepare_views built the plan");
         plan.jobs
             .run(&self.pool, &|j| jobs.run(j))
             .map_err(|p| RenderError::JobPanicked { job: p.job, message: p.message })
@@ -391,49 +619,63 @@ impl<B: Backend> Renderer<B> {
 
     /// Moves the recorded chunks into the packet in submission order and sums the stats;
     /// returns the first stage error.
-    fn gather(
-        &mut self,
-        views: &[View],
-        packet: &mut FramePacket<B::Chunk>,
-        stats: &mut FrameStats,
-    ) -> Option<RenderError> {
+    fn gather(&mut self, packet: &mut FramePacket<B::Chunk>, stats: &mut FrameStats) -> Option<RenderError> {
         let patched = self.patched.get_mut();
         let mut error = patched.error.take();
         stats.patch_ms = patched.ms;
         stats.lists = patched.counts;
         stats.objects = self.scene.len() as u32;
-        stats.views = views.len() as u32;
-        packet.passes.resize_with(views.len(), || PassSubmit {
+        let plan = self.plan.as_ref().expect("the caller made the plan");
+        stats.views = plan.scenes.len() as u32;
+        packet.passes.resize_with(plan.entries.len(), || PassSubmit {
             desc: PassDesc { label: "", color: None, depth: None },
             chunks: Vec::new(),
         });
-        let plan = self.plan.as_ref().expect("prepare_views built the plan");
-        stats.pass_count = plan.order.len() as u32;
+        stats.pass_count = plan.entries.len() as u32;
         for (traffic, bytes) in stats.passes.iter_mut().zip(&plan.graph.bytes) {
             *traffic = PassTraffic { loaded: bytes.loaded, stored: bytes.stored, resolved: bytes.resolved };
         }
+        (stats.target_bytes, stats.target_bytes_saved) = (plan.memory.bytes, plan.memory.saved);
         let mut digest = Digest::default();
-        for (k, &v) in plan.order.iter().enumerate() {
-            let w = &mut self.views[v];
-            let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
-            stats.visible[v] = visible.len() as u32;
-            stats.queue_items += sorted.queue.len() as u32;
-            stats.batches += batches.batches.len() as u32;
-            stats.cull_ms += visible.ms;
-            stats.sort_ms += sorted.ms;
-            stats.batch_ms += batches.ms;
-            let rec = w.recorded.get_mut();
-            error = error.or(rec.error.take());
-            stats.draw_calls += rec.counts.draw_calls;
-            stats.state_changes += rec.counts.state_changes;
-            stats.record_ms += rec.ms;
-            stats.chunks += rec.chunks.len() as u32;
-            digest.pass(&w.setup.pass);
-            rec.digests.iter().for_each(|d| digest.combine(*d));
+        for (k, e) in plan.entries.iter().enumerate() {
             let p = &mut packet.passes[k];
-            p.desc = w.setup.pass;
             p.chunks.clear();
-            p.chunks.extend(rec.chunks.drain(..).flatten());
+            match *e {
+                Entry::Scene(v) => {
+                    let w = &mut self.views[v];
+                    let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
+                    stats.visible[v] = visible.len() as u32;
+                    stats.queue_items += sorted.queue.len() as u32;
+                    stats.batches += batches.batches.len() as u32;
+                    stats.cull_ms += visible.ms;
+                    stats.sort_ms += sorted.ms;
+                    stats.batch_ms += batches.ms;
+                    let rec = w.recorded.get_mut();
+                    error = error.or(rec.error.take());
+                    stats.draw_calls += rec.counts.draw_calls;
+                    stats.state_changes += rec.counts.state_changes;
+                    stats.record_ms += rec.ms;
+                    stats.chunks += rec.chunks.len() as u32;
+                    digest.pass(&w.setup.pass);
+                    rec.digests.iter().for_each(|d| digest.combine(*d));
+                    p.desc = w.setup.pass;
+                    p.chunks.extend(rec.chunks.drain(..).flatten());
+                }
+                Entry::Other(o) => {
+                    let rec = self.others[o].get_mut();
+                    error = error.or(rec.error.take());
+                    stats.record_ms += rec.ms;
+                    digest.pass(&rec.pass);
+                    if let Some(d) = rec.digest {
+                        digest.combine(d);
+                    }
+                    p.desc = rec.pass;
+                    if let Some(c) = rec.chunk.take() {
+                        stats.chunks += 1;
+                        p.chunks.push(c);
+                    }
+                }
+            }
         }
         stats.digest = self.shared.digest.then(|| digest.value());
         stats.upload_bytes = packet.upload_bytes();

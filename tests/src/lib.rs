@@ -6,6 +6,8 @@
 
 use switchyard_backend::*;
 
+pub mod full_graph;
+
 /// WGSL of the fixture: position per vertex, color per instance, a dynamic-offset tint.
 pub const SHADER: &str = r#"
 struct Tint { color: vec4<f32> };

@@ -132,3 +132,76 @@ fn renderer_draws_into_an_engine_texture_vulkan() {
 fn renderer_draws_into_an_engine_texture_gl() {
     on(wgpu::Backends::GL);
 }
+
+/// The full frame graph (shadow cascades, opaque, transparent, a half-resolution bloom
+/// chain whose first and last targets share a texture, post, an engine overlay) on the
+/// engine's device into the engine's texture: the same pixels with aliasing on and off.
+fn graph_on(api: wgpu::Backends) {
+    use switchyard_tests::full_graph::{bar_pipeline, full_graph};
+    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
+        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
+        return;
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let backend = Arc::new(WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), Encoding::RenderBundle));
+    let (mut r, views) = scene(backend.clone());
+    let bar = bar_pipeline(&*backend).unwrap();
+    let texture = engine_texture(&device, wgpu::TextureFormat::Rgba8UnormSrgb, SIZE);
+    let viewport: TextureId = backend.import_texture(&texture).unwrap();
+    let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask };
+    let cameras = [camera(&views[1]), camera(&views[1]), camera(&views[0])];
+    let mut images = Vec::new();
+    for aliasing in [true, false] {
+        let (mut g, t) = full_graph(TargetKind::External, 128, bar);
+        g.set_aliasing(aliasing);
+        r.set_graph(g).unwrap();
+        assert_eq!(r.target_texture(t.bright) == r.target_texture(t.blur_v), aliasing);
+        let stats = r.render_graph(&FrameInput { cameras: &cameras, targets: &[(t.out, viewport)] }).unwrap();
+        assert!(stats.visible[2] > 0 && stats.draw_calls > 0);
+        r.flush().unwrap();
+        images.push(backend.read_rgba8(viewport).unwrap());
+    }
+    assert_eq!(images[0], images[1], "{api:?}: aliasing changes memory, not pixels");
+    let img = &images[0];
+    assert_eq!(img.pixel(2, 2), [255, 0, 0, 255], "the overlay's bar, drawn by the engine callback, is on top");
+    assert_eq!(img.pixel(SIZE / 2 - 2, SIZE / 8 - 2), [255, 0, 0, 255]);
+    let below: std::collections::HashSet<[u8; 4]> =
+        (SIZE * SIZE / 4..SIZE * SIZE).map(|i| img.pixel(i % SIZE, i / SIZE)).collect();
+    assert!(below.len() > 8, "{api:?}: the lit, post-processed scene under the bar: {} colors", below.len());
+    assert!(!below.contains(&[255, 0, 0, 255]), "the bar stays in its corner");
+
+    // A fullscreen pass reading the depth target with textureLoad: fine on Vulkan; wgpu's
+    // GLSL translation refuses it, and on the engine's device that is a typed error (an
+    // error scope catches it), never a panic in the engine's error handler.
+    let (mut g, t) = full_graph(TargetKind::External, 128, bar);
+    let shader = FullscreenShader {
+        name: "depth-view".into(),
+        wgsl: "@group(0) @binding(2) var d: texture_depth_2d;
+            @fragment fn fs_depth(v: FullscreenVertex) -> @location(0) vec4<f32> {
+                return vec4<f32>(vec3<f32>(textureLoad(d, vec2<i32>(v.position.xy), 0)), 1.0);
+            }"
+        .into(),
+        entry: "fs_depth".into(),
+        params: [0.0; 8],
+    };
+    g.pass(
+        Pass::fullscreen("depth-view", shader)
+            .color(t.out, switchyard::LoadOp::Load, switchyard::StoreOp::Store)
+            .sample(t.depth),
+    );
+    match (api, r.set_graph(g)) {
+        (wgpu::Backends::GL, Err(RenderError::Shader { pass, .. })) => assert_eq!(pass, "depth-view"),
+        (wgpu::Backends::GL, other) => panic!("GL: expected a shader error, got {other:?}"),
+        (_, result) => result.unwrap(),
+    }
+}
+
+#[test]
+fn a_declared_graph_draws_into_an_engine_texture_vulkan() {
+    graph_on(wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn a_declared_graph_draws_into_an_engine_texture_gl() {
+    graph_on(wgpu::Backends::GL);
+}

@@ -313,17 +313,17 @@ impl WgpuBackend {
         if self.lost.load(Ordering::Relaxed) {
             return Err(CreateError::DeviceLost);
         }
+        // Internal errors too: a shader the platform's translator refuses (GLSL lacks some
+        // WGSL operations) is reported as one.
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let value = f();
-        if let Some(e) = pollster::block_on(validation.pop()) {
-            let _ = pollster::block_on(oom.pop());
-            return Err(map_create_error(e));
+        let errors = [validation, oom, internal].map(|scope| pollster::block_on(scope.pop()));
+        match errors.into_iter().flatten().next() {
+            Some(e) => Err(map_create_error(e)),
+            None => Ok(value),
         }
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(map_create_error(e));
-        }
-        Ok(value)
     }
 
     fn zone_slot(&self) -> Option<ZoneSlot> {
@@ -549,15 +549,17 @@ impl Backend for WgpuBackend {
         }
         // On an engine's device errors go to the engine's handler unless caught here.
         let scopes = (!self.owns_device).then(|| {
+            let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-            (oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
+            (internal, oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
         });
         let buffers = self.encode_frame(&reg, passes);
         let index = self.queue.submit(buffers);
-        if let Some((oom, validation)) = scopes {
+        if let Some((internal, oom, validation)) = scopes {
             let invalid = pollster::block_on(validation.pop());
             let out_of_memory = pollster::block_on(oom.pop());
-            if let Some(e) = invalid {
+            let internal = pollster::block_on(internal.pop());
+            if let Some(e) = invalid.or(internal) {
                 return Err(SubmitError::Validation(e.to_string()));
             }
             if out_of_memory.is_some() {

@@ -426,7 +426,7 @@ impl FrameGraph {
                 transient: !sampled[t] && !memory[t],
             };
             let (first, last) = lifetimes[t].expect("filtered");
-            let slot = (0..physical.len()).find(|&s| physical[s] == want && free_after[s] < first);
+            let slot = (0..physical.len()).find(|&s| !self.no_aliasing && physical[s] == want && free_after[s] < first);
             let s = slot.unwrap_or_else(|| {
                 physical.push(want);
                 free_after.push(0);

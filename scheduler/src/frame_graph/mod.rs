@@ -47,10 +47,30 @@ use crate::material::PassKind;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TargetId(pub(crate) u32);
 
+impl TargetId {
+    /// The target's index (its declaration order).
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
 /// A camera slot of a frame graph, filled per frame ([`crate::FrameInput::cameras`], in
 /// declaration order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CameraId(pub(crate) u32);
+
+impl CameraId {
+    /// The slot of index `i` (its declaration order); a slot the graph lacks is an error
+    /// when the graph is set.
+    pub fn from_index(i: u32) -> Self {
+        Self(i)
+    }
+
+    /// The slot's index.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
 
 /// How large a target is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,7 +166,9 @@ pub enum Queue {
 ///   and the pass's `params`;
 /// - binding 1: a linear, clamping `sampler`;
 /// - binding 2 + i: the pass's i-th sampled target (`texture_2d<f32>`, or
-///   `texture_depth_2d` for a depth format).
+///   `texture_depth_2d` for a depth format: read it with `textureLoad`, which wgpu's GL
+///   backend cannot translate — there a depth input is a typed error when the graph is
+///   set).
 ///
 /// The fragment entry takes `FullscreenVertex` (`@location(0) uv: vec2<f32>`, 0..1 with
 /// the origin at the top left) and writes `@location(0)`. Both structs are declared by
@@ -299,6 +321,8 @@ pub struct FrameGraph {
     pub(crate) cameras: Vec<String>,
     pub(crate) targets: Vec<TargetDecl>,
     pub(crate) passes: Vec<Pass>,
+    /// One texture per transient target (aliasing off: for comparisons and debugging).
+    pub(crate) no_aliasing: bool,
 }
 
 impl FrameGraph {
@@ -356,6 +380,14 @@ impl FrameGraph {
     /// The passes, in declaration order.
     pub fn passes(&self) -> &[Pass] {
         &self.passes
+    }
+
+    /// Whether transient targets whose lifetimes do not overlap share textures (the
+    /// default). Off, each target gets its own: the pixels are the same, only memory
+    /// differs.
+    pub fn set_aliasing(&mut self, on: bool) -> &mut Self {
+        self.no_aliasing = !on;
+        self
     }
 }
 

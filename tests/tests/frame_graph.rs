@@ -1,0 +1,559 @@
+//! Engine-declared frame graphs on the null backend: the full graph of every pass kind
+//! (shadow cascades, opaque, transparent, a fullscreen chain, post, an engine callback)
+//! renders, is deterministic across thread counts, moves the hand-computed bytes, aliases
+//! what it may; every bad graph and bad frame input is a typed error that changes nothing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use switchyard::backend::null::NullBackend;
+use switchyard::backend::*;
+use switchyard::*;
+use switchyard::{LoadOp, ShaderDesc, StoreOp};
+use switchyard_tests::full_graph::{bar_pipeline, full_graph, Targets, ORDER};
+
+const SIDE: u32 = 64;
+
+fn cube() -> MeshData {
+    let v = |x: f32, y: f32, z: f32| Vertex { position: [x, y, z], normal: [x, y, z], uv: [0.0, 0.0] };
+    let vertices =
+        (0..8).map(|i| v((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32 - 0.5)).collect();
+    let indices = vec![
+        0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
+    ];
+    MeshData { vertices, indices }
+}
+
+struct World {
+    backend: Arc<NullBackend>,
+    r: Renderer<NullBackend>,
+    bar: PipelineId,
+}
+
+/// A renderer with 2,000 random cubes, a seventh of them transparent.
+fn world(threads: usize) -> World {
+    let backend = Arc::new(NullBackend::new(true));
+    let config = RendererConfig { threads, max_objects: 4096, width: SIDE, height: SIDE, ..Default::default() };
+    let mut r = Renderer::new(backend.clone(), config).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let materials: Vec<_> = (0..7)
+        .map(|m| r.create_material(&MaterialDesc { shader, transparent: m == 6, ..Default::default() }).unwrap())
+        .collect();
+    let mut rng = Pcg64Mcg::seed_from_u64(5);
+    let objects: Vec<ObjectDesc> = (0..2000)
+        .map(|_| ObjectDesc {
+            mesh,
+            material: materials[rng.gen_range(0..7)],
+            transform: Mat4::from_translation(Vec3::new(
+                rng.gen_range(-40.0..40.0),
+                rng.gen_range(0.0..5.0),
+                rng.gen_range(-40.0..40.0),
+            )),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    r.insert_objects(&objects).unwrap();
+    let bar = bar_pipeline(&*backend).unwrap();
+    World { backend, r, bar }
+}
+
+fn cameras() -> [Camera; 3] {
+    let sun = |half: f32| {
+        let eye = Vec3::new(20.0, 50.0, 10.0);
+        Camera {
+            view_proj: Mat4::orthographic_rh(-half, half, -half, half, 0.1, 150.0)
+                * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+            eye,
+            far: 150.0,
+            layer_mask: u16::MAX,
+        }
+    };
+    let eye = Vec3::new(30.0, 20.0, 30.0);
+    let main = Camera {
+        view_proj: Mat4::perspective_rh(1.0, 1.0, 0.5, 150.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+        eye,
+        far: 150.0,
+        layer_mask: u16::MAX,
+    };
+    [sun(15.0), sun(45.0), main]
+}
+
+/// An engine-side texture to render into.
+fn engine_texture(b: &NullBackend, w: u32, h: u32, format: TextureFormat) -> TextureId {
+    b.create_texture(&TextureDesc {
+        label: "engine".into(),
+        width: w,
+        height: h,
+        format,
+        usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
+    })
+    .unwrap()
+}
+
+fn set_full(w: &mut World) -> Targets {
+    let (g, t) = full_graph(TargetKind::External, 64, w.bar);
+    w.r.set_graph(g).unwrap();
+    t
+}
+
+#[test]
+fn the_full_graph_renders_in_dependency_order_the_same_on_any_thread_count() {
+    let mut digests = Vec::new();
+    for threads in [1, 2, 8] {
+        let mut w = world(threads);
+        let t = set_full(&mut w);
+        let out = engine_texture(&w.backend, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+        let mut frames = Vec::new();
+        for _ in 0..3 {
+            let stats = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
+            w.r.flush().unwrap();
+            assert_eq!(Some(w.backend.last_frame().digest), stats.digest, "the null backend saw this stream");
+            assert_eq!(stats.pass_count, 9);
+            assert_eq!(stats.views, 4, "four scene passes");
+            // Opaque and transparent split the main camera's visible objects.
+            assert!(stats.visible[2] > 0 && stats.visible[3] > 0);
+            assert!(stats.visible[2] > 4 * stats.visible[3], "a seventh of the materials is transparent");
+            frames.push(stats.digest.unwrap());
+        }
+        assert_eq!(w.r.pass_names(), ORDER);
+        assert!(w.r.frame_warnings().is_empty(), "{:?}", w.r.frame_warnings());
+        digests.push(frames);
+    }
+    assert_eq!(digests[0], digests[1]);
+    assert_eq!(digests[0], digests[2]);
+}
+
+#[test]
+fn queues_split_what_one_pass_of_everything_sees() {
+    let mut w = world(2);
+    let mut g = FrameGraph::new();
+    let cam = g.camera("main");
+    let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    let sky = LoadOp::Clear([0.0, 0.0, 0.0, 1.0]);
+    g.pass(Pass::scene("all", cam, PassKind::Forward, Queue::All).color(out, sky, StoreOp::Store).depth(
+        depth,
+        LoadOp::Clear(1.0),
+        StoreOp::Store,
+    ));
+    for (name, q) in [("opaque", Queue::Opaque), ("transparent", Queue::Transparent)] {
+        g.pass(Pass::scene(name, cam, PassKind::Forward, q).color(out, LoadOp::Load, StoreOp::Store).depth(
+            depth,
+            LoadOp::Load,
+            StoreOp::Store,
+        ));
+    }
+    w.r.set_graph(g).unwrap();
+    let s = w.r.render_graph(&FrameInput { cameras: &cameras()[2..], targets: &[] }).unwrap();
+    assert_eq!(s.visible[0], s.visible[1] + s.visible[2]);
+    assert!(s.visible[2] > 0);
+    // The graph warns once: the last pass stores depth nothing reads.
+    assert_eq!(w.r.frame_warnings().len(), 1, "{:?}", w.r.frame_warnings());
+    assert_eq!(w.r.color_target(), w.r.target_texture(out), "read_color reads the retained target");
+}
+
+#[test]
+fn per_pass_bytes_and_aliasing_savings_are_the_hand_computed_ones() {
+    let mut w = world(2);
+    let t = set_full(&mut w);
+    let out = engine_texture(&w.backend, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+    let s = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
+    let full = u64::from(SIDE * SIDE * 4);
+    let half = full / 4;
+    let map = 64 * 64 * 4;
+    let expect = [
+        (0, map),         // shadow-near: cleared, stored
+        (0, map),         // shadow-far
+        (0, 2 * full),    // opaque: color and depth cleared, stored
+        (2 * full, full), // transparent: loads both, stores color, discards depth
+        (0, half),        // bright: don't-care, stored
+        (0, half),        // blur-h
+        (0, half),        // blur-v
+        (0, full),        // post: don't-care into the output
+        (full, full),     // overlay: loads the output
+    ];
+    for (i, (loaded, stored)) in expect.into_iter().enumerate() {
+        assert_eq!(s.passes[i], PassTraffic { loaded, stored, resolved: 0 }, "pass {}", ORDER[i]);
+    }
+    // bright dies (blur-h samples it) before blur-v is written: they share a texture.
+    assert_eq!(w.r.target_texture(t.bright), w.r.target_texture(t.blur_v));
+    assert_ne!(w.r.target_texture(t.bright), w.r.target_texture(t.blur_h));
+    assert_eq!(s.target_bytes_saved, half);
+    assert_eq!(s.target_bytes, 2 * map + 2 * full + 2 * half, "shadow maps, hdr, depth, two half targets");
+    assert_eq!(w.r.target_memory(), (s.target_bytes, s.target_bytes_saved));
+    // Aliasing off: one texture each, the same command stream but for the texture handles.
+    let (mut g, _) = full_graph(TargetKind::External, 64, w.bar);
+    g.set_aliasing(false);
+    w.r.set_graph(g).unwrap();
+    let s2 = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
+    assert_eq!(s2.target_bytes_saved, 0);
+    assert_eq!(s2.target_bytes, s.target_bytes + half);
+    assert_ne!(w.r.target_texture(t.bright), w.r.target_texture(t.blur_v));
+    assert_eq!((s2.draw_calls, s2.batches, s2.passes), (s.draw_calls, s.batches, s.passes));
+}
+
+/// `set_graph` errors leave the previous graph in place: its next frame is the same.
+#[test]
+fn bad_graphs_are_typed_errors_and_change_nothing() {
+    let mut w = world(2);
+    let t = set_full(&mut w);
+    let out = engine_texture(&w.backend, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+    let frame = |w: &mut World| {
+        let s = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
+        w.r.flush().unwrap();
+        (s.digest, s.visible, s.passes)
+    };
+    let before = frame(&mut w);
+    let bar = w.bar;
+    type Edit = Box<dyn Fn(&mut FrameGraph)>;
+    type Case = (&'static str, Edit, fn(&RenderError) -> bool);
+    let cases: Vec<Case> = vec![
+        (
+            "cycle",
+            Box::new(|g| {
+                let hdr = g.find_target("hdr").unwrap();
+                let blur_v = g.find_target("blur-v").unwrap();
+                // bright now also samples blur-v, which (through blur-h) samples bright.
+                let p =
+                    Pass::fullscreen("bright2", blur_shader()).color(hdr, LoadOp::Load, StoreOp::Store).sample(blur_v);
+                g.pass(p);
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::Cycle { .. })),
+        ),
+        (
+            "unknown camera",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let depth = g.find_target("depth").unwrap();
+                let cam = CameraId::from_index(9);
+                g.pass(
+                    Pass::scene("ghost", cam, PassKind::Forward, Queue::All)
+                        .color(out, LoadOp::Load, StoreOp::Store)
+                        .depth(depth, LoadOp::Load, StoreOp::Store),
+                );
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::UnknownCamera { pass, camera: 9 }) if pass == "ghost"),
+        ),
+        (
+            "forward pass without depth",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let cam = CameraId::from_index(2);
+                g.pass(Pass::scene("flat", cam, PassKind::Forward, Queue::All).color(
+                    out,
+                    LoadOp::Load,
+                    StoreOp::Store,
+                ));
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::InvalidPass { pass, .. }) if pass == "flat"),
+        ),
+        (
+            "shadow pass with color",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let depth = g.find_target("depth").unwrap();
+                let cam = CameraId::from_index(0);
+                g.pass(
+                    Pass::scene("odd", cam, PassKind::Shadow, Queue::All)
+                        .color(out, LoadOp::Load, StoreOp::Store)
+                        .depth(depth, LoadOp::Load, StoreOp::Store),
+                );
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::InvalidPass { pass, .. }) if pass == "odd"),
+        ),
+        (
+            "fullscreen shader that does not compile",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let mut s = blur_shader();
+                s.wgsl = "this is not wgsl".into();
+                g.pass(Pass::fullscreen("broken", s).color(out, LoadOp::Load, StoreOp::Store));
+            }),
+            |e| matches!(e, RenderError::Shader { pass, .. } if pass == "broken"),
+        ),
+        (
+            "fullscreen entry point missing",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let mut s = blur_shader();
+                s.entry = "fs_nowhere".into();
+                g.pass(Pass::fullscreen("lost", s).color(out, LoadOp::Load, StoreOp::Store));
+            }),
+            |e| matches!(e, RenderError::Shader { pass, .. } if pass == "lost"),
+        ),
+        (
+            "sampling a target nobody writes",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let lonely = g.target("lonely", TargetKind::Transient, TextureFormat::Rgba8Unorm, TargetSize::Output);
+                g.pass(
+                    Pass::fullscreen("reads", blur_shader()).color(out, LoadOp::Load, StoreOp::Store).sample(lonely),
+                );
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::MissingInput { pass, target }) if pass == "reads" && target == "lonely"),
+        ),
+        (
+            "two passes of one name",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                g.pass(Pass::callback("post", |_, _| {}).color(out, LoadOp::Load, StoreOp::Store));
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::DuplicateName { name, .. }) if name == "post"),
+        ),
+        (
+            "a multisampled target",
+            Box::new(|g| {
+                let msaa = g.target_multisampled(
+                    "msaa",
+                    TargetKind::Retained,
+                    TextureFormat::Rgba8Unorm,
+                    TargetSize::Output,
+                    4,
+                );
+                g.pass(Pass::callback("ms", |_, _| {}).color(msaa, LoadOp::Clear([0.0; 4]), StoreOp::Store));
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::InvalidTarget { target, .. }) if target == "msaa"),
+        ),
+    ];
+    for (what, edit, expected) in cases {
+        let (mut g, _) = full_graph(TargetKind::External, 64, bar);
+        edit(&mut g);
+        let e = w.r.set_graph(g).expect_err(what);
+        assert!(expected(&e), "{what}: {e}");
+        assert_eq!(frame(&mut w), before, "{what}: the previous graph renders as before");
+    }
+    assert!(matches!(w.r.set_graph(FrameGraph::new()), Err(RenderError::Graph(GraphError::Empty))));
+}
+
+fn blur_shader() -> FullscreenShader {
+    FullscreenShader {
+        name: "blur".into(),
+        wgsl: switchyard_tests::full_graph::BLUR.into(),
+        entry: "fs_blur".into(),
+        params: [1.0; 8],
+    }
+}
+
+#[test]
+fn bad_frame_inputs_are_typed_errors_and_the_next_frame_works() {
+    let mut w = world(2);
+    let cams = cameras();
+    assert!(matches!(w.r.render_graph(&FrameInput { cameras: &cams, targets: &[] }), Err(RenderError::NoGraph)));
+    let t = set_full(&mut w);
+    let b = &*w.backend;
+    let out = engine_texture(b, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+    let wrong_format = engine_texture(b, SIDE, SIDE, TextureFormat::Rgba8Unorm);
+    let wrong_size = engine_texture(b, SIDE + 1, SIDE, TextureFormat::Rgba8UnormSrgb);
+    let stale = engine_texture(b, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+    b.destroy(Resource::Texture(stale)).unwrap();
+    let sampled_only = b
+        .create_texture(&TextureDesc {
+            label: "sampled".into(),
+            width: SIDE,
+            height: SIDE,
+            format: TextureFormat::Rgba8UnormSrgb,
+            usage: TextureUsage::SAMPLED,
+        })
+        .unwrap();
+    let frames_before = w.r.render_graph(&FrameInput { cameras: &cams, targets: &[(t.out, out)] }).unwrap().frame;
+    let mut bad_camera = cams;
+    bad_camera[1].view_proj.x_axis.x = f32::NAN;
+    type Case<'a> = (&'a str, &'a [Camera], Vec<(TargetId, TextureId)>);
+    let cases: Vec<Case> = vec![
+        ("too few cameras", &cams[..2], vec![(t.out, out)]),
+        ("a non-finite camera", &bad_camera, vec![(t.out, out)]),
+        ("no output texture", &cams, vec![]),
+        ("output twice", &cams, vec![(t.out, out), (t.out, out)]),
+        ("a graph-owned target given", &cams, vec![(t.out, out), (t.hdr, out)]),
+        ("wrong format", &cams, vec![(t.out, wrong_format)]),
+        ("wrong size", &cams, vec![(t.out, wrong_size)]),
+        ("stale texture", &cams, vec![(t.out, stale)]),
+        ("not a render target", &cams, vec![(t.out, sampled_only)]),
+    ];
+    for (what, cameras, targets) in cases {
+        let e = w.r.render_graph(&FrameInput { cameras, targets: &targets }).expect_err(what);
+        assert!(
+            matches!(
+                e,
+                RenderError::CameraCount { .. } | RenderError::InvalidView { .. } | RenderError::InvalidTarget { .. }
+            ),
+            "{what}: {e}"
+        );
+    }
+    let next = w.r.render_graph(&FrameInput { cameras: &cams, targets: &[(t.out, out)] }).unwrap();
+    assert_eq!(next.frame, frames_before + 1, "no failed input started a frame");
+}
+
+#[test]
+fn a_panicking_or_invalid_callback_fails_its_frame_only() {
+    let mut w = world(2);
+    let calls = Arc::new(AtomicU64::new(0));
+    let seen = calls.clone();
+    let bar = w.bar;
+    let mut g = FrameGraph::new();
+    let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    g.pass(
+        Pass::callback("ui", move |ctx, cmds| {
+            let n = seen.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(ctx.size, (SIDE, SIDE));
+            match n {
+                1 => panic!("the engine's UI code failed"),
+                2 => {
+                    cmds.push(Command::Draw { first_vertex: 0, vertex_count: 3, first_instance: 0, instance_count: 1 })
+                }
+                _ => cmds.extend([
+                    Command::SetPipeline(bar),
+                    Command::Draw { first_vertex: 0, vertex_count: 6, first_instance: 0, instance_count: 1 },
+                ]),
+            }
+        })
+        .color(out, LoadOp::Clear([0.0; 4]), StoreOp::Store),
+    );
+    w.r.set_graph(g).unwrap();
+    let input = FrameInput { cameras: &[], targets: &[] };
+    let good = w.r.render_graph(&input).unwrap();
+    match w.r.render_graph(&input) {
+        Err(RenderError::JobPanicked { job, message }) => {
+            assert_eq!(job, "pass[ui]");
+            assert!(message.contains("UI code failed"), "{message}");
+        }
+        other => panic!("expected a job panic, got {other:?}"),
+    }
+    // A draw with no pipeline bound: the backend's validator refuses the chunk.
+    assert!(matches!(w.r.render_graph(&input), Err(RenderError::Record(_))));
+    let again = w.r.render_graph(&input).unwrap();
+    w.r.flush().unwrap();
+    assert_eq!(again.digest, good.digest, "the same stream as the first good frame");
+    assert_eq!(calls.load(Ordering::SeqCst), 4);
+}
+
+#[test]
+fn resize_recreates_only_the_output_sized_targets() {
+    let mut w = world(2);
+    let t = set_full(&mut w);
+    let out = engine_texture(&w.backend, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+    w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
+    let shadow = w.r.target_texture(t.shadows[0]);
+    let hdr = w.r.target_texture(t.hdr);
+    for bad in [(0, 8), (8, 0), (1 << 20, 8)] {
+        assert!(matches!(w.r.resize(bad.0, bad.1), Err(RenderError::InvalidSize { .. })));
+        assert_eq!(w.r.target_texture(t.hdr), hdr, "nothing changed");
+    }
+    w.r.resize(96, 50).unwrap();
+    assert_eq!(w.r.target_texture(t.shadows[0]), shadow, "fixed-size targets stay");
+    assert_ne!(w.r.target_texture(t.hdr), hdr, "output-sized targets are new");
+    // The old output no longer fits; one of the new size does.
+    let e = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap_err();
+    assert!(matches!(e, RenderError::InvalidTarget { .. }), "{e}");
+    let out2 = engine_texture(&w.backend, 96, 50, TextureFormat::Rgba8UnormSrgb);
+    let s = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out2)] }).unwrap();
+    w.r.flush().unwrap();
+    assert_eq!(s.passes[7].stored, 96 * 50 * 4, "post writes the new size");
+    assert_eq!(s.passes[4].stored, 48 * 25 * 4, "half-resolution targets follow");
+    // A graph whose fixed-size target cannot fit the new output is refused, and nothing changes.
+    let mut g = FrameGraph::new();
+    let fixed = g.target(
+        "fixed",
+        TargetKind::Retained,
+        TextureFormat::Rgba8UnormSrgb,
+        TargetSize::Fixed { width: 96, height: 50 },
+    );
+    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    let cam = g.camera("main");
+    g.pass(
+        Pass::scene("main", cam, PassKind::Forward, Queue::All)
+            .color(fixed, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard),
+    );
+    w.r.set_graph(g).unwrap();
+    let e = w.r.resize(64, 64).unwrap_err();
+    assert!(matches!(e, RenderError::Graph(GraphError::SizeMismatch { .. })), "{e}");
+    assert_eq!((w.r.config().width, w.r.config().height), (96, 50));
+    w.r.render_graph(&FrameInput { cameras: &cameras()[2..], targets: &[] }).unwrap();
+}
+
+/// Random graphs of scene, fullscreen and callback passes over random targets: valid ones
+/// set and render on the null backend without a panic; broken ones give typed errors and
+/// the renderer keeps working.
+#[test]
+fn random_graphs_render_or_give_typed_errors() {
+    let mut w = world(2);
+    let mut rng = Pcg64Mcg::seed_from_u64(31);
+    let (mut rendered, mut refused) = (0, 0);
+    for case in 0..120 {
+        let mut g = FrameGraph::new();
+        let cam = g.camera("c");
+        let n = rng.gen_range(1..6);
+        let sizes = [TargetSize::Output, TargetSize::Scaled(0.5), TargetSize::Fixed { width: 16, height: 16 }];
+        // One depth target per size, for the scene passes.
+        let depths: Vec<TargetId> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| g.target(format!("depth{i}"), TargetKind::Transient, TextureFormat::Depth32Float, size))
+            .collect();
+        let colors: Vec<(TargetId, usize)> = (0..n)
+            .map(|i| {
+                let size = rng.gen_range(0..sizes.len());
+                let kind = if rng.gen_bool(0.2) { TargetKind::Retained } else { TargetKind::Transient };
+                (g.target(format!("t{i}"), kind, TextureFormat::Rgba8UnormSrgb, sizes[size]), size)
+            })
+            .collect();
+        let depth = depths[0];
+        let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+        let mut written = Vec::new();
+        for p in 0..rng.gen_range(1..8) {
+            let (t, size) = colors[rng.gen_range(0..colors.len())];
+            let load = if written.contains(&t) && rng.gen_bool(0.5) { LoadOp::Load } else { LoadOp::Clear([0.0; 4]) };
+            let pass = match rng.gen_range(0..3) {
+                0 => Pass::scene(format!("p{p}"), cam, PassKind::Forward, Queue::All)
+                    .color(t, load, StoreOp::Store)
+                    .depth(depths[size], LoadOp::Clear(1.0), StoreOp::Discard),
+                1 => {
+                    let mut pass = Pass::fullscreen(format!("p{p}"), blur_shader()).color(t, load, StoreOp::Store);
+                    if let Some(&s) = written.get(rng.gen_range(0..written.len().max(1))).filter(|&&s| s != t) {
+                        pass = pass.sample(s);
+                    }
+                    pass
+                }
+                _ => Pass::callback(format!("p{p}"), |_, _| {}).color(t, load, StoreOp::Store),
+            };
+            g.pass(pass);
+            written.push(t);
+        }
+        g.pass(Pass::callback("final", |_, _| {}).color(out, LoadOp::Clear([0.0; 4]), StoreOp::Store));
+        if case % 4 == 0 {
+            // Break it: a scene pass with a camera the graph lacks, or a fullscreen pass
+            // sampling a target nobody writes.
+            if rng.gen_bool(0.5) {
+                g.pass(Pass::scene("bad", CameraId::from_index(3), PassKind::Shadow, Queue::All).depth(
+                    depth,
+                    LoadOp::Clear(1.0),
+                    StoreOp::Store,
+                ));
+            } else {
+                let never = g.target("never", TargetKind::Transient, TextureFormat::Rgba8Unorm, TargetSize::Output);
+                g.pass(Pass::fullscreen("bad", blur_shader()).color(out, LoadOp::Load, StoreOp::Store).sample(never));
+            }
+        }
+        match w.r.set_graph(g) {
+            Ok(()) => {
+                let s = w.r.render_graph(&FrameInput { cameras: &cameras()[2..], targets: &[] });
+                let s = s.unwrap_or_else(|e| panic!("case {case}: a graph that compiled failed to render: {e}"));
+                w.r.flush().unwrap();
+                assert_eq!(Some(w.backend.last_frame().digest), s.digest, "case {case}");
+                rendered += 1;
+            }
+            Err(e) => {
+                // Sampling into a cycle is the valid random graphs' only way to fail.
+                assert!(case % 4 == 0 || matches!(e, RenderError::Graph(GraphError::Cycle { .. })), "case {case}: {e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(rendered > 60 && refused >= 30, "rendered {rendered}, refused {refused}");
+}

@@ -34,14 +34,15 @@ use crate::view::View;
 use gpu::{buffer, FrameResources};
 
 mod gpu;
+mod input;
 mod jobs;
 mod plan;
 mod reference;
 mod render;
 mod resources;
 
+pub use input::{FrameInput, RenderError};
 pub use reference::{ReferenceFrame, ViewOutput};
-pub use render::{FrameInput, RenderError};
 pub use resources::ResourceError;
 
 /// Most views per frame: scene passes of a frame graph, or views given to `render`.

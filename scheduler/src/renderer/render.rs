@@ -1,4 +1,6 @@
-//! The frame loop: [`Renderer::render`], [`Renderer::flush`], [`Renderer::read_color`].
+//! The frame loop: one frame of the current plan, step by step (`render_frame`), and
+//! [`Renderer::flush`], [`Renderer::read_color`]. What a frame is given, and its plan,
+//! come from `input.rs`.
 
 use std::time::Instant;
 
@@ -7,271 +9,14 @@ use switchyard_backend::*;
 use switchyard_kernels::cull::Frustum;
 
 use super::jobs::FrameJobs;
-use super::plan::{self, Entry, FramePlan};
+use super::plan::{self, Entry};
 use super::*;
-use crate::frame_graph::{GraphError, TargetKind};
 use crate::submit::ViewUpload;
 
-/// Rendering a frame failed. The next frame can still succeed.
-#[derive(Debug, thiserror::Error, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum RenderError {
-    /// A view is malformed (non-finite matrix, too many views, zero-size target).
-    #[error("invalid view {index}: {what}")]
-    InvalidView {
-        /// View index.
-        index: usize,
-        /// What is wrong.
-        what: &'static str,
-    },
-    /// A job panicked; the frame was dropped.
-    #[error("job `{job}` panicked: {message}")]
-    JobPanicked {
-        /// The job's name.
-        job: String,
-        /// The panic message.
-        message: String,
-    },
-    /// Building a display list failed (pipeline creation).
-    #[error("display list for material {material}: {source}")]
-    DisplayList {
-        /// Material dense index.
-        material: u32,
-        /// The cause.
-        source: ResourceError,
-    },
-    /// A per-frame buffer (instances, indirect arguments) could not be created or grown.
-    #[error("frame buffer: {0}")]
-    FrameBuffer(CreateError),
-    /// The backend rejected a recorded chunk (a scheduler bug).
-    #[error(transparent)]
-    Record(#[from] RecordError),
-    /// The backend failed to submit.
-    #[error(transparent)]
-    Submit(#[from] SubmitError),
-    /// Reading back failed.
-    #[error(transparent)]
-    Readback(#[from] ReadbackError),
-    /// The submission thread is gone (it panicked or the renderer is shutting down).
-    #[error("submission thread stopped")]
-    SubmitThreadGone,
-    /// The frame's job graph leaves two conflicting jobs unordered (a scheduler bug).
-    #[error("job graph: {0}")]
-    JobGraph(String),
-    /// A target size of zero or over the device's limit.
-    #[error("invalid target size {width}x{height} (each side 1..={maximum})")]
-    InvalidSize {
-        /// Requested width.
-        width: u32,
-        /// Requested height.
-        height: u32,
-        /// The device's largest texture side.
-        maximum: u32,
-    },
-    /// The output texture given to [`Renderer::render_to`] does not fit.
-    #[error("invalid output texture: {what}")]
-    InvalidOutput {
-        /// What is wrong.
-        what: &'static str,
-    },
-    /// The frame graph cannot be compiled (the error names the pass or target).
-    #[error("frame graph: {0}")]
-    Graph(#[from] GraphError),
-    /// A fullscreen pass's shader or pipeline was refused.
-    #[error("pass `{pass}`: {source}")]
-    Shader {
-        /// The pass.
-        pass: String,
-        /// The backend's reason.
-        source: CreateError,
-    },
-    /// [`Renderer::render_graph`] without a graph set.
-    #[error("no frame graph is set (Renderer::set_graph)")]
-    NoGraph,
-    /// A frame's cameras do not fill the graph's camera slots.
-    #[error("the graph has {expected} cameras, the frame gives {given}")]
-    CameraCount {
-        /// The graph's camera slots.
-        expected: usize,
-        /// Cameras given.
-        given: usize,
-    },
-    /// An external target given for a frame does not fit, or one the graph uses is missing.
-    #[error("external target `{target}`: {what}")]
-    InvalidTarget {
-        /// The target's name (or its index when the graph has no such target).
-        target: String,
-        /// What is wrong.
-        what: &'static str,
-    },
-}
-
-/// What one frame of a graph gets from the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameInput<'a> {
-    /// One camera per camera slot of the graph, in declaration order.
-    pub cameras: &'a [Camera],
-    /// The texture of each external target the graph uses this frame (a swapchain image,
-    /// an editor viewport): its format, size (the declared size) and `RENDER_TARGET` usage
-    /// must fit.
-    pub targets: &'a [(TargetId, TextureId)],
-}
-
-fn validate_camera(index: usize, c: &Camera) -> Result<(), RenderError> {
-    if !c.view_proj.is_finite() || !c.eye.is_finite() || !c.far.is_finite() || c.far <= 0.0 {
-        return Err(RenderError::InvalidView { index, what: "matrix, eye or far is not finite and positive" });
-    }
-    Ok(())
-}
-
-fn validate_views(views: &[View]) -> Result<(), RenderError> {
-    if views.is_empty() || views.len() > MAX_VIEWS {
-        return Err(RenderError::InvalidView { index: 0, what: "between 1 and MAX_VIEWS views" });
-    }
-    let mut shadows = 0;
-    for (i, v) in views.iter().enumerate() {
-        validate_camera(i, &camera_of(v))?;
-        if v.pass == PassKind::Shadow {
-            shadows += 1;
-            if shadows > MAX_SHADOW_VIEWS {
-                return Err(RenderError::InvalidView { index: i, what: "more than MAX_SHADOW_VIEWS shadow views" });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn camera_of(v: &View) -> Camera {
-    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask }
-}
-
 impl<B: Backend> Renderer<B> {
-    /// Renders one frame of `views` and hands it to the submission thread.
-    ///
-    /// The views become a frame graph of one scene pass per view (built again only when
-    /// the views' passes or labels change): shadow views are submitted before forward
-    /// views (which sample their maps); the i-th shadow view renders into shadow map i.
-    /// A submission error of an earlier frame is returned by the next call. On an error
-    /// nothing of this frame reaches the backend.
-    pub fn render(&mut self, views: &[View]) -> Result<FrameStats, RenderError> {
-        validate_views(views)?;
-        self.views_plan(views, false)?;
-        self.render_views(views, &[])
-    }
-
-    /// Renders one frame of `views` like [`Renderer::render`], with forward views drawing
-    /// into `output` instead of the renderer's own color target: an engine's texture
-    /// (imported with `WgpuBackend::import_texture`, say) of the renderer's color format
-    /// (RGBA8 sRGB) and size, usable as a render target. Anything else is an
-    /// [`RenderError::InvalidOutput`] before any work is done.
-    pub fn render_to(&mut self, views: &[View], output: TextureId) -> Result<FrameStats, RenderError> {
-        let info =
-            self.shared.backend.texture_info(output).ok_or(RenderError::InvalidOutput { what: "stale handle" })?;
-        let invalid = |what| Err(RenderError::InvalidOutput { what });
-        if info.format != self.shared.gpu.layouts.color_format {
-            return invalid("format differs from the renderer's color format");
-        }
-        if (info.width, info.height) != (self.config.width, self.config.height) {
-            return invalid("size differs from the renderer's target size");
-        }
-        if !info.usage.contains(TextureUsage::RENDER_TARGET) {
-            return invalid("not usable as a render target");
-        }
-        validate_views(views)?;
-        self.views_plan(views, true)?;
-        let plan = self.plan.as_ref().expect("views_plan built it");
-        let color = TargetId(plan.externals[0].0 as u32);
-        self.render_views(views, &[(color, output)])
-    }
-
-    /// Sets the frame graph [`Renderer::render_graph`] renders: compiles it for the current
-    /// output size and creates its targets and pipelines (textures of equal description
-    /// are taken over from the current plan). Frames in flight finish first. On an error
-    /// — a [`RenderError::Graph`] naming the pass or target, a refused shader, a failed
-    /// creation — nothing changes.
-    pub fn set_graph(&mut self, graph: FrameGraph) -> Result<(), RenderError> {
-        let origin = plan::Origin::Graph(self.graph_generation + 1);
-        self.replace_plan(origin, &graph)?;
-        self.graph = Some(graph);
-        self.graph_generation += 1;
-        Ok(())
-    }
-
-    /// The graph set with [`Renderer::set_graph`].
-    pub fn graph(&self) -> Option<&FrameGraph> {
-        self.graph.as_ref()
-    }
-
-    /// Renders one frame of the graph set with [`Renderer::set_graph`]: `input` fills its
-    /// camera slots and external targets. Bad input (a camera count that differs, a
-    /// non-finite camera, a missing or unfit external texture) is a typed error before any
-    /// work is done.
-    pub fn render_graph(&mut self, input: &FrameInput<'_>) -> Result<FrameStats, RenderError> {
-        let generation = self.graph_generation;
-        if self.graph.is_none() {
-            return Err(RenderError::NoGraph);
-        }
-        if !self.plan_fits(&plan::Origin::Graph(generation)) {
-            let graph = self.graph.take().expect("checked");
-            let built = self.replace_plan(plan::Origin::Graph(generation), &graph);
-            self.graph = Some(graph);
-            built?;
-        }
-        let plan = self.plan.as_ref().expect("built above");
-        if input.cameras.len() != plan.cameras {
-            return Err(RenderError::CameraCount { expected: plan.cameras, given: input.cameras.len() });
-        }
-        for (i, c) in input.cameras.iter().enumerate() {
-            validate_camera(i, c)?;
-        }
-        self.render_frame(input.cameras, input.targets)
-    }
-
-    fn render_views(&mut self, views: &[View], targets: &[(TargetId, TextureId)]) -> Result<FrameStats, RenderError> {
-        let mut cameras = std::mem::take(&mut self.view_cameras);
-        cameras.clear();
-        cameras.extend(views.iter().map(camera_of));
-        let r = self.render_frame(&cameras, targets);
-        self.view_cameras = cameras;
-        r
-    }
-
-    /// Whether the current plan was built for `origin` at the current output size.
-    fn plan_fits(&self, origin: &plan::Origin) -> bool {
-        self.plan.as_ref().is_some_and(|p| p.origin == *origin && p.size == (self.config.width, self.config.height))
-    }
-
-    /// Makes the plan of a views frame current (built again when the views' passes,
-    /// labels or output mode changed).
-    fn views_plan(&mut self, views: &[View], external: bool) -> Result<(), RenderError> {
-        let key = plan::Origin::Views(views.iter().map(|v| (v.pass, v.label)).collect(), external);
-        if self.plan_fits(&key) {
-            return Ok(());
-        }
-        let graph = plan::views_graph(&self.config, views, external);
-        self.replace_plan(key, &graph)
-    }
-
-    /// Builds the plan of `graph` and makes it current; the old plan's textures of equal
-    /// description move over, the rest of it is destroyed (after the frames in flight).
-    /// On an error the old plan stays.
-    fn replace_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
-        if self.plan.is_some() {
-            self.flush()?;
-        }
-        let b = &*self.shared.backend;
-        let mut reuse: Vec<_> = self.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
-        let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
-        self.others.resize_with(new.others.len(), Slot::default);
-        if let Some(mut old) = self.plan.replace(new) {
-            // Textures the new plan took over are its own now.
-            old.objects.textures.retain(|(_, t)| reuse.iter().any(|(_, r)| r == t));
-            old.objects.destroy(b);
-        }
-        Ok(())
-    }
-
-    fn render_frame(
+    /// Runs one frame of the current plan: `cameras` fill its camera slots, `targets` its
+    /// external targets (checked by the caller).
+    pub(super) fn render_frame(
         &mut self,
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
@@ -313,36 +58,6 @@ impl<B: Backend> Renderer<B> {
         Ok(stats)
     }
 
-    /// Every external target the plan uses has a fitting texture, and nothing else is given.
-    fn check_targets(&self, targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
-        let plan = self.plan.as_ref().expect("the caller made the plan");
-        let graph_name = |t: TargetId| plan.externals.iter().find(|e| e.0 == t.0 as usize).map(|e| e.1.clone());
-        for &(t, _) in targets {
-            if graph_name(t).is_none() {
-                let what = "not an external target the graph uses";
-                return Err(RenderError::InvalidTarget { target: format!("#{}", t.0), what });
-            }
-        }
-        for (t, name, format, size) in &plan.externals {
-            let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
-            let given: Vec<_> = targets.iter().filter(|(id, _)| id.0 as usize == *t).collect();
-            let &[&(_, texture)] = given.as_slice() else {
-                return invalid("the frame must give exactly one texture for it");
-            };
-            let Some(info) = self.shared.backend.texture_info(texture) else { return invalid("stale handle") };
-            if info.format != *format {
-                return invalid("format differs from the declared one");
-            }
-            if (info.width, info.height) != *size {
-                return invalid("size differs from the declared one");
-            }
-            if !info.usage.contains(TextureUsage::RENDER_TARGET) {
-                return invalid("not usable as a render target");
-            }
-        }
-        Ok(())
-    }
-
     /// Waits until every frame handed to the submission thread is finished on the GPU;
     /// returns a submission error of any of them.
     pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
@@ -356,38 +71,6 @@ impl<B: Backend> Renderer<B> {
         Ok(self.last_report.clone())
     }
 
-    /// Changes the output size (of the renderer's color target, of what `render_to`
-    /// expects, of `TargetSize::Output` targets) from the next frame on. Only the
-    /// size-dependent targets are created again: fixed-size targets (shadow maps),
-    /// buffers, pipelines and display lists stay. Frames in flight finish on the old
-    /// targets first. A zero size or one over the device's limit is an error and changes
-    /// nothing; so is a graph that does not compile at the new size, or a failed creation
-    /// (the old targets stay).
-    pub fn resize(&mut self, width: u32, height: u32) -> Result<(), RenderError> {
-        if (width, height) == (self.config.width, self.config.height) {
-            return Ok(());
-        }
-        let max = self.shared.backend.caps().max_texture_size;
-        if width == 0 || height == 0 || width > max || height > max {
-            return Err(RenderError::InvalidSize { width, height, maximum: max });
-        }
-        let old = (self.config.width, self.config.height);
-        (self.config.width, self.config.height) = (width, height);
-        let Some(origin) = self.plan.as_ref().map(|p| p.origin.clone()) else { return Ok(()) };
-        let graph = match &origin {
-            plan::Origin::Graph(_) => self.graph.clone(),
-            plan::Origin::Views(..) => None,
-        };
-        // A views frame is planned again by its next `render` (the plan's size differs;
-        // its views are not kept here); its old textures move over then.
-        let Some(graph) = graph else { return Ok(()) };
-        let rebuilt = self.replace_plan(origin, &graph);
-        if rebuilt.is_err() {
-            (self.config.width, self.config.height) = old;
-        }
-        rebuilt
-    }
-
     /// Flushes, then reads the color target the last frame's last pass wrote (retained,
     /// RGBA8) back.
     pub fn read_color(&mut self) -> Result<Image, RenderError> {
@@ -395,19 +78,6 @@ impl<B: Backend> Renderer<B> {
         let t = self
             .color_target()
             .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
-        Ok(self.shared.backend.read_rgba8(t)?)
-    }
-
-    /// Flushes, then reads a retained RGBA8 target of the current graph back.
-    pub fn read_target(&mut self, target: TargetId) -> Result<Image, RenderError> {
-        self.flush()?;
-        let graph_target = self.graph.as_ref().and_then(|g| g.targets.get(target.0 as usize));
-        let name = graph_target.map_or_else(|| format!("#{}", target.0), |t| t.name.clone());
-        let retained = graph_target.is_some_and(|t| t.kind == TargetKind::Retained);
-        let current = self.plan.as_ref().is_some_and(|p| p.origin == plan::Origin::Graph(self.graph_generation));
-        let texture = self.target_texture(target).filter(|_| retained && current);
-        let t = texture
-            .ok_or(RenderError::InvalidTarget { target: name, what: "not a retained target of the current graph" })?;
         Ok(self.shared.backend.read_rgba8(t)?)
     }
 

@@ -209,6 +209,10 @@ pub enum TextureSampleKind {
     Float,
     /// Depth (with comparison samplers).
     Depth,
+    /// Float values read without filtering (`texture_2d<f32>` with a non-filtering
+    /// sampler or `textureLoad`): any color format, and depth formats, whose depth is
+    /// the red channel. How a depth texture is read outside comparisons on every backend.
+    UnfilterableFloat,
 }
 
 /// The type of one binding in a bind group layout.
@@ -233,6 +237,9 @@ pub enum BindingType {
         /// Comparison sampler.
         comparison: bool,
     },
+    /// A sampler that does not filter (nearest, no comparison): what a depth texture is
+    /// sampled with outside comparisons.
+    NonFilteringSampler,
 }
 
 /// One binding of a bind group layout.

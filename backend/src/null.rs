@@ -180,7 +180,7 @@ impl Backend for NullBackend {
     }
 
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
-        let meta = crate::registry::SamplerMeta { comparison: desc.compare.is_some() };
+        let meta = crate::registry::SamplerMeta::of(desc);
         Ok(self.reg.write().samplers.insert(Entry { meta, obj: () }))
     }
 

@@ -48,6 +48,14 @@ pub(crate) struct TextureMeta {
 #[derive(Debug, Clone)]
 pub(crate) struct SamplerMeta {
     pub(crate) comparison: bool,
+    /// Linear filtering.
+    pub(crate) filtering: bool,
+}
+
+impl SamplerMeta {
+    pub(crate) fn of(d: &SamplerDesc) -> Self {
+        Self { comparison: d.compare.is_some(), filtering: d.filter == FilterMode::Linear }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +241,12 @@ impl<O: Objects> Registry<O> {
                     if !t.meta.usage.contains(TextureUsage::SAMPLED) {
                         return Err(bad("texture lacks SAMPLED usage"));
                     }
-                    if (kind == TextureSampleKind::Depth) != t.meta.format.is_depth() {
+                    let fits = match kind {
+                        TextureSampleKind::Float => !t.meta.format.is_depth(),
+                        TextureSampleKind::Depth => t.meta.format.is_depth(),
+                        TextureSampleKind::UnfilterableFloat => true,
+                    };
+                    if !fits {
                         return Err(bad("texture format does not match the sample kind"));
                     }
                 }
@@ -241,6 +254,12 @@ impl<O: Objects> Registry<O> {
                     let s = self.samplers.get(s).ok_or(invalid(ResourceKind::Sampler))?;
                     if s.meta.comparison != comparison {
                         return Err(bad("sampler comparison mode does not match"));
+                    }
+                }
+                (BindingType::NonFilteringSampler, BindResource::Sampler(s)) => {
+                    let s = self.samplers.get(s).ok_or(invalid(ResourceKind::Sampler))?;
+                    if s.meta.comparison || s.meta.filtering {
+                        return Err(bad("a non-filtering binding needs a nearest sampler without comparison"));
                     }
                 }
                 _ => return Err(bad("resource type does not match the layout")),

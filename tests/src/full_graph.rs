@@ -12,7 +12,7 @@ pub const CAMERAS: [&str; 3] = ["sun-near", "sun-far", "main"];
 
 /// Half-resolution blur step: the average of four taps of input 0, times `params[0].x`.
 pub const BLUR: &str = "
-@group(0) @binding(2) var src: texture_2d<f32>;
+@group(0) @binding(3) var src: texture_2d<f32>;
 @fragment
 fn fs_blur(v: FullscreenVertex) -> @location(0) vec4<f32> {
     let d = frame.inv_size * 0.5;
@@ -24,16 +24,19 @@ fn fs_blur(v: FullscreenVertex) -> @location(0) vec4<f32> {
 }
 ";
 
-/// Post: the scene plus bloom, tone mapped (Reinhard), with a vignette (`params[0].y`).
+/// Post: the scene plus bloom, tone mapped (Reinhard), then fogged by the depth target
+/// (`params[0].y`: fog amount at the far plane).
 pub const POST: &str = "
-@group(0) @binding(2) var scene: texture_2d<f32>;
-@group(0) @binding(3) var bloom: texture_2d<f32>;
+@group(0) @binding(3) var scene: texture_2d<f32>;
+@group(0) @binding(4) var bloom: texture_2d<f32>;
+@group(0) @binding(5) var depth: texture_2d<f32>;
 @fragment
 fn fs_post(v: FullscreenVertex) -> @location(0) vec4<f32> {
     let c = textureSample(scene, frame_sampler, v.uv).rgb + 0.5 * textureSample(bloom, frame_sampler, v.uv).rgb;
     let mapped = c / (vec3<f32>(1.0) + c) * 1.6;
-    let r = length(v.uv - vec2<f32>(0.5));
-    return vec4<f32>(mapped * (1.0 - frame.params[0].y * r * r), 1.0);
+    let z = textureSampleLevel(depth, frame_point_sampler, v.uv, 0.0).r;
+    let fog = clamp(z * z * z * frame.params[0].y, 0.0, 1.0);
+    return vec4<f32>(mix(mapped, vec3<f32>(0.7, 0.75, 0.8), fog), 1.0);
 }
 ";
 
@@ -114,7 +117,8 @@ pub fn full_graph(out_kind: TargetKind, shadow_side: u32, bar: PipelineId) -> (F
         )
         .color(out, LoadOp::DontCare, StoreOp::Store)
         .sample(hdr)
-        .sample(blur_v),
+        .sample(blur_v)
+        .sample(depth),
     );
     g.pass(
         Pass::callback("overlay", move |_ctx, cmds| {
@@ -141,7 +145,7 @@ pub fn full_graph(out_kind: TargetKind, shadow_side: u32, bar: PipelineId) -> (F
     g.pass(
         Pass::scene("transparent", cams[2], PassKind::Forward, Queue::Transparent)
             .color(hdr, LoadOp::Load, StoreOp::Store)
-            .depth(depth, LoadOp::Load, StoreOp::Discard)
+            .depth(depth, LoadOp::Load, StoreOp::Store)
             .sample(shadows[0])
             .sample(shadows[1]),
     );

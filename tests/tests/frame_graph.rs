@@ -167,15 +167,15 @@ fn per_pass_bytes_and_aliasing_savings_are_the_hand_computed_ones() {
     let half = full / 4;
     let map = 64 * 64 * 4;
     let expect = [
-        (0, map),         // shadow-near: cleared, stored
-        (0, map),         // shadow-far
-        (0, 2 * full),    // opaque: color and depth cleared, stored
-        (2 * full, full), // transparent: loads both, stores color, discards depth
-        (0, half),        // bright: don't-care, stored
-        (0, half),        // blur-h
-        (0, half),        // blur-v
-        (0, full),        // post: don't-care into the output
-        (full, full),     // overlay: loads the output
+        (0, map),             // shadow-near: cleared, stored
+        (0, map),             // shadow-far
+        (0, 2 * full),        // opaque: color and depth cleared, stored
+        (2 * full, 2 * full), // transparent: loads both, stores both (post samples depth)
+        (0, half),            // bright: don't-care, stored
+        (0, half),            // blur-h
+        (0, half),            // blur-v
+        (0, full),            // post: don't-care into the output
+        (full, full),         // overlay: loads the output
     ];
     for (i, (loaded, stored)) in expect.into_iter().enumerate() {
         assert_eq!(s.passes[i], PassTraffic { loaded, stored, resolved: 0 }, "pass {}", ORDER[i]);

@@ -96,6 +96,7 @@ pub(super) fn binding_type(t: BindingType) -> wgpu::BindingType {
             sample_type: match kind {
                 TextureSampleKind::Float => wgpu::TextureSampleType::Float { filterable: true },
                 TextureSampleKind::Depth => wgpu::TextureSampleType::Depth,
+                TextureSampleKind::UnfilterableFloat => wgpu::TextureSampleType::Float { filterable: false },
             },
             view_dimension: wgpu::TextureViewDimension::D2,
             multisampled: false,
@@ -105,6 +106,7 @@ pub(super) fn binding_type(t: BindingType) -> wgpu::BindingType {
         } else {
             wgpu::SamplerBindingType::Filtering
         }),
+        BindingType::NonFilteringSampler => wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
     }
 }
 

@@ -423,7 +423,7 @@ impl Backend for WgpuBackend {
 
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
         let obj = self.scoped(|| self.device.create_sampler(&sampler(desc)))?;
-        let meta = SamplerMeta { comparison: desc.compare.is_some() };
+        let meta = SamplerMeta::of(desc);
         Ok(self.reg.write().samplers.insert(Entry { meta, obj }))
     }
 

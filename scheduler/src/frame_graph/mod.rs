@@ -164,11 +164,13 @@ pub enum Queue {
 /// vertex stage (one triangle over the target) and binds, in group 0:
 /// - binding 0: `var<uniform> frame: FullscreenFrame` — the target's size, its inverse,
 ///   and the pass's `params`;
-/// - binding 1: a linear, clamping `sampler`;
-/// - binding 2 + i: the pass's i-th sampled target (`texture_2d<f32>`, or
-///   `texture_depth_2d` for a depth format: read it with `textureLoad`, which wgpu's GL
-///   backend cannot translate — there a depth input is a typed error when the graph is
-///   set).
+/// - binding 1: `frame_sampler`, linear and clamping;
+/// - binding 2: `frame_point_sampler`, nearest and clamping (for depth inputs);
+/// - binding 3 + i: the pass's i-th sampled target as `texture_2d<f32>`; a depth target
+///   too, unfilterable, its depth in the red channel: read it with
+///   `textureSampleLevel(depth, frame_point_sampler, uv, 0.0).r` or `textureLoad` (a
+///   `texture_depth_2d` declaration fails where the GLSL translation cannot sample it,
+///   as a typed error when the graph is set).
 ///
 /// The fragment entry takes `FullscreenVertex` (`@location(0) uv: vec2<f32>`, 0..1 with
 /// the origin at the top left) and writes `@location(0)`. Both structs are declared by

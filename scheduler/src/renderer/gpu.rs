@@ -28,6 +28,8 @@ pub(crate) struct FrameResources {
     pub(crate) shadow_sampler: SamplerId,
     /// Linear, clamping: what fullscreen passes sample their inputs with.
     pub(crate) post_sampler: SamplerId,
+    /// Nearest, clamping: what fullscreen passes sample depth inputs with.
+    pub(crate) point_sampler: SamplerId,
     /// Group 0 of shadow passes (globals, transforms).
     pub(crate) shadow_group: BindGroupId,
 }
@@ -80,6 +82,12 @@ impl FrameResources {
             address: AddressMode::ClampToEdge,
             compare: None,
         })?;
+        let point_sampler = b.create_sampler(&SamplerDesc {
+            label: "fullscreen-point".into(),
+            filter: FilterMode::Nearest,
+            address: AddressMode::ClampToEdge,
+            compare: None,
+        })?;
         let globals = BindResource::Buffer { buffer: globals_buf, offset: 0, size: Some(GLOBALS_SLOT as u64) };
         let transforms = BindResource::Buffer { buffer: transforms_buf, offset: 0, size: None };
         let shadow_group = b.create_bind_group(&BindGroupDesc {
@@ -97,6 +105,7 @@ impl FrameResources {
             material_sampler,
             shadow_sampler,
             post_sampler,
+            point_sampler,
             shadow_group,
         })
     }

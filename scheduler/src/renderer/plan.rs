@@ -34,6 +34,7 @@ struct FullscreenFrame { size: vec2<f32>, inv_size: vec2<f32>, params: array<vec
 struct FullscreenVertex { @builtin(position) position: vec4<f32>, @location(0) uv: vec2<f32> }
 @group(0) @binding(0) var<uniform> frame: FullscreenFrame;
 @group(0) @binding(1) var frame_sampler: sampler;
+@group(0) @binding(2) var frame_point_sampler: sampler;
 @vertex
 fn sy_fullscreen_vs(@builtin(vertex_index) i: u32) -> FullscreenVertex {
     let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
@@ -465,10 +466,11 @@ fn fullscreen<B: Backend>(
     let mut entries = vec![
         LayoutEntry { binding: 0, visibility: stages, ty: BindingType::Uniform { dynamic: false, min_size: 0 } },
         LayoutEntry { binding: 1, visibility: stages, ty: BindingType::Sampler { comparison: false } },
+        LayoutEntry { binding: 2, visibility: stages, ty: BindingType::NonFilteringSampler },
     ];
     for (i, (_, f)) in inputs.iter().enumerate() {
-        let kind = if f.is_depth() { TextureSampleKind::Depth } else { TextureSampleKind::Float };
-        entries.push(LayoutEntry { binding: 2 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
+        let kind = if f.is_depth() { TextureSampleKind::UnfilterableFloat } else { TextureSampleKind::Float };
+        entries.push(LayoutEntry { binding: 3 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
     }
     let layout = b
         .create_bind_group_layout(&BindGroupLayoutDesc { label: format!("{pass}-layout"), entries })
@@ -485,9 +487,10 @@ fn fullscreen<B: Backend>(
     let mut bind = vec![
         BindEntry { binding: 0, resource: BindResource::Buffer { buffer: uniform, offset: 0, size: None } },
         BindEntry { binding: 1, resource: BindResource::Sampler(gpu.post_sampler) },
+        BindEntry { binding: 2, resource: BindResource::Sampler(gpu.point_sampler) },
     ];
     for (i, (t, _)) in inputs.iter().enumerate() {
-        bind.push(BindEntry { binding: 2 + i as u32, resource: BindResource::Texture(*t) });
+        bind.push(BindEntry { binding: 3 + i as u32, resource: BindResource::Texture(*t) });
     }
     let group = b
         .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })

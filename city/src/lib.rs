@@ -112,6 +112,18 @@ pub fn build<B: Backend>(
     materials: usize,
     variants: u32,
 ) -> Result<City, CityError> {
+    build_with_glass(r, objects, materials, variants, 0)
+}
+
+/// [`build`], with one building in `glass_every` (by its hash; 0: none) of a transparent
+/// glass material.
+pub fn build_with_glass<B: Backend>(
+    r: &mut Renderer<B>,
+    objects: usize,
+    materials: usize,
+    variants: u32,
+    glass_every: u64,
+) -> Result<City, CityError> {
     let shader = r.create_shader(&ShaderDesc::lit())?;
     r.set_global_keyword("FOG", true);
     r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.003, ..Lighting::default() });
@@ -144,6 +156,21 @@ pub fn build<B: Backend>(
             })
         })
         .collect::<Result<_, _>>()?;
+    let glass = if glass_every > 0 {
+        Some(
+            r.create_material(&MaterialDesc {
+                shader,
+                keywords: vec!["SPECULAR".into()],
+                properties: PropertySheet::new()
+                    .with("_BaseColor", PropertyValue::Color([0.55, 0.75, 0.9, 0.35]))
+                    .with("_Roughness", PropertyValue::Float(0.1)),
+                base_texture: None,
+                transparent: true,
+            })?,
+        )
+    } else {
+        None
+    };
     let side = (objects.saturating_sub(1) as f64).sqrt().ceil().max(1.0) as usize;
     let mut descs = Vec::with_capacity(objects);
     if objects > 0 {
@@ -155,7 +182,10 @@ pub fn build<B: Backend>(
         let rot = Mat4::from_rotation_y(unit(i as u64 * 7) * 0.5);
         descs.push(ObjectDesc {
             mesh: meshes[(hash(i as u64) % MESHES as u64) as usize],
-            material: mats[(hash(i as u64 + 77) % mats.len() as u64) as usize],
+            material: match glass {
+                Some(g) if hash(i as u64 + 991).is_multiple_of(glass_every) => g,
+                _ => mats[(hash(i as u64 + 77) % mats.len() as u64) as usize],
+            },
             transform: Mat4::from_translation(pos) * rot,
             layer: 0,
             flags: CASTS_SHADOWS,
@@ -165,7 +195,56 @@ pub fn build<B: Backend>(
     Ok(City { side })
 }
 
+/// A perspective camera: where it is, what it looks at, its lens.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lens {
+    /// Position.
+    pub eye: Vec3,
+    /// The point it looks at.
+    pub target: Vec3,
+    /// Vertical field of view, radians.
+    pub fovy: f32,
+    /// Near plane distance.
+    pub near: f32,
+    /// Far plane distance.
+    pub far: f32,
+    /// The image's up direction in the world.
+    pub up: Vec3,
+}
+
+impl Lens {
+    /// World to clip for an image of `aspect` (width / height).
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        Mat4::perspective_rh(self.fovy, aspect, self.near, self.far) * Mat4::look_at_rh(self.eye, self.target, self.up)
+    }
+
+    /// The 8 world-space corners of the view frustum between distances `near` and `far`
+    /// along the view direction.
+    pub fn slice_corners(&self, aspect: f32, near: f32, far: f32) -> [Vec3; 8] {
+        let forward = (self.target - self.eye).normalize();
+        let right = forward.cross(self.up).normalize_or(Vec3::X);
+        let up = right.cross(forward);
+        let mut out = [Vec3::ZERO; 8];
+        for (k, d) in [near, far].into_iter().enumerate() {
+            let h = d * (self.fovy * 0.5).tan();
+            let w = h * aspect;
+            for (j, (sx, sy)) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].into_iter().enumerate() {
+                out[k * 4 + j] = self.eye + forward * d + right * (w * sx) + up * (h * sy);
+            }
+        }
+        out
+    }
+}
+
 impl City {
+    /// The orbiting camera at `frame`.
+    pub fn lens(&self, frame: u32) -> Lens {
+        let t = frame as f32 * 0.02;
+        let radius = (self.side as f32 * SPACING * 0.25).clamp(15.0, 150.0);
+        let eye = Vec3::new(t.cos() * radius, radius * 0.35 + 6.0, t.sin() * radius);
+        Lens { eye, target: Vec3::new(0.0, 2.0, 0.0), fovy: 0.9, near: 0.5, far: radius * 4.0, up: Vec3::Y }
+    }
+
     /// The main view plus up to two shadow views (near and far).
     pub fn views(&self, frame: u32, count: u32, aspect: f32) -> Vec<View> {
         let side = self.side;

@@ -1,5 +1,6 @@
-//! `switchyard-demo`: renders a procedural city through the Switchyard scheduler, prints a
-//! per-stage summary, and writes the last frame as a PNG.
+//! `switchyard-demo`: renders a procedural city through the Switchyard scheduler, with
+//! its frame declared as a frame graph (`passes.rs`), prints a per-stage and per-pass
+//! summary, and writes the last frame as a PNG.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ use switchyard::*;
 use switchyard_city as city;
 
 mod gltf_scene;
+mod passes;
 mod scenes;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -55,7 +57,11 @@ struct Args {
     /// Keyword variants among the materials (1-4).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4))]
     variants: u32,
-    /// Views: 1 = main only, 2 or 3 = main plus 1 or 2 shadow views.
+    /// The frame: one forward pass, or shadow cascades, opaque, transparent, post and an
+    /// overlay.
+    #[arg(long, value_enum, default_value = "full")]
+    graph: passes::GraphKind,
+    /// Cameras of the full graph: 1 = main only, 2 or 3 = main plus 1 or 2 shadow cascades.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=3))]
     views: u32,
     /// Frames to render.
@@ -231,15 +237,24 @@ fn frames<B: Backend>(
     let scene = match (&args.gltf, args.scene) {
         (Some(path), _) => gltf_scene::build(&mut r, path, args.objects)?,
         (None, SceneKind::City) => {
-            let c = city::build(&mut r, args.objects, args.materials, args.variants).map_err(|e| e.to_string())?;
+            // One building in 12 is glass (the full graph's transparent pass draws it).
+            let c = city::build_with_glass(&mut r, args.objects, args.materials, args.variants, 12)
+                .map_err(|e| e.to_string())?;
             scenes::Scene::City(c)
         }
         (None, SceneKind::Pillar) => scenes::build_pillar(&mut r).map_err(|e| e.to_string())?,
     };
+    if args.graph == passes::GraphKind::Full {
+        // The post pass fogs by depth; the scene passes do not fog again.
+        r.set_global_keyword("FOG", false);
+    }
+    let shadow_side = r.config().shadow_map_size;
+    let frame = passes::DemoFrame::set(&mut r, args.graph, args.views as usize - 1, shadow_side, &scene.lens(0))?;
     println!(
-        "scene: {} objects, {} views, {} worker threads, multi-draw-indirect {}",
+        "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}",
         r.scene().len(),
-        args.views,
+        args.graph,
+        r.graph().map_or(0, |g| g.passes().len()),
         r.threads(),
         r.multi_draw()
     );
@@ -251,9 +266,13 @@ fn frames<B: Backend>(
             r.resize(w, h).map_err(|e| format!("--resize-at {}:{w}x{h}: {e}", f + 1))?;
         }
         let aspect = r.config().width as f32 / r.config().height as f32;
-        let views = scene.views(f, args.views, aspect);
+        let cameras = frame.cameras(&scene.lens(f), r.lighting().direction, aspect, shadow_side);
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
-        let stats = r.render(&views).map_err(|e| e.to_string())?;
+        // The overlay shows the last frame's CPU time; not with --digest, whose stream
+        // must not depend on timing.
+        let shown = if args.digest { 0.0 } else { all.last().map_or(0.0, |s: &FrameStats| s.frame_ms as f32) };
+        frame.bar_ms.store(shown.to_bits(), std::sync::atomic::Ordering::Relaxed);
+        let stats = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).map_err(|e| e.to_string())?;
         if f == 0 {
             for w in r.frame_warnings() {
                 println!("warning (frame graph): {w}");

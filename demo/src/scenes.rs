@@ -46,33 +46,19 @@ pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box
 }
 
 impl Scene {
-    /// The main view plus up to two shadow views (near and far).
-    pub(crate) fn views(&self, frame: u32, count: u32, aspect: f32) -> Vec<View> {
+    /// The camera at `frame`. (The shadow cascades follow from it and the scene's light.)
+    pub(crate) fn lens(&self, frame: u32) -> city::Lens {
         match self {
-            Scene::City(c) => c.views(frame, count, aspect),
-            Scene::Pillar => pillar_views(count, aspect),
+            Scene::City(c) => c.lens(frame),
+            // Straight down from height 30, -z up in the image.
+            Scene::Pillar => city::Lens {
+                eye: Vec3::new(0.0, 30.0, 0.0),
+                target: Vec3::ZERO,
+                fovy: 0.9,
+                near: 0.5,
+                far: 100.0,
+                up: Vec3::NEG_Z,
+            },
         }
     }
-}
-
-fn pillar_views(count: u32, aspect: f32) -> Vec<View> {
-    let eye = Vec3::new(0.0, 30.0, 0.0);
-    let view_proj = Mat4::perspective_rh(0.9, aspect, 0.5, 100.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::NEG_Z);
-    let mut views =
-        vec![View { label: "main", view_proj, eye, far: 100.0, layer_mask: u16::MAX, pass: PassKind::Forward }];
-    let light = PILLAR_LIGHT.normalize();
-    for k in 0..count.saturating_sub(1) as usize {
-        let size = 25.0 * (k + 1) as f32;
-        let light_eye = -light * 60.0;
-        views.push(View {
-            label: if k == 0 { "shadow-near" } else { "shadow-far" },
-            view_proj: Mat4::orthographic_rh(-size, size, -size, size, 1.0, 150.0)
-                * Mat4::look_at_rh(light_eye, Vec3::ZERO, Vec3::Y),
-            eye: light_eye,
-            far: 150.0,
-            layer_mask: u16::MAX,
-            pass: PassKind::Shadow,
-        });
-    }
-    views
 }

@@ -79,8 +79,8 @@ fn resize_at_gives_a_png_of_the_final_size() {
     assert_eq!(img.dimensions(), (200, 80), "{out}");
     let distinct: std::collections::HashSet<_> = img.pixels().map(|p| p.0).collect();
     assert!(distinct.len() > 20, "a rendered city after two resizes ({} colors)", distinct.len());
-    // The main pass's bytes follow the last size: color and depth stored, 4 bytes a texel each.
-    assert!(out.contains(&format!("| main | 0.00 | {:.2} |", (200 * 80 * 8) as f64 / 1e6)), "{out}");
+    // The opaque pass's bytes follow the last size: color and depth stored, 4 bytes a texel each.
+    assert!(out.contains(&format!("| opaque | 0.00 | {:.2} |", (200 * 80 * 8) as f64 / 1e6)), "{out}");
 }
 
 #[test]
@@ -118,7 +118,8 @@ fn stats_json_agrees_with_the_null_backend() {
         assert_eq!(f["chunks"], b["chunks"]);
         assert_eq!(f["digest"], b["digest"]);
         assert_eq!(f["upload_bytes"], b["upload_bytes"]);
-        assert!(f["queue_items"].as_u64().unwrap() > 0 && f["visible"].as_array().unwrap().len() == 3);
+        // Two shadow cascades, opaque and transparent: four scene passes.
+        assert!(f["queue_items"].as_u64().unwrap() > 0 && f["visible"].as_array().unwrap().len() == 4);
     }
     assert!(frames[0]["display_lists"]["misses"].as_u64().unwrap() > 0);
     assert_eq!(frames[3]["display_lists"]["misses"], 0);
@@ -212,4 +213,22 @@ fn bad_input_is_one_line_and_non_zero() {
     assert!(line.contains("bad.gltf"), "{line}");
     let line = one_line_error(&demo(&["--gltf", "/nonexistent/model.glb", "--backend", "null"]));
     assert!(line.contains("model.glb"), "{line}");
+}
+
+#[test]
+fn the_minimal_graph_is_one_pass_and_the_full_one_six() {
+    let minimal = ok(&demo(&["--backend", "null", "--objects", "3000", "--frames", "2", "--graph", "minimal"]));
+    assert!(minimal.contains("frame graph Minimal (1 passes)"), "{minimal}");
+    assert!(minimal.contains("| main | 0.00 |"), "{minimal}");
+    let full = ok(&demo(&["--backend", "null", "--objects", "3000", "--frames", "2"]));
+    assert!(full.contains("frame graph Full (6 passes)"), "{full}");
+    for pass in ["shadow-0", "shadow-1", "opaque", "transparent", "post", "overlay"] {
+        assert!(full.contains(&format!("| {pass} |")), "{pass}: {full}");
+    }
+    assert!(full.contains("MB/frame"));
+    // One cascade with --views 2.
+    let one = ok(&demo(&["--backend", "null", "--objects", "3000", "--frames", "1", "--views", "2"]));
+    assert!(one.contains("frame graph Full (5 passes)") && !one.contains("| shadow-1 |"), "{one}");
+    let bad = one_line_error(&demo(&["--graph", "deferred"]));
+    assert!(bad.contains("--graph"), "{bad}");
 }

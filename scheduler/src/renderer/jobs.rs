@@ -212,6 +212,11 @@ impl<B: Backend> FrameJobs<'_, B> {
             }
         }
         rec.digest = self.shared.digest.then(|| Digest::of_commands(&rec.commands));
+        let draw = |c: &&Command| {
+            matches!(c, Command::Draw { .. } | Command::DrawIndexed { .. } | Command::MultiDrawIndexedIndirect { .. })
+        };
+        rec.draw_calls = rec.commands.iter().filter(draw).count() as u32;
+        rec.state_changes = rec.commands.len() as u32 - rec.draw_calls;
         match self.shared.backend.record(&rec.pass, ChunkPosition::SINGLE, &rec.commands) {
             Ok(c) => rec.chunk = Some(c),
             Err(e) => rec.error = Some(e.into()),

@@ -207,6 +207,9 @@ pub(crate) struct OtherRecorded<C> {
     pub(crate) chunk: Option<C>,
     pub(crate) digest: Option<Digest>,
     pub(crate) error: Option<RenderError>,
+    /// Draw calls and state changes among the commands, counted as backends count them.
+    pub(crate) draw_calls: u32,
+    pub(crate) state_changes: u32,
     pub(crate) ms: f64,
 }
 
@@ -218,6 +221,8 @@ impl<C> Default for OtherRecorded<C> {
             chunk: None,
             digest: None,
             error: None,
+            draw_calls: 0,
+            state_changes: 0,
             ms: 0.0,
         }
     }

@@ -335,6 +335,8 @@ impl<B: Backend> Renderer<B> {
                     let rec = self.others[o].get_mut();
                     error = error.or(rec.error.take());
                     stats.record_ms += rec.ms;
+                    stats.draw_calls += rec.draw_calls;
+                    stats.state_changes += rec.state_changes;
                     digest.pass(&rec.pass);
                     if let Some(d) = rec.digest {
                         digest.combine(d);

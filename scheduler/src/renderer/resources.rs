@@ -250,6 +250,11 @@ impl<B: Backend> Renderer<B> {
         self.lighting = lighting;
     }
 
+    /// The light and fog every view shades with.
+    pub fn lighting(&self) -> Lighting {
+        self.lighting
+    }
+
     // ---- scene -----------------------------------------------------------------------
 
     /// Inserts objects; all or nothing.

@@ -7,6 +7,7 @@
 pub mod chart;
 pub mod culling;
 pub mod frames;
+pub mod graphs;
 pub mod recording;
 pub mod sorting;
 #[cfg(feature = "tracy")]

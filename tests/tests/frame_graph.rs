@@ -371,7 +371,6 @@ fn bad_frame_inputs_are_typed_errors_and_the_next_frame_works() {
         ("output twice", &cams, vec![(t.out, out), (t.out, out)]),
         ("a graph-owned target given", &cams, vec![(t.out, out), (t.hdr, out)]),
         ("wrong format", &cams, vec![(t.out, wrong_format)]),
-        ("wrong size", &cams, vec![(t.out, wrong_size)]),
         ("stale texture", &cams, vec![(t.out, stale)]),
         ("not a render target", &cams, vec![(t.out, sampled_only)]),
     ];
@@ -387,6 +386,9 @@ fn bad_frame_inputs_are_typed_errors_and_the_next_frame_works() {
     }
     let next = w.r.render_graph(&FrameInput { cameras: &cams, targets: &[(t.out, out)] }).unwrap();
     assert_eq!(next.frame, frames_before + 1, "no failed input started a frame");
+    // A texture of another size is no error: the output follows it (a resized swapchain).
+    w.r.render_graph(&FrameInput { cameras: &cams, targets: &[(t.out, wrong_size)] }).unwrap();
+    assert_eq!((w.r.config().width, w.r.config().height), (SIDE + 1, SIDE));
 }
 
 #[test]
@@ -447,9 +449,12 @@ fn resize_recreates_only_the_output_sized_targets() {
     w.r.resize(96, 50).unwrap();
     assert_eq!(w.r.target_texture(t.shadows[0]), shadow, "fixed-size targets stay");
     assert_ne!(w.r.target_texture(t.hdr), hdr, "output-sized targets are new");
-    // The old output no longer fits; one of the new size does.
-    let e = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap_err();
-    assert!(matches!(e, RenderError::InvalidTarget { .. }), "{e}");
+    // An output-sized external texture of another size (a swapchain image after the
+    // window changed) resizes the frame to it: the old 64x64 texture brings 64x64 back.
+    let s = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
+    assert_eq!((w.r.config().width, w.r.config().height), (SIDE, SIDE));
+    assert_eq!(s.passes[7].stored, u64::from(SIDE * SIDE * 4));
+    assert_eq!(w.r.target_texture(t.shadows[0]), shadow, "fixed-size targets still stay");
     let out2 = engine_texture(&w.backend, 96, 50, TextureFormat::Rgba8UnormSrgb);
     let s = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out2)] }).unwrap();
     w.r.flush().unwrap();

@@ -97,6 +97,7 @@ enum Stage {
     Lists,
     Frame,
     Digest,
+    Graph,
     Record,
     Tracy,
 }
@@ -172,6 +173,9 @@ fn main() {
     if o.runs(Stage::Digest) {
         digest_rows(&mut r, &o, all);
     }
+    if o.runs(Stage::Graph) {
+        graph_rows(&mut r, &o, all);
+    }
     if o.gpu() && o.runs(Stage::Record) {
         if let Err(e) = record_rows(&mut r, &o, &threads, all) {
             eprintln!("\nGPU rows skipped: {e}");
@@ -222,6 +226,9 @@ fn steps(o: &Options, t: usize, all: usize) -> usize {
     }
     if o.runs(Stage::Digest) {
         n += if o.gpu() { 2 } else { 1 };
+    }
+    if o.runs(Stage::Graph) {
+        n += if all > 1 { 2 } else { 1 };
     }
     if o.gpu() && o.runs(Stage::Record) {
         n += 1 + t + 1 + 4 + 1;
@@ -679,6 +686,49 @@ fn digest_rows(r: &mut Report, o: &Options, all: usize) {
     let (on, c) = frames::city_with(gpu.clone(), n, config(true));
     let (off, _) = frames::city_with(gpu, n, config(false));
     digest_row(r, o, all, "wgpu", (on, off), &c, n);
+}
+
+/// A declared frame graph's cost per frame with its compile cached (16 passes against the
+/// same scene passes with one pass after them), per added pass, and its compile.
+fn graph_rows(r: &mut Report, o: &Options, all: usize) {
+    let objects = if o.quick { 20_000 } else { 100_000 };
+    let frames = if o.quick { 60 } else { 300 };
+    let k = objects / 1000;
+    for t in if all > 1 { vec![1, all] } else { vec![1] } {
+        r.progress(&format!("frame graph, 5 and 16 passes, frames alternating, {t} threads"));
+        let [few, many] = graphs::graph_frames(t, objects, frames, 5);
+        r.row(
+            &format!("frame graph {} passes, compile cached, city {k}k (CPU ms/frame, null backend)", many.passes),
+            t,
+            format!("{:.3}", many.frame_ms),
+            format!("{:.3}", few.frame_ms),
+            &format!("the same 4 scene passes + 1 pass ({} passes)", few.passes),
+            few.frame_ms / many.frame_ms,
+            "-",
+            None,
+        );
+        let per_pass_us = (many.frame_ms - few.frame_ms) / (many.passes - few.passes) as f64 * 1e3;
+        r.row(
+            "frame graph: frame time per added fullscreen/callback pass (µs)",
+            t,
+            format!("{per_pass_us:.1}"),
+            "-".into(),
+            "-",
+            f64::NAN,
+            "-",
+            None,
+        );
+        r.row(
+            &format!("frame graph {} passes: set_graph (compile, targets, pipelines) (ms)", many.passes),
+            t,
+            format!("{:.3}", many.set_ms),
+            format!("{:.3}", many.frame_ms),
+            "one frame with the compile cached",
+            many.set_ms / many.frame_ms,
+            "-",
+            None,
+        );
+    }
 }
 
 fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Result<(), String> {

@@ -109,8 +109,10 @@ pub struct FrameInput<'a> {
     /// One camera per camera slot of the graph, in declaration order.
     pub cameras: &'a [Camera],
     /// The texture of each external target the graph uses this frame (a swapchain image,
-    /// an editor viewport): its format, size (the declared size) and `RENDER_TARGET` usage
-    /// must fit.
+    /// an editor viewport): its format and `RENDER_TARGET` usage must fit, and its size
+    /// the declared one — except that textures of a target declared `TargetSize::Output`
+    /// set the output's size: when they agree on a new one, the frame resizes first (as
+    /// [`Renderer::resize`] does), so a resized swapchain needs no extra call.
     pub targets: &'a [(TargetId, TextureId)],
 }
 
@@ -177,7 +179,7 @@ impl<B: Backend> Renderer<B> {
         validate_views(views)?;
         self.views_plan(views, true)?;
         let plan = self.plan.as_ref().expect("views_plan built it");
-        let color = TargetId(plan.externals[0].0 as u32);
+        let color = TargetId(plan.externals[0].target as u32);
         self.render_views(views, &[(color, output)])
     }
 
@@ -213,6 +215,9 @@ impl<B: Backend> Renderer<B> {
             let built = self.replace_plan(plan::Origin::Graph(generation), &graph);
             self.graph = Some(graph);
             built?;
+        }
+        if let Some((w, h)) = self.external_output_size(input.targets) {
+            self.resize(w, h)?;
         }
         let plan = self.plan.as_ref().expect("built above");
         if input.cameras.len() != plan.cameras {
@@ -272,19 +277,33 @@ impl<B: Backend> Renderer<B> {
         Ok(())
     }
 
+    /// The size the output-sized external textures of this frame agree on, where it differs
+    /// from the output's: an engine's swapchain image of a new size resizes the frame.
+    fn external_output_size(&self, targets: &[(TargetId, TextureId)]) -> Option<(u32, u32)> {
+        let plan = self.plan.as_ref()?;
+        let mut sizes = plan.externals.iter().filter(|e| e.follows_output).map(|e| {
+            let given = targets.iter().find(|(id, _)| id.0 as usize == e.target)?;
+            self.shared.backend.texture_info(given.1).map(|i| (i.width, i.height))
+        });
+        let first = sizes.next()??;
+        let agree = sizes.all(|s| s == Some(first));
+        (agree && first != (self.config.width, self.config.height)).then_some(first)
+    }
+
     /// Every external target the plan uses has a fitting texture, and nothing else is given.
     pub(super) fn check_targets(&self, targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
         let plan = self.plan.as_ref().expect("the caller made the plan");
-        let graph_name = |t: TargetId| plan.externals.iter().find(|e| e.0 == t.0 as usize).map(|e| e.1.clone());
+        let graph_name = |t: TargetId| plan.externals.iter().find(|e| e.target == t.0 as usize).map(|e| &e.name);
         for &(t, _) in targets {
             if graph_name(t).is_none() {
                 let what = "not an external target the graph uses";
                 return Err(RenderError::InvalidTarget { target: format!("#{}", t.0), what });
             }
         }
-        for (t, name, format, size) in &plan.externals {
+        for e in &plan.externals {
+            let (name, format, size) = (&e.name, &e.format, &e.size);
             let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
-            let given: Vec<_> = targets.iter().filter(|(id, _)| id.0 as usize == *t).collect();
+            let given: Vec<_> = targets.iter().filter(|(id, _)| id.0 as usize == e.target).collect();
             let &[&(_, texture)] = given.as_slice() else {
                 return invalid("the frame must give exactly one texture for it");
             };

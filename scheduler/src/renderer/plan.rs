@@ -148,6 +148,17 @@ pub(crate) struct TargetMemory {
     pub(crate) saved: u64,
 }
 
+/// An external target a plan's passes use: the texture a frame must give for it.
+#[derive(Clone, Debug)]
+pub(crate) struct ExternalTarget {
+    pub(crate) target: usize,
+    pub(crate) name: String,
+    pub(crate) format: TextureFormat,
+    pub(crate) size: (u32, u32),
+    /// Declared `TargetSize::Output`: a texture of another size resizes the output.
+    pub(crate) follows_output: bool,
+}
+
 /// One frame configuration's plan.
 #[derive(Debug)]
 pub(crate) struct FramePlan {
@@ -163,8 +174,8 @@ pub(crate) struct FramePlan {
     pub(crate) names: Vec<String>,
     /// Camera slots a frame fills.
     pub(crate) cameras: usize,
-    /// External targets the passes use: (target index, name, format, size).
-    pub(crate) externals: Vec<(usize, String, TextureFormat, (u32, u32))>,
+    /// External targets the passes use.
+    pub(crate) externals: Vec<ExternalTarget>,
     /// Each target's texture (`None`: external or unused).
     pub(crate) textures: Vec<Option<TextureId>>,
     /// What `read_color` reads: the retained color target the last pass writes.
@@ -312,7 +323,13 @@ impl FramePlan {
         let used = |t: usize| compiled.lifetimes[t].is_some();
         let externals: Vec<_> = (0..n)
             .filter(|&t| graph.targets[t].kind == TargetKind::External && used(t))
-            .map(|t| (t, graph.targets[t].name.clone(), graph.targets[t].format, compiled.sizes[t]))
+            .map(|t| ExternalTarget {
+                target: t,
+                name: graph.targets[t].name.clone(),
+                format: graph.targets[t].format,
+                size: compiled.sizes[t],
+                follows_output: graph.targets[t].size == TargetSize::Output,
+            })
             .collect();
         let tex = |t: TargetId| textures[t.0 as usize].unwrap_or_default();
         let ext = |t: TargetId| (graph.targets[t.0 as usize].kind == TargetKind::External).then_some(t.0 as usize);

@@ -111,6 +111,8 @@ pub(crate) struct CullCtx<'a> {
     pub(crate) mat_frames: &'a [MaterialFrame],
     /// Which objects the pass draws.
     pub(crate) queue: Queue,
+    /// Some material's shader lacks the view's pass kind: leave its objects out.
+    pub(crate) pass_filter: bool,
 }
 
 /// Culls `view`'s frustum over every object, in parallel parts on the current pool.
@@ -129,9 +131,13 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         part.visible.clear();
         let range = p * CULL_PART..((p + 1) * CULL_PART).min(n);
         cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);
-        if ctx.queue != Queue::All {
-            let want = ctx.queue == Queue::Transparent;
-            part.visible.retain(|&i| ctx.mat_frames[o.material[i as usize] as usize].transparent == want);
+        if ctx.queue != Queue::All || ctx.pass_filter {
+            let want = (ctx.queue != Queue::Opaque, ctx.queue != Queue::Transparent);
+            let bit = view.pass.bit();
+            part.visible.retain(|&i| {
+                let m = &ctx.mat_frames[o.material[i as usize] as usize];
+                (if m.transparent { want.0 } else { want.1 }) && m.passes & bit != 0
+            });
         }
         // Which materials this part saw, for the patch stage.
         part.used.reset(ctx.materials);

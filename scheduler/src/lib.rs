@@ -99,7 +99,9 @@ pub use frame_graph::{
     Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
     MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS,
 };
-pub use material::{ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc};
+pub use material::{
+    ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
+};
 pub use renderer::{
     FrameInput, InitError, Lighting, MeshData, ReferenceFrame, RenderError, Renderer, RendererConfig, ResourceError,
     Vertex, ViewOutput, MAX_PASSES, MAX_SHADOW_VIEWS, MAX_VIEWS,

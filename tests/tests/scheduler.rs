@@ -368,3 +368,38 @@ fn resize_recreates_the_main_targets_and_bad_sizes_change_nothing() {
     assert_eq!((first.visible, first.batches, first.draw_calls), (after.visible, after.batches, after.draw_calls));
     assert_matches_reference(&fresh, &vs, &first, 1);
 }
+
+/// A shader declares the passes it has entry points for: a missing entry point is an error
+/// when the shader is created; a material whose shader lacks a pass kind is left out of
+/// passes of that kind (never a per-frame failure), as the reference does.
+#[test]
+fn shaders_declare_their_passes_and_materials_lacking_one_are_skipped_for_it() {
+    let mut w = world(2, true, 3);
+    let missing = ShaderDesc {
+        passes: ShaderPasses { shadow: Some("vs_nowhere".into()), ..ShaderPasses::default() },
+        ..ShaderDesc::lit()
+    };
+    assert!(matches!(w.r.create_shader(&missing), Err(ResourceError::Backend(_))), "a missing entry point");
+    let none = ShaderDesc { passes: ShaderPasses { shadow: None, forward: None }, ..ShaderDesc::lit() };
+    assert!(matches!(w.r.create_shader(&none), Err(ResourceError::Invalid(_))), "a shader of no pass");
+    // Lit without a shadow entry: its objects cast no shadows.
+    let unshadowed = ShaderDesc {
+        name: "no-shadow".into(),
+        passes: ShaderPasses { shadow: None, ..ShaderPasses::default() },
+        ..ShaderDesc::lit()
+    };
+    let shader = w.r.create_shader(&unshadowed).unwrap();
+    let m = w.r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    w.materials.push(m);
+    populate(&mut w, 9, 3000);
+    let vs = views(0.3);
+    let stats = w.r.render(&vs).unwrap();
+    w.r.flush().unwrap();
+    assert_matches_reference(&w, &vs, &stats, 0);
+    let dense_material = |i: u32| w.r.scene().objects().material[i as usize];
+    let out = |v: usize| w.r.view_output(v).unwrap().visible;
+    let skipped = w.r.scene().objects().material.iter().filter(|&&d| d == 3).count();
+    assert!(skipped > 100, "a quarter of the objects use it");
+    assert!(out(1).iter().all(|&i| dense_material(i) != 3), "none in the shadow view");
+    assert!(out(0).iter().any(|&i| dense_material(i) == 3), "drawn in the forward view");
+}

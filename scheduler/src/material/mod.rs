@@ -33,13 +33,48 @@ pub const MAX_KEYWORDS: usize = 16;
 /// Size of one material constant slot in the frame ring (the dynamic-offset alignment).
 pub const CONSTANT_SLOT: u32 = 256;
 
-/// The pass a display list renders in.
+/// The pipelines a scene pass draws with: which of a shader's entry points
+/// ([`ShaderPasses`]) its materials use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PassKind {
-    /// Depth only, from a light (vertex entry `vs_shadow`, no fragment stage).
+    /// Depth only, from a light (a vertex entry, no fragment stage).
     Shadow = 0,
-    /// Lit color with depth (entries `vs_main` / `fs_main`).
+    /// Lit color with depth (a vertex and a fragment entry).
     Forward = 1,
+}
+
+impl PassKind {
+    /// This kind's bit in a pass mask.
+    pub(crate) fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The entry points a shader has for each pass kind. Objects of a material whose shader
+/// lacks a kind are not drawn in passes of that kind (a shader without a shadow entry casts
+/// no shadows), never a per-frame error. `Renderer::create_shader` builds each declared
+/// pass's pipeline once, so a missing or mistyped entry point is an error there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShaderPasses {
+    /// Vertex entry of the depth-only shadow pass.
+    pub shadow: Option<String>,
+    /// Vertex and fragment entries of the forward pass.
+    pub forward: Option<(String, String)>,
+}
+
+impl Default for ShaderPasses {
+    /// The built-in convention: `vs_shadow`; `vs_main` and `fs_main`.
+    fn default() -> Self {
+        Self { shadow: Some("vs_shadow".into()), forward: Some(("vs_main".into(), "fs_main".into())) }
+    }
+}
+
+impl ShaderPasses {
+    /// The kinds declared, as a mask of [`PassKind`] bits.
+    pub(crate) fn mask(&self) -> u8 {
+        (if self.shadow.is_some() { PassKind::Shadow.bit() } else { 0 })
+            | (if self.forward.is_some() { PassKind::Forward.bit() } else { 0 })
+    }
 }
 
 /// Describes a shader: WGSL following the binding convention of `shaders/lit.wgsl`.
@@ -53,6 +88,8 @@ pub struct ShaderDesc {
     pub keywords: Vec<String>,
     /// The material constant block, in order (WGSL uniform layout rules apply).
     pub constants: Vec<(String, PropertyType)>,
+    /// Its entry points per pass kind.
+    pub passes: ShaderPasses,
 }
 
 impl ShaderDesc {
@@ -70,6 +107,7 @@ impl ShaderDesc {
                 ("_RimStrength".into(), PropertyType::Float),
                 ("_Time".into(), PropertyType::Float),
             ],
+            passes: ShaderPasses::default(),
         }
     }
 }
@@ -89,12 +127,16 @@ pub(crate) struct ShaderRecord {
     pub(crate) keywords: Vec<String>,
     pub(crate) decls: Vec<Decl>,
     pub(crate) block_size: u32,
+    pub(crate) passes: ShaderPasses,
     /// Compiled variants: (mask, module).
     variants: Vec<(u32, ShaderId)>,
 }
 
 impl ShaderRecord {
     pub(crate) fn new(desc: &ShaderDesc) -> Result<Self, ResourceError> {
+        if desc.passes.mask() == 0 {
+            return Err(ResourceError::Invalid(format!("shader `{}` declares no pass", desc.name)));
+        }
         if desc.keywords.len() > MAX_KEYWORDS {
             return Err(ResourceError::Invalid(format!("shader `{}`: more than {MAX_KEYWORDS} keywords", desc.name)));
         }
@@ -121,6 +163,7 @@ impl ShaderRecord {
             keywords: desc.keywords.clone(),
             decls,
             block_size,
+            passes: desc.passes.clone(),
             variants: Vec::new(),
         })
     }
@@ -212,7 +255,7 @@ pub(crate) fn pipeline_desc(
         PassKind::Shadow => PipelineDesc {
             label: format!("{}#{variant:x}/shadow", shader.name),
             shader: module,
-            vertex_entry: "vs_shadow".into(),
+            vertex_entry: shader.passes.shadow.clone().unwrap_or_default(),
             fragment_entry: None,
             bind_group_layouts: vec![layouts.shadow_globals],
             vertex_buffers: vertex_layout(),
@@ -223,8 +266,8 @@ pub(crate) fn pipeline_desc(
         PassKind::Forward => PipelineDesc {
             label: format!("{}#{variant:x}/forward", shader.name),
             shader: module,
-            vertex_entry: "vs_main".into(),
-            fragment_entry: Some("fs_main".into()),
+            vertex_entry: shader.passes.forward.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
+            fragment_entry: Some(shader.passes.forward.as_ref().map(|f| f.1.clone()).unwrap_or_default()),
             bind_group_layouts: vec![layouts.forward_globals, layouts.material],
             vertex_buffers: vertex_layout(),
             cull: CullMode::Back,

@@ -98,6 +98,7 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) objects: &'a Objects,
     pub(super) blocks: &'a CullBlocks,
     pub(super) mat_frames: &'a [MaterialFrame],
+    pub(super) lacking_passes: u8,
     pub(super) globals: &'a PropertySheet,
     pub(super) globals_version: u64,
     pub(super) views: &'a [ViewFrame<B::Chunk>],
@@ -121,6 +122,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     materials: self.mat_frames.len(),
                     mat_frames: self.mat_frames,
                     queue: view.setup.queue,
+                    pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
                 };
                 cull_view(&ctx, &view.setup.view, &view.setup.frustum, &mut view.visible.write());
             }

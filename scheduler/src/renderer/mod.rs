@@ -278,6 +278,9 @@ pub struct Renderer<B: Backend> {
     mat_frames: Vec<MaterialFrame>,
     /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
     shadow_states: Vec<(u32, u32)>,
+    /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter
+    /// their objects out of passes of those kinds.
+    lacking_passes: u8,
     // Boxed: packets move through channels by pointer, not by value.
     #[allow(clippy::vec_box)]
     free_packets: Vec<Box<FramePacket<B::Chunk>>>,
@@ -374,6 +377,7 @@ impl<B: Backend> Renderer<B> {
             patched: Slot::default(),
             mat_frames: Vec::new(),
             shadow_states: Vec::new(),
+            lacking_passes: 0,
             free_packets,
             submit,
             frame: 0,

@@ -89,12 +89,19 @@ impl<B: Backend> Renderer<B> {
     /// Whether scene pass `v`'s queue holds objects of dense material `m`.
     fn in_queue(&self, v: usize, m: u32) -> bool {
         let Some(w) = self.views.get(v) else { return true };
-        let transparent = || self.library.read().materials[m as usize].as_ref().is_some_and(|r| r.transparent);
-        match w.setup.queue {
-            crate::frame_graph::Queue::All => true,
-            crate::frame_graph::Queue::Opaque => !transparent(),
-            crate::frame_graph::Queue::Transparent => transparent(),
-        }
+        let lib = self.library.read();
+        let Some(rec) = lib.materials[m as usize].as_ref() else { return false };
+        let has_pass = match w.setup.view.pass {
+            PassKind::Shadow => lib.shaders[rec.shader as usize].passes.shadow.is_some(),
+            PassKind::Forward => lib.shaders[rec.shader as usize].passes.forward.is_some(),
+        };
+        let transparent = || rec.transparent;
+        has_pass
+            && match w.setup.queue {
+                crate::frame_graph::Queue::All => true,
+                crate::frame_graph::Queue::Opaque => !transparent(),
+                crate::frame_graph::Queue::Transparent => transparent(),
+            }
     }
 
     fn reference_view(&self, v: usize, view: &View, lists: &[FrameList]) -> ViewOutput {

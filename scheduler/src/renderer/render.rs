@@ -121,6 +121,7 @@ impl<B: Backend> Renderer<B> {
     fn resolve_materials(&mut self) {
         self.mat_frames.clear();
         self.shadow_states.clear();
+        self.lacking_passes = 0;
         let lib = self.library.get_mut();
         for (m, rec) in lib.materials.iter().enumerate() {
             let Some(r) = rec else {
@@ -135,7 +136,10 @@ impl<B: Backend> Renderer<B> {
                 self.shadow_states.push(key);
                 self.shadow_states.len() - 1
             }) as u32;
-            self.mat_frames.push(MaterialFrame::new(m as u32, variant, r.shader, r.transparent, state));
+            let mut frame = MaterialFrame::new(m as u32, variant, r.shader, r.transparent, state);
+            frame.passes = shader.passes.mask();
+            self.lacking_passes |= !frame.passes & 0b11;
+            self.mat_frames.push(frame);
         }
     }
 
@@ -273,6 +277,7 @@ impl<B: Backend> Renderer<B> {
             objects: &self.scene.objects,
             blocks: &self.scene.blocks,
             mat_frames: &self.mat_frames,
+            lacking_passes: self.lacking_passes,
             globals: &self.globals,
             globals_version: self.globals_version,
             views: &self.views[..views],

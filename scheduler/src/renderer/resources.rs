@@ -48,8 +48,14 @@ impl<B: Backend> Renderer<B> {
     /// Registers a shader (variants compile on first use).
     pub fn create_shader(&mut self, desc: &ShaderDesc) -> Result<ShaderHandle, ResourceError> {
         let mut rec = ShaderRecord::new(desc)?;
-        // Compile the base variant now so malformed WGSL fails here, not mid-frame.
-        rec.variant_module(&*self.shared.backend, 0)?;
+        // Compile the base variant and its declared passes' pipelines now, so malformed
+        // WGSL or a missing entry point fails here, not mid-frame. (The backend caches the
+        // pipelines: the display lists' first frame finds them.)
+        let b = &*self.shared.backend;
+        let module = rec.variant_module(b, 0)?;
+        for pass in [PassKind::Shadow, PassKind::Forward].into_iter().filter(|p| rec.passes.mask() & p.bit() != 0) {
+            b.create_pipeline(&crate::material::pipeline_desc(&rec, module, 0, pass, false, &self.shared.gpu.layouts))?;
+        }
         let shaders = &mut self.library.get_mut().shaders;
         shaders.push(rec);
         Ok(self.shader_handles.insert(shaders.len() as u32 - 1))

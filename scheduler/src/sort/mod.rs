@@ -31,6 +31,8 @@ pub(crate) struct MaterialFrame {
     pub(crate) pipeline_hash: u16,
     /// Key hash of the material.
     pub(crate) material_hash: u16,
+    /// The pass kinds its shader has entry points for ([`crate::PassKind::bit`]s).
+    pub(crate) passes: u8,
 }
 
 impl MaterialFrame {
@@ -44,6 +46,7 @@ impl MaterialFrame {
             shadow_state,
             pipeline_hash: key::pipeline_hash(shader, variant),
             material_hash: key::material_hash(material),
+            passes: 0b11,
         }
     }
 }

@@ -86,22 +86,28 @@ impl<B: Backend> Renderer<B> {
         out
     }
 
-    /// Whether scene pass `v`'s queue holds objects of dense material `m`.
-    fn in_queue(&self, v: usize, m: u32) -> bool {
-        let Some(w) = self.views.get(v) else { return true };
+    /// Per dense material: whether scene pass `v`'s queue holds its objects (its shader
+    /// has the pass's entry points, its transparency fits the queue).
+    fn in_queue(&self, v: usize) -> Vec<bool> {
         let lib = self.library.read();
-        let Some(rec) = lib.materials[m as usize].as_ref() else { return false };
-        let has_pass = match w.setup.view.pass {
-            PassKind::Shadow => lib.shaders[rec.shader as usize].passes.shadow.is_some(),
-            PassKind::Forward => lib.shaders[rec.shader as usize].passes.forward.is_some(),
-        };
-        let transparent = || rec.transparent;
-        has_pass
-            && match w.setup.queue {
-                crate::frame_graph::Queue::All => true,
-                crate::frame_graph::Queue::Opaque => !transparent(),
-                crate::frame_graph::Queue::Transparent => transparent(),
-            }
+        let setup = self.views.get(v).map(|w| (w.setup.view.pass, w.setup.queue));
+        lib.materials
+            .iter()
+            .map(|rec| {
+                let (Some(rec), Some((pass, queue))) = (rec.as_ref(), setup) else { return rec.is_some() };
+                let passes = &lib.shaders[rec.shader as usize].passes;
+                let has_pass = match pass {
+                    PassKind::Shadow => passes.shadow.is_some(),
+                    PassKind::Forward => passes.forward.is_some(),
+                };
+                has_pass
+                    && match queue {
+                        crate::frame_graph::Queue::All => true,
+                        crate::frame_graph::Queue::Opaque => !rec.transparent,
+                        crate::frame_graph::Queue::Transparent => rec.transparent,
+                    }
+            })
+            .collect()
     }
 
     fn reference_view(&self, v: usize, view: &View, lists: &[FrameList]) -> ViewOutput {
@@ -109,11 +115,12 @@ impl<B: Backend> Renderer<B> {
         let forward = view.pass == PassKind::Forward;
         // Cull: every object against the frustum, its layer and (shadow views) its flags.
         let f = Frustum::from_view_proj(&view.view_proj);
+        let in_queue = self.in_queue(v);
         let visible: Vec<u32> = (0..o.len())
             .filter(|&i| {
                 (view.layer_mask >> o.layer[i]) & 1 == 1
                     && (forward || o.flags[i] & CASTS_SHADOWS != 0)
-                    && self.in_queue(v, o.material[i])
+                    && in_queue[o.material[i] as usize]
                     && f.intersects(Vec3::new(o.cx[i], o.cy[i], o.cz[i]), Vec3::new(o.ex[i], o.ey[i], o.ez[i]))
             })
             .map(|i| i as u32)

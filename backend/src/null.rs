@@ -95,6 +95,33 @@ impl NullBackend {
     pub fn last_frame(&self) -> NullFrameReport {
         *self.last.lock()
     }
+
+    /// How many resources of each kind are alive (leak checks).
+    pub fn live(&self) -> LiveResources {
+        let r = self.reg.read();
+        LiveResources {
+            buffers: r.buffers.len(),
+            textures: r.textures.len(),
+            samplers: r.samplers.len(),
+            shaders: r.shaders.len(),
+            bind_group_layouts: r.layouts.len(),
+            bind_groups: r.bind_groups.len(),
+            pipelines: r.pipelines.len(),
+        }
+    }
+}
+
+/// Live resources of a [`NullBackend`], by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)] // one count per resource kind
+pub struct LiveResources {
+    pub buffers: usize,
+    pub textures: usize,
+    pub samplers: usize,
+    pub shaders: usize,
+    pub bind_group_layouts: usize,
+    pub bind_groups: usize,
+    pub pipelines: usize,
 }
 
 fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), WriteError> {

@@ -320,13 +320,27 @@ fn bad_graphs_are_typed_errors_and_change_nothing() {
             |e| matches!(e, RenderError::Graph(GraphError::InvalidTarget { target, .. }) if target == "msaa"),
         ),
     ];
+    let live = w.backend.live();
     for (what, edit, expected) in cases {
         let (mut g, _) = full_graph(TargetKind::External, 64, bar);
         edit(&mut g);
         let e = w.r.set_graph(g).expect_err(what);
         assert!(expected(&e), "{what}: {e}");
         assert_eq!(frame(&mut w), before, "{what}: the previous graph renders as before");
+        // What a refused graph made is destroyed again (the backend caches pipelines, so
+        // those of the steps the refused graph shares with the current one may stay).
+        let now = w.backend.live();
+        assert_eq!(
+            (now.textures, now.buffers, now.bind_groups),
+            (live.textures, live.buffers, live.bind_groups),
+            "{what}"
+        );
     }
+    // Replacing the graph by itself leaves no more than it had.
+    let (g, _) = full_graph(TargetKind::External, 64, bar);
+    w.r.set_graph(g).unwrap();
+    frame(&mut w);
+    assert_eq!(w.backend.live(), live, "a new plan takes the old one's place");
     assert!(matches!(w.r.set_graph(FrameGraph::new()), Err(RenderError::Graph(GraphError::Empty))));
 }
 

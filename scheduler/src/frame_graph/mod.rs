@@ -14,7 +14,7 @@
 //!   scene's queue for one camera, a fullscreen shader (post-processing), or an engine
 //!   callback that records its own commands on a worker.
 //!
-//! [`FrameGraph::compile`] checks it and derives:
+//! [`crate::Renderer::set_graph`] compiles it: checks it and derives
 //! - **order**: a pass that samples a target runs after every pass that writes it; passes
 //!   writing one target keep their declared order (a `Load` continues the previous
 //!   writer's content); a cycle is an error naming a pass on it. Among ready passes,

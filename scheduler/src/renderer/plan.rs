@@ -225,6 +225,7 @@ impl FramePlan {
             }));
         }
         let mut objects = PlanObjects::default();
+        let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
         match Self::make(b, gpu, origin, graph, compiled, reuse, &mut objects) {
             Ok(mut plan) => {
                 plan.objects = objects;
@@ -233,11 +234,9 @@ impl FramePlan {
             }
             Err(e) => {
                 // Textures taken from `reuse` go back; what was made here goes.
-                for (k, t) in objects.textures.drain(..) {
-                    if reuse.iter().all(|(_, r)| *r != t) {
-                        reuse.push((k, t));
-                    }
-                }
+                let (back, made): (Vec<_>, Vec<_>) = objects.textures.drain(..).partition(|(_, t)| offered.contains(t));
+                reuse.extend(back);
+                objects.textures = made;
                 objects.destroy(b);
                 Err(e)
             }

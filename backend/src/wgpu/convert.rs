@@ -1,7 +1,8 @@
-//! Conversions from Switchyard's descriptors to wgpu's.
+//! Conversions between Switchyard's descriptors and errors and wgpu's.
 
 use crate::command::{LoadOp, StoreOp};
 use crate::desc::*;
+use crate::error::CreateError;
 
 pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {
     match f {
@@ -166,5 +167,13 @@ fn store_op(s: StoreOp) -> wgpu::StoreOp {
     match s {
         StoreOp::Store => wgpu::StoreOp::Store,
         StoreOp::Discard => wgpu::StoreOp::Discard,
+    }
+}
+
+/// A wgpu error caught in an error scope, as a creation error.
+pub(super) fn map_create_error(e: wgpu::Error) -> CreateError {
+    match e {
+        wgpu::Error::OutOfMemory { .. } => CreateError::OutOfMemory,
+        other => CreateError::Validation(other.to_string()),
     }
 }

@@ -143,13 +143,6 @@ impl std::fmt::Debug for WgpuBackend {
     }
 }
 
-fn map_create_error(e: wgpu::Error) -> CreateError {
-    match e {
-        wgpu::Error::OutOfMemory { .. } => CreateError::OutOfMemory,
-        other => CreateError::Validation(other.to_string()),
-    }
-}
-
 impl WgpuBackend {
     /// Picks the best adapter (high performance; a software one where there is no GPU) and
     /// creates a device with multi-draw-indirect support where the adapter has it.

@@ -7,7 +7,7 @@ use switchyard_backend::*;
 
 use super::plan::{self, FramePlan};
 use super::*;
-use crate::frame_graph::{GraphError, TargetKind};
+use crate::frame_graph::{GraphError, LoadOp, Pass, Queue, StoreOp, TargetKind, TargetSize, MAX_SHADOW_MAPS};
 
 /// Rendering a frame failed. The next frame can still succeed.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -254,7 +254,7 @@ impl<B: Backend> Renderer<B> {
         if self.plan_fits(&key) {
             return Ok(());
         }
-        let graph = plan::views_graph(&self.config, views, external);
+        let graph = views_graph(&self.config, views, external);
         self.replace_plan(key, &graph)
     }
 
@@ -365,4 +365,49 @@ impl<B: Backend> Renderer<B> {
             .ok_or(RenderError::InvalidTarget { target: name, what: "not a retained target of the current graph" })?;
         Ok(self.shared.backend.read_rgba8(t)?)
     }
+}
+
+/// The clear color of the first forward pass of a views frame (linear RGBA).
+const SKY: [f64; 4] = [0.55, 0.65, 0.8, 1.0];
+
+/// The frame of `views` as a graph: one scene pass per view, in the order given. Shadow
+/// views render into shadow map i (the i-th shadow view); forward views render into the
+/// main color target (retained, or `external` for `render_to`) and depth, sampling every
+/// shadow map; the first forward view clears them.
+fn views_graph(config: &RendererConfig, views: &[View], external: bool) -> FrameGraph {
+    let mut g = FrameGraph::new();
+    let s = config.shadow_map_size;
+    let map = TargetSize::Fixed { width: s, height: s };
+    let shadows = views.iter().filter(|v| v.pass == PassKind::Shadow).count().min(MAX_SHADOW_MAPS);
+    let shadow_maps: Vec<TargetId> = (0..shadows)
+        .map(|i| g.target(format!("shadow-{i}"), TargetKind::Transient, TextureFormat::Depth32Float, map))
+        .collect();
+    let kind = if external { TargetKind::External } else { TargetKind::Retained };
+    let color = g.target("main-color", kind, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let depth = g.target("main-depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    let (mut shadow_i, mut first_forward) = (0, true);
+    for (i, v) in views.iter().enumerate() {
+        let camera = g.camera(v.label);
+        let repeats = views[..i].iter().filter(|w| w.label == v.label).count();
+        let name = if repeats == 0 { v.label.to_string() } else { format!("{}#{repeats}", v.label) };
+        let pass = Pass::scene(name, camera, v.pass, Queue::All);
+        let pass = match v.pass {
+            PassKind::Shadow => {
+                shadow_i += 1;
+                pass.depth(shadow_maps[shadow_i - 1], LoadOp::Clear(1.0), StoreOp::Store)
+            }
+            PassKind::Forward => {
+                let first = std::mem::replace(&mut first_forward, false);
+                let (cl, dl) =
+                    if first { (LoadOp::Clear(SKY), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };
+                let mut p = pass.color(color, cl, StoreOp::Store).depth(depth, dl, StoreOp::Store);
+                for &m in &shadow_maps {
+                    p = p.sample(m);
+                }
+                p
+            }
+        };
+        g.pass(pass);
+    }
+    g
 }

@@ -4,7 +4,7 @@
 //! views' configuration or the output size changes, reused otherwise.
 //!
 //! Frames given as views ([`super::Renderer::render`]) go through the same path: their
-//! views become a graph ([`views_graph`]) of one scene pass per view.
+//! views become a graph of one scene pass per view (`views_graph` in `input.rs`).
 
 use std::sync::{Arc, Mutex};
 
@@ -24,9 +24,6 @@ use crate::frame_graph::*;
 use crate::graph::JobGraph;
 use crate::material::PassKind;
 use crate::view::View;
-
-/// The clear color of the first forward pass of a views frame (linear RGBA).
-const SKY: [f64; 4] = [0.55, 0.65, 0.8, 1.0];
 
 /// The vertex stage and bindings every fullscreen shader gets (see [`FullscreenShader`]).
 const FULLSCREEN_PRELUDE: &str = "
@@ -527,48 +524,6 @@ fn fullscreen<B: Backend>(
         .map_err(shader_error)?;
     made.push(Resource::Pipeline(pipeline));
     Ok((pipeline, group))
-}
-
-/// The frame of `views` as a graph: one scene pass per view, in the order given. Shadow
-/// views render into shadow map i (the i-th shadow view); forward views render into the
-/// main color target (retained, or `external` for `render_to`) and depth, sampling every
-/// shadow map; the first forward view clears them.
-pub(crate) fn views_graph(config: &RendererConfig, views: &[View], external: bool) -> FrameGraph {
-    let mut g = FrameGraph::new();
-    let s = config.shadow_map_size;
-    let map = TargetSize::Fixed { width: s, height: s };
-    let shadows = views.iter().filter(|v| v.pass == PassKind::Shadow).count().min(MAX_SHADOW_MAPS);
-    let shadow_maps: Vec<TargetId> = (0..shadows)
-        .map(|i| g.target(format!("shadow-{i}"), TargetKind::Transient, TextureFormat::Depth32Float, map))
-        .collect();
-    let kind = if external { TargetKind::External } else { TargetKind::Retained };
-    let color = g.target("main-color", kind, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
-    let depth = g.target("main-depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
-    let (mut shadow_i, mut first_forward) = (0, true);
-    for (i, v) in views.iter().enumerate() {
-        let camera = g.camera(v.label);
-        let repeats = views[..i].iter().filter(|w| w.label == v.label).count();
-        let name = if repeats == 0 { v.label.to_string() } else { format!("{}#{repeats}", v.label) };
-        let pass = Pass::scene(name, camera, v.pass, Queue::All);
-        let pass = match v.pass {
-            PassKind::Shadow => {
-                shadow_i += 1;
-                pass.depth(shadow_maps[shadow_i - 1], LoadOp::Clear(1.0), StoreOp::Store)
-            }
-            PassKind::Forward => {
-                let first = std::mem::replace(&mut first_forward, false);
-                let (cl, dl) =
-                    if first { (LoadOp::Clear(SKY), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };
-                let mut p = pass.color(color, cl, StoreOp::Store).depth(depth, dl, StoreOp::Store);
-                for &m in &shadow_maps {
-                    p = p.sample(m);
-                }
-                p
-            }
-        };
-        g.pass(pass);
-    }
-    g
 }
 
 /// The backend's description of a graph pass.

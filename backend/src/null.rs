@@ -91,6 +91,12 @@ impl NullBackend {
         }
     }
 
+    /// A null backend that reports `caps` and enforces its limits (tests of what happens at
+    /// a limit: a small `max_buffer_size`, say).
+    pub fn with_caps(caps: Caps) -> Self {
+        Self { caps, ..Self::new(caps.multi_draw_indirect) }
+    }
+
     /// The report of the most recent submitted frame.
     pub fn last_frame(&self) -> NullFrameReport {
         *self.last.lock()

@@ -216,6 +216,18 @@ pub(crate) trait Resolve {
     fn material(&self, h: MaterialHandle) -> Option<u32>;
 }
 
+/// World bounds of an object, refused where they overflow (a finite transform and mesh can
+/// still give infinite bounds, which every view would cull).
+fn checked_bounds(i: usize, m: &Mat4, b: &LocalBounds) -> Result<(Vec3, Vec3), SceneError> {
+    let (c, e) = world_bounds(m, b);
+    // The culling hierarchy adds and scales bounds: keep them well inside f32's range.
+    let fits = |v: Vec3| v.is_finite() && v.abs().max_element() < 1e30;
+    if !fits(c) || !fits(e) || !fits(c + e) || !fits(c - e) {
+        return Err(SceneError::Invalid { index: i, what: "world bounds overflow (transform times mesh extent)" });
+    }
+    Ok((c, e))
+}
+
 fn check_desc(i: usize, d: &ObjectDesc) -> Result<(), SceneError> {
     if d.layer >= 16 {
         return Err(SceneError::Invalid { index: i, what: "layer must be below 16" });
@@ -277,7 +289,7 @@ impl Scene {
             check_desc(i, d)?;
             let (mesh, bounds) = r.mesh(d.mesh).ok_or(SceneError::StaleHandle { kind: HandleKind::Mesh, index: i })?;
             let mat = r.material(d.material).ok_or(SceneError::StaleHandle { kind: HandleKind::Material, index: i })?;
-            resolved.push((mesh, mat, world_bounds(&d.transform, &bounds)));
+            resolved.push((mesh, mat, checked_bounds(i, &d.transform, &bounds)?));
         }
         let mut ids = Vec::with_capacity(descs.len());
         for (d, (mesh, mat, b)) in descs.iter().zip(resolved) {
@@ -299,7 +311,7 @@ impl Scene {
             check_desc(i, d)?;
             let (mesh, bounds) = r.mesh(d.mesh).ok_or(SceneError::StaleHandle { kind: HandleKind::Mesh, index: i })?;
             let mat = r.material(d.material).ok_or(SceneError::StaleHandle { kind: HandleKind::Material, index: i })?;
-            resolved.push((dense, mesh, mat, world_bounds(&d.transform, &bounds)));
+            resolved.push((dense, mesh, mat, checked_bounds(i, &d.transform, &bounds)?));
         }
         for ((_, d), (dense, mesh, mat, b)) in edits.iter().zip(resolved) {
             let i = dense as usize;
@@ -321,14 +333,14 @@ impl Scene {
     ) -> Result<(), SceneError> {
         let mut dense = Vec::with_capacity(edits.len());
         for (i, (id, m)) in edits.iter().enumerate() {
-            dense.push(*self.slots.get(*id).ok_or(SceneError::StaleHandle { kind: HandleKind::Object, index: i })?);
+            let d = *self.slots.get(*id).ok_or(SceneError::StaleHandle { kind: HandleKind::Object, index: i })?;
             if !m.is_finite() {
                 return Err(SceneError::Invalid { index: i, what: "transform is not finite" });
             }
+            dense.push((d, checked_bounds(i, m, &mesh_bounds(self.objects.mesh[d as usize]))?));
         }
-        for ((_, m), d) in edits.iter().zip(dense) {
+        for ((_, m), (d, (c, e))) in edits.iter().zip(dense) {
             let i = d as usize;
-            let (c, e) = world_bounds(m, &mesh_bounds(self.objects.mesh[i]));
             let o = &mut self.objects;
             (o.cx[i], o.cy[i], o.cz[i], o.ex[i], o.ey[i], o.ez[i]) = (c.x, c.y, c.z, e.x, e.y, e.z);
             o.transforms[i] = *m;

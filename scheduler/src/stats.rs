@@ -5,7 +5,7 @@ use crate::renderer::{MAX_PASSES, MAX_VIEWS};
 
 /// What one frame did. Stage times are the sum of that stage's job times (ms); submit and
 /// GPU-wait times come from the most recent frame the submission thread finished.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrameStats {
     /// Frame number (1-based).
     pub frame: u64,
@@ -61,6 +61,38 @@ pub struct FrameStats {
     /// Digest of the submitted command stream (equal to the null backend's frame digest),
     /// where the renderer digests ([`crate::RendererConfig::digest`]).
     pub digest: Option<u64>,
+}
+
+impl Default for FrameStats {
+    fn default() -> Self {
+        Self {
+            frame: 0,
+            cull_ms: 0.0,
+            sort_ms: 0.0,
+            batch_ms: 0.0,
+            patch_ms: 0.0,
+            record_ms: 0.0,
+            frame_ms: 0.0,
+            submitted_frame: 0,
+            submit_ms: 0.0,
+            gpu_wait_ms: 0.0,
+            objects: 0,
+            views: 0,
+            visible: [0; MAX_VIEWS],
+            queue_items: 0,
+            batches: 0,
+            draw_calls: 0,
+            state_changes: 0,
+            chunks: 0,
+            lists: ListCounts::default(),
+            upload_bytes: 0,
+            pass_count: 0,
+            passes: [PassTraffic::default(); MAX_PASSES],
+            target_bytes: 0,
+            target_bytes_saved: 0,
+            digest: None,
+        }
+    }
 }
 
 /// The memory traffic of one pass's attachments.

@@ -576,3 +576,53 @@ fn random_graphs_render_or_give_typed_errors() {
     }
     assert!(rendered > 60 && refused >= 30, "rendered {rendered}, refused {refused}");
 }
+
+/// Shadow cascades of several lights are more cameras and passes: 20 lights of 2 cascades
+/// each, one forward pass per light sampling its cascades (60 scene passes) render; past
+/// `MAX_VIEWS` scene passes the graph is a typed error.
+#[test]
+fn many_lights_and_cascades_up_to_the_limit() {
+    let mut w = world(4);
+    let build = |lights: usize| {
+        let mut g = FrameGraph::new();
+        let main = g.camera("main");
+        let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+        let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+        let map = TargetSize::Fixed { width: 64, height: 64 };
+        for l in 0..lights {
+            let mut maps = Vec::new();
+            for c in 0..2 {
+                let cam = g.camera(format!("light-{l}-{c}"));
+                let t = g.target(format!("map-{l}-{c}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
+                g.pass(Pass::scene(format!("shadow-{l}-{c}"), cam, PassKind::Shadow, Queue::All).depth(
+                    t,
+                    LoadOp::Clear(1.0),
+                    StoreOp::Store,
+                ));
+                maps.push(t);
+            }
+            let (cl, dl) =
+                if l == 0 { (LoadOp::Clear([0.0; 4]), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };
+            g.pass(
+                Pass::scene(format!("lit-{l}"), main, PassKind::Forward, Queue::All)
+                    .color(out, cl, StoreOp::Store)
+                    .depth(depth, dl, StoreOp::Store)
+                    .sample(maps[0])
+                    .sample(maps[1]),
+            );
+        }
+        g
+    };
+    w.r.set_graph(build(20)).unwrap();
+    let cams = cameras();
+    let mut frame_cameras = vec![cams[2]];
+    frame_cameras.extend((0..40).map(|i| cams[i % 2]));
+    let s = w.r.render_graph(&FrameInput { cameras: &frame_cameras, targets: &[] }).unwrap();
+    w.r.flush().unwrap();
+    assert_eq!((s.views, s.pass_count), (60, 60));
+    assert_eq!(Some(w.backend.last_frame().digest), s.digest);
+    assert!(s.visible[..60].iter().all(|&v| v > 0), "every pass sees objects");
+    // 22 lights: 66 scene passes, past the limit.
+    let e = w.r.set_graph(build(22)).unwrap_err();
+    assert!(matches!(e, RenderError::Graph(GraphError::InvalidPass { .. })), "{e}");
+}

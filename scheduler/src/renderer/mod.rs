@@ -45,10 +45,12 @@ pub use input::{FrameInput, RenderError};
 pub use reference::{ReferenceFrame, ViewOutput};
 pub use resources::ResourceError;
 
-/// Most views per frame: scene passes of a frame graph, or views given to `render`.
-pub const MAX_VIEWS: usize = 16;
-/// Most passes of any kind that run per frame.
-pub const MAX_PASSES: usize = 32;
+/// Most views per frame: scene passes of a frame graph, or views given to `render`
+/// (shadow cascades of several lights are views too). Bounds the fixed-size per-view
+/// arrays of [`FrameStats`] and the globals buffer (256 bytes a view).
+pub const MAX_VIEWS: usize = 64;
+/// Most passes of any kind that run per frame (the per-pass array of [`FrameStats`]).
+pub const MAX_PASSES: usize = 64;
 /// Most shadow views of a frame given as views (forward views sample every shadow map,
 /// and the lit shader samples two).
 pub const MAX_SHADOW_VIEWS: usize = crate::frame_graph::MAX_SHADOW_MAPS;
@@ -60,7 +62,7 @@ const GLOBALS_SLOT: usize = 256;
 pub struct RendererConfig {
     /// Worker threads (0: available parallelism).
     pub threads: usize,
-    /// Frames queued to the submission thread and the GPU (default 3).
+    /// Frames queued to the submission thread and the GPU (default 3; 1..=16).
     pub frames_in_flight: usize,
     /// Main target size.
     pub width: u32,
@@ -319,6 +321,20 @@ impl<B: Backend> Renderer<B> {
         }
         if config.frames_in_flight == 0 || config.max_objects == 0 || config.max_materials == 0 {
             return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
+        }
+        // The buffers these sizes make: each within the backend's largest buffer (and the
+        // object count within the u32 dense indices).
+        let caps = backend.caps();
+        let bytes = |n: usize, each: u64| u64::try_from(n).ok().and_then(|n| n.checked_mul(each));
+        let fits = |b: Option<u64>| b.is_some_and(|b| b <= caps.max_buffer_size);
+        if config.max_objects > u32::MAX as usize / 2 || !fits(bytes(config.max_objects, gpu::TRANSFORM_SIZE)) {
+            return Err(InitError::Config("max_objects: its transform buffer exceeds the backend's largest buffer"));
+        }
+        if !fits(bytes(config.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
+            return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
+        }
+        if config.frames_in_flight > 16 {
+            return Err(InitError::Config("frames_in_flight above 16"));
         }
         profile::start();
         let threads = if config.threads == 0 {

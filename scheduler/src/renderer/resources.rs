@@ -114,17 +114,31 @@ impl<B: Backend> Renderer<B> {
             *g = GrowBuffer { id, capacity: cap };
             Ok(true)
         };
+        let (nv, ni) = (s.cpu_vertices.len(), s.cpu_indices.len());
         s.cpu_vertices.extend_from_slice(&mesh.vertices);
         s.cpu_indices.extend_from_slice(&mesh.indices);
-        if !grow(&mut s.vertices, v_end, "mesh-vertices", BufferUsage::VERTEX, bytemuck::cast_slice(&s.cpu_vertices))? {
-            b.write_buffer(
-                s.vertices.id,
-                u64::from(range.base_vertex as u32) * 32,
-                bytemuck::cast_slice(&mesh.vertices),
-            )?;
-        }
-        if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))? {
-            b.write_buffer(s.indices.id, u64::from(range.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
+        let uploaded = (|| {
+            if !grow(
+                &mut s.vertices,
+                v_end,
+                "mesh-vertices",
+                BufferUsage::VERTEX,
+                bytemuck::cast_slice(&s.cpu_vertices),
+            )? {
+                let at = u64::from(range.base_vertex as u32) * 32;
+                b.write_buffer(s.vertices.id, at, bytemuck::cast_slice(&mesh.vertices))?;
+            }
+            if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))? {
+                b.write_buffer(s.indices.id, u64::from(range.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
+            }
+            Ok::<_, ResourceError>(())
+        })();
+        if let Err(e) = uploaded {
+            // Nothing of this mesh stays: the next mesh lands where this one would have
+            // (a grown vertex buffer keeps the old contents at the same places).
+            s.cpu_vertices.truncate(nv);
+            s.cpu_indices.truncate(ni);
+            return Err(e);
         }
         s.mesh_hashes.push(mesh_hash(s.mesh_ranges.len() as u32));
         s.mesh_ranges.push(range);
@@ -134,7 +148,9 @@ impl<B: Backend> Renderer<B> {
 
     /// Creates a material. Keywords and properties must be declared by its shader.
     pub fn create_material(&mut self, desc: &MaterialDesc) -> Result<MaterialHandle, ResourceError> {
-        if self.library.get_mut().materials.len() >= self.config.max_materials {
+        // Removed materials leave free dense slots: a new material takes the first one.
+        let free = self.library.get_mut().materials.iter().position(Option::is_none);
+        if free.is_none() && self.library.get_mut().materials.len() >= self.config.max_materials {
             return Err(ResourceError::Invalid(format!("more than {} materials", self.config.max_materials)));
         }
         let &shader = self.shader_handles.get(desc.shader).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
@@ -168,7 +184,7 @@ impl<B: Backend> Renderer<B> {
             ],
         })?;
         let materials = &mut self.library.get_mut().materials;
-        materials.push(Some(MaterialRecord {
+        let record = Some(MaterialRecord {
             shader,
             keyword_mask: mask,
             sheet: desc.properties.clone(),
@@ -176,8 +192,18 @@ impl<B: Backend> Renderer<B> {
             transparent: desc.transparent,
             version: 0,
             lists: Vec::new(),
-        }));
-        Ok(self.material_handles.insert(materials.len() as u32 - 1))
+        });
+        let dense = match free {
+            Some(i) => {
+                materials[i] = record;
+                i
+            }
+            None => {
+                materials.push(record);
+                materials.len() - 1
+            }
+        };
+        Ok(self.material_handles.insert(dense as u32))
     }
 
     /// Sets a material property (declared by its shader). Its display lists rebuild once.

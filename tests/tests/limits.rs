@@ -1,0 +1,148 @@
+//! Bad input at the limits gets a typed error and leaves nothing behind (issue 11's bugs):
+//! removed materials free their slot, a mesh that fails to upload leaves no trace, world
+//! bounds that overflow are refused, and configuration sizes that cannot be allocated are
+//! refused by `Renderer::new`.
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use switchyard::backend::null::NullBackend;
+use switchyard::backend::Backend;
+use switchyard::*;
+
+fn quad() -> MeshData {
+    let p = [[-0.5f32, 0.0, 0.0], [0.5, 0.0, 0.0], [0.5, 1.0, 0.0], [-0.5, 1.0, 0.0]];
+    MeshData {
+        vertices: p.iter().map(|&position| Vertex { position, normal: [0.0, 0.0, 1.0], uv: [0.0, 0.0] }).collect(),
+        indices: vec![0, 1, 2, 0, 2, 3],
+    }
+}
+
+fn view() -> View {
+    let eye = Vec3::new(0.0, 2.0, 10.0);
+    View {
+        label: "main",
+        view_proj: Mat4::perspective_rh(1.0, 1.0, 0.1, 100.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+        eye,
+        far: 100.0,
+        layer_mask: u16::MAX,
+        pass: PassKind::Forward,
+    }
+}
+
+fn renderer(backend: Arc<NullBackend>, max_materials: usize) -> Renderer<NullBackend> {
+    let config =
+        RendererConfig { threads: 2, width: 32, height: 32, max_objects: 256, max_materials, ..Default::default() };
+    Renderer::new(backend, config).unwrap()
+}
+
+#[test]
+fn removed_materials_free_their_slot() {
+    let mut r = renderer(Arc::new(NullBackend::new(true)), 4);
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let desc = MaterialDesc { shader, ..Default::default() };
+    let mats: Vec<MaterialHandle> = (0..4).map(|_| r.create_material(&desc).unwrap()).collect();
+    assert!(matches!(r.create_material(&desc), Err(ResourceError::Invalid(_))), "the cap holds");
+    let mesh = r.create_mesh(&quad()).unwrap();
+    let object = ObjectDesc { mesh, material: mats[3], transform: Mat4::IDENTITY, layer: 0, flags: 0 };
+    r.insert_objects(&[object]).unwrap();
+    // Streaming: remove and create, many times over; the cap counts live materials only.
+    for round in 0..20 {
+        let victim = if round == 0 { mats[1] } else { r.create_material(&desc).unwrap() };
+        r.remove_material(victim).unwrap();
+        let fresh = r.create_material(&desc).unwrap();
+        assert!(matches!(r.create_material(&desc), Err(ResourceError::Invalid(_))), "round {round}: still 4 live");
+        let s = r.render(&[view()]).unwrap();
+        assert_eq!(s.visible[0], 1, "round {round}");
+        r.remove_material(fresh).unwrap();
+        assert!(matches!(r.remove_material(victim), Err(ResourceError::StaleHandle(HandleKind::Material))));
+    }
+    assert!(matches!(r.remove_material(mats[3]), Err(ResourceError::InUse(HandleKind::Material, 1))));
+}
+
+#[test]
+fn a_mesh_that_fails_to_upload_leaves_no_trace() {
+    // Buffers of at most 1 MiB: a mesh of 40,000 vertices (1.28 MB) cannot grow the shared
+    // vertex buffer to hold it.
+    let caps = switchyard::backend::Caps { max_buffer_size: 1 << 20, ..NullBackend::new(true).caps() };
+    let huge = MeshData {
+        vertices: vec![Vertex::default(); 40_000],
+        indices: (0..39_999).collect::<Vec<u32>>()[..39_999 / 3 * 3].to_vec(),
+    };
+    let run = |with_failure: bool| {
+        let backend = Arc::new(NullBackend::with_caps(caps));
+        let mut r = renderer(backend, 16);
+        let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+        let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+        let a = r.create_mesh(&quad()).unwrap();
+        if with_failure {
+            let e = r.create_mesh(&huge).unwrap_err();
+            assert!(matches!(e, ResourceError::Backend(_)), "{e}");
+        }
+        let c = r.create_mesh(&quad()).unwrap();
+        let at = |x: f32| Mat4::from_translation(Vec3::new(x, 0.0, 0.0));
+        r.insert_objects(&[
+            ObjectDesc { mesh: a, material, transform: at(-1.0), layer: 0, flags: 0 },
+            ObjectDesc { mesh: c, material, transform: at(1.0), layer: 0, flags: 0 },
+        ])
+        .unwrap();
+        r.render(&[view()]).unwrap();
+        r.flush().unwrap();
+        r.view_output(0).unwrap().args
+    };
+    let clean = run(false);
+    assert_eq!(clean.len(), 2);
+    assert_eq!(run(true), clean, "the mesh after the failed one lands where it would have");
+}
+
+#[test]
+fn world_bounds_that_overflow_are_refused_and_change_nothing() {
+    let mut r = renderer(Arc::new(NullBackend::new(true)), 16);
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let mesh = r.create_mesh(&quad()).unwrap();
+    let ok = ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 };
+    let id = r.insert_objects(&[ok]).unwrap()[0];
+    // Finite, but its bounds are not: every view would cull it silently.
+    let vast = Mat4::from_scale(Vec3::splat(3e38));
+    let far = Mat4::from_translation(Vec3::new(3e38, 0.0, 0.0)) * Mat4::from_scale(Vec3::splat(1e38));
+    for m in [vast, far] {
+        assert!(m.is_finite());
+        let bad = ObjectDesc { transform: m, ..ok };
+        assert!(matches!(r.insert_objects(&[ok, bad]), Err(SceneError::Invalid { index: 1, .. })));
+        assert!(matches!(r.update_objects(&[(id, bad)]), Err(SceneError::Invalid { index: 0, .. })));
+        assert!(matches!(r.set_transforms(&[(id, m)]), Err(SceneError::Invalid { index: 0, .. })));
+        assert_eq!(r.scene().len(), 1, "nothing inserted");
+        let s = r.render(&[view()]).unwrap();
+        assert_eq!(s.visible[0], 1, "the object kept its transform");
+    }
+}
+
+#[test]
+fn configuration_sizes_that_cannot_be_allocated_are_refused() {
+    let backend = Arc::new(NullBackend::new(true));
+    let max = backend.caps().max_buffer_size;
+    let cases = [
+        RendererConfig { max_objects: usize::MAX / 2, ..Default::default() },
+        RendererConfig { max_objects: (max / 64 + 1) as usize, ..Default::default() },
+        RendererConfig { max_materials: usize::MAX, ..Default::default() },
+        RendererConfig { max_materials: (max / 256 + 1) as usize, ..Default::default() },
+        RendererConfig { frames_in_flight: 1000, ..Default::default() },
+    ];
+    for c in cases {
+        let what = format!("{c:?}");
+        assert!(matches!(Renderer::new(backend.clone(), c), Err(InitError::Config(_))), "{what}");
+    }
+    // On a backend of 1 MiB buffers, the largest sizes that fit are fine and one more is not.
+    let caps = switchyard::backend::Caps { max_buffer_size: 1 << 20, ..backend.caps() };
+    let small = Arc::new(NullBackend::with_caps(caps));
+    let fit = RendererConfig {
+        max_objects: (1 << 20) / 64,
+        max_materials: (1 << 20) / 256,
+        threads: 1,
+        ..Default::default()
+    };
+    assert!(Renderer::new(small.clone(), fit.clone()).is_ok());
+    let over = RendererConfig { max_objects: fit.max_objects + 1, ..fit };
+    assert!(matches!(Renderer::new(small, over), Err(InitError::Config(_))));
+}

@@ -1,0 +1,258 @@
+//! [stale] The scene store and its resources against a plain `HashMap` model, over random
+//! operation sequences: inserts, updates, moves and removals of objects, material creation
+//! and removal, with stale handles, repeated handles, non-finite transforms and materials
+//! still in use mixed in. Every operation either does what the model does or returns a
+//! typed error and changes nothing; frames keep rendering on the null backend.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use proptest::prelude::*;
+use switchyard::backend::null::NullBackend;
+use switchyard::*;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(Vec<(u8, u8, f32)>),
+    Update(u16, u8, u8, f32),
+    Move(u16, f32),
+    Remove(Vec<u16>),
+    NewMaterial,
+    RemoveMaterial(u8),
+    Render,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => prop::collection::vec((0u8..4, 0u8..8, -50.0f32..50.0), 1..6).prop_map(Op::Insert),
+        2 => (any::<u16>(), 0u8..4, 0u8..8, -50.0f32..50.0).prop_map(|(a, b, c, d)| Op::Update(a, b, c, d)),
+        2 => (any::<u16>(), prop_oneof![-50.0f32..50.0, Just(f32::NAN), Just(3e38)]).prop_map(|(a, b)| Op::Move(a, b)),
+        2 => prop::collection::vec(any::<u16>(), 1..4).prop_map(Op::Remove),
+        1 => Just(Op::NewMaterial),
+        1 => (0u8..8).prop_map(Op::RemoveMaterial),
+        1 => Just(Op::Render),
+    ]
+}
+
+/// What the model holds of an object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Obj {
+    mesh: usize,
+    material: usize,
+    x: f32,
+}
+
+struct Harness {
+    r: Renderer<NullBackend>,
+    meshes: Vec<MeshHandle>,
+    /// Every material handle ever made; `None` in `live` once removed.
+    materials: Vec<MaterialHandle>,
+    live_materials: Vec<bool>,
+    shader: ShaderHandle,
+    /// Every object id ever handed out (removed ones stay: stale handles to try).
+    ids: Vec<ObjectId>,
+    model: HashMap<ObjectId, Obj>,
+}
+
+fn cube() -> MeshData {
+    let p = [[-0.5f32, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 1.0, 0.5], [-0.5, 1.0, 0.5]];
+    MeshData {
+        vertices: p.iter().map(|&position| Vertex { position, normal: [0.0, 1.0, 0.0], uv: [0.0, 0.0] }).collect(),
+        indices: vec![0, 1, 2, 0, 2, 3],
+    }
+}
+
+impl Harness {
+    fn new() -> Self {
+        let config = RendererConfig {
+            threads: 2,
+            width: 16,
+            height: 16,
+            max_objects: 64,
+            max_materials: 6,
+            ..Default::default()
+        };
+        let mut r = Renderer::new(Arc::new(NullBackend::new(true)), config).unwrap();
+        let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+        let meshes = (0..4).map(|_| r.create_mesh(&cube()).unwrap()).collect();
+        let materials: Vec<_> =
+            (0..3).map(|_| r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap()).collect();
+        Self {
+            r,
+            meshes,
+            live_materials: vec![true; materials.len()],
+            materials,
+            shader,
+            ids: Vec::new(),
+            model: HashMap::new(),
+        }
+    }
+
+    fn desc(&self, mesh: u8, material: u8, x: f32) -> ObjectDesc {
+        let material = self.materials[material as usize % self.materials.len()];
+        let transform = Mat4::from_translation(Vec3::new(x, 0.0, 0.0));
+        ObjectDesc { mesh: self.meshes[mesh as usize], material, transform, layer: 0, flags: CASTS_SHADOWS }
+    }
+
+    fn material_index(&self, m: u8) -> usize {
+        m as usize % self.materials.len()
+    }
+
+    fn id(&self, k: u16) -> Option<ObjectId> {
+        (!self.ids.is_empty()).then(|| self.ids[k as usize % self.ids.len()])
+    }
+
+    fn users(&self, material: usize) -> usize {
+        self.model.values().filter(|o| o.material == material).count()
+    }
+
+    /// The store agrees with the model: every live id resolves to its object, every removed
+    /// one is stale, and nothing else is stored.
+    fn check(&self, step: usize) {
+        let scene = self.r.scene();
+        assert_eq!(scene.len(), self.model.len(), "step {step}: object count");
+        let o = scene.objects();
+        let mesh_dense: Vec<u32> = (0..self.meshes.len() as u32).collect();
+        let mut dense: Vec<u32> = self.model.keys().filter_map(|id| scene.dense_index(*id)).collect();
+        dense.sort_unstable();
+        dense.dedup();
+        assert_eq!(dense.len(), self.model.len(), "step {step}: live ids own distinct slots");
+        for id in &self.ids {
+            match (self.model.get(id), scene.dense_index(*id)) {
+                (Some(m), Some(d)) => {
+                    let d = d as usize;
+                    assert_eq!(o.transforms[d].w_axis.x, m.x, "step {step}: transform");
+                    assert_eq!(o.mesh[d], mesh_dense[m.mesh], "step {step}: mesh");
+                }
+                (None, None) => {}
+                (m, d) => panic!("step {step}: model {m:?}, store {d:?}"),
+            }
+        }
+    }
+}
+
+fn run(ops: &[Op]) {
+    let mut h = Harness::new();
+    for (step, op) in ops.iter().enumerate() {
+        match op {
+            Op::Insert(objs) => {
+                let descs: Vec<_> = objs.iter().map(|&(m, mat, x)| h.desc(m, mat, x)).collect();
+                let dead = objs.iter().any(|&(_, mat, _)| !h.live_materials[h.material_index(mat)]);
+                let full = h.model.len() + descs.len() > 64;
+                match h.r.insert_objects(&descs) {
+                    Ok(ids) => {
+                        assert!(!dead && !full, "step {step}: accepted a stale material or too many");
+                        for (id, &(m, mat, x)) in ids.iter().zip(objs) {
+                            h.model.insert(*id, Obj { mesh: m as usize, material: h.material_index(mat), x });
+                            h.ids.push(*id);
+                        }
+                    }
+                    Err(SceneError::StaleHandle { kind: HandleKind::Material, .. }) => assert!(dead, "step {step}"),
+                    Err(SceneError::Full { .. }) => assert!(full, "step {step}"),
+                    Err(e) => panic!("step {step}: {e}"),
+                }
+            }
+            Op::Update(k, m, mat, x) => {
+                let Some(id) = h.id(*k) else { continue };
+                let desc = h.desc(*m, *mat, *x);
+                let live = h.model.contains_key(&id);
+                let dead_material = !h.live_materials[h.material_index(*mat)];
+                match h.r.update_objects(&[(id, desc)]) {
+                    Ok(()) => {
+                        assert!(live && !dead_material, "step {step}");
+                        h.model.insert(id, Obj { mesh: *m as usize, material: h.material_index(*mat), x: *x });
+                    }
+                    Err(SceneError::StaleHandle { kind: HandleKind::Object, .. }) => assert!(!live, "step {step}"),
+                    Err(SceneError::StaleHandle { kind: HandleKind::Material, .. }) => {
+                        assert!(dead_material, "step {step}")
+                    }
+                    Err(e) => panic!("step {step}: {e}"),
+                }
+            }
+            Op::Move(k, x) => {
+                let Some(id) = h.id(*k) else { continue };
+                let live = h.model.contains_key(&id);
+                // Bounds of a translation to 3e38 overflow; NaN is not finite.
+                let sane = x.abs() < 1e30;
+                match h.r.set_transforms(&[(id, Mat4::from_translation(Vec3::new(*x, 0.0, 0.0)))]) {
+                    Ok(()) => {
+                        assert!(live && sane, "step {step}");
+                        h.model.get_mut(&id).unwrap().x = *x;
+                    }
+                    Err(SceneError::StaleHandle { kind: HandleKind::Object, .. }) => assert!(!live, "step {step}"),
+                    Err(SceneError::Invalid { .. }) => assert!(live && !sane, "step {step}"),
+                    Err(e) => panic!("step {step}: {e}"),
+                }
+            }
+            Op::Remove(ks) => {
+                let ids: Vec<ObjectId> = ks.iter().filter_map(|k| h.id(*k)).collect();
+                if ids.is_empty() {
+                    continue;
+                }
+                let all_live = ids.iter().all(|id| h.model.contains_key(id));
+                let distinct = ids.iter().enumerate().all(|(i, a)| ids[..i].iter().all(|b| b != a));
+                match h.r.remove_objects(&ids) {
+                    Ok(()) => {
+                        assert!(all_live && distinct, "step {step}");
+                        for id in &ids {
+                            h.model.remove(id);
+                        }
+                    }
+                    Err(SceneError::StaleHandle { .. }) => assert!(!(all_live && distinct), "step {step}"),
+                    Err(e) => panic!("step {step}: {e}"),
+                }
+            }
+            Op::NewMaterial => {
+                let live = h.live_materials.iter().filter(|&&l| l).count();
+                match h.r.create_material(&MaterialDesc { shader: h.shader, ..Default::default() }) {
+                    Ok(m) => {
+                        assert!(live < 6, "step {step}");
+                        h.materials.push(m);
+                        h.live_materials.push(true);
+                    }
+                    Err(ResourceError::Invalid(_)) => assert_eq!(live, 6, "step {step}: the cap counts live ones"),
+                    Err(e) => panic!("step {step}: {e}"),
+                }
+            }
+            Op::RemoveMaterial(m) => {
+                let i = h.material_index(*m);
+                let users = h.users(i);
+                match h.r.remove_material(h.materials[i]) {
+                    Ok(()) => {
+                        assert!(h.live_materials[i] && users == 0, "step {step}");
+                        h.live_materials[i] = false;
+                    }
+                    Err(ResourceError::StaleHandle(HandleKind::Material)) => {
+                        assert!(!h.live_materials[i], "step {step}")
+                    }
+                    Err(ResourceError::InUse(HandleKind::Material, n)) => assert_eq!(n, users, "step {step}"),
+                    Err(e) => panic!("step {step}: {e}"),
+                }
+            }
+            Op::Render => {
+                let eye = Vec3::new(0.0, 30.0, 60.0);
+                let view = View {
+                    label: "main",
+                    view_proj: Mat4::perspective_rh(1.2, 1.0, 0.5, 200.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+                    eye,
+                    far: 200.0,
+                    layer_mask: u16::MAX,
+                    pass: PassKind::Forward,
+                };
+                let s = h.r.render(&[view]).unwrap();
+                assert_eq!(s.objects as usize, h.model.len());
+            }
+        }
+        h.check(step);
+    }
+    h.r.flush().unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn stale_handles_and_the_scene_store_agree_with_a_hashmap_model(ops in prop::collection::vec(op(), 1..60)) {
+        run(&ops);
+    }
+}

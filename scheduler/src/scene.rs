@@ -5,21 +5,112 @@
 //! object into the hole and fixes its slot, keeping every array dense; the moved
 //! object's transform index is marked dirty so the GPU copy follows.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use glam::{Mat4, Vec3};
-use slotmap::{new_key_type, SlotMap};
+use slotmap::SlotMap;
 use switchyard_kernels::cull::{CullBlocks, CullInput};
 
-new_key_type! {
+mod keys {
+    slotmap::new_key_type! {
+        pub struct ObjectKey;
+        pub struct MeshKey;
+        pub struct MaterialKey;
+        pub struct ShaderKey;
+        pub struct TextureKey;
+    }
+}
+
+/// Which renderer made a handle: each renderer has its own, so a handle of another one is
+/// refused (as stale) instead of naming whatever sits in the same slot here.
+pub(crate) type Owner = u32;
+
+/// A renderer identity no other renderer of this process has.
+pub(crate) fn new_owner() -> Owner {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A handle: a slot key and the renderer that made it.
+pub(crate) trait Handle: Copy {
+    type Key: slotmap::Key;
+    fn make(key: Self::Key, owner: Owner) -> Self;
+    fn key(self) -> Self::Key;
+    fn owner(self) -> Owner;
+}
+
+macro_rules! handles {
+    ($($(#[$m:meta])* $name:ident($key:ident);)*) => {$(
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name {
+            key: keys::$key,
+            owner: Owner,
+        }
+        impl Handle for $name {
+            type Key = keys::$key;
+            fn make(key: Self::Key, owner: Owner) -> Self {
+                Self { key, owner }
+            }
+            fn key(self) -> Self::Key {
+                self.key
+            }
+            fn owner(self) -> Owner {
+                self.owner
+            }
+        }
+    )*};
+}
+
+handles! {
     /// An object in the scene.
-    pub struct ObjectId;
+    ObjectId(ObjectKey);
     /// A mesh in the shared mesh buffers.
-    pub struct MeshHandle;
+    MeshHandle(MeshKey);
     /// A material.
-    pub struct MaterialHandle;
+    MaterialHandle(MaterialKey);
     /// A shader (with its variants).
-    pub struct ShaderHandle;
+    ShaderHandle(ShaderKey);
     /// A texture.
-    pub struct TextureHandle;
+    TextureHandle(TextureKey);
+}
+
+/// Values named by one renderer's handles of one kind: a handle that is stale, or made by
+/// another renderer, resolves to nothing.
+#[derive(Debug)]
+pub(crate) struct Handles<H: Handle, V> {
+    owner: Owner,
+    map: SlotMap<H::Key, V>,
+}
+
+impl<H: Handle, V> Handles<H, V> {
+    pub(crate) fn new(owner: Owner) -> Self {
+        Self { owner, map: SlotMap::with_key() }
+    }
+    pub(crate) fn insert(&mut self, v: V) -> H {
+        H::make(self.map.insert(v), self.owner)
+    }
+    pub(crate) fn get(&self, h: H) -> Option<&V> {
+        (h.owner() == self.owner).then(|| self.map.get(h.key())).flatten()
+    }
+    pub(crate) fn get_mut(&mut self, h: H) -> Option<&mut V> {
+        if h.owner() != self.owner {
+            return None;
+        }
+        self.map.get_mut(h.key())
+    }
+    pub(crate) fn remove(&mut self, h: H) -> Option<V> {
+        if h.owner() != self.owner {
+            return None;
+        }
+        self.map.remove(h.key())
+    }
+}
+
+impl<H: Handle, V> Default for Handles<H, V> {
+    fn default() -> Self {
+        Self::new(0)
+    }
 }
 
 /// A handle kind, for messages.
@@ -198,7 +289,7 @@ pub(crate) fn world_bounds(m: &Mat4, b: &LocalBounds) -> (Vec3, Vec3) {
 /// The scene: objects plus what they reference, resolved to dense indices once.
 #[derive(Debug, Default)]
 pub struct Scene {
-    slots: SlotMap<ObjectId, u32>,
+    slots: Handles<ObjectId, u32>,
     pub(crate) objects: Objects,
     /// Block bounds for hierarchical culling, refreshed by the renderer each frame.
     pub(crate) blocks: CullBlocks,
@@ -239,8 +330,8 @@ fn check_desc(i: usize, d: &ObjectDesc) -> Result<(), SceneError> {
 }
 
 impl Scene {
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        Self { capacity, ..Self::default() }
+    pub(crate) fn with_capacity(capacity: usize, owner: Owner) -> Self {
+        Self { capacity, slots: Handles::new(owner), ..Self::default() }
     }
 
     /// Dense object arrays (read-only).
@@ -367,7 +458,7 @@ impl Scene {
             self.objects.swap_remove(dense);
             if dense < self.objects.len() {
                 let moved = self.objects.ids[dense];
-                self.slots[moved] = dense as u32;
+                *self.slots.get_mut(moved).expect("a live object") = dense as u32;
                 self.mark_dirty(dense as u32);
             }
         }

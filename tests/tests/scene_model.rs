@@ -256,3 +256,40 @@ proptest! {
         run(&ops);
     }
 }
+
+/// [stale] Handles of another renderer are refused like stale ones, wherever they are
+/// given, even where a handle of this renderer sits in the same slot; nothing changes.
+#[test]
+fn foreign_handles_are_stale_here_and_change_nothing() {
+    let mut a = Harness::new();
+    let mut b = Harness::new();
+    // Same history in both: equal slot keys.
+    let desc_a = a.desc(0, 0, 1.0);
+    let desc_b = b.desc(0, 0, 2.0);
+    let ida = a.r.insert_objects(&[desc_a]).unwrap()[0];
+    let idb = b.r.insert_objects(&[desc_b]).unwrap()[0];
+    assert_ne!(ida, idb, "the same slot, told apart by the renderer that made it");
+    let stale = |e: &SceneError| matches!(e, SceneError::StaleHandle { .. });
+    assert!(stale(&a.r.remove_objects(&[idb]).unwrap_err()));
+    assert!(stale(&a.r.set_transforms(&[(idb, Mat4::IDENTITY)]).unwrap_err()));
+    assert!(stale(&a.r.update_objects(&[(idb, desc_a)]).unwrap_err()));
+    assert_eq!(a.r.scene().dense_index(idb), None);
+    // B's mesh, material, shader and texture handles in A's calls.
+    let foreign_mesh = ObjectDesc { mesh: b.meshes[0], ..desc_a };
+    let foreign_material = ObjectDesc { material: b.materials[0], ..desc_a };
+    for d in [foreign_mesh, foreign_material] {
+        assert!(stale(&a.r.insert_objects(&[d]).unwrap_err()));
+    }
+    let tex = b.r.create_texture(1, 1, &[255; 4]).unwrap();
+    let foreign_shader = MaterialDesc { shader: b.shader, ..Default::default() };
+    let foreign_texture = MaterialDesc { shader: a.shader, base_texture: Some(tex), ..Default::default() };
+    for d in [foreign_shader, foreign_texture] {
+        assert!(matches!(a.r.create_material(&d), Err(ResourceError::StaleHandle(_))));
+    }
+    assert!(matches!(a.r.remove_material(b.materials[0]), Err(ResourceError::StaleHandle(HandleKind::Material))));
+    // A is as it was: one object, at x = 1.
+    a.model.insert(ida, Obj { mesh: 0, material: 0, x: 1.0 });
+    a.ids.push(ida);
+    a.check(0);
+    assert_eq!(b.r.scene().len(), 1);
+}

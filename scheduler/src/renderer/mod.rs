@@ -14,7 +14,6 @@
 use std::sync::Arc;
 
 use glam::Vec3;
-use slotmap::SlotMap;
 use switchyard_backend::*;
 use switchyard_kernels::cull::{CullLoop, Frustum};
 
@@ -255,10 +254,10 @@ pub struct Renderer<B: Backend> {
     pool: rayon::ThreadPool,
     shared: Shared<B>,
     scene: Scene,
-    shader_handles: SlotMap<ShaderHandle, u32>,
-    textures: SlotMap<TextureHandle, TextureId>,
-    mesh_handles: SlotMap<MeshHandle, u32>,
-    material_handles: SlotMap<MaterialHandle, u32>,
+    shader_handles: Handles<ShaderHandle, u32>,
+    textures: Handles<TextureHandle, TextureId>,
+    mesh_handles: Handles<MeshHandle, u32>,
+    material_handles: Handles<MaterialHandle, u32>,
     /// Shader and material records; the patch job compiles variants and builds lists.
     library: Slot<Library>,
     globals: PropertySheet,
@@ -299,9 +298,9 @@ impl<B: Backend> std::fmt::Debug for Renderer<B> {
 }
 
 struct Resolver<'a> {
-    meshes: &'a SlotMap<MeshHandle, u32>,
+    meshes: &'a Handles<MeshHandle, u32>,
     bounds: &'a [LocalBounds],
-    materials: &'a SlotMap<MaterialHandle, u32>,
+    materials: &'a Handles<MaterialHandle, u32>,
 }
 
 impl Resolve for Resolver<'_> {
@@ -337,6 +336,7 @@ impl<B: Backend> Renderer<B> {
             return Err(InitError::Config("frames_in_flight above 16"));
         }
         profile::start();
+        let owner = new_owner();
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -358,7 +358,7 @@ impl<B: Backend> Renderer<B> {
             .map_err(|e| InitError::Thread(e.to_string()))?;
         let free_packets = (0..config.frames_in_flight).map(|_| Box::default()).collect();
         Ok(Self {
-            scene: Scene::with_capacity(config.max_objects),
+            scene: Scene::with_capacity(config.max_objects, owner),
             pool,
             shared: Shared {
                 backend,
@@ -375,10 +375,10 @@ impl<B: Backend> Renderer<B> {
                 digest,
                 kernel: CullLoop::best(),
             },
-            shader_handles: SlotMap::with_key(),
-            textures: SlotMap::with_key(),
-            mesh_handles: SlotMap::with_key(),
-            material_handles: SlotMap::with_key(),
+            shader_handles: Handles::new(owner),
+            textures: Handles::new(owner),
+            mesh_handles: Handles::new(owner),
+            material_handles: Handles::new(owner),
             library: Slot::default(),
             globals: PropertySheet::new(),
             globals_version: 0,

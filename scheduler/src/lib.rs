@@ -24,6 +24,11 @@
 //! Design choices:
 //! - **Handles, not lookups**: objects, meshes, materials, shaders and textures are slotmap
 //!   handles resolved to dense indices once, at edit time; hot loops run over dense arrays.
+//!   A handle names the renderer that made it: a stale one, or another renderer's, is a
+//!   typed error.
+//! - **A declared frame** ([`frame_graph`]): cameras, targets and passes compiled once into
+//!   an order, aliased targets and bytes per pass; `Renderer::render(&[View])` is the same
+//!   path with one pass per view.
 //! - **Structure of arrays** for culling ([`scene::Objects`]).
 //! - **Flat property sheets** and **cached, patched display lists** ([`material`]).
 //! - **Draws as data**: meshes share one vertex and one index buffer; workers write

@@ -88,6 +88,8 @@ pub enum TextureFormat {
     Rgba8UnormSrgb,
     /// 32-bit float depth.
     Depth32Float,
+    /// 16-bit float RGBA, linear: high dynamic range scene color.
+    Rgba16Float,
 }
 
 impl TextureFormat {
@@ -99,7 +101,10 @@ impl TextureFormat {
     /// Bytes per texel.
     #[inline]
     pub fn bytes_per_texel(self) -> u32 {
-        4
+        match self {
+            Self::Rgba16Float => 8,
+            Self::Rgba8Unorm | Self::Rgba8UnormSrgb | Self::Depth32Float => 4,
+        }
     }
 }
 

@@ -119,7 +119,7 @@ impl DemoFrame {
             ));
             maps.push(t);
         }
-        let color = g.target("scene-color", TargetKind::Transient, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+        let color = g.target("scene-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
         let with_maps = |mut p: Pass| {
             for &m in &maps {
                 p = p.sample(m);

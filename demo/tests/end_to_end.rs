@@ -79,8 +79,9 @@ fn resize_at_gives_a_png_of_the_final_size() {
     assert_eq!(img.dimensions(), (200, 80), "{out}");
     let distinct: std::collections::HashSet<_> = img.pixels().map(|p| p.0).collect();
     assert!(distinct.len() > 20, "a rendered city after two resizes ({} colors)", distinct.len());
-    // The opaque pass's bytes follow the last size: color and depth stored, 4 bytes a texel each.
-    assert!(out.contains(&format!("| opaque | 0.00 | {:.2} |", (200 * 80 * 8) as f64 / 1e6)), "{out}");
+    // The opaque pass's bytes follow the last size: RGBA16 float color (8 bytes a texel) and
+    // depth (4) stored.
+    assert!(out.contains(&format!("| opaque | 0.00 | {:.2} |", (200 * 80 * 12) as f64 / 1e6)), "{out}");
 }
 
 #[test]

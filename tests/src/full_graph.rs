@@ -1,5 +1,6 @@
 //! A frame graph of every kind of pass, for the frame-graph tests on the null and wgpu
-//! backends: two shadow cascades, opaque and transparent scene passes, a three-step
+//! backends: two shadow cascades, opaque and transparent scene passes into a high dynamic
+//! range (RGBA16 float) target, a three-step
 //! fullscreen bloom chain at half resolution (whose first and last targets share a
 //! texture), a post pass into the output, and an overlay an engine callback draws.
 
@@ -92,7 +93,7 @@ pub fn full_graph(out_kind: TargetKind, shadow_side: u32, bar: PipelineId) -> (F
     let map = TargetSize::Fixed { width: shadow_side, height: shadow_side };
     let shadows =
         ["shadow-near", "shadow-far"].map(|n| g.target(n, TargetKind::Transient, TextureFormat::Depth32Float, map));
-    let hdr = g.target("hdr", TargetKind::Transient, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let hdr = g.target("hdr", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
     let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
     let half = TargetSize::Scaled(0.5);
     let [bright, blur_h, blur_v] =

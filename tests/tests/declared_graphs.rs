@@ -164,18 +164,19 @@ fn per_pass_bytes_and_aliasing_savings_are_the_hand_computed_ones() {
     let out = engine_texture(&w.backend, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
     let s = w.r.render_graph(&FrameInput { cameras: &cameras(), targets: &[(t.out, out)] }).unwrap();
     let full = u64::from(SIDE * SIDE * 4);
+    let hdr = 2 * full; // RGBA16 float: 8 bytes a texel
     let half = full / 4;
     let map = 64 * 64 * 4;
     let expect = [
-        (0, map),             // shadow-near: cleared, stored
-        (0, map),             // shadow-far
-        (0, 2 * full),        // opaque: color and depth cleared, stored
-        (2 * full, 2 * full), // transparent: loads both, stores both (post samples depth)
-        (0, half),            // bright: don't-care, stored
-        (0, half),            // blur-h
-        (0, half),            // blur-v
-        (0, full),            // post: don't-care into the output
-        (full, full),         // overlay: loads the output
+        (0, map),                 // shadow-near: cleared, stored
+        (0, map),                 // shadow-far
+        (0, hdr + full),          // opaque: color and depth cleared, stored
+        (hdr + full, hdr + full), // transparent: loads both, stores both (post samples depth)
+        (0, half),                // bright: don't-care, stored
+        (0, half),                // blur-h
+        (0, half),                // blur-v
+        (0, full),                // post: don't-care into the output
+        (full, full),             // overlay: loads the output
     ];
     for (i, (loaded, stored)) in expect.into_iter().enumerate() {
         assert_eq!(s.passes[i], PassTraffic { loaded, stored, resolved: 0 }, "pass {}", ORDER[i]);
@@ -184,7 +185,7 @@ fn per_pass_bytes_and_aliasing_savings_are_the_hand_computed_ones() {
     assert_eq!(w.r.target_texture(t.bright), w.r.target_texture(t.blur_v));
     assert_ne!(w.r.target_texture(t.bright), w.r.target_texture(t.blur_h));
     assert_eq!(s.target_bytes_saved, half);
-    assert_eq!(s.target_bytes, 2 * map + 2 * full + 2 * half, "shadow maps, hdr, depth, two half targets");
+    assert_eq!(s.target_bytes, 2 * map + hdr + full + 2 * half, "shadow maps, hdr, depth, two half targets");
     assert_eq!(w.r.target_memory(), (s.target_bytes, s.target_bytes_saved));
     // Aliasing off: one texture each, the same command stream but for the texture handles.
     let (mut g, _) = full_graph(TargetKind::External, 64, w.bar);
@@ -296,6 +297,20 @@ fn bad_graphs_are_typed_errors_and_change_nothing() {
                 );
             }),
             |e| matches!(e, RenderError::Graph(GraphError::MissingInput { pass, target }) if pass == "reads" && target == "lonely"),
+        ),
+        (
+            "forward passes into two color formats",
+            Box::new(|g| {
+                let depth = g.find_target("depth").unwrap();
+                let ldr = g.target("ldr", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+                let cam = CameraId::from_index(2);
+                g.pass(
+                    Pass::scene("ldr-pass", cam, PassKind::Forward, Queue::All)
+                        .color(ldr, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+                        .depth(depth, LoadOp::Load, StoreOp::Store),
+                );
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::InvalidPass { .. })),
         ),
         (
             "two passes of one name",
@@ -625,4 +640,40 @@ fn many_lights_and_cascades_up_to_the_limit() {
     // 22 lights: 66 scene passes, past the limit.
     let e = w.r.set_graph(build(22)).unwrap_err();
     assert!(matches!(e, RenderError::Graph(GraphError::InvalidPass { .. })), "{e}");
+}
+
+/// The materials' forward pipelines follow the forward passes' color format: an HDR graph,
+/// then views (RGBA8 sRGB), then the graph again all render; every display list is built
+/// again at each switch, and only then.
+#[test]
+fn switching_between_hdr_and_ldr_frames_rebuilds_the_display_lists_once() {
+    let mut w = world(2);
+    let t = set_full(&mut w);
+    let out = engine_texture(&w.backend, SIDE, SIDE, TextureFormat::Rgba8UnormSrgb);
+    let cams = cameras();
+    let graph_frame =
+        |w: &mut World| w.r.render_graph(&FrameInput { cameras: &cams, targets: &[(t.out, out)] }).unwrap();
+    let view = |c: &Camera, label, pass| View {
+        label,
+        view_proj: c.view_proj,
+        eye: c.eye,
+        far: c.far,
+        layer_mask: c.layer_mask,
+        pass,
+    };
+    let views = [view(&cams[2], "main", PassKind::Forward), view(&cams[0], "sun", PassKind::Shadow)];
+    let first = graph_frame(&mut w);
+    assert!(first.lists.misses > 0);
+    assert_eq!(
+        graph_frame(&mut w).lists.misses + graph_frame(&mut w).lists.rebuilds,
+        0,
+        "cached while nothing changes"
+    );
+    let ldr = w.r.render(&views).unwrap();
+    assert!(ldr.lists.rebuilds > 0, "forward lists built again for RGBA8 sRGB");
+    assert_eq!(w.r.render(&views).unwrap().lists.rebuilds, 0);
+    let back = graph_frame(&mut w);
+    assert!(back.lists.rebuilds > 0, "and again for RGBA16 float");
+    w.r.flush().unwrap();
+    assert_eq!(Some(w.backend.last_frame().digest), back.digest, "the validator accepted every chunk");
 }

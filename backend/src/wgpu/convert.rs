@@ -9,12 +9,13 @@ pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {
         TextureFormat::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
         TextureFormat::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
         TextureFormat::Depth32Float => wgpu::TextureFormat::Depth32Float,
+        TextureFormat::Rgba16Float => wgpu::TextureFormat::Rgba16Float,
     }
 }
 
 /// The format of an engine texture, where this backend supports it.
 pub(super) fn from_texture_format(f: wgpu::TextureFormat) -> Option<TextureFormat> {
-    [TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb, TextureFormat::Depth32Float]
+    [TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb, TextureFormat::Depth32Float, TextureFormat::Rgba16Float]
         .into_iter()
         .find(|&ours| texture_format(ours) == f)
 }

@@ -8,8 +8,8 @@ impl WgpuBackend {
         let reg = self.reg.read();
         let e = reg.textures.get(texture).ok_or(ReadbackError::InvalidHandle)?;
         let m = &e.meta;
-        if m.format.is_depth() {
-            return Err(ReadbackError::Unsupported("depth formats are not read back as RGBA8"));
+        if m.format.bytes_per_texel() != 4 || m.format.is_depth() {
+            return Err(ReadbackError::Unsupported("only RGBA8 formats are read back as RGBA8"));
         }
         if !m.usage.contains(TextureUsage::COPY_SRC) {
             return Err(ReadbackError::Unsupported("texture lacks COPY_SRC usage"));

@@ -102,14 +102,21 @@ pub(crate) struct CompiledGraph {
     /// Per pass of `order`.
     pub(crate) bytes: Vec<PassBytes>,
     pub(crate) warnings: Vec<GraphWarning>,
+    /// The color format of the forward passes (`None`: the graph has none).
+    pub(crate) forward_format: Option<TextureFormat>,
 }
 
-/// The formats the scene's pipelines draw into: a scene pass's attachments must have them.
+/// The formats the scene's pipelines draw into: a scene pass's depth attachment must have
+/// `depth`; a forward pass's color attachment one of `colors`, the same for every forward
+/// pass of a graph (the materials' forward pipelines are built for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SceneFormats {
-    pub(crate) color: TextureFormat,
+    pub(crate) colors: &'static [TextureFormat],
     pub(crate) depth: TextureFormat,
 }
+
+/// The color formats forward scene passes draw into: low or high dynamic range.
+pub const FORWARD_FORMATS: [TextureFormat; 2] = [TextureFormat::Rgba8UnormSrgb, TextureFormat::Rgba16Float];
 
 /// Most targets a fullscreen pass samples.
 pub const MAX_FULLSCREEN_INPUTS: usize = 8;
@@ -158,7 +165,7 @@ impl FrameGraph {
             return Err(GraphError::Empty);
         }
         let sizes = self.check(output)?;
-        self.check_contents(formats)?;
+        let forward_format = self.check_contents(formats)?;
         let order = self.order()?;
         let (order, skipped) = self.cull(order);
         let n = self.targets.len();
@@ -174,7 +181,7 @@ impl FrameGraph {
         let mut warnings: Vec<GraphWarning> =
             skipped.iter().map(|&p| GraphWarning::Skipped { pass: self.passes[p].name.clone() }).collect();
         self.warn(&order, &mut warnings);
-        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings })
+        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings, forward_format })
     }
 
     fn target_name(&self, t: TargetId) -> String {
@@ -267,7 +274,8 @@ impl FrameGraph {
     }
 
     /// What each pass's content needs of its attachments and inputs.
-    fn check_contents(&self, f: SceneFormats) -> Result<(), GraphError> {
+    fn check_contents(&self, f: SceneFormats) -> Result<Option<TextureFormat>, GraphError> {
+        let mut forward_format = None;
         for p in &self.passes {
             let invalid = |what| Err(GraphError::InvalidPass { pass: p.name.clone(), what });
             let decl = |t: TargetId| &self.targets[t.0 as usize];
@@ -292,8 +300,14 @@ impl FrameGraph {
                         PassKind::Shadow if !p.samples.is_empty() => return invalid("a shadow pass samples nothing"),
                         PassKind::Shadow => {}
                         PassKind::Forward => {
-                            if !p.color.is_some_and(|c| decl(c.target).format == f.color) {
-                                return invalid("a forward pass needs a color attachment of the renderer's color format (RGBA8 sRGB)");
+                            let Some(c) = p.color.filter(|c| f.colors.contains(&decl(c.target).format)) else {
+                                return invalid(
+                                    "a forward pass needs a color attachment of RGBA8 sRGB or RGBA16 float",
+                                );
+                            };
+                            let format = decl(c.target).format;
+                            if forward_format.replace(format).is_some_and(|other| other != format) {
+                                return invalid("every forward pass of a graph draws into one color format");
                             }
                             if p.samples.len() > MAX_SHADOW_MAPS
                                 || p.samples.iter().any(|&t| !decl(t).format.is_depth())
@@ -323,7 +337,7 @@ impl FrameGraph {
                 PassContent::Callback(_) => {}
             }
         }
-        Ok(())
+        Ok(forward_format)
     }
 
     /// Passes in an order that respects every dependency: writers of a target keep their

@@ -36,7 +36,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub(crate) use compile::{CompiledGraph, SceneFormats};
-pub use compile::{GraphError, GraphWarning, PassBytes, MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS};
+pub use compile::{GraphError, GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS};
 
 use glam::{Mat4, Vec3};
 use switchyard_backend::{Command, TextureFormat};

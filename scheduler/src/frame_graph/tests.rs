@@ -5,7 +5,7 @@ use switchyard_backend::TextureFormat::{Depth32Float, Rgba8Unorm, Rgba8UnormSrgb
 use super::*;
 
 const SKY: LoadOp<[f64; 4]> = LoadOp::Clear([0.0, 0.0, 0.0, 1.0]);
-const FORMATS: compile::SceneFormats = compile::SceneFormats { color: Rgba8UnormSrgb, depth: Depth32Float };
+const FORMATS: compile::SceneFormats = compile::SceneFormats { colors: &FORWARD_FORMATS, depth: Depth32Float };
 
 /// A pass whose content puts no demands on its attachments (an engine callback).
 fn pass(name: impl Into<String>) -> Pass {

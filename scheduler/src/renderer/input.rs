@@ -167,7 +167,7 @@ impl<B: Backend> Renderer<B> {
         let info =
             self.shared.backend.texture_info(output).ok_or(RenderError::InvalidOutput { what: "stale handle" })?;
         let invalid = |what| Err(RenderError::InvalidOutput { what });
-        if info.format != self.shared.gpu.layouts.color_format {
+        if info.format != TextureFormat::Rgba8UnormSrgb {
             return invalid("format differs from the renderer's color format");
         }
         if (info.width, info.height) != (self.config.width, self.config.height) {
@@ -269,6 +269,12 @@ impl<B: Backend> Renderer<B> {
         let mut reuse: Vec<_> = self.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
         let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
         self.others.resize_with(new.others.len(), Slot::default);
+        // The materials' forward pipelines are built for the forward passes' color format:
+        // a graph of another one builds every display list again (once).
+        if let Some(format) = new.graph.forward_format.filter(|&f| f != self.shared.gpu.layouts.color_format) {
+            self.shared.gpu.layouts.color_format = format;
+            self.globals_version += 1;
+        }
         if let Some(mut old) = self.plan.replace(new) {
             // Textures the new plan took over are its own now.
             old.objects.textures.retain(|(_, t)| reuse.iter().any(|(_, r)| r == t));

@@ -206,7 +206,7 @@ impl FramePlan {
         graph: &FrameGraph,
         reuse: &mut Vec<(TextureKey, TextureId)>,
     ) -> Result<Self, RenderError> {
-        let formats = SceneFormats { color: gpu.layouts.color_format, depth: TextureFormat::Depth32Float };
+        let formats = SceneFormats { colors: &FORWARD_FORMATS, depth: TextureFormat::Depth32Float };
         let compiled = graph.compile((config.width, config.height), formats)?;
         let scene_count = graph.passes.iter().filter(|p| matches!(p.content, PassContent::Scene { .. })).count();
         if scene_count > MAX_VIEWS || compiled.order.len() > MAX_PASSES {

@@ -252,3 +252,15 @@ pub fn ndc_to_pixel(x: f32, y: f32) -> (u32, u32) {
     let py = ((1.0 - y) * 0.5 * SIZE as f32) as u32;
     (px.min(SIZE - 1), py.min(SIZE - 1))
 }
+
+/// A unit box on y = 0..1 (8 vertices, normals pointing out of the corners): the scene
+/// objects of the renderer-level tests.
+pub fn cube() -> switchyard::MeshData {
+    let v = |x: f32, y: f32, z: f32| switchyard::Vertex { position: [x, y, z], normal: [x, y, z], uv: [0.0, 0.0] };
+    let vertices =
+        (0..8).map(|i| v((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32 - 0.5)).collect();
+    let indices = vec![
+        0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
+    ];
+    switchyard::MeshData { vertices, indices }
+}

@@ -13,19 +13,10 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, ShaderDesc, StoreOp};
+use switchyard_tests::cube;
 use switchyard_tests::full_graph::{bar_pipeline, full_graph, Targets, ORDER};
 
 const SIDE: u32 = 64;
-
-fn cube() -> MeshData {
-    let v = |x: f32, y: f32, z: f32| Vertex { position: [x, y, z], normal: [x, y, z], uv: [0.0, 0.0] };
-    let vertices =
-        (0..8).map(|i| v((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32 - 0.5)).collect();
-    let indices = vec![
-        0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
-    ];
-    MeshData { vertices, indices }
-}
 
 struct World {
     backend: Arc<NullBackend>,

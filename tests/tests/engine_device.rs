@@ -8,18 +8,9 @@ use glam::{Mat4, Vec3};
 use switchyard::backend::wgpu::{Encoding, WgpuBackend};
 use switchyard::backend::{Backend, TextureId};
 use switchyard::*;
+use switchyard_tests::cube;
 
 const SIZE: u32 = 96;
-
-fn cube() -> MeshData {
-    let v = |x: f32, y: f32, z: f32| Vertex { position: [x, y, z], normal: [x, y, z], uv: [0.0, 0.0] };
-    let vertices =
-        (0..8).map(|i| v((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32 - 0.5)).collect();
-    let indices = vec![
-        0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5,
-    ];
-    MeshData { vertices, indices }
-}
 
 /// A renderer over `backend` with a few lit cubes, and its two views.
 fn scene(backend: Arc<WgpuBackend>) -> (Renderer<WgpuBackend>, Vec<View>) {
@@ -88,13 +79,20 @@ fn engine_texture(device: &wgpu::Device, format: wgpu::TextureFormat, side: u32)
     })
 }
 
-fn on(api: wgpu::Backends) {
+/// The engine's device on the first adapter of `api` and a backend on it (`None` where
+/// there is no such adapter, which CI does not allow).
+fn engine(api: wgpu::Backends) -> Option<(wgpu::Device, Arc<WgpuBackend>)> {
     let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
         assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
-        return;
+        return None;
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
-    let backend = Arc::new(WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), Encoding::RenderBundle));
+    let backend = Arc::new(WgpuBackend::from_device(&adapter, device.clone(), queue, Encoding::RenderBundle));
+    Some((device, backend))
+}
+
+fn on(api: wgpu::Backends) {
+    let Some((device, backend)) = engine(api) else { return };
     let (mut r, views) = scene(backend.clone());
     // The renderer's own target first, then the engine's texture: the same frame, the same pixels.
     r.render(&views).unwrap();
@@ -138,12 +136,7 @@ fn renderer_draws_into_an_engine_texture_gl() {
 /// engine's device into the engine's texture: the same pixels with aliasing on and off.
 fn graph_on(api: wgpu::Backends) {
     use switchyard_tests::full_graph::{bar_pipeline, full_graph};
-    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
-        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
-        return;
-    };
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
-    let backend = Arc::new(WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), Encoding::RenderBundle));
+    let Some((device, backend)) = engine(api) else { return };
     let (mut r, views) = scene(backend.clone());
     let bar = bar_pipeline(&*backend).unwrap();
     let texture = engine_texture(&device, wgpu::TextureFormat::Rgba8UnormSrgb, SIZE);

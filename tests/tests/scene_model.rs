@@ -11,6 +11,7 @@ use glam::{Mat4, Vec3};
 use proptest::prelude::*;
 use switchyard::backend::null::NullBackend;
 use switchyard::*;
+use switchyard_tests::cube;
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -53,14 +54,6 @@ struct Harness {
     /// Every object id ever handed out (removed ones stay: stale handles to try).
     ids: Vec<ObjectId>,
     model: HashMap<ObjectId, Obj>,
-}
-
-fn cube() -> MeshData {
-    let p = [[-0.5f32, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 1.0, 0.5], [-0.5, 1.0, 0.5]];
-    MeshData {
-        vertices: p.iter().map(|&position| Vertex { position, normal: [0.0, 1.0, 0.0], uv: [0.0, 0.0] }).collect(),
-        indices: vec![0, 1, 2, 0, 2, 3],
-    }
 }
 
 impl Harness {

@@ -4,7 +4,7 @@
 //! switching keywords back and forth never rebuilds; per frame only the constant block is
 //! copied into the frame ring and the globals patched in.
 
-use switchyard_backend::{Backend, BindGroupId, PipelineId};
+use switchyard_backend::{Backend, BindGroupId, PipelineId, TextureFormat};
 
 use super::{pipeline_desc, Layouts, MaterialRecord, PassKind, PropertySheet, ShaderRecord};
 use crate::ResourceError;
@@ -32,6 +32,8 @@ pub(crate) struct DisplayList {
     pub(crate) material_version: u64,
     /// Global sheet layout version it was built against.
     pub(crate) globals_version: u64,
+    /// The color format its forward pipeline draws into.
+    pub(crate) color_format: TextureFormat,
     /// The pipeline.
     pub(crate) pipeline: PipelineId,
     /// The material bind group (forward pass only).
@@ -61,7 +63,7 @@ pub struct ListCounts {
     pub hits: u32,
     /// Built for the first time.
     pub misses: u32,
-    /// Rebuilt because the material or the global layout changed.
+    /// Rebuilt because the material, the global layout or the forward color format changed.
     pub rebuilds: u32,
 }
 
@@ -95,7 +97,12 @@ impl MaterialRecord {
         let found = self.lists.iter().position(|l| l.variant == variant && l.pass == pass);
         if let Some(i) = found {
             let l = &self.lists[i];
-            if ctx.cache && l.material_version == self.version && l.globals_version == ctx.globals_version {
+            let format_fits = pass == PassKind::Shadow || l.color_format == ctx.layouts.color_format;
+            if ctx.cache
+                && l.material_version == self.version
+                && l.globals_version == ctx.globals_version
+                && format_fits
+            {
                 counts.hits += 1;
                 return Ok(i);
             }
@@ -149,6 +156,7 @@ impl MaterialRecord {
             pass,
             material_version: self.version,
             globals_version: ctx.globals_version,
+            color_format: ctx.layouts.color_format,
             pipeline,
             group: (pass == PassKind::Forward).then_some(self.group),
             constants,

@@ -250,10 +250,17 @@ impl<B: Backend> Renderer<B> {
     /// Makes the plan of a views frame current (built again when the views' passes,
     /// labels or output mode changed).
     pub(super) fn views_plan(&mut self, views: &[View], external: bool) -> Result<(), RenderError> {
-        let key = plan::Origin::Views(views.iter().map(|v| (v.pass, v.label)).collect(), external);
-        if self.plan_fits(&key) {
+        // Compared in place: a frame whose views did not change allocates nothing here.
+        let size = (self.config.width, self.config.height);
+        let fits = self.plan.as_ref().is_some_and(|p| {
+            p.size == size
+                && matches!(&p.origin, plan::Origin::Views(key, ext)
+                    if *ext == external && key.iter().copied().eq(views.iter().map(|v| (v.pass, v.label))))
+        });
+        if fits {
             return Ok(());
         }
+        let key = plan::Origin::Views(views.iter().map(|v| (v.pass, v.label)).collect(), external);
         let graph = views_graph(&self.config, views, external);
         self.replace_plan(key, &graph)
     }
@@ -270,10 +277,10 @@ impl<B: Backend> Renderer<B> {
         let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
         self.others.resize_with(new.others.len(), Slot::default);
         // The materials' forward pipelines are built for the forward passes' color format:
-        // a graph of another one builds every display list again (once).
-        if let Some(format) = new.graph.forward_format.filter(|&f| f != self.shared.gpu.layouts.color_format) {
+        // a graph of another one builds the forward display lists again (once; a list
+        // records the format it was built for).
+        if let Some(format) = new.graph.forward_format {
             self.shared.gpu.layouts.color_format = format;
-            self.globals_version += 1;
         }
         if let Some(mut old) = self.plan.replace(new) {
             // Textures the new plan took over are its own now.
@@ -309,8 +316,8 @@ impl<B: Backend> Renderer<B> {
         for e in &plan.externals {
             let (name, format, size) = (&e.name, &e.format, &e.size);
             let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
-            let given: Vec<_> = targets.iter().filter(|(id, _)| id.0 as usize == e.target).collect();
-            let &[&(_, texture)] = given.as_slice() else {
+            let mut given = targets.iter().filter(|(id, _)| id.0 as usize == e.target);
+            let (Some(&(_, texture)), None) = (given.next(), given.next()) else {
                 return invalid("the frame must give exactly one texture for it");
             };
             let Some(info) = self.shared.backend.texture_info(texture) else { return invalid("stale handle") };

@@ -67,6 +67,9 @@ pub enum WriteError {
     /// The resource was not created with the usage this write needs, or misaligned data.
     #[error("invalid write: {0}")]
     Invalid(&'static str),
+    /// The device was lost.
+    #[error("device lost")]
+    DeviceLost,
 }
 
 /// Recording a chunk of commands failed. `index` is the position of the offending command.
@@ -154,6 +157,9 @@ pub enum RecordError {
     /// The pass description itself is invalid.
     #[error(transparent)]
     Pass(#[from] PassError),
+    /// The device was lost.
+    #[error("device lost")]
+    DeviceLost,
 }
 
 /// A pass description is invalid.

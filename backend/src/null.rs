@@ -59,6 +59,8 @@ pub struct NullBackend {
     reg: RwLock<Registry<NullObjects>>,
     caps: Caps,
     last: Mutex<NullFrameReport>,
+    /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
+    lost: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for NullBackend {
@@ -88,7 +90,26 @@ impl NullBackend {
                 transient_saves_memory: false,
             },
             last: Mutex::default(),
+            lost: Default::default(),
         }
+    }
+
+    /// Loses the "device", as a driver reset would: every later call fails with a
+    /// `DeviceLost` error (a `Renderer` then needs a new backend: `Renderer::recover`).
+    pub fn lose_device(&self) {
+        self.lost.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether [`NullBackend::lose_device`] was called.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn alive<E>(&self, lost: E) -> Result<(), E> {
+        if self.is_lost() {
+            return Err(lost);
+        }
+        Ok(())
     }
 
     /// A null backend that reports `caps` and enforces its limits (tests of what happens at
@@ -193,48 +214,57 @@ impl Backend for NullBackend {
     }
 
     fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_buffer(desc, &self.caps)?;
         Ok(reg.buffers.insert(Entry { meta, obj: () }))
     }
 
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
+        self.alive(WriteError::DeviceLost)?;
         check_buffer_write(&self.reg.read(), &BufferWrite { buffer, offset, data })
     }
 
     fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_texture(desc, &self.caps)?;
         Ok(reg.textures.insert(Entry { meta, obj: () }))
     }
 
     fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+        self.alive(WriteError::DeviceLost)?;
         check_texture_write(&self.reg.read(), texture, data)
     }
 
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let meta = crate::registry::SamplerMeta::of(desc);
         Ok(self.reg.write().samplers.insert(Entry { meta, obj: () }))
     }
 
     fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let meta = reflect_wgsl(desc)?;
         Ok(self.reg.write().shaders.insert(Entry { meta, obj: () }))
     }
 
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_layout(desc)?;
         Ok(reg.layouts.insert(Entry { meta, obj: () }))
     }
 
     fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_bind_group(desc, &self.caps)?;
         Ok(reg.bind_groups.insert(Entry { meta, obj: () }))
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         if let Some(&id) = reg.pipeline_cache.get(desc) {
             if reg.pipelines.contains_key(id) {
@@ -261,6 +291,7 @@ impl Backend for NullBackend {
         _position: ChunkPosition,
         commands: &[Command],
     ) -> Result<NullChunk, RecordError> {
+        self.alive(RecordError::DeviceLost)?;
         let reg = self.reg.read();
         let layout = resolve_pass(&reg, pass)?;
         let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
@@ -272,6 +303,7 @@ impl Backend for NullBackend {
         uploads: &[BufferWrite<'_>],
         passes: &mut [PassSubmit<NullChunk>],
     ) -> Result<SubmissionId, SubmitError> {
+        self.alive(SubmitError::DeviceLost)?;
         let reg = self.reg.read();
         for w in uploads {
             check_buffer_write(&reg, w)?;
@@ -304,10 +336,11 @@ impl Backend for NullBackend {
     }
 
     fn wait(&self, _submission: SubmissionId) -> Result<(), SubmitError> {
-        Ok(())
+        self.alive(SubmitError::DeviceLost)
     }
 
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
+        self.alive(ReadbackError::DeviceLost)?;
         if !self.reg.read().textures.contains_key(texture) {
             return Err(ReadbackError::InvalidHandle);
         }

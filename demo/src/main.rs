@@ -102,6 +102,20 @@ struct Args {
     /// state bucket. The digest depends on this choice, so compare backends with the same.
     #[arg(long)]
     no_multi_draw: bool,
+    /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
+    /// `Device::destroy`), then recover on a new device from the retained scene and render
+    /// the frame again. Digests after it differ from a clean run's: the new device names
+    /// its objects differently; the pixels are the same.
+    #[arg(long, value_name = "FRAME")]
+    lose_device_at: Option<u32>,
+}
+
+/// What the demo needs of a backend kind besides `Backend`: its frame report, a simulated
+/// device loss, and a new device after one.
+struct Device<'a, B> {
+    report: &'a dyn Fn(&B) -> Option<serde_json::Value>,
+    lose: &'a dyn Fn(&B),
+    make: &'a dyn Fn() -> Result<Arc<B>, String>,
 }
 
 /// `FRAME:WxH` of `--resize-at`.
@@ -147,10 +161,8 @@ fn run(args: &Args) -> Result<(), String> {
         BackendKind::Null => {
             // Mirror the wgpu backend's capability for the chosen encoding, so digests match.
             let multi_draw = args.encoding == EncodingKind::Buffer && !args.no_multi_draw;
-            let backend = Arc::new(NullBackend::new(multi_draw));
-            let probe = backend.clone();
-            frames(args, backend, &move || {
-                let f = probe.last_frame();
+            let report = |b: &NullBackend| {
+                let f = b.last_frame();
                 Some(serde_json::json!({
                     "digest": format!("{:016x}", f.digest),
                     "draw_calls": f.counts.draw_calls,
@@ -161,14 +173,21 @@ fn run(args: &Args) -> Result<(), String> {
                     "passes": f.passes,
                     "upload_bytes": f.upload_bytes,
                 }))
-            })
+            };
+            let make = || Ok(Arc::new(NullBackend::new(multi_draw)));
+            frames(args, make()?, &Device { report: &report, lose: &NullBackend::lose_device, make: &make })
         }
         BackendKind::Wgpu => {
             let encoding = match args.encoding {
                 EncodingKind::Bundle => Encoding::RenderBundle,
                 EncodingKind::Buffer => Encoding::CommandBuffer,
             };
-            let b = WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() }).map_err(|e| e.to_string())?;
+            let make = || {
+                WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() })
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            };
+            let b = make()?;
             let info = b.adapter_info();
             println!(
                 "adapter: {} ({:?}), encoding {:?}, GPU zones {}",
@@ -177,7 +196,7 @@ fn run(args: &Args) -> Result<(), String> {
                 b.encoding(),
                 if b.gpu_zones() { "on" } else { "off" }
             );
-            frames(args, Arc::new(b), &|| None)
+            frames(args, b, &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make })
         }
     }
 }
@@ -217,11 +236,7 @@ fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Valu
     })
 }
 
-fn frames<B: Backend>(
-    args: &Args,
-    backend: Arc<B>,
-    backend_report: &dyn Fn() -> Option<serde_json::Value>,
-) -> Result<(), String> {
+fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> Result<(), String> {
     let config = RendererConfig {
         threads: args.threads,
         width: args.width,
@@ -249,7 +264,8 @@ fn frames<B: Backend>(
         r.set_global_keyword("FOG", false);
     }
     let shadow_side = r.config().shadow_map_size;
-    let frame = passes::DemoFrame::set(&mut r, args.graph, args.views as usize - 1, shadow_side, &scene.lens(0))?;
+    let cascades = args.views as usize - 1;
+    let mut frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0))?;
     println!(
         "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}",
         r.scene().len(),
@@ -272,7 +288,29 @@ fn frames<B: Backend>(
         // must not depend on timing.
         let shown = if args.digest { 0.0 } else { all.last().map_or(0.0, |s: &FrameStats| s.frame_ms as f32) };
         frame.bar_ms.store(shown.to_bits(), std::sync::atomic::Ordering::Relaxed);
-        let stats = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).map_err(|e| e.to_string())?;
+        if args.lose_device_at == Some(f + 1) {
+            (device.lose)(r.backend());
+        }
+        let mut rendered = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] });
+        if rendered.as_ref().err() == Some(&RenderError::DeviceLost) {
+            // Everything the renderer owns is made again on a new device; the demo's own
+            // part of the frame (the overlay's pipeline) is the engine's to make again.
+            let rebuilt = r.recover((device.make)()?).map_err(|e| format!("recovering: {e}"))?;
+            frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(f))?;
+            frame.bar_ms.store(shown.to_bits(), std::sync::atomic::Ordering::Relaxed);
+            println!(
+                "device lost at frame {}: rebuilt {} meshes, {} textures, {} materials, {} objects on a new device in \
+                 {:.1} ms",
+                f + 1,
+                rebuilt.meshes,
+                rebuilt.textures,
+                rebuilt.materials,
+                rebuilt.objects,
+                rebuilt.ms
+            );
+            rendered = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] });
+        }
+        let stats = rendered.map_err(|e| e.to_string())?;
         if f == 0 {
             for w in r.frame_warnings() {
                 println!("warning (frame graph): {w}");
@@ -285,7 +323,7 @@ fn frames<B: Backend>(
             // The backend's own report of this frame: wait until it is submitted.
             let report = if r.backend().name() == "null" {
                 r.flush().map_err(|e| e.to_string())?;
-                backend_report()
+                (device.report)(r.backend())
             } else {
                 None
             };

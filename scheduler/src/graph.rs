@@ -156,6 +156,12 @@ impl<J: GraphJob> JobGraph<J> {
         self.nodes.len()
     }
 
+    /// The job named `name`.
+    #[cfg_attr(not(feature = "fault-injection"), allow(dead_code))]
+    pub(crate) fn job_named(&self, name: &str) -> Option<J> {
+        self.nodes.iter().find(|n| n.name == name).map(|n| n.job)
+    }
+
     /// Runs every job on `pool`, each once its inputs are done; `work(job)` does the work.
     pub(crate) fn run(&self, pool: &rayon::ThreadPool, work: &(dyn Fn(J) + Sync)) -> Result<(), JobPanic> {
         for n in &self.nodes {

@@ -99,6 +99,10 @@ impl<H: Handle, V> Handles<H, V> {
         }
         self.map.get_mut(h.key())
     }
+    /// Every live handle and its value.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (H, &V)> + '_ {
+        self.map.iter().map(|(k, v)| (H::make(k, self.owner), v))
+    }
     pub(crate) fn remove(&mut self, h: H) -> Option<V> {
         if h.owner() != self.owner {
             return None;

@@ -6,6 +6,8 @@
 
 use switchyard_backend::*;
 
+#[cfg(feature = "fault-injection")]
+pub mod faults;
 pub mod full_graph;
 
 /// WGSL of the fixture: position per vertex, color per instance, a dynamic-offset tint.

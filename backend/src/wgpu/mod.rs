@@ -302,6 +302,22 @@ impl WgpuBackend {
         &self.device
     }
 
+    /// Whether the device was lost (its device-lost callback ran, on a device this backend
+    /// created, or [`WgpuBackend::lose_device`] was called). Every call after it fails with
+    /// a `DeviceLost` error; a `Renderer` then needs a new backend (`Renderer::recover`).
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Loses the device on purpose, as a driver reset or a removed GPU would: destroys the
+    /// wgpu device (`Device::destroy`) and fails every later call with `DeviceLost`. For
+    /// testing an engine's recovery (the demo's `--lose-device-at`); on an engine's device
+    /// it destroys the engine's device too.
+    pub fn lose_device(&self) {
+        self.lost.store(true, Ordering::Release);
+        self.device.destroy();
+    }
+
     fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, CreateError> {
         if self.lost.load(Ordering::Relaxed) {
             return Err(CreateError::DeviceLost);
@@ -365,6 +381,9 @@ impl Backend for WgpuBackend {
     }
 
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
+        if self.is_lost() {
+            return Err(WriteError::DeviceLost);
+        }
         let reg = self.reg.read();
         check_buffer_write(&reg, &BufferWrite { buffer, offset, data })?;
         if !data.is_empty() {
@@ -393,6 +412,9 @@ impl Backend for WgpuBackend {
     }
 
     fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+        if self.is_lost() {
+            return Err(WriteError::DeviceLost);
+        }
         let reg = self.reg.read();
         check_texture_write(&reg, texture, data)?;
         let e = &reg.textures[texture];
@@ -502,6 +524,9 @@ impl Backend for WgpuBackend {
     }
 
     fn record(&self, pass: &PassDesc, position: ChunkPosition, commands: &[Command]) -> Result<WgpuChunk, RecordError> {
+        if self.is_lost() {
+            return Err(RecordError::DeviceLost);
+        }
         let reg = self.reg.read();
         let layout = resolve_pass(&reg, pass)?;
         let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
@@ -574,6 +599,7 @@ impl Backend for WgpuBackend {
     }
 
     fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError> {
+        self.take_errors()?;
         let index = self.submissions.lock().iter().find(|(id, _)| *id == submission).map(|(_, i)| i.clone());
         let poll = match index {
             Some(i) => wgpu::PollType::Wait { submission_index: Some(i), timeout: None },
@@ -591,6 +617,9 @@ impl Backend for WgpuBackend {
     }
 
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
+        if self.is_lost() {
+            return Err(ReadbackError::DeviceLost);
+        }
         self.read_back(texture)
     }
 }

@@ -196,6 +196,11 @@ impl ShaderRecord {
         Ok(id)
     }
 
+    /// Forgets the compiled variants (their modules belong to a lost device).
+    pub(crate) fn forget_variants(&mut self) {
+        self.variants.clear();
+    }
+
     /// Validates a property against the declaration.
     pub(crate) fn check_property(&self, name: &str, ty: PropertyType) -> Result<(), ResourceError> {
         match self.decls.iter().find(|d| d.name == name) {
@@ -316,6 +321,8 @@ pub(crate) struct MaterialRecord {
     pub(crate) keyword_mask: u32,
     pub(crate) sheet: PropertySheet,
     pub(crate) group: BindGroupId,
+    /// Its base texture (`None`: white), to bind again on a new device.
+    pub(crate) texture: Option<crate::TextureHandle>,
     pub(crate) transparent: bool,
     pub(crate) version: u64,
     pub(crate) lists: Vec<DisplayList>,
@@ -363,6 +370,7 @@ mod tests {
                 .with("_Roughness", PropertyValue::Float(0.75))
                 .with("_BaseColor", PropertyValue::Color([1.0, 0.5, 0.0, 1.0])),
             group,
+            texture: None,
             transparent: false,
             version: 0,
             lists: Vec::new(),

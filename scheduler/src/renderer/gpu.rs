@@ -110,6 +110,27 @@ impl FrameResources {
         })
     }
 
+    /// Group 1 of a material: the constant ring (at the material's dynamic offset), its
+    /// base texture and the material sampler.
+    pub(crate) fn material_group<B: Backend>(&self, b: &B, texture: TextureId) -> Result<BindGroupId, CreateError> {
+        b.create_bind_group(&BindGroupDesc {
+            label: "material".into(),
+            layout: self.layouts.material,
+            entries: vec![
+                BindEntry {
+                    binding: 0,
+                    resource: BindResource::Buffer {
+                        buffer: self.constants_buf,
+                        offset: 0,
+                        size: Some(u64::from(CONSTANT_SLOT)),
+                    },
+                },
+                BindEntry { binding: 1, resource: BindResource::Texture(texture) },
+                BindEntry { binding: 2, resource: BindResource::Sampler(self.material_sampler) },
+            ],
+        })
+    }
+
     /// Group 0 of a forward pass: globals, transforms, its two shadow maps and the
     /// comparison sampler.
     pub(crate) fn forward_group<B: Backend>(

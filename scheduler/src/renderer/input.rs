@@ -43,9 +43,21 @@ pub enum RenderError {
     /// The backend rejected a recorded chunk (a scheduler bug).
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// The backend failed to submit.
-    #[error(transparent)]
-    Submit(#[from] SubmitError),
+    /// The submission thread's backend failed a frame handed to it: returned by the next
+    /// call that collects finished frames (`render*`, [`Renderer::flush`],
+    /// [`Renderer::poll`]), naming the frame.
+    #[error("frame {frame} failed on submission: {source}")]
+    Submit {
+        /// The frame that failed ([`FrameStats::frame`]).
+        frame: u64,
+        /// The backend's error.
+        source: SubmitError,
+    },
+    /// The device is lost: this frame did nothing, and so will every frame until
+    /// [`Renderer::recover`] gives the renderer a new backend. (Every operation whose
+    /// backend error was a device loss reports this instead.)
+    #[error("device lost: Renderer::recover needs a new backend")]
+    DeviceLost,
     /// Reading back failed.
     #[error(transparent)]
     Readback(#[from] ReadbackError),
@@ -101,6 +113,25 @@ pub enum RenderError {
         /// What is wrong.
         what: &'static str,
     },
+}
+
+impl RenderError {
+    /// Whether this error, or the backend error inside it, is a lost device.
+    pub fn is_device_lost(&self) -> bool {
+        use RenderError as E;
+        match self {
+            E::DeviceLost
+            | E::FrameBuffer(CreateError::DeviceLost)
+            | E::Record(RecordError::DeviceLost)
+            | E::Readback(ReadbackError::DeviceLost)
+            | E::Shader { source: CreateError::DeviceLost, .. } => true,
+            E::Submit { source, .. } => {
+                matches!(source, SubmitError::DeviceLost | SubmitError::Write(WriteError::DeviceLost))
+            }
+            E::DisplayList { source, .. } => source.is_device_lost(),
+            _ => false,
+        }
+    }
 }
 
 /// What one frame of a graph gets from the engine.
@@ -269,6 +300,14 @@ impl<B: Backend> Renderer<B> {
     /// description move over, the rest of it is destroyed (after the frames in flight).
     /// On an error the old plan stays.
     pub(super) fn replace_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
+        if self.lost {
+            return Err(RenderError::DeviceLost);
+        }
+        let r = self.build_plan(origin, graph);
+        self.note_lost(r)
+    }
+
+    fn build_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
         if self.plan.is_some() {
             self.flush()?;
         }

@@ -107,11 +107,16 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) frame: u64,
     pub(super) library: &'a Slot<Library>,
     pub(super) patched: &'a Slot<PatchedLists>,
+    /// The job that panics this frame, injected by a test (`fault-injection`).
+    pub(super) panics: Option<Job>,
 }
 
 impl<B: Backend> FrameJobs<'_, B> {
     /// Runs one job; it touches exactly the data [`Job::accesses`] names.
     pub(super) fn run(&self, job: Job) {
+        if self.panics == Some(job) {
+            panic!("fault injected into job {job:?}");
+        }
         match job {
             Job::Cull(v) => {
                 let view = &self.views[v];

@@ -36,11 +36,13 @@ mod gpu;
 mod input;
 mod jobs;
 mod plan;
+mod recover;
 mod reference;
 mod render;
 mod resources;
 
 pub use input::{FrameInput, RenderError};
+pub use recover::RecoverStats;
 pub use reference::{ReferenceFrame, ViewOutput};
 pub use resources::ResourceError;
 
@@ -229,6 +231,15 @@ impl<C> Default for OtherRecorded<C> {
     }
 }
 
+/// A texture the engine made, and its texels (kept to upload again on a new device).
+#[derive(Debug)]
+struct TextureRecord {
+    id: TextureId,
+    width: u32,
+    height: u32,
+    texels: Box<[u8]>,
+}
+
 /// Resources and settings that jobs read during a frame.
 struct Shared<B: Backend> {
     backend: Arc<B>,
@@ -255,7 +266,7 @@ pub struct Renderer<B: Backend> {
     shared: Shared<B>,
     scene: Scene,
     shader_handles: Handles<ShaderHandle, u32>,
-    textures: Handles<TextureHandle, TextureId>,
+    textures: Handles<TextureHandle, TextureRecord>,
     mesh_handles: Handles<MeshHandle, u32>,
     material_handles: Handles<MaterialHandle, u32>,
     /// Shader and material records; the patch job compiles variants and builds lists.
@@ -288,7 +299,13 @@ pub struct Renderer<B: Backend> {
     submit: SubmitThread<B>,
     frame: u64,
     last_report: Option<SubmitReport>,
-    pending_error: Option<SubmitError>,
+    /// The first submission error of a finished frame not yet returned, and its frame.
+    pending_error: Option<(u64, SubmitError)>,
+    /// The device was lost; frames fail until [`Renderer::recover`].
+    lost: bool,
+    /// A job to panic in and the frame (`fault-injection`).
+    #[cfg(feature = "fault-injection")]
+    fault_panic: Option<(String, u64)>,
 }
 
 impl<B: Backend> std::fmt::Debug for Renderer<B> {
@@ -315,26 +332,7 @@ impl Resolve for Resolver<'_> {
 impl<B: Backend> Renderer<B> {
     /// Creates a renderer: worker pool, submission thread, targets and shared buffers.
     pub fn new(backend: Arc<B>, config: RendererConfig) -> Result<Self, InitError> {
-        if config.width == 0 || config.height == 0 || config.shadow_map_size == 0 {
-            return Err(InitError::Config("target sizes must be non-zero"));
-        }
-        if config.frames_in_flight == 0 || config.max_objects == 0 || config.max_materials == 0 {
-            return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
-        }
-        // The buffers these sizes make: each within the backend's largest buffer (and the
-        // object count within the u32 dense indices).
-        let caps = backend.caps();
-        let bytes = |n: usize, each: u64| u64::try_from(n).ok().and_then(|n| n.checked_mul(each));
-        let fits = |b: Option<u64>| b.is_some_and(|b| b <= caps.max_buffer_size);
-        if config.max_objects > u32::MAX as usize / 2 || !fits(bytes(config.max_objects, gpu::TRANSFORM_SIZE)) {
-            return Err(InitError::Config("max_objects: its transform buffer exceeds the backend's largest buffer"));
-        }
-        if !fits(bytes(config.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
-            return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
-        }
-        if config.frames_in_flight > 16 {
-            return Err(InitError::Config("frames_in_flight above 16"));
-        }
+        recover::check_config(&config, &backend.caps())?;
         profile::start();
         let owner = new_owner();
         let threads = if config.threads == 0 {
@@ -399,8 +397,20 @@ impl<B: Backend> Renderer<B> {
             frame: 0,
             last_report: None,
             pending_error: None,
+            lost: false,
+            #[cfg(feature = "fault-injection")]
+            fault_panic: None,
             config,
         })
+    }
+
+    /// Makes the job named `job` (as in [`RenderError::JobPanicked`] and Tracy:
+    /// `cull[main]`, `patch`, `record[shadow0]`, `pass[post]`, ...) panic when it runs in
+    /// frame `frame` ([`FrameStats::frame`] numbering; the next frame is
+    /// `stats.frame + 1`). Fault injection for tests; one fault at a time.
+    #[cfg(feature = "fault-injection")]
+    pub fn inject_job_panic(&mut self, job: &str, frame: u64) {
+        self.fault_panic = Some((job.to_owned(), frame));
     }
 
     /// The backend.

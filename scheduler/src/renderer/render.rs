@@ -21,6 +21,18 @@ impl<B: Backend> Renderer<B> {
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
     ) -> Result<FrameStats, RenderError> {
+        if self.lost {
+            return Err(RenderError::DeviceLost);
+        }
+        let r = self.frame_steps(cameras, targets);
+        self.note_lost(r)
+    }
+
+    fn frame_steps(
+        &mut self,
+        cameras: &[Camera],
+        targets: &[(TargetId, TextureId)],
+    ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let _z = profile::zone!("frame");
         self.check_targets(targets)?;
@@ -61,12 +73,26 @@ impl<B: Backend> Renderer<B> {
     /// Waits until every frame handed to the submission thread is finished on the GPU;
     /// returns a submission error of any of them.
     pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
+        if self.lost {
+            return Err(RenderError::DeviceLost);
+        }
         if !self.submit.flush() {
             return Err(RenderError::SubmitThreadGone);
         }
+        self.poll()
+    }
+
+    /// Takes back the frames the submission thread finished, without waiting: returns the
+    /// first submission error among them (naming its frame) as soon as it is known, or the
+    /// latest report. An engine that renders rarely calls it to learn of a failed frame
+    /// before its next `render`.
+    pub fn poll(&mut self) -> Result<Option<SubmitReport>, RenderError> {
+        if self.lost {
+            return Err(RenderError::DeviceLost);
+        }
         self.collect_done(false);
-        if let Some(e) = self.pending_error.take() {
-            return Err(e.into());
+        if let Some((frame, source)) = self.pending_error.take() {
+            return self.note_lost(Err(RenderError::Submit { frame, source }));
         }
         Ok(self.last_report.clone())
     }
@@ -78,7 +104,8 @@ impl<B: Backend> Renderer<B> {
         let t = self
             .color_target()
             .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
-        Ok(self.shared.backend.read_rgba8(t)?)
+        let read = self.shared.backend.read_rgba8(t).map_err(RenderError::from);
+        self.note_lost(read)
     }
 
     // ---- the steps of a frame ------------------------------------------------------
@@ -88,8 +115,8 @@ impl<B: Backend> Renderer<B> {
     fn take_packet(&mut self) -> Result<Box<FramePacket<B::Chunk>>, RenderError> {
         self.collect_done(false);
         loop {
-            if let Some(e) = self.pending_error.take() {
-                return Err(e.into());
+            if let Some((frame, source)) = self.pending_error.take() {
+                return Err(RenderError::Submit { frame, source });
             }
             if let Some(p) = self.free_packets.pop() {
                 return Ok(p);
@@ -109,7 +136,7 @@ impl<B: Backend> Renderer<B> {
             let Some((packet, report)) = next else { return got || !block };
             got = true;
             if let Err(e) = &report.result {
-                self.pending_error.get_or_insert(e.clone());
+                self.pending_error.get_or_insert((report.frame, e.clone()));
             }
             self.last_report = Some(report);
             self.free_packets.push(packet);
@@ -286,10 +313,39 @@ impl<B: Backend> Renderer<B> {
             frame: self.frame,
             library: &self.library,
             patched: &self.patched,
+            panics: self.injected_panic(),
         };
-        plan.jobs
-            .run(&self.pool, &|j| jobs.run(j))
-            .map_err(|p| RenderError::JobPanicked { job: p.job, message: p.message })
+        let ran = plan.jobs.run(&self.pool, &|j| jobs.run(j));
+        ran.map_err(|p| {
+            // A job that panicked part-way may have left a display list half patched: the
+            // next frame builds every list again (equal commands, the cache's invariant).
+            self.forget_lists();
+            RenderError::JobPanicked { job: p.job, message: p.message }
+        })
+    }
+
+    /// Drops every material's display lists and the patch stage's state; the next frame
+    /// rebuilds the lists it uses.
+    pub(super) fn forget_lists(&mut self) {
+        for rec in self.library.get_mut().materials.iter_mut().flatten() {
+            rec.lists.clear();
+        }
+        let patched = self.patched.get_mut();
+        let constants = std::mem::take(&mut patched.constants);
+        *patched = PatchedLists::default();
+        patched.constants = constants;
+    }
+
+    /// The job a test made panic this frame.
+    #[cfg(feature = "fault-injection")]
+    fn injected_panic(&self) -> Option<super::jobs::Job> {
+        let (name, frame) = self.fault_panic.as_ref()?;
+        (*frame == self.frame).then(|| self.plan.as_ref()?.jobs.job_named(name)).flatten()
+    }
+
+    #[cfg(not(feature = "fault-injection"))]
+    fn injected_panic(&self) -> Option<super::jobs::Job> {
+        None
     }
 
     /// Moves the recorded chunks into the packet in submission order and sums the stats;

@@ -42,6 +42,13 @@ pub enum ResourceError {
     Write(#[from] WriteError),
 }
 
+impl ResourceError {
+    /// Whether the backend refused because its device is lost ([`Renderer::recover`]).
+    pub fn is_device_lost(&self) -> bool {
+        matches!(self, Self::Backend(CreateError::DeviceLost) | Self::Write(WriteError::DeviceLost))
+    }
+}
+
 impl<B: Backend> Renderer<B> {
     // ---- resources -------------------------------------------------------------------
 
@@ -63,19 +70,8 @@ impl<B: Backend> Renderer<B> {
 
     /// Uploads an RGBA8 sRGB texture.
     pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
-        let b = &*self.shared.backend;
-        let t = b.create_texture(&TextureDesc {
-            label: "texture".into(),
-            width,
-            height,
-            format: TextureFormat::Rgba8UnormSrgb,
-            usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
-        })?;
-        if let Err(e) = b.write_texture(t, rgba8) {
-            let _ = b.destroy(Resource::Texture(t));
-            return Err(e.into());
-        }
-        Ok(self.textures.insert(t))
+        let id = super::recover::upload_texture(&*self.shared.backend, width, height, rgba8)?;
+        Ok(self.textures.insert(TextureRecord { id, width, height, texels: rgba8.into() }))
     }
 
     /// Appends a mesh to the shared vertex and index buffers.
@@ -164,31 +160,17 @@ impl<B: Backend> Renderer<B> {
             rec.check_property(name, ty)?;
         }
         let texture = match desc.base_texture {
-            Some(t) => *self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?,
+            Some(t) => self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id,
             None => self.shared.gpu.white,
         };
-        let group = self.shared.backend.create_bind_group(&BindGroupDesc {
-            label: "material".into(),
-            layout: self.shared.gpu.layouts.material,
-            entries: vec![
-                BindEntry {
-                    binding: 0,
-                    resource: BindResource::Buffer {
-                        buffer: self.shared.gpu.constants_buf,
-                        offset: 0,
-                        size: Some(u64::from(CONSTANT_SLOT)),
-                    },
-                },
-                BindEntry { binding: 1, resource: BindResource::Texture(texture) },
-                BindEntry { binding: 2, resource: BindResource::Sampler(self.shared.gpu.material_sampler) },
-            ],
-        })?;
+        let group = self.shared.gpu.material_group(&*self.shared.backend, texture)?;
         let materials = &mut self.library.get_mut().materials;
         let record = Some(MaterialRecord {
             shader,
             keyword_mask: mask,
             sheet: desc.properties.clone(),
             group,
+            texture: desc.base_texture,
             transparent: desc.transparent,
             version: 0,
             lists: Vec::new(),

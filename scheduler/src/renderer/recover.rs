@@ -1,0 +1,173 @@
+//! A lost device: the renderer notices it ([`RenderError::DeviceLost`]) and, given a new
+//! backend, makes everything it owns on the GPU again from what it keeps on the CPU
+//! ([`Renderer::recover`]).
+//!
+//! What it keeps for this: the scene (objects, transforms, bounds), the meshes' vertices
+//! and indices, each texture's texels, each shader's WGSL and declarations, each
+//! material's properties, keywords and texture, the frame graph. What it makes again: the
+//! fixed buffers, layouts and samplers (`gpu.rs`), the mesh buffers, the textures, the
+//! materials' bind groups; shader variants, pipelines and display lists compile again on
+//! first use; the plan (targets, fullscreen pipelines) is built again by the next frame.
+
+use std::time::Instant;
+
+use super::*;
+
+impl<B: Backend> Renderer<B> {
+    /// Replaces the backend — after a lost device ([`RenderError::DeviceLost`]), or to move
+    /// to another adapter — and makes everything the renderer owns on the GPU again on the
+    /// new one from what it keeps: buffers, layouts, samplers, meshes, textures, material
+    /// bind groups; shader variants, pipelines and display lists compile again as frames
+    /// use them, and the next frame builds the frame graph's targets. Handles (objects,
+    /// meshes, materials, shaders, textures) stay valid. Textures the engine gave
+    /// (external targets, `render_to` outputs) belong to the old device: give the new
+    /// device's ones.
+    ///
+    /// Frames the old backend still holds are dropped with it. On an error (the new
+    /// backend refuses something, or its limits are too small for the configuration) the
+    /// renderer keeps its old backend and stays as it was; drop the new backend.
+    pub fn recover(&mut self, backend: Arc<B>) -> Result<RecoverStats, InitError> {
+        let t = Instant::now();
+        check_config(&self.config, &backend.caps())?;
+        let b = &*backend;
+        let gpu = FrameResources::create(b, &self.config)?;
+        let s = &self.shared;
+        let remake = |old: &GrowBuffer, label, usage, data: &[u8]| -> Result<GrowBuffer, InitError> {
+            let id = buffer(b, label, old.capacity, usage)?;
+            b.write_buffer(id, 0, data).map_err(|e| CreateError::Invalid(e.to_string()))?;
+            Ok(GrowBuffer { id, capacity: old.capacity })
+        };
+        let vertices =
+            remake(&s.vertices, "mesh-vertices", BufferUsage::VERTEX, bytemuck::cast_slice(&s.cpu_vertices))?;
+        let indices = remake(&s.indices, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))?;
+        let mut textures = std::collections::HashMap::new();
+        for (h, tex) in self.textures.iter() {
+            let id = upload_texture(b, tex.width, tex.height, &tex.texels).map_err(|e| match e {
+                ResourceError::Backend(e) => e,
+                other => CreateError::Invalid(other.to_string()),
+            })?;
+            textures.insert(h, id);
+        }
+        let mut groups = Vec::new();
+        for rec in self.library.get_mut().materials.iter().flatten() {
+            let texture = rec.texture.and_then(|h| textures.get(&h).copied()).unwrap_or(gpu.white);
+            groups.push(gpu.material_group(b, texture)?);
+        }
+        let submit = SubmitThread::spawn(backend.clone(), self.config.frames_in_flight)
+            .map_err(|e| InitError::Thread(e.to_string()))?;
+
+        // Everything is made: switch over. The old submission thread ends with its frames.
+        drop(std::mem::replace(&mut self.submit, submit));
+        self.free_packets = (0..self.config.frames_in_flight).map(|_| Box::default()).collect();
+        (self.pending_error, self.last_report, self.lost) = (None, None, false);
+        for (h, id) in textures {
+            self.textures.get_mut(h).expect("made from the live textures").id = id;
+        }
+        let lib = self.library.get_mut();
+        for (rec, group) in lib.materials.iter_mut().flatten().zip(groups) {
+            rec.group = group;
+        }
+        lib.shaders.iter_mut().for_each(ShaderRecord::forget_variants);
+        self.forget_lists();
+        // Plans, per-view buffers and recorded chunks name the old device's objects.
+        self.plan = None;
+        self.views.clear();
+        self.others.clear();
+        let n = self.scene.len() as u32;
+        self.scene.dirty.clear();
+        if n > 0 {
+            self.scene.dirty.push((0, n));
+        }
+        let s = &mut self.shared;
+        s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
+        (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
+        let old = std::mem::replace(&mut s.backend, backend);
+        drop(old);
+        Ok(RecoverStats {
+            ms: t.elapsed().as_secs_f64() * 1e3,
+            meshes: s.mesh_ranges.len(),
+            textures: self.textures.iter().count(),
+            materials: self.library.get_mut().materials.iter().flatten().count(),
+            objects: self.scene.len(),
+        })
+    }
+
+    /// Whether the renderer saw its device lost and waits for [`Renderer::recover`]: every
+    /// frame until then is a [`RenderError::DeviceLost`] that touches nothing. The scene
+    /// can still be edited meanwhile.
+    pub fn is_lost(&self) -> bool {
+        self.lost
+    }
+
+    /// A device-lost error of any operation becomes [`RenderError::DeviceLost`] and marks
+    /// the renderer lost.
+    pub(super) fn note_lost<T>(&mut self, r: Result<T, RenderError>) -> Result<T, RenderError> {
+        match r {
+            Err(e) if e.is_device_lost() => {
+                self.lost = true;
+                Err(RenderError::DeviceLost)
+            }
+            r => r,
+        }
+    }
+}
+
+/// What [`Renderer::recover`] made again, and how long it took.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecoverStats {
+    /// Wall time of the call, ms.
+    pub ms: f64,
+    /// Meshes uploaded again.
+    pub meshes: usize,
+    /// Textures uploaded again.
+    pub textures: usize,
+    /// Materials whose bind groups were made again.
+    pub materials: usize,
+    /// Objects in the scene (their transforms upload with the next frame).
+    pub objects: usize,
+}
+
+/// Creates an RGBA8 sRGB texture and uploads `texels` (destroyed again on a failed upload).
+pub(super) fn upload_texture<B: Backend>(
+    b: &B,
+    width: u32,
+    height: u32,
+    texels: &[u8],
+) -> Result<TextureId, ResourceError> {
+    let t = b.create_texture(&TextureDesc {
+        label: "texture".into(),
+        width,
+        height,
+        format: TextureFormat::Rgba8UnormSrgb,
+        usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
+    })?;
+    if let Err(e) = b.write_texture(t, texels) {
+        let _ = b.destroy(Resource::Texture(t));
+        return Err(e.into());
+    }
+    Ok(t)
+}
+
+/// The configuration's sizes within what `caps` allows.
+pub(super) fn check_config(config: &RendererConfig, caps: &Caps) -> Result<(), InitError> {
+    if config.width == 0 || config.height == 0 || config.shadow_map_size == 0 {
+        return Err(InitError::Config("target sizes must be non-zero"));
+    }
+    if config.frames_in_flight == 0 || config.max_objects == 0 || config.max_materials == 0 {
+        return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
+    }
+    // The buffers these sizes make: each within the backend's largest buffer (and the
+    // object count within the u32 dense indices).
+    let bytes = |n: usize, each: u64| u64::try_from(n).ok().and_then(|n| n.checked_mul(each));
+    let fits = |b: Option<u64>| b.is_some_and(|b| b <= caps.max_buffer_size);
+    if config.max_objects > u32::MAX as usize / 2 || !fits(bytes(config.max_objects, gpu::TRANSFORM_SIZE)) {
+        return Err(InitError::Config("max_objects: its transform buffer exceeds the backend's largest buffer"));
+    }
+    if !fits(bytes(config.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
+        return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
+    }
+    if config.frames_in_flight > 16 {
+        return Err(InitError::Config("frames_in_flight above 16"));
+    }
+    Ok(())
+}

@@ -346,7 +346,8 @@ fn slow_gpu_blocks_render_within_the_frames_in_flight_limit() {
 #[test]
 fn shutdown_with_frames_in_flight_joins_every_thread_and_drops_every_chunk() {
     let _one = serial();
-    let threads = switchyard_threads();
+    // The tests before this one dropped their renderers, and a drop waits for its threads.
+    let threads = settled_threads(0);
     let backend = Arc::new(FaultBackend::new(NullBackend::new(true)));
     backend.set_gpu_ms(30);
     for cycle in 0..100 {
@@ -367,6 +368,7 @@ fn shutdown_with_frames_in_flight_joins_every_thread_and_drops_every_chunk() {
             drop(r);
             assert!(t.elapsed() < Duration::from_secs(10), "drop returned in {:?}", t.elapsed());
             assert_eq!(backend.live_chunks().0, 0, "every chunk dropped");
+            assert_eq!(settled_threads(threads), threads, "cycle {cycle}: its threads left");
         }
     }
     assert_eq!(settled_threads(threads), threads, "every worker and submission thread joined");

@@ -231,6 +231,57 @@ impl<C> Default for OtherRecorded<C> {
     }
 }
 
+/// The worker pool. Dropping it waits (up to 10 s) until every worker thread has left:
+/// rayon's own pool only asks them to.
+struct Workers {
+    pool: Option<rayon::ThreadPool>,
+    /// Workers that have not left yet, and a signal for each that does.
+    alive: Arc<(parking_lot::Mutex<usize>, parking_lot::Condvar)>,
+}
+
+impl Workers {
+    fn start(threads: usize) -> Result<Self, InitError> {
+        let alive = Arc::new((parking_lot::Mutex::new(0), parking_lot::Condvar::new()));
+        let (up, down) = (alive.clone(), alive.clone());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("switchyard-worker-{i}"))
+            .start_handler(move |i| {
+                *up.0.lock() += 1;
+                up.1.notify_all();
+                profile::thread_name(&format!("switchyard-worker-{i}"));
+            })
+            .exit_handler(move |_| {
+                *down.0.lock() -= 1;
+                down.1.notify_all();
+            })
+            .build()
+            .map_err(|e| InitError::Pool(e.to_string()))?;
+        // Count every worker in (so a drop waits for each), within a bound.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut n = alive.0.lock();
+        while *n < threads && !alive.1.wait_until(&mut n, deadline).timed_out() {}
+        drop(n);
+        Ok(Self { pool: Some(pool), alive })
+    }
+}
+
+impl std::ops::Deref for Workers {
+    type Target = rayon::ThreadPool;
+    fn deref(&self) -> &rayon::ThreadPool {
+        self.pool.as_ref().expect("dropped only in Drop")
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        drop(self.pool.take());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut n = self.alive.0.lock();
+        while *n > 0 && !self.alive.1.wait_until(&mut n, deadline).timed_out() {}
+    }
+}
+
 /// A texture the engine made, and its texels (kept to upload again on a new device).
 #[derive(Debug)]
 struct TextureRecord {
@@ -262,7 +313,7 @@ struct Shared<B: Backend> {
 /// The Switchyard renderer over a backend.
 pub struct Renderer<B: Backend> {
     config: RendererConfig,
-    pool: rayon::ThreadPool,
+    pool: Workers,
     shared: Shared<B>,
     scene: Scene,
     shader_handles: Handles<ShaderHandle, u32>,
@@ -340,12 +391,7 @@ impl<B: Backend> Renderer<B> {
         } else {
             config.threads
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("switchyard-worker-{i}"))
-            .start_handler(|i| profile::thread_name(&format!("switchyard-worker-{i}")))
-            .build()
-            .map_err(|e| InitError::Pool(e.to_string()))?;
+        let pool = Workers::start(threads)?;
         let b = &*backend;
         let gpu = FrameResources::create(b, &config)?;
         let vertices = GrowBuffer { id: buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX)?, capacity: 1 << 16 };

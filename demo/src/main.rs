@@ -13,6 +13,7 @@ use switchyard::backend::Backend;
 use switchyard::*;
 use switchyard_city as city;
 
+mod churn;
 mod gltf_scene;
 mod passes;
 mod scenes;
@@ -108,6 +109,14 @@ struct Args {
     /// its objects differently; the pixels are the same.
     #[arg(long, value_name = "FRAME")]
     lose_device_at: Option<u32>,
+    /// Add a fifth as many objects again that never hold still: every frame some are
+    /// inserted, removed, moved and given another mesh and material, a material property
+    /// changes, and one mesh and one material are replaced (made, their users moved,
+    /// the old ones removed). Prints the resident memory after a warm-up (a tenth of the
+    /// frames, at least 1,000) and its peak after it; the summary covers the last 1,000
+    /// frames.
+    #[arg(long)]
+    churn: bool,
 }
 
 /// What the demo needs of a backend kind besides `Backend`: its frame report, a simulated
@@ -241,7 +250,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         threads: args.threads,
         width: args.width,
         height: args.height,
-        max_objects: args.objects.max(2),
+        // --churn: its objects wander around objects / 5, at most twice that.
+        max_objects: args.objects.max(2) + if args.churn { 2 * (args.objects / 5).max(8) + 64 } else { 0 },
         max_materials: args.materials.max(1) + 256,
         multi_draw: !args.no_multi_draw,
         // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
@@ -264,6 +274,13 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         r.set_global_keyword("FOG", false);
     }
     let shadow_side = r.config().shadow_map_size;
+    let mut churn = match args.churn {
+        true => Some(churn::Churn::new(&mut r, (args.objects / 5).max(8), extent(&scene))?),
+        false => None,
+    };
+    // The warm-up covers the summary's 1,000 frames filling up.
+    let warm_up = (args.frames / 10).max(1000);
+    let (mut rss_warm, mut rss_peak) = (None, 0u64);
     let cascades = args.views as usize - 1;
     let mut frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0))?;
     println!(
@@ -275,9 +292,20 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         r.multi_draw()
     );
     let progress = std::io::stdout().is_terminal() && !args.digest;
-    let mut all = Vec::with_capacity(args.frames as usize);
+    // Every frame's stats for the summary; with --churn the last 1,000 (memory stays flat).
+    let kept = if args.churn { 1000 } else { args.frames as usize };
+    let mut all = std::collections::VecDeque::with_capacity(kept);
     let mut json = Vec::new();
     for f in 0..args.frames {
+        if let Some(c) = churn.as_mut() {
+            c.step(&mut r).map_err(|e| format!("--churn, frame {}: {e}", f + 1))?;
+            let rss = churn::rss_bytes().unwrap_or(0);
+            match rss_warm {
+                None if f + 1 == warm_up => rss_warm = Some(rss),
+                Some(_) => rss_peak = rss_peak.max(rss),
+                None => {}
+            }
+        }
         for &(_, w, h) in args.resize_at.iter().filter(|r| r.0 == f + 1) {
             r.resize(w, h).map_err(|e| format!("--resize-at {}:{w}x{h}: {e}", f + 1))?;
         }
@@ -286,7 +314,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
         // The overlay shows the last frame's CPU time; not with --digest, whose stream
         // must not depend on timing.
-        let shown = if args.digest { 0.0 } else { all.last().map_or(0.0, |s: &FrameStats| s.frame_ms as f32) };
+        let shown = if args.digest { 0.0 } else { all.back().map_or(0.0, |s: &FrameStats| s.frame_ms as f32) };
         frame.bar_ms.store(shown.to_bits(), std::sync::atomic::Ordering::Relaxed);
         if args.lose_device_at == Some(f + 1) {
             (device.lose)(r.backend());
@@ -334,13 +362,40 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             print!("\r[{}{}] frame {}/{}", "#".repeat(done), " ".repeat(30 - done), f + 1, args.frames);
             let _ = std::io::stdout().flush();
         }
-        all.push(stats);
+        if all.len() == kept {
+            all.pop_front();
+        }
+        all.push_back(stats);
     }
     if progress {
         println!();
     }
     let last = r.flush().map_err(|e| e.to_string())?;
-    summary(&all, r.pass_names(), last.as_ref());
+    if churn.is_some() {
+        match rss_warm {
+            Some(warm) if rss_peak > 0 => {
+                let mib = |b: u64| b as f64 / (1 << 20) as f64;
+                let now = churn::rss_bytes().unwrap_or(0);
+                let m = r.mesh_memory();
+                println!(
+                    "churn: {} frames, {} objects and {} meshes now (mesh buffers: {} vertices, {} free); resident \
+                     memory {:.1} MiB after the warm-up ({warm_up} frames), {:.1} MiB at the end, peak after the \
+                     warm-up {:.1} MiB ({:+.2} %)",
+                    args.frames,
+                    r.scene().len(),
+                    m.meshes,
+                    m.vertices,
+                    m.free_vertices,
+                    mib(warm),
+                    mib(now),
+                    mib(rss_peak),
+                    (rss_peak as f64 / warm as f64 - 1.0) * 100.0
+                );
+            }
+            _ => println!("churn: {} frames (resident memory is read after {warm_up} frames)", args.frames),
+        }
+    }
+    summary(all.make_contiguous(), r.pass_names(), last.as_ref());
     if let Some(path) = &args.stats {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -353,6 +408,14 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         println!("wrote {}", args.out.display());
     }
     Ok(())
+}
+
+/// The side of the area the scene covers, for churned objects to land in.
+fn extent(scene: &scenes::Scene) -> f32 {
+    match scene {
+        scenes::Scene::City(c) => c.side as f32 * city::SPACING,
+        _ => 40.0,
+    }
 }
 
 fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>) {

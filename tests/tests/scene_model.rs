@@ -1,6 +1,6 @@
 //! [stale] The scene store and its resources against a plain `HashMap` model, over random
-//! operation sequences: inserts, updates, moves and removals of objects, material creation
-//! and removal, with stale handles, repeated handles, non-finite transforms and materials
+//! operation sequences: inserts, updates, moves and removals of objects, material and mesh
+//! creation and removal (dense slots reused lowest first), with stale handles, repeated handles, non-finite transforms and materials
 //! still in use mixed in. Every operation either does what the model does or returns a
 //! typed error and changes nothing; frames keep rendering on the null backend.
 
@@ -21,6 +21,9 @@ enum Op {
     Remove(Vec<u16>),
     NewMaterial,
     RemoveMaterial(u8),
+    /// A mesh of `n` cubes.
+    NewMesh(u8),
+    RemoveMesh(u8),
     Render,
 }
 
@@ -32,6 +35,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => prop::collection::vec(any::<u16>(), 1..4).prop_map(Op::Remove),
         1 => Just(Op::NewMaterial),
         1 => (0u8..8).prop_map(Op::RemoveMaterial),
+        1 => (1u8..4).prop_map(Op::NewMesh),
+        1 => (0u8..8).prop_map(Op::RemoveMesh),
         1 => Just(Op::Render),
     ]
 }
@@ -46,7 +51,10 @@ struct Obj {
 
 struct Harness {
     r: Renderer<NullBackend>,
+    /// Every mesh handle ever made, whether it is alive, and the dense slot it got.
     meshes: Vec<MeshHandle>,
+    live_meshes: Vec<bool>,
+    mesh_dense: Vec<u32>,
     /// Every material handle ever made; `None` in `live` once removed.
     materials: Vec<MaterialHandle>,
     live_materials: Vec<bool>,
@@ -68,11 +76,13 @@ impl Harness {
         };
         let mut r = Renderer::new(Arc::new(NullBackend::new(true)), config).unwrap();
         let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
-        let meshes = (0..4).map(|_| r.create_mesh(&cube()).unwrap()).collect();
+        let meshes: Vec<_> = (0..4).map(|_| r.create_mesh(&cube()).unwrap()).collect();
         let materials: Vec<_> =
             (0..3).map(|_| r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap()).collect();
         Self {
             r,
+            live_meshes: vec![true; meshes.len()],
+            mesh_dense: (0..meshes.len() as u32).collect(),
             meshes,
             live_materials: vec![true; materials.len()],
             materials,
@@ -85,7 +95,12 @@ impl Harness {
     fn desc(&self, mesh: u8, material: u8, x: f32) -> ObjectDesc {
         let material = self.materials[material as usize % self.materials.len()];
         let transform = Mat4::from_translation(Vec3::new(x, 0.0, 0.0));
-        ObjectDesc { mesh: self.meshes[mesh as usize], material, transform, layer: 0, flags: CASTS_SHADOWS }
+        let mesh = self.meshes[self.mesh_index(mesh)];
+        ObjectDesc { mesh, material, transform, layer: 0, flags: CASTS_SHADOWS }
+    }
+
+    fn mesh_index(&self, m: u8) -> usize {
+        m as usize % self.meshes.len()
     }
 
     fn material_index(&self, m: u8) -> usize {
@@ -100,13 +115,24 @@ impl Harness {
         self.model.values().filter(|o| o.material == material).count()
     }
 
+    fn mesh_users(&self, mesh: usize) -> usize {
+        self.model.values().filter(|o| o.mesh == mesh).count()
+    }
+
+    /// The dense slot the model expects a new mesh to get: the lowest one no live mesh
+    /// holds, else the next.
+    fn next_mesh_slot(&self) -> u32 {
+        let held = |d: u32| self.mesh_dense.iter().zip(&self.live_meshes).any(|(&s, &l)| l && s == d);
+        let used = self.mesh_dense.iter().max().map_or(0, |m| m + 1);
+        (0..used).find(|&d| !held(d)).unwrap_or(used)
+    }
+
     /// The store agrees with the model: every live id resolves to its object, every removed
     /// one is stale, and nothing else is stored.
     fn check(&self, step: usize) {
         let scene = self.r.scene();
         assert_eq!(scene.len(), self.model.len(), "step {step}: object count");
         let o = scene.objects();
-        let mesh_dense: Vec<u32> = (0..self.meshes.len() as u32).collect();
         let mut dense: Vec<u32> = self.model.keys().filter_map(|id| scene.dense_index(*id)).collect();
         dense.sort_unstable();
         dense.dedup();
@@ -116,7 +142,7 @@ impl Harness {
                 (Some(m), Some(d)) => {
                     let d = d as usize;
                     assert_eq!(o.transforms[d].w_axis.x, m.x, "step {step}: transform");
-                    assert_eq!(o.mesh[d], mesh_dense[m.mesh], "step {step}: mesh");
+                    assert_eq!(o.mesh[d], self.mesh_dense[m.mesh], "step {step}: mesh");
                 }
                 (None, None) => {}
                 (m, d) => panic!("step {step}: model {m:?}, store {d:?}"),
@@ -132,16 +158,18 @@ fn run(ops: &[Op]) {
             Op::Insert(objs) => {
                 let descs: Vec<_> = objs.iter().map(|&(m, mat, x)| h.desc(m, mat, x)).collect();
                 let dead = objs.iter().any(|&(_, mat, _)| !h.live_materials[h.material_index(mat)]);
+                let dead_mesh = objs.iter().any(|&(m, _, _)| !h.live_meshes[h.mesh_index(m)]);
                 let full = h.model.len() + descs.len() > 64;
                 match h.r.insert_objects(&descs) {
                     Ok(ids) => {
-                        assert!(!dead && !full, "step {step}: accepted a stale material or too many");
+                        assert!(!dead && !dead_mesh && !full, "step {step}: accepted a stale handle or too many");
                         for (id, &(m, mat, x)) in ids.iter().zip(objs) {
-                            h.model.insert(*id, Obj { mesh: m as usize, material: h.material_index(mat), x });
+                            h.model.insert(*id, Obj { mesh: h.mesh_index(m), material: h.material_index(mat), x });
                             h.ids.push(*id);
                         }
                     }
                     Err(SceneError::StaleHandle { kind: HandleKind::Material, .. }) => assert!(dead, "step {step}"),
+                    Err(SceneError::StaleHandle { kind: HandleKind::Mesh, .. }) => assert!(dead_mesh, "step {step}"),
                     Err(SceneError::Full { .. }) => assert!(full, "step {step}"),
                     Err(e) => panic!("step {step}: {e}"),
                 }
@@ -151,10 +179,14 @@ fn run(ops: &[Op]) {
                 let desc = h.desc(*m, *mat, *x);
                 let live = h.model.contains_key(&id);
                 let dead_material = !h.live_materials[h.material_index(*mat)];
+                let dead_mesh = !h.live_meshes[h.mesh_index(*m)];
                 match h.r.update_objects(&[(id, desc)]) {
                     Ok(()) => {
-                        assert!(live && !dead_material, "step {step}");
-                        h.model.insert(id, Obj { mesh: *m as usize, material: h.material_index(*mat), x: *x });
+                        assert!(live && !dead_material && !dead_mesh, "step {step}");
+                        h.model.insert(id, Obj { mesh: h.mesh_index(*m), material: h.material_index(*mat), x: *x });
+                    }
+                    Err(SceneError::StaleHandle { kind: HandleKind::Mesh, .. }) => {
+                        assert!(live && dead_mesh, "step {step}")
                     }
                     Err(SceneError::StaleHandle { kind: HandleKind::Object, .. }) => assert!(!live, "step {step}"),
                     Err(SceneError::StaleHandle { kind: HandleKind::Material, .. }) => {
@@ -223,6 +255,45 @@ fn run(ops: &[Op]) {
                     Err(e) => panic!("step {step}: {e}"),
                 }
             }
+            Op::NewMesh(n) => {
+                let one = cube();
+                let mut mesh = MeshData::default();
+                for k in 0..*n as u32 {
+                    let base = mesh.vertices.len() as u32;
+                    mesh.vertices.extend(
+                        one.vertices.iter().map(|v| Vertex {
+                            position: [v.position[0] + k as f32, v.position[1], v.position[2]],
+                            ..*v
+                        }),
+                    );
+                    mesh.indices.extend(one.indices.iter().map(|i| i + base));
+                }
+                let slot = h.next_mesh_slot();
+                let m = h.r.create_mesh(&mesh).unwrap();
+                h.meshes.push(m);
+                h.live_meshes.push(true);
+                h.mesh_dense.push(slot);
+            }
+            Op::RemoveMesh(m) => {
+                let i = h.mesh_index(*m);
+                let users = h.mesh_users(i);
+                let before = h.r.mesh_memory();
+                match h.r.remove_mesh(h.meshes[i]) {
+                    Ok(()) => {
+                        assert!(h.live_meshes[i] && users == 0, "step {step}");
+                        h.live_meshes[i] = false;
+                    }
+                    Err(e) => {
+                        match e {
+                            ResourceError::StaleHandle(HandleKind::Mesh) => assert!(!h.live_meshes[i], "step {step}"),
+                            ResourceError::InUse(HandleKind::Mesh, n) => assert_eq!(n, users, "step {step}"),
+                            e => panic!("step {step}: {e}"),
+                        }
+                        assert_eq!(h.r.mesh_memory(), before, "step {step}: a refused removal changes nothing");
+                    }
+                }
+                assert_eq!(h.r.mesh_memory().meshes, h.live_meshes.iter().filter(|&&l| l).count());
+            }
             Op::Render => {
                 let eye = Vec3::new(0.0, 30.0, 60.0);
                 let view = View {
@@ -243,7 +314,7 @@ fn run(ops: &[Op]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
     #[test]
     fn stale_handles_and_the_scene_store_agree_with_a_hashmap_model(ops in prop::collection::vec(op(), 1..60)) {
         run(&ops);

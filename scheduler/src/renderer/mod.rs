@@ -35,6 +35,7 @@ use gpu::{buffer, FrameResources};
 mod gpu;
 mod input;
 mod jobs;
+mod meshes;
 mod plan;
 mod recover;
 mod reference;
@@ -42,6 +43,7 @@ mod render;
 mod resources;
 
 pub use input::{FrameInput, RenderError};
+pub use meshes::MeshMemory;
 pub use recover::RecoverStats;
 pub use reference::{ReferenceFrame, ViewOutput};
 pub use resources::ResourceError;
@@ -303,6 +305,8 @@ struct Shared<B: Backend> {
     indices: GrowBuffer,
     cpu_vertices: Vec<Vertex>,
     cpu_indices: Vec<u32>,
+    /// Free ranges and slots of the shared mesh buffers.
+    meshes: meshes::MeshStore,
     multi_draw: bool,
     display_list_cache: bool,
     /// Digest every chunk's commands.
@@ -414,6 +418,7 @@ impl<B: Backend> Renderer<B> {
                 indices,
                 cpu_vertices: Vec::new(),
                 cpu_indices: Vec::new(),
+                meshes: meshes::MeshStore::default(),
                 multi_draw,
                 display_list_cache: config.display_list_cache,
                 digest,

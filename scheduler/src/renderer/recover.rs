@@ -85,7 +85,7 @@ impl<B: Backend> Renderer<B> {
         drop(old);
         Ok(RecoverStats {
             ms: t.elapsed().as_secs_f64() * 1e3,
-            meshes: s.mesh_ranges.len(),
+            meshes: self.mesh_handles.iter().count(),
             textures: self.textures.iter().count(),
             materials: self.library.get_mut().materials.iter().flatten().count(),
             objects: self.scene.len(),

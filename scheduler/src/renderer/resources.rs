@@ -1,11 +1,10 @@
 //! Creating and changing resources and scene objects.
 
-use glam::{Mat4, Vec3};
+use glam::Mat4;
 use switchyard_backend::{CreateError, WriteError};
 
 use super::*;
 use crate::material::ShaderDesc;
-use crate::sort::key::mesh_hash;
 
 /// Creating or changing a resource (shader, mesh, material, texture) failed.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -72,74 +71,6 @@ impl<B: Backend> Renderer<B> {
     pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
         let id = super::recover::upload_texture(&*self.shared.backend, width, height, rgba8)?;
         Ok(self.textures.insert(TextureRecord { id, width, height, texels: rgba8.into() }))
-    }
-
-    /// Appends a mesh to the shared vertex and index buffers.
-    pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
-        if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
-            return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
-        }
-        if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {
-            return Err(ResourceError::Invalid("mesh index out of range".into()));
-        }
-        if mesh.vertices.iter().any(|v| !v.position.iter().chain(&v.normal).chain(&v.uv).all(|x| x.is_finite())) {
-            return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
-        }
-        let s = &mut self.shared;
-        let b = &*s.backend;
-        let range = MeshRange {
-            first_index: s.cpu_indices.len() as u32,
-            index_count: mesh.indices.len() as u32,
-            base_vertex: s.cpu_vertices.len() as i32,
-        };
-        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-        for v in &mesh.vertices {
-            lo = lo.min(Vec3::from(v.position));
-            hi = hi.max(Vec3::from(v.position));
-        }
-        let v_end = ((s.cpu_vertices.len() + mesh.vertices.len()) * 32) as u64;
-        let i_end = ((s.cpu_indices.len() + mesh.indices.len()) * 4) as u64;
-        let grow = |g: &mut GrowBuffer, need: u64, label: &str, usage, all: &[u8]| -> Result<bool, ResourceError> {
-            if need <= g.capacity {
-                return Ok(false);
-            }
-            let cap = need.next_power_of_two();
-            let id = buffer(b, label, cap, usage)?;
-            b.write_buffer(id, 0, all)?;
-            let _ = b.destroy(Resource::Buffer(g.id));
-            *g = GrowBuffer { id, capacity: cap };
-            Ok(true)
-        };
-        let (nv, ni) = (s.cpu_vertices.len(), s.cpu_indices.len());
-        s.cpu_vertices.extend_from_slice(&mesh.vertices);
-        s.cpu_indices.extend_from_slice(&mesh.indices);
-        let uploaded = (|| {
-            if !grow(
-                &mut s.vertices,
-                v_end,
-                "mesh-vertices",
-                BufferUsage::VERTEX,
-                bytemuck::cast_slice(&s.cpu_vertices),
-            )? {
-                let at = u64::from(range.base_vertex as u32) * 32;
-                b.write_buffer(s.vertices.id, at, bytemuck::cast_slice(&mesh.vertices))?;
-            }
-            if !grow(&mut s.indices, i_end, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))? {
-                b.write_buffer(s.indices.id, u64::from(range.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
-            }
-            Ok::<_, ResourceError>(())
-        })();
-        if let Err(e) = uploaded {
-            // Nothing of this mesh stays: the next mesh lands where this one would have
-            // (a grown vertex buffer keeps the old contents at the same places).
-            s.cpu_vertices.truncate(nv);
-            s.cpu_indices.truncate(ni);
-            return Err(e);
-        }
-        s.mesh_hashes.push(mesh_hash(s.mesh_ranges.len() as u32));
-        s.mesh_ranges.push(range);
-        s.mesh_bounds.push(LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 });
-        Ok(self.mesh_handles.insert(s.mesh_ranges.len() as u32 - 1))
     }
 
     /// Creates a material. Keywords and properties must be declared by its shader.

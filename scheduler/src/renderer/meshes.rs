@@ -1,0 +1,281 @@
+//! Meshes in the shared vertex and index buffers, and removing meshes and textures.
+//!
+//! Every mesh lives in one vertex buffer and one index buffer shared by all (one vertex
+//! and index binding per frame, whatever the mesh). A mesh takes the first free range
+//! that fits in each ([`FreeList`], first fit, neighbours merged) or goes at the end; a
+//! removed mesh gives its ranges back, so an engine that streams meshes in and out keeps
+//! the buffers at the size of what is alive plus fragmentation, not of everything it ever
+//! loaded. The CPU copies (kept to make the buffers again on a new device) have the same
+//! layout.
+
+use std::ops::Range;
+
+use glam::Vec3;
+
+use super::*;
+use crate::sort::key::mesh_hash;
+
+/// Free element ranges of one shared buffer: sorted, disjoint, never adjacent.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct FreeList {
+    ranges: Vec<Range<u32>>,
+}
+
+impl FreeList {
+    /// The start of the first free range of at least `n` elements.
+    pub(crate) fn find(&self, n: u32) -> Option<u32> {
+        self.ranges.iter().find(|r| r.len() >= n as usize).map(|r| r.start)
+    }
+
+    /// Marks `at..at + n` used; it must lie in a free range.
+    pub(crate) fn take(&mut self, at: u32, n: u32) {
+        let i = self.ranges.iter().position(|r| r.start <= at && at + n <= r.end).expect("a free range holds it");
+        let r = self.ranges[i].clone();
+        let (before, after) = (r.start..at, at + n..r.end);
+        match (before.is_empty(), after.is_empty()) {
+            (true, true) => {
+                self.ranges.remove(i);
+            }
+            (true, false) => self.ranges[i] = after,
+            (false, true) => self.ranges[i] = before,
+            (false, false) => {
+                self.ranges[i] = before;
+                self.ranges.insert(i + 1, after);
+            }
+        }
+    }
+
+    /// Gives `r` back (it must not overlap a free range), merged with its neighbours.
+    pub(crate) fn give(&mut self, r: Range<u32>) {
+        if r.is_empty() {
+            return;
+        }
+        let i = self.ranges.partition_point(|f| f.end <= r.start);
+        debug_assert!(self.ranges.get(i).is_none_or(|f| f.start >= r.end), "freed twice");
+        let joins_prev = i > 0 && self.ranges[i - 1].end == r.start;
+        let joins_next = self.ranges.get(i).is_some_and(|f| f.start == r.end);
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.ranges[i - 1].end = self.ranges[i].end;
+                self.ranges.remove(i);
+            }
+            (true, false) => self.ranges[i - 1].end = r.end,
+            (false, true) => self.ranges[i].start = r.start,
+            (false, false) => self.ranges.insert(i, r),
+        }
+    }
+
+    /// Free elements in all.
+    pub(crate) fn total(&self) -> u64 {
+        self.ranges.iter().map(|r| r.len() as u64).sum()
+    }
+}
+
+/// The shared mesh storage: where each dense mesh sits, its key hash and bounds, and
+/// what is free.
+#[derive(Debug, Default)]
+pub(crate) struct MeshStore {
+    pub(crate) free_vertices: FreeList,
+    pub(crate) free_indices: FreeList,
+    /// Dense mesh slots of removed meshes, reused first (lowest first).
+    pub(crate) free_slots: Vec<u32>,
+    /// Vertices of each dense mesh (its range in the vertex buffer).
+    pub(crate) vertex_counts: Vec<u32>,
+}
+
+/// What [`Renderer::mesh_memory`] reports: the shared buffers' elements, in use and free.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MeshMemory {
+    /// Meshes alive.
+    pub meshes: usize,
+    /// Vertices the CPU copy and the vertex buffer hold (live and free).
+    pub vertices: u64,
+    /// Of those, free (removed meshes' ranges not taken again yet).
+    pub free_vertices: u64,
+    /// Indices the CPU copy and the index buffer hold (live and free).
+    pub indices: u64,
+    /// Of those, free.
+    pub free_indices: u64,
+    /// Bytes of the vertex and index buffers on the GPU (their capacity).
+    pub gpu_bytes: u64,
+}
+
+impl<B: Backend> Renderer<B> {
+    /// Uploads a mesh into the shared vertex and index buffers: into the first free ranges
+    /// that fit (removed meshes' space), or at their end (growing them). On an error
+    /// nothing stays: no CPU copy, no range taken.
+    pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
+        if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
+            return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
+        }
+        if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {
+            return Err(ResourceError::Invalid("mesh index out of range".into()));
+        }
+        if mesh.vertices.iter().any(|v| !v.position.iter().chain(&v.normal).chain(&v.uv).all(|x| x.is_finite())) {
+            return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
+        }
+        let (nv, ni) = (mesh.vertices.len(), mesh.indices.len());
+        let s = &mut self.shared;
+        if (s.cpu_vertices.len() + nv) as u64 >= u64::from(i32::MAX as u32)
+            || (s.cpu_indices.len() + ni) as u64 >= u64::from(u32::MAX)
+        {
+            return Err(ResourceError::Invalid("the shared mesh buffers are full".into()));
+        }
+        let (nv, ni) = (nv as u32, ni as u32);
+        let v_at = s.meshes.free_vertices.find(nv).unwrap_or(s.cpu_vertices.len() as u32);
+        let i_at = s.meshes.free_indices.find(ni).unwrap_or(s.cpu_indices.len() as u32);
+        let (old_v, old_i) = (s.cpu_vertices.len(), s.cpu_indices.len());
+        place(&mut s.cpu_vertices, v_at as usize, &mesh.vertices);
+        place(&mut s.cpu_indices, i_at as usize, &mesh.indices);
+        let b = &*s.backend;
+        let uploaded = upload(b, &mut s.vertices, "mesh-vertices", BufferUsage::VERTEX, &s.cpu_vertices, v_at, nv, 32)
+            .and_then(|()| upload(b, &mut s.indices, "mesh-indices", BufferUsage::INDEX, &s.cpu_indices, i_at, ni, 4));
+        if let Err(e) = uploaded {
+            // Nothing of this mesh stays: what it appended goes, what it wrote into a free
+            // range is free again (its old contents were nobody's).
+            s.cpu_vertices.truncate(old_v);
+            s.cpu_indices.truncate(old_i);
+            return Err(e);
+        }
+        if (v_at as usize) < old_v {
+            s.meshes.free_vertices.take(v_at, nv);
+        }
+        if (i_at as usize) < old_i {
+            s.meshes.free_indices.take(i_at, ni);
+        }
+        let range = MeshRange { first_index: i_at, index_count: ni, base_vertex: v_at as i32 };
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        for v in &mesh.vertices {
+            lo = lo.min(Vec3::from(v.position));
+            hi = hi.max(Vec3::from(v.position));
+        }
+        let bounds = LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 };
+        let dense = match s.meshes.free_slots.pop() {
+            Some(d) => {
+                s.mesh_ranges[d as usize] = range;
+                s.mesh_bounds[d as usize] = bounds;
+                s.meshes.vertex_counts[d as usize] = nv;
+                d
+            }
+            None => {
+                s.mesh_hashes.push(mesh_hash(s.mesh_ranges.len() as u32));
+                s.mesh_ranges.push(range);
+                s.mesh_bounds.push(bounds);
+                s.meshes.vertex_counts.push(nv);
+                s.mesh_ranges.len() as u32 - 1
+            }
+        };
+        Ok(self.mesh_handles.insert(dense))
+    }
+
+    /// Removes a mesh no object uses; its ranges in the shared buffers are free for later
+    /// meshes. A stale handle or a mesh in use is a typed error that changes nothing.
+    pub fn remove_mesh(&mut self, m: MeshHandle) -> Result<(), ResourceError> {
+        let &i = self.mesh_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Mesh))?;
+        let users = self.scene.mesh_users.get(i as usize).copied().unwrap_or(0);
+        if users > 0 {
+            return Err(ResourceError::InUse(HandleKind::Mesh, users as usize));
+        }
+        self.mesh_handles.remove(m);
+        let s = &mut self.shared;
+        let r = s.mesh_ranges[i as usize];
+        let first = r.base_vertex as u32;
+        s.meshes.free_vertices.give(first..first + s.meshes.vertex_counts[i as usize]);
+        s.meshes.free_indices.give(r.first_index..r.first_index + r.index_count);
+        s.meshes.free_slots.push(i);
+        // Lowest slot first, so the same operations give the same dense indices.
+        s.meshes.free_slots.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(())
+    }
+
+    /// Removes a texture no material uses (a material keeps its texture bound).
+    pub fn remove_texture(&mut self, t: TextureHandle) -> Result<(), ResourceError> {
+        let id = self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id;
+        let users = self.library.get_mut().materials.iter().flatten().filter(|m| m.texture == Some(t)).count();
+        if users > 0 {
+            return Err(ResourceError::InUse(HandleKind::Texture, users));
+        }
+        self.textures.remove(t);
+        let _ = self.shared.backend.destroy(Resource::Texture(id));
+        Ok(())
+    }
+
+    /// The shared mesh buffers: elements held, free, and their GPU bytes.
+    pub fn mesh_memory(&self) -> MeshMemory {
+        let s = &self.shared;
+        MeshMemory {
+            meshes: self.mesh_handles.iter().count(),
+            vertices: s.cpu_vertices.len() as u64,
+            free_vertices: s.meshes.free_vertices.total(),
+            indices: s.cpu_indices.len() as u64,
+            free_indices: s.meshes.free_indices.total(),
+            gpu_bytes: s.vertices.capacity + s.indices.capacity,
+        }
+    }
+}
+
+/// Writes `items` at `at` in `all`, appending what lies past its end.
+fn place<T: Copy>(all: &mut Vec<T>, at: usize, items: &[T]) {
+    let inside = all.len().saturating_sub(at).min(items.len());
+    all[at..at + inside].copy_from_slice(&items[..inside]);
+    all.extend_from_slice(&items[inside..]);
+}
+
+/// Puts elements `at..at + n` of `all` into the buffer `g` (`size` bytes each): written in
+/// place, or, when they end past its capacity, into a new buffer of twice the size that
+/// gets all of `all`.
+#[allow(clippy::too_many_arguments)]
+fn upload<B: Backend, T: bytemuck::Pod>(
+    b: &B,
+    g: &mut GrowBuffer,
+    label: &str,
+    usage: BufferUsage,
+    all: &[T],
+    at: u32,
+    n: u32,
+    size: u64,
+) -> Result<(), ResourceError> {
+    let end = (u64::from(at) + u64::from(n)) * size;
+    if end <= g.capacity {
+        let bytes = bytemuck::cast_slice(&all[at as usize..(at + n) as usize]);
+        b.write_buffer(g.id, u64::from(at) * size, bytes)?;
+        return Ok(());
+    }
+    let cap = end.next_power_of_two();
+    let id = buffer(b, label, cap, usage)?;
+    if let Err(e) = b.write_buffer(id, 0, bytemuck::cast_slice(all)) {
+        let _ = b.destroy(Resource::Buffer(id));
+        return Err(e.into());
+    }
+    let _ = b.destroy(Resource::Buffer(g.id));
+    *g = GrowBuffer { id, capacity: cap };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FreeList;
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)] // a list of one free range
+    fn free_ranges_merge_and_split() {
+        let mut f = FreeList::default();
+        f.give(10..20);
+        f.give(30..40);
+        f.give(20..30);
+        assert_eq!(f.ranges, [10..40]);
+        assert_eq!(f.find(31), None);
+        assert_eq!(f.find(30), Some(10));
+        f.take(15, 5);
+        assert_eq!(f.ranges, [10..15, 20..40]);
+        assert_eq!(f.find(5), Some(10));
+        assert_eq!(f.find(6), Some(20));
+        f.take(10, 5);
+        f.take(35, 5);
+        assert_eq!(f.ranges, [20..35]);
+        f.give(0..5);
+        f.give(40..41);
+        assert_eq!(f.ranges, [0..5, 20..35, 40..41]);
+        assert_eq!(f.total(), 21);
+    }
+}

@@ -1,20 +1,21 @@
 //! The submission thread: the only thread that talks to the backend's queue.
 //!
-//! It receives finished frame packets over a bounded channel whose capacity is the
-//! frames-in-flight limit (back-pressure instead of unbounded memory), performs the frame's
-//! uploads and submits its passes in order, keeps at most `frames_in_flight` submissions
-//! on the GPU (waiting for the oldest, timed as GPU wait), and hands each packet back so
-//! its memory is reused for a later frame.
+//! It receives finished frame packets through the ring of `switchyard-handoff` (a fixed
+//! set of packets; at most frames-in-flight of them queued: back-pressure instead of
+//! unbounded memory; the protocol is checked by a loom model in that crate), performs the
+//! frame's uploads and submits its passes in order, keeps at most `frames_in_flight`
+//! submissions on the GPU (waiting for the oldest, timed as GPU wait), and hands each
+//! packet back with its report so its memory is reused for a later frame.
 
 use std::ops::Range;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crossbeam_channel::{bounded, Receiver, Sender};
 use switchyard_backend::{
     Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassSubmit, SubmissionId, SubmitError,
 };
+use switchyard_handoff::{ring, Consumer, Producer, Work};
 
 /// One view's per-frame instance and indirect data.
 #[derive(Debug, Default)]
@@ -73,67 +74,102 @@ pub struct SubmitReport {
     pub result: Result<(), SubmitError>,
 }
 
-enum Msg<C> {
-    Frame(Box<FramePacket<C>>),
-    Flush(Sender<()>),
-}
-
+/// The frame loop's end of the hand-off: the ring of frame packets
+/// ([`switchyard_handoff::ring`], loom-checked), the thread, and what finished frames
+/// reported.
 pub(crate) struct SubmitThread<B: Backend> {
-    tx: Option<Sender<Msg<B::Chunk>>>,
-    pub(crate) done: Receiver<(Box<FramePacket<B::Chunk>>, SubmitReport)>,
+    ring: Option<Producer<Box<FramePacket<B::Chunk>>, SubmitReport>>,
     handle: Option<JoinHandle<()>>,
+    /// The latest finished frame's report.
+    pub(crate) last: Option<SubmitReport>,
+    /// The first submission error not yet returned, and its frame.
+    pub(crate) pending: Option<(u64, SubmitError)>,
 }
 
 impl<B: Backend> SubmitThread<B> {
+    /// Starts the thread with `frames_in_flight` packets: at most that many wait for it,
+    /// and it keeps at most that many submissions on the GPU.
     pub(crate) fn spawn(backend: Arc<B>, frames_in_flight: usize) -> std::io::Result<Self> {
-        let (tx, rx) = bounded::<Msg<B::Chunk>>(frames_in_flight);
-        let (done_tx, done) = bounded(frames_in_flight + 1);
+        let packets = (0..frames_in_flight).map(|_| Box::default()).collect();
+        let (ring, consumer) = ring(packets, frames_in_flight);
         let handle = std::thread::Builder::new()
             .name("switchyard-submit".into())
-            .spawn(move || run(&*backend, frames_in_flight, &rx, &done_tx))?;
-        Ok(Self { tx: Some(tx), done, handle: Some(handle) })
+            .spawn(move || run(&*backend, frames_in_flight, &consumer))?;
+        Ok(Self { ring: Some(ring), handle: Some(handle), last: None, pending: None })
+    }
+
+    fn ring(&mut self) -> &mut Producer<Box<FramePacket<B::Chunk>>, SubmitReport> {
+        self.ring.as_mut().expect("taken only in Drop")
+    }
+
+    /// Takes back finished packets without waiting, noting their reports. `false`: the
+    /// thread is gone.
+    pub(crate) fn collect(&mut self) -> bool {
+        let (last, pending) = (&mut self.last, &mut self.pending);
+        self.ring.as_mut().expect("taken only in Drop").collect(&mut |r| note(last, pending, r))
+    }
+
+    /// A free packet, waiting for a finished frame's when all are in flight. `None`: the
+    /// thread is gone.
+    pub(crate) fn take(&mut self) -> Option<Box<FramePacket<B::Chunk>>> {
+        let (last, pending) = (&mut self.last, &mut self.pending);
+        self.ring.as_mut().expect("taken only in Drop").take(&mut |r| note(last, pending, r))
+    }
+
+    /// A packet whose frame was not sent goes back to the free list.
+    pub(crate) fn give_back(&mut self, packet: Box<FramePacket<B::Chunk>>) {
+        self.ring().give_back(packet);
     }
 
     /// Sends a packet; blocks while `frames_in_flight` packets are queued.
-    pub(crate) fn send(&self, packet: Box<FramePacket<B::Chunk>>) -> bool {
-        self.tx.as_ref().is_some_and(|tx| tx.send(Msg::Frame(packet)).is_ok())
+    pub(crate) fn send(&mut self, packet: Box<FramePacket<B::Chunk>>) -> bool {
+        self.ring().send(packet).is_ok()
     }
 
     /// Waits until every sent frame is submitted and finished on the GPU.
-    pub(crate) fn flush(&self) -> bool {
-        let (ack_tx, ack_rx) = bounded(1);
-        self.tx.as_ref().is_some_and(|tx| tx.send(Msg::Flush(ack_tx)).is_ok()) && ack_rx.recv().is_ok()
+    pub(crate) fn flush(&mut self) -> bool {
+        let (last, pending) = (&mut self.last, &mut self.pending);
+        self.ring.as_mut().expect("taken only in Drop").flush(&mut |r| note(last, pending, r))
     }
+
+    /// The packets not in flight.
+    pub(crate) fn free_packets(&self) -> &[Box<FramePacket<B::Chunk>>] {
+        self.ring.as_ref().map_or(&[], |r| r.free_items())
+    }
+}
+
+fn note(last: &mut Option<SubmitReport>, pending: &mut Option<(u64, SubmitError)>, report: SubmitReport) {
+    if let Err(e) = &report.result {
+        pending.get_or_insert((report.frame, e.clone()));
+    }
+    *last = Some(report);
 }
 
 impl<B: Backend> Drop for SubmitThread<B> {
     fn drop(&mut self) {
-        // Closing the channel lets the thread drain what is queued, wait for the GPU and exit.
-        self.tx.take();
+        // Closing the ring lets the thread drain what is queued, wait for the GPU and exit.
+        self.ring.take();
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
     }
 }
 
-fn run<B: Backend>(
-    backend: &B,
-    frames_in_flight: usize,
-    rx: &Receiver<Msg<B::Chunk>>,
-    done: &Sender<(Box<FramePacket<B::Chunk>>, SubmitReport)>,
-) {
+fn run<B: Backend>(backend: &B, frames_in_flight: usize, ring: &Consumer<Box<FramePacket<B::Chunk>>, SubmitReport>) {
     crate::profile::thread_name("switchyard-submit");
     let mut in_flight: std::collections::VecDeque<SubmissionId> = std::collections::VecDeque::new();
     let mut writes: Vec<(BufferId, u64, usize, Range<usize>)> = Vec::new();
     let mut spare: Vec<BufferWrite<'static>> = Vec::new();
-    for msg in rx {
-        let mut packet = match msg {
-            Msg::Frame(p) => p,
-            Msg::Flush(ack) => {
+    while let Some(work) = ring.recv() {
+        let mut packet = match work {
+            Work::Item(p) => p,
+            Work::Flush => {
                 while let Some(id) = in_flight.pop_front() {
                     let _ = backend.wait(id);
                 }
-                let _ = ack.send(());
+                if !ring.flushed() {
+                    break;
+                }
                 continue;
             }
         };
@@ -152,7 +188,7 @@ fn run<B: Backend>(
         });
         let gpu_wait_ms = t1.elapsed().as_secs_f64() * 1e3;
         let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, result };
-        if done.send((packet, report)).is_err() {
+        if !ring.done(packet, report) {
             break;
         }
     }

@@ -348,14 +348,10 @@ pub struct Renderer<B: Backend> {
     /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter
     /// their objects out of passes of those kinds.
     lacking_passes: u8,
-    // Boxed: packets move through channels by pointer, not by value.
-    #[allow(clippy::vec_box)]
-    free_packets: Vec<Box<FramePacket<B::Chunk>>>,
+    /// The hand-off to the submission thread: the ring of frame packets, the last
+    /// report and the first error not yet returned.
     submit: SubmitThread<B>,
     frame: u64,
-    last_report: Option<SubmitReport>,
-    /// The first submission error of a finished frame not yet returned, and its frame.
-    pending_error: Option<(u64, SubmitError)>,
     /// The device was lost; frames fail until [`Renderer::recover`].
     lost: bool,
     /// A job to panic in and the frame (`fault-injection`).
@@ -404,7 +400,6 @@ impl<B: Backend> Renderer<B> {
         let digest = config.digest.unwrap_or_else(|| b.digests_commands());
         let submit = SubmitThread::spawn(backend.clone(), config.frames_in_flight)
             .map_err(|e| InitError::Thread(e.to_string()))?;
-        let free_packets = (0..config.frames_in_flight).map(|_| Box::default()).collect();
         Ok(Self {
             scene: Scene::with_capacity(config.max_objects, owner),
             pool,
@@ -443,11 +438,8 @@ impl<B: Backend> Renderer<B> {
             mat_frames: Vec::new(),
             shadow_states: Vec::new(),
             lacking_passes: 0,
-            free_packets,
             submit,
             frame: 0,
-            last_report: None,
-            pending_error: None,
             lost: false,
             #[cfg(feature = "fault-injection")]
             fault_panic: None,

@@ -58,8 +58,7 @@ impl<B: Backend> Renderer<B> {
 
         // Everything is made: switch over. The old submission thread ends with its frames.
         drop(std::mem::replace(&mut self.submit, submit));
-        self.free_packets = (0..self.config.frames_in_flight).map(|_| Box::default()).collect();
-        (self.pending_error, self.last_report, self.lost) = (None, None, false);
+        self.lost = false;
         for (h, id) in textures {
             self.textures.get_mut(h).expect("made from the live textures").id = id;
         }

@@ -52,7 +52,7 @@ impl<B: Backend> Renderer<B> {
         let (sorted, rec) = (w.sorted.read(), w.recorded.read());
         // The indirect arguments went to the GPU with the frame's packet; it is back once
         // the frame is finished.
-        let packet = self.free_packets.iter().find(|p| p.frame == self.frame);
+        let packet = self.submit.free_packets().iter().find(|p| p.frame == self.frame);
         let args = packet.and_then(|p| p.views.get(v)).map(|u| u.args.clone()).unwrap_or_default();
         Some(ViewOutput {
             visible: w.visible.read().to_vec(),

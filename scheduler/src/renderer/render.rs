@@ -61,7 +61,7 @@ impl<B: Backend> Renderer<B> {
         if !self.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
-        if let Some(r) = &self.last_report {
+        if let Some(r) = &self.submit.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
         }
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -90,11 +90,13 @@ impl<B: Backend> Renderer<B> {
         if self.lost {
             return Err(RenderError::DeviceLost);
         }
-        self.collect_done(false);
-        if let Some((frame, source)) = self.pending_error.take() {
+        if !self.submit.collect() {
+            return Err(RenderError::SubmitThreadGone);
+        }
+        if let Some((frame, source)) = self.submit.pending.take() {
             return self.note_lost(Err(RenderError::Submit { frame, source }));
         }
-        Ok(self.last_report.clone())
+        Ok(self.submit.last.clone())
     }
 
     /// Flushes, then reads the color target the last frame's last pass wrote (retained,
@@ -113,34 +115,12 @@ impl<B: Backend> Renderer<B> {
     /// A free frame packet: finished frames are collected first (waiting for one when all
     /// are in flight); an earlier frame's submission error is returned here.
     fn take_packet(&mut self) -> Result<Box<FramePacket<B::Chunk>>, RenderError> {
-        self.collect_done(false);
-        loop {
-            if let Some((frame, source)) = self.pending_error.take() {
-                return Err(RenderError::Submit { frame, source });
-            }
-            if let Some(p) = self.free_packets.pop() {
-                return Ok(p);
-            }
-            if !self.collect_done(true) {
-                return Err(RenderError::SubmitThreadGone);
-            }
+        let packet = self.submit.take().ok_or(RenderError::SubmitThreadGone)?;
+        if let Some((frame, source)) = self.submit.pending.take() {
+            self.submit.give_back(packet);
+            return Err(RenderError::Submit { frame, source });
         }
-    }
-
-    /// Takes finished packets back; with `block`, waits for at least one. `false`: the
-    /// submission thread is gone.
-    fn collect_done(&mut self, block: bool) -> bool {
-        let mut got = false;
-        loop {
-            let next = if block && !got { self.submit.done.recv().ok() } else { self.submit.done.try_recv().ok() };
-            let Some((packet, report)) = next else { return got || !block };
-            got = true;
-            if let Err(e) = &report.result {
-                self.pending_error.get_or_insert((report.frame, e.clone()));
-            }
-            self.last_report = Some(report);
-            self.free_packets.push(packet);
-        }
+        Ok(packet)
     }
 
     /// Per-material frame data: the variant (material | global keywords), the key hashes,
@@ -419,7 +399,7 @@ impl<B: Backend> Renderer<B> {
     /// transforms it would have uploaded go with the next frame.
     fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
         packet.passes.iter_mut().for_each(|p| p.chunks.clear());
-        self.free_packets.push(packet);
+        self.submit.give_back(packet);
         let n = self.scene.len() as u32;
         if n > 0 {
             self.scene.dirty.clear();

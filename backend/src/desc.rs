@@ -90,6 +90,8 @@ pub enum TextureFormat {
     Depth32Float,
     /// 16-bit float RGBA, linear: high dynamic range scene color.
     Rgba16Float,
+    /// 8-bit BGRA, sRGB encoded: the swapchain format of many windows.
+    Bgra8UnormSrgb,
 }
 
 impl TextureFormat {
@@ -103,7 +105,7 @@ impl TextureFormat {
     pub fn bytes_per_texel(self) -> u32 {
         match self {
             Self::Rgba16Float => 8,
-            Self::Rgba8Unorm | Self::Rgba8UnormSrgb | Self::Depth32Float => 4,
+            Self::Rgba8Unorm | Self::Rgba8UnormSrgb | Self::Bgra8UnormSrgb | Self::Depth32Float => 4,
         }
     }
 }

@@ -219,6 +219,9 @@ pub enum SubmitError {
     /// The device was lost.
     #[error("device lost")]
     DeviceLost,
+    /// Presenting the frame's surface image failed.
+    #[error("present: {0}")]
+    Present(crate::SurfaceError),
 }
 
 /// Reading a texture back failed.

@@ -23,6 +23,8 @@ new_key_type! {
     pub struct BindGroupId;
     /// A render pipeline (cached: equal descriptors give the same id).
     pub struct PipelineId;
+    /// A presentation surface (a window's swapchain).
+    pub struct SurfaceId;
 }
 
 /// A stable 64-bit encoding of a handle (slot and generation), used by digests.

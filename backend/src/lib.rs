@@ -23,6 +23,7 @@ mod error;
 mod handle;
 pub mod null;
 mod registry;
+mod surface;
 mod validate;
 pub mod wgpu;
 
@@ -30,6 +31,7 @@ pub use command::*;
 pub use desc::*;
 pub use error::*;
 pub use handle::*;
+pub use surface::*;
 pub use validate::PassLayout;
 
 /// Any resource handle, for [`Backend::destroy`].
@@ -183,4 +185,34 @@ pub trait Backend: Send + Sync + 'static {
     fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError>;
     /// Reads a color render target back as RGBA8 (waits for the GPU).
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError>;
+
+    /// Acquires `surface`'s next image. One image is out at a time: this waits (up to
+    /// 10 s) until the last one was presented or released. Called by the thread that
+    /// renders; the default: this backend has no surfaces.
+    fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
+        let _ = surface;
+        Err(SurfaceError::Unsupported)
+    }
+    /// Configures `surface` for `width` x `height` (0 x 0: acquiring skips until it has a
+    /// size again).
+    fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {
+        let _ = (surface, width, height);
+        Err(SurfaceError::Unsupported)
+    }
+    /// The size `surface` is configured for.
+    fn surface_size(&self, surface: SurfaceId) -> Option<(u32, u32)> {
+        let _ = surface;
+        None
+    }
+    /// Presents the image last acquired from `surface`. Called by the submission thread
+    /// after the submit that drew into it.
+    fn present(&self, surface: SurfaceId) -> Result<(), SurfaceError> {
+        let _ = surface;
+        Err(SurfaceError::Unsupported)
+    }
+    /// Gives back the image last acquired from `surface` without presenting it (its frame
+    /// failed). Nothing acquired: nothing happens.
+    fn release_image(&self, surface: SurfaceId) {
+        let _ = surface;
+    }
 }

@@ -1,12 +1,12 @@
 //! `--gltf FILE`: loads a glTF 2.0 scene (.gltf or .glb) and places copies of it on a grid
 //! until the requested object count is reached. Meshes become Switchyard meshes; materials
-//! become lit materials with the base color factor and base color texture.
+//! become lit materials with the base color factor and base color texture. Any bytes give
+//! a scene or an error, never a panic or a hang (fuzzed: `fuzz/fuzz_targets/gltf.rs`).
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
 use switchyard::*;
 
-use crate::scenes::Scene;
 use switchyard_city as city;
 
 /// One drawable of the model: a primitive under a node transform.
@@ -35,13 +35,30 @@ fn rgba8(img: &gltf::image::Data) -> Option<Vec<u8>> {
 }
 
 /// Loads `path` and fills the scene with copies of it (plus a ground plane) up to `objects`.
-pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, objects: usize) -> Result<Scene, String> {
+pub fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, objects: usize) -> Result<city::City, String> {
     let (doc, buffers, images) = gltf::import(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    place(r, &doc, &buffers, &images, objects).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// [`build`] from the bytes of a .glb or .gltf file (its buffers and images embedded or as
+/// data URIs).
+pub fn build_from_slice<B: Backend>(r: &mut Renderer<B>, bytes: &[u8], objects: usize) -> Result<city::City, String> {
+    let (doc, buffers, images) = gltf::import_slice(bytes).map_err(|e| e.to_string())?;
+    place(r, &doc, &buffers, &images, objects)
+}
+
+fn place<B: Backend>(
+    r: &mut Renderer<B>,
+    doc: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    images: &[gltf::image::Data],
+    objects: usize,
+) -> Result<city::City, String> {
     let shader = r.create_shader(&ShaderDesc::lit()).map_err(|e| e.to_string())?;
     r.set_lighting(Lighting { fog_density: 0.002, ..Lighting::default() });
 
     let mut textures = Vec::with_capacity(images.len());
-    for img in &images {
+    for img in images {
         let t = match rgba8(img) {
             Some(px) => Some(r.create_texture(img.width, img.height, &px).map_err(|e| e.to_string())?),
             None => None,
@@ -89,7 +106,7 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
             let indices: Vec<u32> =
                 reader.read_indices().map_or_else(|| (0..positions.len() as u32).collect(), |i| i.into_u32().collect());
             if normals.len() != positions.len() || uvs.len() != positions.len() {
-                return Err(format!("{}: attribute counts differ in mesh {}", path.display(), mesh.index()));
+                return Err(format!("attribute counts differ in mesh {}", mesh.index()));
             }
             let vertices = (0..positions.len())
                 .map(|i| Vertex { position: positions[i], normal: normals[i], uv: uvs[i] })
@@ -98,7 +115,7 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
                 (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p)))
             });
             let handle =
-                r.create_mesh(&MeshData { vertices, indices }).map_err(|e| format!("{}: {e}", path.display()))?;
+                r.create_mesh(&MeshData { vertices, indices }).map_err(|e| format!("mesh {}: {e}", mesh.index()))?;
             let mat = p.material().index().and_then(|i| materials.get(i).copied()).unwrap_or(default_material);
             prims.push((handle, mat, lo, hi));
         }
@@ -108,10 +125,15 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
     // Parts: every primitive under every node of the default scene, with world transforms.
     let mut parts = Vec::new();
     let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    let scene =
-        doc.default_scene().or_else(|| doc.scenes().next()).ok_or_else(|| format!("{}: no scene", path.display()))?;
+    let scene = doc.default_scene().or_else(|| doc.scenes().next()).ok_or("no scene")?;
     let mut stack: Vec<(gltf::Node<'_>, Mat4)> = scene.nodes().map(|n| (n, Mat4::IDENTITY)).collect();
+    // The spec makes the node hierarchy a tree: a node met twice (a cycle, or two
+    // parents) is an error, not an endless walk.
+    let mut seen = vec![false; doc.nodes().len()];
     while let Some((node, parent)) = stack.pop() {
+        if std::mem::replace(&mut seen[node.index()], true) {
+            return Err(format!("node {} appears twice in the scene's hierarchy", node.index()));
+        }
         let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
         if let Some(m) = node.mesh() {
             for &(mesh, material, plo, phi) in &meshes[m.index()] {
@@ -125,7 +147,7 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
         stack.extend(node.children().map(|c| (c, world)));
     }
     if parts.is_empty() {
-        return Err(format!("{}: the scene has no triangle meshes", path.display()));
+        return Err("the scene has no triangle meshes".into());
     }
     // Normalize the model to about 2.5 units, standing on the ground.
     let size = (hi - lo).max_element().max(1e-6);
@@ -158,5 +180,5 @@ pub(crate) fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, obj
         }
     }
     r.insert_objects(&descs).map_err(|e| e.to_string())?;
-    Ok(Scene::City(city::City { side }))
+    Ok(city::City { side })
 }

@@ -12,9 +12,9 @@ use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
 use switchyard::backend::Backend;
 use switchyard::*;
 use switchyard_city as city;
+use switchyard_demo::gltf_scene;
 
 mod churn;
-mod gltf_scene;
 mod passes;
 mod scenes;
 
@@ -260,7 +260,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
     let scene = match (&args.gltf, args.scene) {
-        (Some(path), _) => gltf_scene::build(&mut r, path, args.objects)?,
+        (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects)?),
         (None, SceneKind::City) => {
             // One building in 12 is glass (the full graph's transparent pass draws it).
             let c = city::build_with_glass(&mut r, args.objects, args.materials, args.variants, 12)

@@ -108,8 +108,8 @@ pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
 pub use renderer::{
-    FrameInput, InitError, Lighting, MeshData, MeshMemory, RecoverStats, ReferenceFrame, RenderError, Renderer,
-    RendererConfig, ResourceError, Vertex, ViewOutput, MAX_PASSES, MAX_SHADOW_VIEWS, MAX_VIEWS,
+    FrameInput, InitError, Lighting, MeshData, MeshMemory, Presented, RecoverStats, ReferenceFrame, RenderError,
+    Renderer, RendererConfig, ResourceError, Vertex, ViewOutput, MAX_PASSES, MAX_SHADOW_VIEWS, MAX_VIEWS,
 };
 pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,

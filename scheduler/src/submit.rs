@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use switchyard_backend::{
-    Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassSubmit, SubmissionId, SubmitError,
+    Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassSubmit, SubmissionId, SubmitError, SurfaceId,
 };
 use switchyard_handoff::{ring, Consumer, Producer, Work};
 
@@ -37,6 +37,8 @@ pub(crate) struct FramePacket<C> {
     /// (byte offset in the transform buffer, range in `transforms.1`).
     pub(crate) transform_writes: Vec<(u64, Range<usize>)>,
     pub(crate) views: Vec<ViewUpload>,
+    /// The surface whose image the frame draws into: presented after its submit.
+    pub(crate) present: Option<SurfaceId>,
 }
 
 impl<C> Default for FramePacket<C> {
@@ -49,6 +51,7 @@ impl<C> Default for FramePacket<C> {
             transforms: (None, Vec::new()),
             transform_writes: Vec::new(),
             views: Vec::new(),
+            present: None,
         }
     }
 }
@@ -175,7 +178,17 @@ fn run<B: Backend>(backend: &B, frames_in_flight: usize, ring: &Consumer<Box<Fra
         };
         let _zone = crate::profile::zone!("submit");
         let t0 = Instant::now();
-        let result = submit_packet(backend, &mut packet, &mut writes, &mut spare);
+        let submitted = submit_packet(backend, &mut packet, &mut writes, &mut spare);
+        // The image is presented once the frame that drew it is submitted; a frame that
+        // failed gives it back unpresented.
+        let result = match (submitted, packet.present.take()) {
+            (Ok(id), Some(surface)) => backend.present(surface).map(|()| id).map_err(SubmitError::Present),
+            (Err(e), Some(surface)) => {
+                backend.release_image(surface);
+                Err(e)
+            }
+            (r, None) => r,
+        };
         let submit_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
         let result = result.and_then(|id| {

@@ -1,5 +1,6 @@
 //! [`FaultBackend`]: wraps any backend and fails on request — a submit, every call after a
-//! lost device, a buffer or texture creation out of memory — or runs as a slow GPU; and
+//! lost device, a buffer or texture creation out of memory, a surface acquire (outdated,
+//! lost, timed out, occluded) — or runs as a slow GPU; and
 //! it watches what reaches it: submissions, frames in flight, live chunks, and each
 //! submitted frame's command stream up to handle names ([`FaultBackend::frames`]).
 //!
@@ -51,6 +52,22 @@ pub struct FaultBackend<B: Backend> {
     live_chunks: Arc<AtomicUsize>,
     max_live_chunks: AtomicUsize,
     frames: Mutex<Vec<u64>>,
+    /// What the next acquires answer instead of the wrapped backend, in order.
+    acquires: Mutex<VecDeque<AcquireFault>>,
+    configures: AtomicU64,
+}
+
+/// What an injected acquire answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AcquireFault {
+    /// `SurfaceError::Outdated`.
+    Outdated,
+    /// `SurfaceError::Lost`.
+    Lost,
+    /// No image in time: `Acquired::Skip(SkipReason::Timeout)`.
+    Timeout,
+    /// The window is hidden: `Acquired::Skip(SkipReason::Occluded)`.
+    Occluded,
 }
 
 impl<B: Backend> FaultBackend<B> {
@@ -69,7 +86,19 @@ impl<B: Backend> FaultBackend<B> {
             live_chunks: Arc::new(AtomicUsize::new(0)),
             max_live_chunks: AtomicUsize::new(0),
             frames: Mutex::new(Vec::new()),
+            acquires: Mutex::new(VecDeque::new()),
+            configures: AtomicU64::new(0),
         }
+    }
+
+    /// The next acquires answer `faults`, one each, before the wrapped backend answers again.
+    pub fn fail_acquires(&self, faults: &[AcquireFault]) {
+        self.acquires.lock().expect("not poisoned").extend(faults);
+    }
+
+    /// Surface configurations so far.
+    pub fn configures(&self) -> u64 {
+        self.configures.load(SeqCst)
     }
 
     /// The wrapped backend.
@@ -262,6 +291,36 @@ impl<B: Backend> Backend for FaultBackend<B> {
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
         self.lost_or(ReadbackError::DeviceLost)?;
         self.inner.read_rgba8(texture)
+    }
+
+    fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
+        self.lost_or(SurfaceError::DeviceLost)?;
+        match self.acquires.lock().expect("not poisoned").pop_front() {
+            Some(AcquireFault::Outdated) => Err(SurfaceError::Outdated),
+            Some(AcquireFault::Lost) => Err(SurfaceError::Lost),
+            Some(AcquireFault::Timeout) => Ok(Acquired::Skip(SkipReason::Timeout)),
+            Some(AcquireFault::Occluded) => Ok(Acquired::Skip(SkipReason::Occluded)),
+            None => self.inner.acquire(surface),
+        }
+    }
+
+    fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {
+        self.lost_or(SurfaceError::DeviceLost)?;
+        self.configures.fetch_add(1, SeqCst);
+        self.inner.configure_surface(surface, width, height)
+    }
+
+    fn surface_size(&self, surface: SurfaceId) -> Option<(u32, u32)> {
+        self.inner.surface_size(surface)
+    }
+
+    fn present(&self, surface: SurfaceId) -> Result<(), SurfaceError> {
+        self.lost_or(SurfaceError::DeviceLost)?;
+        self.inner.present(surface)
+    }
+
+    fn release_image(&self, surface: SurfaceId) {
+        self.inner.release_image(surface);
     }
 }
 

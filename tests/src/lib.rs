@@ -9,6 +9,7 @@ use switchyard_backend::*;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
 pub mod full_graph;
+pub mod fuzzing;
 
 /// WGSL of the fixture: position per vertex, color per instance, a dynamic-offset tint.
 pub const SHADER: &str = r#"

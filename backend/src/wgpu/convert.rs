@@ -10,14 +10,21 @@ pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {
         TextureFormat::Rgba8UnormSrgb => wgpu::TextureFormat::Rgba8UnormSrgb,
         TextureFormat::Depth32Float => wgpu::TextureFormat::Depth32Float,
         TextureFormat::Rgba16Float => wgpu::TextureFormat::Rgba16Float,
+        TextureFormat::Bgra8UnormSrgb => wgpu::TextureFormat::Bgra8UnormSrgb,
     }
 }
 
 /// The format of an engine texture, where this backend supports it.
 pub(super) fn from_texture_format(f: wgpu::TextureFormat) -> Option<TextureFormat> {
-    [TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb, TextureFormat::Depth32Float, TextureFormat::Rgba16Float]
-        .into_iter()
-        .find(|&ours| texture_format(ours) == f)
+    [
+        TextureFormat::Rgba8Unorm,
+        TextureFormat::Rgba8UnormSrgb,
+        TextureFormat::Depth32Float,
+        TextureFormat::Rgba16Float,
+        TextureFormat::Bgra8UnormSrgb,
+    ]
+    .into_iter()
+    .find(|&ours| texture_format(ours) == f)
 }
 
 pub(super) fn index_format(f: IndexFormat) -> wgpu::IndexFormat {

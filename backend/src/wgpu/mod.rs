@@ -25,7 +25,9 @@
 //! panicking.
 
 mod convert;
+mod device;
 mod encode;
+mod engine;
 #[cfg(feature = "tracy")]
 mod gpu_zones;
 mod pipeline;
@@ -43,6 +45,7 @@ use crate::handle::*;
 use crate::null::{check_buffer_write, check_texture_write, destroy_in};
 use crate::registry::{reflect_wgsl, Entry, Objects, Registry, SamplerMeta};
 use crate::validate::{resolve_pass, validate_chunk, PassLayout};
+use crate::{Acquired, SurfaceError};
 use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
 use convert::*;
 use encode::*;
@@ -129,6 +132,11 @@ pub struct WgpuBackend {
     owns_device: bool,
     submissions: Mutex<Vec<(SubmissionId, wgpu::SubmissionIndex)>>,
     next_submission: Mutex<u64>,
+    /// Kept for surfaces' capabilities.
+    adapter: wgpu::Adapter,
+    surfaces: Mutex<slotmap::SlotMap<SurfaceId, engine::WgpuSurface>>,
+    /// Signalled when a surface's image is presented or released.
+    image_back: parking_lot::Condvar,
     #[cfg(feature = "tracy")]
     zones: Option<gpu_zones::GpuZones>,
 }
@@ -144,140 +152,6 @@ impl std::fmt::Debug for WgpuBackend {
 }
 
 impl WgpuBackend {
-    /// Picks the best adapter (high performance; a software one where there is no GPU) and
-    /// creates a device with multi-draw-indirect support where the adapter has it.
-    pub fn new(config: &WgpuConfig) -> Result<Self, InitError> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        if let Some(b) = config.backends {
-            desc.backends = b;
-        }
-        desc.flags.set(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL, config.validate_indirect);
-        let instance = wgpu::Instance::new(desc);
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: config.force_fallback_adapter,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        }))
-        .map_err(|e| InitError::NoAdapter(e.to_string()))?;
-        Self::from_adapter(adapter, config.encoding)
-    }
-
-    /// Every adapter the instance sees (for choosing one explicitly in tests and the demo).
-    pub fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = backends;
-        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
-        pollster::block_on(wgpu::Instance::new(desc).enumerate_adapters(backends))
-    }
-
-    /// Creates the backend on a chosen adapter.
-    pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
-        let mut wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
-        if cfg!(feature = "tracy") {
-            wanted |= wgpu::Features::TIMESTAMP_QUERY;
-        }
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("switchyard"),
-            required_features: adapter.features() & wanted,
-            required_limits: adapter.limits(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| InitError::Device(e.to_string()))?;
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().push(e.to_string())));
-        let lost = Arc::new(AtomicBool::new(false));
-        let flag = lost.clone();
-        device.set_device_lost_callback(move |_reason, _msg| flag.store(true, Ordering::SeqCst));
-        Ok(Self::on_device(&adapter, device, queue, encoding, Some((errors, lost))))
-    }
-
-    /// Switchyard on the engine's own device and queue (`adapter` is the one they came
-    /// from). It never assumes it owns them: it installs no error handler or device-lost
-    /// callback (the engine's stay in place), catches its own errors with error scopes,
-    /// and creates, records and submits only its own work. Multi-draw and GPU zones are
-    /// used where the device was created with the features they need
-    /// (`INDIRECT_FIRST_INSTANCE`, `TIMESTAMP_QUERY`). Render into the engine's textures
-    /// with [`WgpuBackend::import_texture`].
-    pub fn from_device(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, encoding: Encoding) -> Self {
-        Self::on_device(adapter, device, queue, encoding, None)
-    }
-
-    /// `sink`: the error list and lost flag of a device this backend created (and so
-    /// installed callbacks on); `None` for an engine's device.
-    fn on_device(
-        adapter: &wgpu::Adapter,
-        device: wgpu::Device,
-        queue: wgpu::Queue,
-        encoding: Encoding,
-        sink: Option<DeviceSink>,
-    ) -> Self {
-        let info = adapter.get_info();
-        let features = device.features();
-        let downlevel = adapter.get_downlevel_capabilities();
-        let limits = device.limits();
-        let caps = Caps {
-            // Render bundles have no multi-draw: a loop of indirect draws there measured
-            // slower than direct draws (BENCHMARKS.md), so only native multi-draw counts.
-            multi_draw_indirect: encoding == Encoding::CommandBuffer
-                && features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
-                && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
-            min_uniform_offset_alignment: limits
-                .min_uniform_buffer_offset_alignment
-                .max(limits.min_storage_buffer_offset_alignment),
-            max_texture_size: limits.max_texture_dimension_2d,
-            max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
-            max_bind_groups: limits.max_bind_groups.min(4),
-            transient_saves_memory: info.transient_saves_memory == Some(true),
-        };
-        #[cfg(feature = "tracy")]
-        let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);
-        let owns_device = sink.is_some();
-        let (errors, lost) = sink.unwrap_or_default();
-        Self {
-            #[cfg(feature = "tracy")]
-            zones,
-            adapter_info: info,
-            device,
-            queue,
-            reg: RwLock::default(),
-            caps,
-            encoding,
-            errors,
-            lost,
-            owns_device,
-            submissions: Mutex::new(Vec::new()),
-            next_submission: Mutex::new(0),
-        }
-    }
-
-    /// Makes an engine texture (2D, one mip level, one sample) usable as a render target,
-    /// a sampled texture or a readback source of this backend, as its usages allow. The
-    /// engine keeps its texture: destroying the returned handle only drops this backend's
-    /// reference.
-    pub fn import_texture(&self, texture: &wgpu::Texture) -> Result<TextureId, CreateError> {
-        let format = from_texture_format(texture.format())
-            .ok_or_else(|| CreateError::Invalid(format!("texture format {:?} is not supported", texture.format())))?;
-        if texture.dimension() != wgpu::TextureDimension::D2
-            || texture.depth_or_array_layers() != 1
-            || texture.mip_level_count() != 1
-            || texture.sample_count() != 1
-        {
-            return Err(CreateError::Invalid(
-                "only 2D textures of one layer, mip level and sample are imported".into(),
-            ));
-        }
-        let usage = from_texture_usage(texture.usage());
-        let desc =
-            TextureDesc { label: "imported".into(), width: texture.width(), height: texture.height(), format, usage };
-        let meta = self.reg.read().check_texture(&desc, &self.caps)?;
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Ok(self.reg.write().textures.insert(Entry { meta, obj: (texture.clone(), view) }))
-    }
-
     /// The adapter in use.
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.adapter_info
@@ -300,22 +174,6 @@ impl WgpuBackend {
     /// The wgpu device (for engines that create their own resources beside Switchyard's).
     pub fn device(&self) -> &wgpu::Device {
         &self.device
-    }
-
-    /// Whether the device was lost (its device-lost callback ran, on a device this backend
-    /// created, or [`WgpuBackend::lose_device`] was called). Every call after it fails with
-    /// a `DeviceLost` error; a `Renderer` then needs a new backend (`Renderer::recover`).
-    pub fn is_lost(&self) -> bool {
-        self.lost.load(Ordering::Acquire)
-    }
-
-    /// Loses the device on purpose, as a driver reset or a removed GPU would: destroys the
-    /// wgpu device (`Device::destroy`) and fails every later call with `DeviceLost`. For
-    /// testing an engine's recovery (the demo's `--lose-device-at`); on an engine's device
-    /// it destroys the engine's device too.
-    pub fn lose_device(&self) {
-        self.lost.store(true, Ordering::Release);
-        self.device.destroy();
     }
 
     fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, CreateError> {
@@ -621,5 +479,25 @@ impl Backend for WgpuBackend {
             return Err(ReadbackError::DeviceLost);
         }
         self.read_back(texture)
+    }
+
+    fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
+        self.acquire_image(surface)
+    }
+
+    fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {
+        self.configure(surface, width, height)
+    }
+
+    fn surface_size(&self, surface: SurfaceId) -> Option<(u32, u32)> {
+        self.surfaces.lock().get(surface).map(|s| s.size())
+    }
+
+    fn present(&self, surface: SurfaceId) -> Result<(), SurfaceError> {
+        self.present_image(surface)
+    }
+
+    fn release_image(&self, surface: SurfaceId) {
+        self.release_surface_image(surface);
     }
 }

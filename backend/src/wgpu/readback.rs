@@ -61,6 +61,9 @@ impl WgpuBackend {
         }
         drop(view);
         buffer.unmap();
+        if m.format == TextureFormat::Bgra8UnormSrgb {
+            pixels.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
+        }
         Ok(Image { width: m.width, height: m.height, pixels })
     }
 }

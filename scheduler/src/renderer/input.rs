@@ -58,6 +58,10 @@ pub enum RenderError {
     /// backend error was a device loss reports this instead.)
     #[error("device lost: Renderer::recover needs a new backend")]
     DeviceLost,
+    /// A presentation surface failed in a way configuring it again once did not mend (or
+    /// its handle is stale).
+    #[error(transparent)]
+    Surface(SurfaceError),
     /// Reading back failed.
     #[error(transparent)]
     Readback(#[from] ReadbackError),
@@ -125,9 +129,13 @@ impl RenderError {
             | E::Record(RecordError::DeviceLost)
             | E::Readback(ReadbackError::DeviceLost)
             | E::Shader { source: CreateError::DeviceLost, .. } => true,
-            E::Submit { source, .. } => {
-                matches!(source, SubmitError::DeviceLost | SubmitError::Write(WriteError::DeviceLost))
-            }
+            E::Submit { source, .. } => matches!(
+                source,
+                SubmitError::DeviceLost
+                    | SubmitError::Write(WriteError::DeviceLost)
+                    | SubmitError::Present(SurfaceError::DeviceLost)
+            ),
+            E::Surface(SurfaceError::DeviceLost) => true,
             E::DisplayList { source, .. } => source.is_device_lost(),
             _ => false,
         }

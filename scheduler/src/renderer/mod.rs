@@ -37,6 +37,7 @@ mod input;
 mod jobs;
 mod meshes;
 mod plan;
+mod present;
 mod recover;
 mod reference;
 mod render;
@@ -44,6 +45,7 @@ mod resources;
 
 pub use input::{FrameInput, RenderError};
 pub use meshes::MeshMemory;
+pub use present::Presented;
 pub use recover::RecoverStats;
 pub use reference::{ReferenceFrame, ViewOutput};
 pub use resources::ResourceError;
@@ -354,6 +356,12 @@ pub struct Renderer<B: Backend> {
     frame: u64,
     /// The device was lost; frames fail until [`Renderer::recover`].
     lost: bool,
+    /// The surface the frame being rendered presents to (`present_graph`).
+    present_to: Option<SurfaceId>,
+    /// `present_graph`'s external targets plus the surface image (kept for its memory).
+    surface_targets: Vec<(TargetId, TextureId)>,
+    /// Surfaces configured again after an outdated or lost acquire.
+    reconfigures: u64,
     /// A job to panic in and the frame (`fault-injection`).
     #[cfg(feature = "fault-injection")]
     fault_panic: Option<(String, u64)>,
@@ -441,6 +449,9 @@ impl<B: Backend> Renderer<B> {
             submit,
             frame: 0,
             lost: false,
+            present_to: None,
+            surface_targets: Vec::new(),
+            reconfigures: 0,
             #[cfg(feature = "fault-injection")]
             fault_panic: None,
             config,

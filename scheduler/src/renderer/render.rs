@@ -39,6 +39,7 @@ impl<B: Backend> Renderer<B> {
         let mut packet = self.take_packet()?;
         self.frame += 1;
         packet.frame = self.frame;
+        packet.present = self.present_to;
         self.resolve_materials();
         let scenes = self.plan.as_ref().expect("the caller made the plan").scenes.len();
         self.write_globals(cameras, &mut packet.globals.1);
@@ -399,6 +400,7 @@ impl<B: Backend> Renderer<B> {
     /// transforms it would have uploaded go with the next frame.
     fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
         packet.passes.iter_mut().for_each(|p| p.chunks.clear());
+        packet.present = None;
         self.submit.give_back(packet);
         let n = self.scene.len() as u32;
         if n > 0 {

@@ -1,0 +1,119 @@
+//! Making the backend: on an adapter it picks (headless), on one the caller picked, or on
+//! an engine's own device and queue.
+
+use super::*;
+
+impl WgpuBackend {
+    /// Picks the best adapter (high performance; a software one where there is no GPU) and
+    /// creates a device with multi-draw-indirect support where the adapter has it.
+    pub fn new(config: &WgpuConfig) -> Result<Self, InitError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        if let Some(b) = config.backends {
+            desc.backends = b;
+        }
+        desc.flags.set(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL, config.validate_indirect);
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: config.force_fallback_adapter,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| InitError::NoAdapter(e.to_string()))?;
+        Self::from_adapter(adapter, config.encoding)
+    }
+
+    /// Every adapter the instance sees (for choosing one explicitly in tests and the demo).
+    pub fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+        pollster::block_on(wgpu::Instance::new(desc).enumerate_adapters(backends))
+    }
+
+    /// Creates the backend on a chosen adapter.
+    pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
+        let mut wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
+        if cfg!(feature = "tracy") {
+            wanted |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("switchyard"),
+            required_features: adapter.features() & wanted,
+            required_limits: adapter.limits(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| InitError::Device(e.to_string()))?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().push(e.to_string())));
+        let lost = Arc::new(AtomicBool::new(false));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |_reason, _msg| flag.store(true, Ordering::SeqCst));
+        Ok(Self::on_device(&adapter, device, queue, encoding, Some((errors, lost))))
+    }
+
+    /// Switchyard on the engine's own device and queue (`adapter` is the one they came
+    /// from). It never assumes it owns them: it installs no error handler or device-lost
+    /// callback (the engine's stay in place), catches its own errors with error scopes,
+    /// and creates, records and submits only its own work. Multi-draw and GPU zones are
+    /// used where the device was created with the features they need
+    /// (`INDIRECT_FIRST_INSTANCE`, `TIMESTAMP_QUERY`). Render into the engine's textures
+    /// with [`WgpuBackend::import_texture`].
+    pub fn from_device(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, encoding: Encoding) -> Self {
+        Self::on_device(adapter, device, queue, encoding, None)
+    }
+
+    /// `sink`: the error list and lost flag of a device this backend created (and so
+    /// installed callbacks on); `None` for an engine's device.
+    fn on_device(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        encoding: Encoding,
+        sink: Option<DeviceSink>,
+    ) -> Self {
+        let info = adapter.get_info();
+        let features = device.features();
+        let downlevel = adapter.get_downlevel_capabilities();
+        let limits = device.limits();
+        let caps = Caps {
+            // Render bundles have no multi-draw: a loop of indirect draws there measured
+            // slower than direct draws (BENCHMARKS.md), so only native multi-draw counts.
+            multi_draw_indirect: encoding == Encoding::CommandBuffer
+                && features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+                && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
+            min_uniform_offset_alignment: limits
+                .min_uniform_buffer_offset_alignment
+                .max(limits.min_storage_buffer_offset_alignment),
+            max_texture_size: limits.max_texture_dimension_2d,
+            max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
+            max_bind_groups: limits.max_bind_groups.min(4),
+            transient_saves_memory: info.transient_saves_memory == Some(true),
+        };
+        #[cfg(feature = "tracy")]
+        let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);
+        let owns_device = sink.is_some();
+        let (errors, lost) = sink.unwrap_or_default();
+        Self {
+            #[cfg(feature = "tracy")]
+            zones,
+            adapter_info: info,
+            device,
+            queue,
+            reg: RwLock::default(),
+            caps,
+            encoding,
+            errors,
+            lost,
+            owns_device,
+            submissions: Mutex::new(Vec::new()),
+            next_submission: Mutex::new(0),
+            adapter: adapter.clone(),
+            surfaces: Mutex::default(),
+            image_back: parking_lot::Condvar::new(),
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! What an engine does with the backend beyond the `Backend` trait: import its own
+//! textures, present to its window's surface, lose the device on purpose (to test
+//! recovery).
+
+use super::*;
+use crate::SkipReason;
+
+/// A window's surface as this backend drives it: its configuration (size 0 x 0: not
+/// configured, a minimized window) and the image acquired and not yet presented.
+pub(super) struct WgpuSurface {
+    /// The acquired image and its handle here (dropped before its surface: fields drop in
+    /// order).
+    current: Option<(wgpu::SurfaceTexture, TextureId)>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    format: TextureFormat,
+}
+
+impl WgpuSurface {
+    pub(super) fn size(&self) -> (u32, u32) {
+        (self.config.width, self.config.height)
+    }
+}
+
+impl WgpuBackend {
+    /// Makes an engine texture (2D, one mip level, one sample) usable as a render target,
+    /// a sampled texture or a readback source of this backend, as its usages allow. The
+    /// engine keeps its texture: destroying the returned handle only drops this backend's
+    /// reference.
+    pub fn import_texture(&self, texture: &wgpu::Texture) -> Result<TextureId, CreateError> {
+        let format = from_texture_format(texture.format())
+            .ok_or_else(|| CreateError::Invalid(format!("texture format {:?} is not supported", texture.format())))?;
+        if texture.dimension() != wgpu::TextureDimension::D2
+            || texture.depth_or_array_layers() != 1
+            || texture.mip_level_count() != 1
+            || texture.sample_count() != 1
+        {
+            return Err(CreateError::Invalid(
+                "only 2D textures of one layer, mip level and sample are imported".into(),
+            ));
+        }
+        let usage = from_texture_usage(texture.usage());
+        let desc =
+            TextureDesc { label: "imported".into(), width: texture.width(), height: texture.height(), format, usage };
+        let meta = self.reg.read().check_texture(&desc, &self.caps)?;
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(self.reg.write().textures.insert(Entry { meta, obj: (texture.clone(), view) }))
+    }
+
+    /// Whether the device was lost (its device-lost callback ran, on a device this backend
+    /// created, or [`WgpuBackend::lose_device`] was called). Every call after it fails with
+    /// a `DeviceLost` error; a `Renderer` then needs a new backend (`Renderer::recover`).
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Loses the device on purpose, as a driver reset or a removed GPU would: destroys the
+    /// wgpu device (`Device::destroy`) and fails every later call with `DeviceLost`. For
+    /// testing an engine's recovery (the demo's `--lose-device-at`); on an engine's device
+    /// it destroys the engine's device too.
+    pub fn lose_device(&self) {
+        self.lost.store(true, Ordering::Release);
+        self.device.destroy();
+    }
+
+    /// Drives `surface` (made by the engine from its window, on this backend's adapter's
+    /// instance): configured for `width` x `height` (0 x 0: skipped until it has a size)
+    /// in RGBA8 sRGB where the surface offers it, else BGRA8 sRGB
+    /// ([`WgpuBackend::surface_format`]: declare the graph's output target with it), FIFO
+    /// presentation. `Renderer::present_graph` then draws into its images.
+    pub fn create_surface(
+        &self,
+        surface: wgpu::Surface<'static>,
+        width: u32,
+        height: u32,
+    ) -> Result<SurfaceId, SurfaceError> {
+        if self.is_lost() {
+            return Err(SurfaceError::DeviceLost);
+        }
+        let caps = surface.get_capabilities(&self.adapter);
+        let (format, wgpu_format) = [TextureFormat::Rgba8UnormSrgb, TextureFormat::Bgra8UnormSrgb]
+            .into_iter()
+            .map(|f| (f, texture_format(f)))
+            .find(|(_, w)| caps.formats.contains(w))
+            .ok_or_else(|| SurfaceError::Validation(format!("no sRGB RGBA8 or BGRA8 format in {:?}", caps.formats)))?;
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format: wgpu_format,
+            width: 0,
+            height: 0,
+            present_mode: wgpu::PresentMode::Fifo,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: Vec::new(),
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        let id = self.surfaces.lock().insert(WgpuSurface { surface, config, format, current: None });
+        if let Err(e) = self.configure(id, width, height) {
+            self.surfaces.lock().remove(id);
+            return Err(e);
+        }
+        Ok(id)
+    }
+
+    /// The format of `surface`'s images.
+    pub fn surface_format(&self, surface: SurfaceId) -> Option<TextureFormat> {
+        self.surfaces.lock().get(surface).map(|s| s.format)
+    }
+
+    /// Drops the image acquired and not presented (its registry entry with it).
+    fn release(&self, s: &mut WgpuSurface) {
+        if let Some((_, id)) = s.current.take() {
+            let _ = destroy_in(&mut self.reg.write(), Resource::Texture(id));
+        }
+        self.image_back.notify_all();
+    }
+
+    /// Waits (up to 10 s) until `surface` has no image out: the frame that drew into the
+    /// last one presented or released it on the submission thread.
+    fn wait_for_image(
+        &self,
+        surfaces: &mut parking_lot::MutexGuard<'_, slotmap::SlotMap<SurfaceId, WgpuSurface>>,
+        surface: SurfaceId,
+    ) -> Result<(), SurfaceError> {
+        let deadline = std::time::Instant::now() + crate::null::IMAGE_WAIT;
+        while surfaces.get(surface).ok_or(SurfaceError::InvalidHandle)?.current.is_some() {
+            if self.image_back.wait_until(surfaces, deadline).timed_out() {
+                return Err(SurfaceError::Validation("the last image was neither presented nor released".into()));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn release_surface_image(&self, surface: SurfaceId) {
+        if let Some(s) = self.surfaces.lock().get_mut(surface) {
+            self.release(s);
+        }
+    }
+
+    pub(super) fn configure(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {
+        if self.is_lost() {
+            return Err(SurfaceError::DeviceLost);
+        }
+        let max = self.caps.max_texture_size;
+        if width > max || height > max {
+            return Err(SurfaceError::Size { width, height, maximum: max });
+        }
+        let mut surfaces = self.surfaces.lock();
+        self.wait_for_image(&mut surfaces, surface)?;
+        let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
+        (s.config.width, s.config.height) = (width, height);
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
+        self.scoped(|| s.surface.configure(&self.device, &s.config)).map_err(|e| match e {
+            CreateError::DeviceLost => SurfaceError::DeviceLost,
+            e => SurfaceError::Validation(e.to_string()),
+        })
+    }
+
+    pub(super) fn acquire_image(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
+        if self.is_lost() {
+            return Err(SurfaceError::DeviceLost);
+        }
+        let mut surfaces = self.surfaces.lock();
+        self.wait_for_image(&mut surfaces, surface)?;
+        let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
+        if s.config.width == 0 || s.config.height == 0 {
+            return Ok(Acquired::Skip(SkipReason::ZeroSize));
+        }
+        let texture = match s.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Timeout => return Ok(Acquired::Skip(SkipReason::Timeout)),
+            wgpu::CurrentSurfaceTexture::Occluded => return Ok(Acquired::Skip(SkipReason::Occluded)),
+            wgpu::CurrentSurfaceTexture::Outdated => return Err(SurfaceError::Outdated),
+            wgpu::CurrentSurfaceTexture::Lost => return Err(SurfaceError::Lost),
+            other => return Err(SurfaceError::Validation(format!("acquire: {other:?}"))),
+        };
+        let desc = TextureDesc {
+            label: "surface".into(),
+            width: s.config.width,
+            height: s.config.height,
+            format: s.format,
+            usage: TextureUsage::RENDER_TARGET,
+        };
+        let meta =
+            self.reg.read().check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
+        let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let id = self.reg.write().textures.insert(Entry { meta, obj: (texture.texture.clone(), view) });
+        s.current = Some((texture, id));
+        Ok(Acquired::Image(id))
+    }
+
+    pub(super) fn present_image(&self, surface: SurfaceId) -> Result<(), SurfaceError> {
+        if self.is_lost() {
+            return Err(SurfaceError::DeviceLost);
+        }
+        let mut surfaces = self.surfaces.lock();
+        let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
+        let (texture, id) = s.current.take().ok_or(SurfaceError::NotAcquired)?;
+        let _ = destroy_in(&mut self.reg.write(), Resource::Texture(id));
+        self.queue.present(texture);
+        self.image_back.notify_all();
+        Ok(())
+    }
+}

@@ -36,12 +36,27 @@ pub enum CreateError {
     /// The device rejected the object (its message).
     #[error("device validation: {0}")]
     Validation(String),
-    /// The device ran out of memory.
-    #[error("out of memory")]
-    OutOfMemory,
+    /// The device ran out of memory making a resource of `requested` bytes (0: not a buffer
+    /// or texture). wgpu reports no memory budget, so there is no maximum to give; a size
+    /// over the device's largest buffer or texture is a [`CreateError::Limit`] instead.
+    #[error("out of memory ({requested} bytes requested)")]
+    OutOfMemory {
+        /// Bytes of the buffer or texture asked for.
+        requested: u64,
+    },
     /// The device was lost.
     #[error("device lost")]
     DeviceLost,
+}
+
+impl CreateError {
+    /// The error with the bytes asked for filled in, where it is out of memory.
+    pub fn requesting(self, bytes: u64) -> Self {
+        match self {
+            Self::OutOfMemory { .. } => Self::OutOfMemory { requested: bytes },
+            e => e,
+        }
+    }
 }
 
 /// Writing data into a resource failed.

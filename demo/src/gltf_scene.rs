@@ -36,15 +36,90 @@ fn rgba8(img: &gltf::image::Data) -> Option<Vec<u8>> {
 
 /// Loads `path` and fills the scene with copies of it (plus a ground plane) up to `objects`.
 pub fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, objects: usize) -> Result<city::City, String> {
-    let (doc, buffers, images) = gltf::import(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    place(r, &doc, &buffers, &images, objects).map_err(|e| format!("{}: {e}", path.display()))
+    let at = |e: String| format!("{}: {e}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
+    precheck(&bytes).map_err(at)?;
+    let (doc, buffers, images) = guarded(|| gltf::import(path)).map_err(at)?;
+    place(r, &doc, &buffers, &images, objects).map_err(at)
 }
 
 /// [`build`] from the bytes of a .glb or .gltf file (its buffers and images embedded or as
 /// data URIs).
 pub fn build_from_slice<B: Backend>(r: &mut Renderer<B>, bytes: &[u8], objects: usize) -> Result<city::City, String> {
-    let (doc, buffers, images) = gltf::import_slice(bytes).map_err(|e| e.to_string())?;
+    precheck(bytes)?;
+    let (doc, buffers, images) = guarded(|| gltf::import_slice(bytes))?;
     place(r, &doc, &buffers, &images, objects)
+}
+
+/// A triangle primitive's mesh data, material index and bounds.
+type Primitive = (MeshData, Option<usize>, Vec3, Vec3);
+
+/// Every mesh's triangle primitives, as mesh data (other modes and primitives without
+/// positions are left out).
+fn read_primitives(doc: &gltf::Document, buffers: &[gltf::buffer::Data]) -> Result<Vec<Vec<Primitive>>, String> {
+    use gltf::accessor::DataType;
+    let mut meshes = Vec::new();
+    for mesh in doc.meshes() {
+        let mut prims = Vec::new();
+        for p in mesh.primitives() {
+            if p.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            // The reader's `unreachable!` for other index types: an error here instead.
+            if p.indices().is_some_and(|a| !matches!(a.data_type(), DataType::U8 | DataType::U16 | DataType::U32)) {
+                return Err(format!("mesh {}: indices are not unsigned integers", mesh.index()));
+            }
+            let reader = p.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+            let Some(positions) = reader.read_positions() else { continue };
+            let positions: Vec<[f32; 3]> = positions.collect();
+            let normals: Vec<[f32; 3]> =
+                reader.read_normals().map_or_else(|| vec![[0.0, 1.0, 0.0]; positions.len()], |n| n.collect());
+            let uvs: Vec<[f32; 2]> =
+                reader.read_tex_coords(0).map_or_else(|| vec![[0.0, 0.0]; positions.len()], |t| t.into_f32().collect());
+            let indices: Vec<u32> =
+                reader.read_indices().map_or_else(|| (0..positions.len() as u32).collect(), |i| i.into_u32().collect());
+            if normals.len() != positions.len() || uvs.len() != positions.len() {
+                return Err(format!("attribute counts differ in mesh {}", mesh.index()));
+            }
+            let vertices = (0..positions.len())
+                .map(|i| Vertex { position: positions[i], normal: normals[i], uv: uvs[i] })
+                .collect();
+            let (lo, hi) = positions.iter().fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| {
+                (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p)))
+            });
+            prims.push((MeshData { vertices, indices }, p.material().index(), lo, hi));
+        }
+        meshes.push(prims);
+    }
+    Ok(meshes)
+}
+
+/// What gltf-json 1.4's validation assumes without checking (it indexes a primitive's
+/// accessors before validating them, and panics on a file the fuzzer found): every
+/// accessor a primitive names exists.
+fn precheck(bytes: &[u8]) -> Result<(), String> {
+    let raw = guarded(|| gltf::Gltf::from_slice_without_validation(bytes))?;
+    let json = raw.as_json();
+    let accessors = json.accessors.len();
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let targets = prim.targets.iter().flatten().flat_map(|t| [&t.positions, &t.normals, &t.tangents]);
+            let named = prim.attributes.values().chain(&prim.indices).chain(targets.flatten());
+            if named.into_iter().any(|a| a.value() >= accessors) {
+                return Err(format!("mesh {m} primitive {p} names an accessor the file does not have"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the parser, turning a panic inside it (a bug of the crate on malformed input: the
+/// fuzzer found an overflow in its GLB header parsing) into an error.
+fn guarded<T>(parse: impl FnOnce() -> gltf::Result<T>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(_) => Err("the glTF parser failed on this file".into()),
+    }
 }
 
 fn place<B: Backend>(
@@ -88,38 +163,19 @@ fn place<B: Backend>(
         .create_material(&MaterialDesc { shader, properties: PropertySheet::new(), ..MaterialDesc::default() })
         .map_err(|e| e.to_string())?;
 
-    // Meshes: one Switchyard mesh per triangle primitive.
+    // Meshes: one Switchyard mesh per triangle primitive, read first (the crate's readers
+    // can panic on malformed accessors; nothing of the renderer runs inside the guard).
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_primitives(doc, buffers)))
+        .map_err(|_| "the glTF reader failed on this file's accessors".to_string())??;
     let mut meshes: Vec<Vec<(MeshHandle, MaterialHandle, Vec3, Vec3)>> = Vec::new();
-    for mesh in doc.meshes() {
-        let mut prims = Vec::new();
-        for p in mesh.primitives() {
-            if p.mode() != gltf::mesh::Mode::Triangles {
-                continue;
-            }
-            let reader = p.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-            let Some(positions) = reader.read_positions() else { continue };
-            let positions: Vec<[f32; 3]> = positions.collect();
-            let normals: Vec<[f32; 3]> =
-                reader.read_normals().map_or_else(|| vec![[0.0, 1.0, 0.0]; positions.len()], |n| n.collect());
-            let uvs: Vec<[f32; 2]> =
-                reader.read_tex_coords(0).map_or_else(|| vec![[0.0, 0.0]; positions.len()], |t| t.into_f32().collect());
-            let indices: Vec<u32> =
-                reader.read_indices().map_or_else(|| (0..positions.len() as u32).collect(), |i| i.into_u32().collect());
-            if normals.len() != positions.len() || uvs.len() != positions.len() {
-                return Err(format!("attribute counts differ in mesh {}", mesh.index()));
-            }
-            let vertices = (0..positions.len())
-                .map(|i| Vertex { position: positions[i], normal: normals[i], uv: uvs[i] })
-                .collect();
-            let (lo, hi) = positions.iter().fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| {
-                (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p)))
-            });
-            let handle =
-                r.create_mesh(&MeshData { vertices, indices }).map_err(|e| format!("mesh {}: {e}", mesh.index()))?;
-            let mat = p.material().index().and_then(|i| materials.get(i).copied()).unwrap_or(default_material);
-            prims.push((handle, mat, lo, hi));
+    for (m, prims) in read.into_iter().enumerate() {
+        let mut made = Vec::new();
+        for (data, material, lo, hi) in prims {
+            let handle = r.create_mesh(&data).map_err(|e| format!("mesh {m}: {e}"))?;
+            let mat = material.and_then(|i| materials.get(i).copied()).unwrap_or(default_material);
+            made.push((handle, mat, lo, hi));
         }
-        meshes.push(prims);
+        meshes.push(made);
     }
 
     // Parts: every primitive under every node of the default scene, with world transforms.

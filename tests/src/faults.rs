@@ -159,7 +159,7 @@ impl<B: Backend> FaultBackend<B> {
         self.lost.load(SeqCst)
     }
 
-    fn create_fault(&self) -> Result<(), CreateError> {
+    fn create_fault(&self, bytes: u64) -> Result<(), CreateError> {
         if self.is_lost() {
             return Err(CreateError::DeviceLost);
         }
@@ -167,7 +167,7 @@ impl<B: Backend> FaultBackend<B> {
         if left > 0 {
             self.oom_in.store(left - 1, SeqCst);
             if left == 1 {
-                return Err(CreateError::OutOfMemory);
+                return Err(CreateError::OutOfMemory { requested: bytes });
             }
         }
         Ok(())
@@ -194,7 +194,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.digests_commands()
     }
     fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError> {
-        self.create_fault()?;
+        self.create_fault(desc.size)?;
         self.inner.create_buffer(desc)
     }
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
@@ -202,7 +202,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.write_buffer(buffer, offset, data)
     }
     fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
-        self.create_fault()?;
+        self.create_fault(u64::from(desc.width) * u64::from(desc.height) * u64::from(desc.format.bytes_per_texel()))?;
         self.inner.create_texture(desc)
     }
     fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {

@@ -2,7 +2,7 @@
 //! `cargo +nightly fuzz run <target>`) replayed through its harness
 //! (`switchyard_tests::fuzzing`): each gives results or typed errors, never a panic or a
 //! broken invariant. The seeds include glTF files whose node hierarchy has a cycle and a
-//! node with two parents.
+//! node with two parents; `found-*` inputs are what the fuzzer found (each a bug fixed).
 
 use std::path::Path;
 
@@ -44,4 +44,10 @@ fn corpus_gltf_seeds_load_or_are_refused_as_the_spec_says() {
         let e = load(tangled).unwrap_err();
         assert!(e.contains("appears twice"), "{tangled}: {e}");
     }
+    // Found by the fuzzer: a .glb without accessors made gltf-json 1.4's validation panic.
+    let e = load("found-missing-accessors.glb").unwrap_err();
+    assert!(e.contains("names an accessor the file does not have"), "{e}");
+    // ... and indices of a float type made gltf 1.4's reader hit `unreachable!`.
+    let e = load("found-float-indices.glb").unwrap_err();
+    assert!(e.contains("indices are not unsigned integers"), "{e}");
 }

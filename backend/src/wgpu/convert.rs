@@ -181,7 +181,7 @@ fn store_op(s: StoreOp) -> wgpu::StoreOp {
 /// A wgpu error caught in an error scope, as a creation error.
 pub(super) fn map_create_error(e: wgpu::Error) -> CreateError {
     match e {
-        wgpu::Error::OutOfMemory { .. } => CreateError::OutOfMemory,
+        wgpu::Error::OutOfMemory { .. } => CreateError::OutOfMemory { requested: 0 },
         other => CreateError::Validation(other.to_string()),
     }
 }

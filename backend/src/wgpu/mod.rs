@@ -227,14 +227,16 @@ impl Backend for WgpuBackend {
 
     fn create_buffer(&self, desc: &BufferDesc) -> Result<BufferId, CreateError> {
         let meta = self.reg.read().check_buffer(desc, &self.caps)?;
-        let obj = self.scoped(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(&desc.label),
-                size: desc.size,
-                usage: buffer_usage(desc.usage),
-                mapped_at_creation: false,
+        let obj = self
+            .scoped(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&desc.label),
+                    size: desc.size,
+                    usage: buffer_usage(desc.usage),
+                    mapped_at_creation: false,
+                })
             })
-        })?;
+            .map_err(|e| e.requesting(desc.size))?;
         Ok(self.reg.write().buffers.insert(Entry { meta, obj }))
     }
 
@@ -252,20 +254,24 @@ impl Backend for WgpuBackend {
 
     fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
         let meta = self.reg.read().check_texture(desc, &self.caps)?;
-        let obj = self.scoped(|| {
-            let t = self.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(&desc.label),
-                size: wgpu::Extent3d { width: desc.width, height: desc.height, depth_or_array_layers: 1 },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: texture_format(desc.format),
-                usage: texture_usage(desc.usage),
-                view_formats: &[],
-            });
-            let v = t.create_view(&wgpu::TextureViewDescriptor::default());
-            (t, v)
-        })?;
+        let obj = self
+            .scoped(|| {
+                let t = self.device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some(&desc.label),
+                    size: wgpu::Extent3d { width: desc.width, height: desc.height, depth_or_array_layers: 1 },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: texture_format(desc.format),
+                    usage: texture_usage(desc.usage),
+                    view_formats: &[],
+                });
+                let v = t.create_view(&wgpu::TextureViewDescriptor::default());
+                (t, v)
+            })
+            .map_err(|e| {
+                e.requesting(u64::from(desc.width) * u64::from(desc.height) * u64::from(desc.format.bytes_per_texel()))
+            })?;
         Ok(self.reg.write().textures.insert(Entry { meta, obj }))
     }
 

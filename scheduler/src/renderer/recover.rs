@@ -19,9 +19,9 @@ impl<B: Backend> Renderer<B> {
     /// new one from what it keeps: buffers, layouts, samplers, meshes, textures, material
     /// bind groups; shader variants, pipelines and display lists compile again as frames
     /// use them, and the next frame builds the frame graph's targets. Handles (objects,
-    /// meshes, materials, shaders, textures) stay valid. Textures the engine gave
-    /// (external targets, `render_to` outputs) belong to the old device: give the new
-    /// device's ones.
+    /// meshes, materials, shaders, textures) stay valid. Textures and surfaces the engine
+    /// gave (external targets, `render_to` outputs, `present_graph` surfaces) belong to
+    /// the old device: give the new device's ones.
     ///
     /// Frames the old backend still holds are dropped with it. On an error (the new
     /// backend refuses something, or its limits are too small for the configuration) the

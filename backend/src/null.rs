@@ -12,6 +12,7 @@ use crate::desc::*;
 use crate::error::*;
 use crate::handle::*;
 use crate::registry::{reflect_wgsl, Entry, Objects, Registry};
+use crate::surface::{check_size, Swapchains};
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{Acquired, SkipReason, SurfaceError};
 use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
@@ -29,9 +30,6 @@ struct NullSurface {
 
 /// Images in a null surface's swapchain.
 const SWAPCHAIN_IMAGES: usize = 3;
-
-/// How long an acquire waits for the last image to be presented or released.
-pub(crate) const IMAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 struct NullObjects;
 impl Objects for NullObjects {
@@ -79,9 +77,7 @@ pub struct NullBackend {
     last: Mutex<NullFrameReport>,
     /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
     lost: std::sync::atomic::AtomicBool,
-    surfaces: Mutex<slotmap::SlotMap<SurfaceId, NullSurface>>,
-    /// Signalled when a surface's image is presented or released.
-    image_back: parking_lot::Condvar,
+    surfaces: Swapchains<NullSurface>,
 }
 
 impl std::fmt::Debug for NullBackend {
@@ -112,15 +108,14 @@ impl NullBackend {
             },
             last: Mutex::default(),
             lost: Default::default(),
-            surfaces: Mutex::default(),
-            image_back: parking_lot::Condvar::new(),
+            surfaces: Swapchains::default(),
         }
     }
 
     /// A surface of `width` x `height` (0 x 0: a minimized window) in `format`: a
     /// swapchain of three render-target textures, as a window's would be.
     pub fn create_surface(&self, width: u32, height: u32, format: TextureFormat) -> Result<SurfaceId, SurfaceError> {
-        let id = self.surfaces.lock().insert(NullSurface {
+        let id = self.surfaces.surfaces.lock().insert(NullSurface {
             size: (0, 0),
             format,
             images: Vec::new(),
@@ -129,30 +124,15 @@ impl NullBackend {
             presents: 0,
         });
         if let Err(e) = self.configure_surface(id, width, height) {
-            self.surfaces.lock().remove(id);
+            self.surfaces.surfaces.lock().remove(id);
             return Err(e);
         }
         Ok(id)
     }
 
-    /// Waits (up to 10 s) until `surface` has no image out (presented or released).
-    fn wait_for_image(
-        &self,
-        surfaces: &mut parking_lot::MutexGuard<'_, slotmap::SlotMap<SurfaceId, NullSurface>>,
-        surface: SurfaceId,
-    ) -> Result<(), SurfaceError> {
-        let deadline = std::time::Instant::now() + IMAGE_WAIT;
-        while surfaces.get(surface).ok_or(SurfaceError::InvalidHandle)?.acquired.is_some() {
-            if self.image_back.wait_until(surfaces, deadline).timed_out() {
-                return Err(SurfaceError::Validation("the last image was neither presented nor released".into()));
-            }
-        }
-        Ok(())
-    }
-
     /// Images presented from `surface` so far.
     pub fn presents(&self, surface: SurfaceId) -> u64 {
-        self.surfaces.lock().get(surface).map_or(0, |s| s.presents)
+        self.surfaces.surfaces.lock().get(surface).map_or(0, |s| s.presents)
     }
 
     /// Loses the "device", as a driver reset would: every later call fails with a
@@ -410,8 +390,7 @@ impl Backend for NullBackend {
 
     fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
         self.alive(SurfaceError::DeviceLost)?;
-        let mut surfaces = self.surfaces.lock();
-        self.wait_for_image(&mut surfaces, surface)?;
+        let mut surfaces = self.surfaces.idle(surface, |s| s.acquired.is_some())?;
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         if s.images.is_empty() {
             return Ok(Acquired::Skip(SkipReason::ZeroSize));
@@ -424,12 +403,8 @@ impl Backend for NullBackend {
 
     fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {
         self.alive(SurfaceError::DeviceLost)?;
-        let max = self.caps.max_texture_size;
-        if width > max || height > max {
-            return Err(SurfaceError::Size { width, height, maximum: max });
-        }
-        let mut surfaces = self.surfaces.lock();
-        self.wait_for_image(&mut surfaces, surface)?;
+        check_size(width, height, self.caps.max_texture_size)?;
+        let mut surfaces = self.surfaces.idle(surface, |s| s.acquired.is_some())?;
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         let mut reg = self.reg.write();
         for old in s.images.drain(..) {
@@ -454,23 +429,23 @@ impl Backend for NullBackend {
     }
 
     fn surface_size(&self, surface: SurfaceId) -> Option<(u32, u32)> {
-        self.surfaces.lock().get(surface).map(|s| s.size)
+        self.surfaces.surfaces.lock().get(surface).map(|s| s.size)
     }
 
     fn present(&self, surface: SurfaceId) -> Result<(), SurfaceError> {
         self.alive(SurfaceError::DeviceLost)?;
-        let mut surfaces = self.surfaces.lock();
+        let mut surfaces = self.surfaces.surfaces.lock();
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         s.acquired.take().ok_or(SurfaceError::NotAcquired)?;
         s.presents += 1;
-        self.image_back.notify_all();
+        self.surfaces.image_back();
         Ok(())
     }
 
     fn release_image(&self, surface: SurfaceId) {
-        if let Some(s) = self.surfaces.lock().get_mut(surface) {
+        if let Some(s) = self.surfaces.surfaces.lock().get_mut(surface) {
             s.acquired = None;
         }
-        self.image_back.notify_all();
+        self.surfaces.image_back();
     }
 }

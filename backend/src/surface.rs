@@ -5,7 +5,15 @@
 //! an outdated or lost surface is configured again once and acquired again, a surface of
 //! 0 × 0 (a minimized window), an occluded one or a timeout skips the frame.
 
-use crate::handle::TextureId;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, MutexGuard};
+use slotmap::SlotMap;
+
+use crate::handle::{SurfaceId, TextureId};
+
+/// How long an acquire or a configure waits for the last image to be presented or released.
+const IMAGE_WAIT: Duration = Duration::from_secs(10);
 
 /// Why no image was acquired this frame: skip it and try again next frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,4 +73,49 @@ pub enum SurfaceError {
     /// This backend has no surfaces.
     #[error("this backend does not present")]
     Unsupported,
+}
+
+/// The surfaces of a backend and the signal that one gave its image back: what both
+/// backends' acquire and configure wait on, so one image is out at a time.
+pub(crate) struct Swapchains<S> {
+    pub(crate) surfaces: parking_lot::Mutex<SlotMap<SurfaceId, S>>,
+    image_back: Condvar,
+}
+
+impl<S> Default for Swapchains<S> {
+    fn default() -> Self {
+        Self { surfaces: parking_lot::Mutex::default(), image_back: Condvar::new() }
+    }
+}
+
+impl<S> Swapchains<S> {
+    /// The surfaces, once `surface` has no image out (`out` says whether it has): waits up
+    /// to 10 s for the submission thread to present or release it.
+    pub(crate) fn idle(
+        &self,
+        surface: SurfaceId,
+        out: impl Fn(&S) -> bool,
+    ) -> Result<MutexGuard<'_, SlotMap<SurfaceId, S>>, SurfaceError> {
+        let mut surfaces = self.surfaces.lock();
+        let deadline = Instant::now() + IMAGE_WAIT;
+        while out(surfaces.get(surface).ok_or(SurfaceError::InvalidHandle)?) {
+            if self.image_back.wait_until(&mut surfaces, deadline).timed_out() {
+                return Err(SurfaceError::Validation("the last image was neither presented nor released".into()));
+            }
+        }
+        Ok(surfaces)
+    }
+
+    /// Wakes acquires and configures waiting for an image to come back.
+    pub(crate) fn image_back(&self) {
+        self.image_back.notify_all();
+    }
+}
+
+/// A surface size within the device's largest texture side.
+pub(crate) fn check_size(width: u32, height: u32, maximum: u32) -> Result<(), SurfaceError> {
+    if width > maximum || height > maximum {
+        return Err(SurfaceError::Size { width, height, maximum });
+    }
+    Ok(())
 }

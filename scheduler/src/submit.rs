@@ -83,11 +83,29 @@ pub struct SubmitReport {
 pub(crate) struct SubmitThread<B: Backend> {
     ring: Option<Producer<Box<FramePacket<B::Chunk>>, SubmitReport>>,
     handle: Option<JoinHandle<()>>,
+    /// What the finished frames reported.
+    pub(crate) reports: Reports,
+}
+
+/// What finished frames reported, as the frame loop collects them.
+#[derive(Debug, Default)]
+pub(crate) struct Reports {
     /// The latest finished frame's report.
     pub(crate) last: Option<SubmitReport>,
     /// The first submission error not yet returned, and its frame.
     pub(crate) pending: Option<(u64, SubmitError)>,
 }
+
+impl Reports {
+    fn note(&mut self, report: SubmitReport) {
+        if let Err(e) = &report.result {
+            self.pending.get_or_insert((report.frame, e.clone()));
+        }
+        self.last = Some(report);
+    }
+}
+
+type Ring<C> = Producer<Box<FramePacket<C>>, SubmitReport>;
 
 impl<B: Backend> SubmitThread<B> {
     /// Starts the thread with `frames_in_flight` packets: at most that many wait for it,
@@ -98,54 +116,49 @@ impl<B: Backend> SubmitThread<B> {
         let handle = std::thread::Builder::new()
             .name("switchyard-submit".into())
             .spawn(move || run(&*backend, frames_in_flight, &consumer))?;
-        Ok(Self { ring: Some(ring), handle: Some(handle), last: None, pending: None })
+        Ok(Self { ring: Some(ring), handle: Some(handle), reports: Reports::default() })
     }
 
-    fn ring(&mut self) -> &mut Producer<Box<FramePacket<B::Chunk>>, SubmitReport> {
-        self.ring.as_mut().expect("taken only in Drop")
+    /// The ring and the reports, borrowed apart (the ring hands reports over as it
+    /// collects).
+    fn parts(&mut self) -> (&mut Ring<B::Chunk>, &mut Reports) {
+        (self.ring.as_mut().expect("taken only in Drop"), &mut self.reports)
     }
 
     /// Takes back finished packets without waiting, noting their reports. `false`: the
     /// thread is gone.
     pub(crate) fn collect(&mut self) -> bool {
-        let (last, pending) = (&mut self.last, &mut self.pending);
-        self.ring.as_mut().expect("taken only in Drop").collect(&mut |r| note(last, pending, r))
+        let (ring, reports) = self.parts();
+        ring.collect(&mut |r| reports.note(r))
     }
 
     /// A free packet, waiting for a finished frame's when all are in flight. `None`: the
     /// thread is gone.
     pub(crate) fn take(&mut self) -> Option<Box<FramePacket<B::Chunk>>> {
-        let (last, pending) = (&mut self.last, &mut self.pending);
-        self.ring.as_mut().expect("taken only in Drop").take(&mut |r| note(last, pending, r))
+        let (ring, reports) = self.parts();
+        ring.take(&mut |r| reports.note(r))
     }
 
     /// A packet whose frame was not sent goes back to the free list.
     pub(crate) fn give_back(&mut self, packet: Box<FramePacket<B::Chunk>>) {
-        self.ring().give_back(packet);
+        self.parts().0.give_back(packet);
     }
 
     /// Sends a packet; blocks while `frames_in_flight` packets are queued.
     pub(crate) fn send(&mut self, packet: Box<FramePacket<B::Chunk>>) -> bool {
-        self.ring().send(packet).is_ok()
+        self.parts().0.send(packet).is_ok()
     }
 
     /// Waits until every sent frame is submitted and finished on the GPU.
     pub(crate) fn flush(&mut self) -> bool {
-        let (last, pending) = (&mut self.last, &mut self.pending);
-        self.ring.as_mut().expect("taken only in Drop").flush(&mut |r| note(last, pending, r))
+        let (ring, reports) = self.parts();
+        ring.flush(&mut |r| reports.note(r))
     }
 
     /// The packets not in flight.
     pub(crate) fn free_packets(&self) -> &[Box<FramePacket<B::Chunk>>] {
         self.ring.as_ref().map_or(&[], |r| r.free_items())
     }
-}
-
-fn note(last: &mut Option<SubmitReport>, pending: &mut Option<(u64, SubmitError)>, report: SubmitReport) {
-    if let Err(e) = &report.result {
-        pending.get_or_insert((report.frame, e.clone()));
-    }
-    *last = Some(report);
 }
 
 impl<B: Backend> Drop for SubmitThread<B> {

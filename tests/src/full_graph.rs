@@ -4,12 +4,56 @@
 //! fullscreen bloom chain at half resolution (whose first and last targets share a
 //! texture), a post pass into the output, and an overlay an engine callback draws.
 
+use glam::{Mat4, Vec3};
+use rand::{Rng, SeedableRng};
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
 
 /// Names of the graph's camera slots, in order.
 pub const CAMERAS: [&str; 3] = ["sun-near", "sun-far", "main"];
+
+/// The graph's cameras, in [`CAMERAS`] order: two sun cascades (15 and 45 units across)
+/// and a perspective camera, all looking at the origin from up to 150 units away.
+pub fn cameras() -> [Camera; 3] {
+    let sun = |half: f32| {
+        let eye = Vec3::new(20.0, 50.0, 10.0);
+        Camera {
+            view_proj: Mat4::orthographic_rh(-half, half, -half, half, 0.1, 150.0)
+                * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+            eye,
+            far: 150.0,
+            layer_mask: u16::MAX,
+        }
+    };
+    let eye = Vec3::new(30.0, 20.0, 30.0);
+    let main = Camera {
+        view_proj: Mat4::perspective_rh(1.0, 1.0, 0.5, 150.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+        eye,
+        far: 150.0,
+        layer_mask: u16::MAX,
+    };
+    [sun(15.0), sun(45.0), main]
+}
+
+/// `n` shadow-casting objects of `mesh`, each of a random one of `materials`, scattered over
+/// 80 x 80 units around the origin and up to 5 high; `seed` makes them the same every run.
+pub fn scattered(n: usize, seed: u64, mesh: MeshHandle, materials: &[MaterialHandle]) -> Vec<ObjectDesc> {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    (0..n)
+        .map(|_| ObjectDesc {
+            mesh,
+            material: materials[rng.gen_range(0..materials.len())],
+            transform: Mat4::from_translation(Vec3::new(
+                rng.gen_range(-40.0..40.0),
+                rng.gen_range(0.0..5.0),
+                rng.gen_range(-40.0..40.0),
+            )),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect()
+}
 
 /// Half-resolution blur step: the average of four taps of input 0, times `params[0].x`.
 pub const BLUR: &str = "

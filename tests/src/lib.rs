@@ -267,3 +267,45 @@ pub fn cube() -> switchyard::MeshData {
     ];
     switchyard::MeshData { vertices, indices }
 }
+
+/// Nine cubes of `mesh` on a 3 x 3 grid 2 units apart (cube `i` of `materials[i % len]`),
+/// casting shadows, and the two views that see them: a perspective camera (`main`) and the
+/// sun's orthographic shadow view (`sun`). The scene of the wgpu pixel tests.
+pub fn cube_grid<B: Backend>(
+    r: &mut switchyard::Renderer<B>,
+    mesh: switchyard::MeshHandle,
+    materials: &[switchyard::MaterialHandle],
+) -> Vec<switchyard::View> {
+    use glam::{Mat4, Vec3};
+    use switchyard::{ObjectDesc, PassKind, View, CASTS_SHADOWS};
+    let objects: Vec<ObjectDesc> = (0..9)
+        .map(|i| ObjectDesc {
+            mesh,
+            material: materials[i % materials.len()],
+            transform: Mat4::from_translation(Vec3::new((i % 3) as f32 * 2.0 - 2.0, 0.0, (i / 3) as f32 * 2.0 - 2.0)),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    r.insert_objects(&objects).expect("nine cubes fit");
+    let (eye, sun) = (Vec3::new(4.0, 6.0, 8.0), Vec3::new(8.0, 12.0, 4.0));
+    vec![
+        View {
+            label: "main",
+            view_proj: Mat4::perspective_rh(0.9, 1.0, 0.5, 50.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+            eye,
+            far: 50.0,
+            layer_mask: u16::MAX,
+            pass: PassKind::Forward,
+        },
+        View {
+            label: "sun",
+            view_proj: Mat4::orthographic_rh(-6.0, 6.0, -6.0, 6.0, 0.1, 40.0)
+                * Mat4::look_at_rh(sun, Vec3::ZERO, Vec3::Y),
+            eye: sun,
+            far: 40.0,
+            layer_mask: u16::MAX,
+            pass: PassKind::Shadow,
+        },
+    ]
+}

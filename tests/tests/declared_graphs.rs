@@ -6,7 +6,6 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use glam::{Mat4, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use switchyard::backend::null::NullBackend;
@@ -14,7 +13,7 @@ use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, ShaderDesc, StoreOp};
 use switchyard_tests::cube;
-use switchyard_tests::full_graph::{bar_pipeline, full_graph, Targets, ORDER};
+use switchyard_tests::full_graph::{bar_pipeline, cameras, full_graph, scattered, Targets, ORDER};
 
 const SIDE: u32 = 64;
 
@@ -34,44 +33,10 @@ fn world(threads: usize) -> World {
     let materials: Vec<_> = (0..7)
         .map(|m| r.create_material(&MaterialDesc { shader, transparent: m == 6, ..Default::default() }).unwrap())
         .collect();
-    let mut rng = Pcg64Mcg::seed_from_u64(5);
-    let objects: Vec<ObjectDesc> = (0..2000)
-        .map(|_| ObjectDesc {
-            mesh,
-            material: materials[rng.gen_range(0..7)],
-            transform: Mat4::from_translation(Vec3::new(
-                rng.gen_range(-40.0..40.0),
-                rng.gen_range(0.0..5.0),
-                rng.gen_range(-40.0..40.0),
-            )),
-            layer: 0,
-            flags: CASTS_SHADOWS,
-        })
-        .collect();
+    let objects = scattered(2000, 5, mesh, &materials);
     r.insert_objects(&objects).unwrap();
     let bar = bar_pipeline(&*backend).unwrap();
     World { backend, r, bar }
-}
-
-fn cameras() -> [Camera; 3] {
-    let sun = |half: f32| {
-        let eye = Vec3::new(20.0, 50.0, 10.0);
-        Camera {
-            view_proj: Mat4::orthographic_rh(-half, half, -half, half, 0.1, 150.0)
-                * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-            eye,
-            far: 150.0,
-            layer_mask: u16::MAX,
-        }
-    };
-    let eye = Vec3::new(30.0, 20.0, 30.0);
-    let main = Camera {
-        view_proj: Mat4::perspective_rh(1.0, 1.0, 0.5, 150.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-        eye,
-        far: 150.0,
-        layer_mask: u16::MAX,
-    };
-    [sun(15.0), sun(45.0), main]
 }
 
 /// An engine-side texture to render into.

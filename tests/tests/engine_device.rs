@@ -4,11 +4,10 @@
 
 use std::sync::Arc;
 
-use glam::{Mat4, Vec3};
 use switchyard::backend::wgpu::{Encoding, WgpuBackend};
 use switchyard::backend::{Backend, TextureId};
 use switchyard::*;
-use switchyard_tests::cube;
+use switchyard_tests::{cube, cube_grid};
 
 const SIZE: u32 = 96;
 
@@ -32,37 +31,7 @@ fn scene(backend: Arc<WgpuBackend>) -> (Renderer<WgpuBackend>, Vec<View>) {
             ..Default::default()
         })
         .unwrap();
-    let objects: Vec<ObjectDesc> = (0..9)
-        .map(|i| ObjectDesc {
-            mesh,
-            material,
-            transform: Mat4::from_translation(Vec3::new((i % 3) as f32 * 2.0 - 2.0, 0.0, (i / 3) as f32 * 2.0 - 2.0)),
-            layer: 0,
-            flags: CASTS_SHADOWS,
-        })
-        .collect();
-    r.insert_objects(&objects).unwrap();
-    let eye = Vec3::new(4.0, 6.0, 8.0);
-    let light_eye = Vec3::new(8.0, 12.0, 4.0);
-    let views = vec![
-        View {
-            label: "main",
-            view_proj: Mat4::perspective_rh(0.9, 1.0, 0.5, 50.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-            eye,
-            far: 50.0,
-            layer_mask: u16::MAX,
-            pass: PassKind::Forward,
-        },
-        View {
-            label: "sun",
-            view_proj: Mat4::orthographic_rh(-6.0, 6.0, -6.0, 6.0, 0.1, 40.0)
-                * Mat4::look_at_rh(light_eye, Vec3::ZERO, Vec3::Y),
-            eye: light_eye,
-            far: 40.0,
-            layer_mask: u16::MAX,
-            pass: PassKind::Shadow,
-        },
-    ];
+    let views = cube_grid(&mut r, mesh, &[material]);
     (r, views)
 }
 

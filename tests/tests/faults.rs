@@ -10,16 +10,14 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use glam::{Mat4, Vec3};
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
+use glam::Mat4;
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{InitError, ShaderDesc};
 use switchyard_tests::cube;
 use switchyard_tests::faults::{AcquireFault, FaultBackend};
-use switchyard_tests::full_graph::{bar_pipeline, full_graph, Targets};
+use switchyard_tests::full_graph::{bar_pipeline, cameras, full_graph, scattered, Targets};
 
 type Faulty = FaultBackend<NullBackend>;
 
@@ -90,20 +88,7 @@ fn scene(threads: usize) -> World {
             r.create_material(&desc).unwrap()
         })
         .collect();
-    let mut rng = Pcg64Mcg::seed_from_u64(11);
-    let objects: Vec<ObjectDesc> = (0..1500)
-        .map(|_| ObjectDesc {
-            mesh,
-            material: materials[rng.gen_range(0..7)],
-            transform: Mat4::from_translation(Vec3::new(
-                rng.gen_range(-40.0..40.0),
-                rng.gen_range(0.0..5.0),
-                rng.gen_range(-40.0..40.0),
-            )),
-            layer: 0,
-            flags: CASTS_SHADOWS,
-        })
-        .collect();
+    let objects = scattered(1500, 11, mesh, &materials);
     r.insert_objects(&objects).unwrap();
     World { backend, r }
 }
@@ -113,27 +98,6 @@ fn set_graph(r: &mut Renderer<Faulty>, backend: &Faulty) -> Targets {
     let (g, t) = full_graph(TargetKind::Retained, 64, bar_pipeline(backend).unwrap());
     r.set_graph(g).unwrap();
     t
-}
-
-fn cameras() -> [Camera; 3] {
-    let sun = |half: f32| {
-        let eye = Vec3::new(20.0, 50.0, 10.0);
-        Camera {
-            view_proj: Mat4::orthographic_rh(-half, half, -half, half, 0.1, 150.0)
-                * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-            eye,
-            far: 150.0,
-            layer_mask: u16::MAX,
-        }
-    };
-    let eye = Vec3::new(30.0, 20.0, 30.0);
-    let main = Camera {
-        view_proj: Mat4::perspective_rh(1.0, 1.0, 0.5, 150.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-        eye,
-        far: 150.0,
-        layer_mask: u16::MAX,
-    };
-    [sun(15.0), sun(45.0), main]
 }
 
 fn frame(r: &mut Renderer<Faulty>) -> Result<FrameStats, RenderError> {

@@ -91,7 +91,7 @@ fn removed_meshes_space_is_taken_again_and_the_buffers_stay_bounded() {
     }
     let mem = r.mesh_memory();
     // First fit over 3,000 creations and removals: the buffers hold at most twice the
-    // most vertices ever alive at once (appending everything would hold ~60 times).
+    // most vertices ever alive at once (appending every mesh would hold all ever made).
     assert!(mem.vertices <= 2 * most_live, "{mem:?}, at most {most_live} alive at once");
 }
 

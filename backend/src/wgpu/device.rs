@@ -112,8 +112,7 @@ impl WgpuBackend {
             submissions: Mutex::new(Vec::new()),
             next_submission: Mutex::new(0),
             adapter: adapter.clone(),
-            surfaces: Mutex::default(),
-            image_back: parking_lot::Condvar::new(),
+            surfaces: Default::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! recovery).
 
 use super::*;
+use crate::surface::check_size;
 use crate::SkipReason;
 
 /// A window's surface as this backend drives it: its configuration (size 0 x 0: not
@@ -94,9 +95,9 @@ impl WgpuBackend {
             view_formats: Vec::new(),
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
-        let id = self.surfaces.lock().insert(WgpuSurface { surface, config, format, current: None });
+        let id = self.surfaces.surfaces.lock().insert(WgpuSurface { surface, config, format, current: None });
         if let Err(e) = self.configure(id, width, height) {
-            self.surfaces.lock().remove(id);
+            self.surfaces.surfaces.lock().remove(id);
             return Err(e);
         }
         Ok(id)
@@ -104,7 +105,7 @@ impl WgpuBackend {
 
     /// The format of `surface`'s images.
     pub fn surface_format(&self, surface: SurfaceId) -> Option<TextureFormat> {
-        self.surfaces.lock().get(surface).map(|s| s.format)
+        self.surfaces.surfaces.lock().get(surface).map(|s| s.format)
     }
 
     /// Drops the image acquired and not presented (its registry entry with it).
@@ -112,27 +113,11 @@ impl WgpuBackend {
         if let Some((_, id)) = s.current.take() {
             let _ = destroy_in(&mut self.reg.write(), Resource::Texture(id));
         }
-        self.image_back.notify_all();
-    }
-
-    /// Waits (up to 10 s) until `surface` has no image out: the frame that drew into the
-    /// last one presented or released it on the submission thread.
-    fn wait_for_image(
-        &self,
-        surfaces: &mut parking_lot::MutexGuard<'_, slotmap::SlotMap<SurfaceId, WgpuSurface>>,
-        surface: SurfaceId,
-    ) -> Result<(), SurfaceError> {
-        let deadline = std::time::Instant::now() + crate::null::IMAGE_WAIT;
-        while surfaces.get(surface).ok_or(SurfaceError::InvalidHandle)?.current.is_some() {
-            if self.image_back.wait_until(surfaces, deadline).timed_out() {
-                return Err(SurfaceError::Validation("the last image was neither presented nor released".into()));
-            }
-        }
-        Ok(())
+        self.surfaces.image_back();
     }
 
     pub(super) fn release_surface_image(&self, surface: SurfaceId) {
-        if let Some(s) = self.surfaces.lock().get_mut(surface) {
+        if let Some(s) = self.surfaces.surfaces.lock().get_mut(surface) {
             self.release(s);
         }
     }
@@ -141,12 +126,8 @@ impl WgpuBackend {
         if self.is_lost() {
             return Err(SurfaceError::DeviceLost);
         }
-        let max = self.caps.max_texture_size;
-        if width > max || height > max {
-            return Err(SurfaceError::Size { width, height, maximum: max });
-        }
-        let mut surfaces = self.surfaces.lock();
-        self.wait_for_image(&mut surfaces, surface)?;
+        check_size(width, height, self.caps.max_texture_size)?;
+        let mut surfaces = self.surfaces.idle(surface, |s| s.current.is_some())?;
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         (s.config.width, s.config.height) = (width, height);
         if width == 0 || height == 0 {
@@ -162,8 +143,8 @@ impl WgpuBackend {
         if self.is_lost() {
             return Err(SurfaceError::DeviceLost);
         }
-        let mut surfaces = self.surfaces.lock();
-        self.wait_for_image(&mut surfaces, surface)?;
+        // One image out at a time: the last frame's is presented (or released) first.
+        let mut surfaces = self.surfaces.idle(surface, |s| s.current.is_some())?;
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         if s.config.width == 0 || s.config.height == 0 {
             return Ok(Acquired::Skip(SkipReason::ZeroSize));
@@ -195,12 +176,12 @@ impl WgpuBackend {
         if self.is_lost() {
             return Err(SurfaceError::DeviceLost);
         }
-        let mut surfaces = self.surfaces.lock();
+        let mut surfaces = self.surfaces.surfaces.lock();
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         let (texture, id) = s.current.take().ok_or(SurfaceError::NotAcquired)?;
         let _ = destroy_in(&mut self.reg.write(), Resource::Texture(id));
         self.queue.present(texture);
-        self.image_back.notify_all();
+        self.surfaces.image_back();
         Ok(())
     }
 }

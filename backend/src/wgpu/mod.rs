@@ -134,9 +134,7 @@ pub struct WgpuBackend {
     next_submission: Mutex<u64>,
     /// Kept for surfaces' capabilities.
     adapter: wgpu::Adapter,
-    surfaces: Mutex<slotmap::SlotMap<SurfaceId, engine::WgpuSurface>>,
-    /// Signalled when a surface's image is presented or released.
-    image_back: parking_lot::Condvar,
+    surfaces: crate::surface::Swapchains<engine::WgpuSurface>,
     #[cfg(feature = "tracy")]
     zones: Option<gpu_zones::GpuZones>,
 }
@@ -496,7 +494,7 @@ impl Backend for WgpuBackend {
     }
 
     fn surface_size(&self, surface: SurfaceId) -> Option<(u32, u32)> {
-        self.surfaces.lock().get(surface).map(|s| s.size())
+        self.surfaces.surfaces.lock().get(surface).map(|s| s.size())
     }
 
     fn present(&self, surface: SurfaceId) -> Result<(), SurfaceError> {

@@ -77,8 +77,9 @@ impl FreeList {
 pub(crate) struct MeshStore {
     pub(crate) free_vertices: FreeList,
     pub(crate) free_indices: FreeList,
-    /// Dense mesh slots of removed meshes, reused first (lowest first).
-    pub(crate) free_slots: Vec<u32>,
+    /// Dense mesh slots of removed meshes, reused first (lowest first, so the same
+    /// operations give the same dense indices).
+    pub(crate) free_slots: std::collections::BTreeSet<u32>,
     /// Vertices of each dense mesh (its range in the vertex buffer).
     pub(crate) vertex_counts: Vec<u32>,
 }
@@ -150,7 +151,7 @@ impl<B: Backend> Renderer<B> {
             hi = hi.max(Vec3::from(v.position));
         }
         let bounds = LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 };
-        let dense = match s.meshes.free_slots.pop() {
+        let dense = match s.meshes.free_slots.pop_first() {
             Some(d) => {
                 s.mesh_ranges[d as usize] = range;
                 s.mesh_bounds[d as usize] = bounds;
@@ -182,9 +183,7 @@ impl<B: Backend> Renderer<B> {
         let first = r.base_vertex as u32;
         s.meshes.free_vertices.give(first..first + s.meshes.vertex_counts[i as usize]);
         s.meshes.free_indices.give(r.first_index..r.first_index + r.index_count);
-        s.meshes.free_slots.push(i);
-        // Lowest slot first, so the same operations give the same dense indices.
-        s.meshes.free_slots.sort_unstable_by(|a, b| b.cmp(a));
+        s.meshes.free_slots.insert(i);
         Ok(())
     }
 

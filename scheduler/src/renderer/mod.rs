@@ -107,6 +107,32 @@ impl Default for RendererConfig {
     }
 }
 
+impl RendererConfig {
+    /// The configuration's sizes within what `caps` allows.
+    fn check(&self, caps: &Caps) -> Result<(), InitError> {
+        if self.width == 0 || self.height == 0 || self.shadow_map_size == 0 {
+            return Err(InitError::Config("target sizes must be non-zero"));
+        }
+        if self.frames_in_flight == 0 || self.max_objects == 0 || self.max_materials == 0 {
+            return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
+        }
+        // The buffers these sizes make: each within the backend's largest buffer (and the
+        // object count within the u32 dense indices).
+        let bytes = |n: usize, each: u64| u64::try_from(n).ok().and_then(|n| n.checked_mul(each));
+        let fits = |b: Option<u64>| b.is_some_and(|b| b <= caps.max_buffer_size);
+        if self.max_objects > u32::MAX as usize / 2 || !fits(bytes(self.max_objects, gpu::TRANSFORM_SIZE)) {
+            return Err(InitError::Config("max_objects: its transform buffer exceeds the backend's largest buffer"));
+        }
+        if !fits(bytes(self.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
+            return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
+        }
+        if self.frames_in_flight > 16 {
+            return Err(InitError::Config("frames_in_flight above 16"));
+        }
+        Ok(())
+    }
+}
+
 /// Creating a renderer failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -391,7 +417,7 @@ impl Resolve for Resolver<'_> {
 impl<B: Backend> Renderer<B> {
     /// Creates a renderer: worker pool, submission thread, targets and shared buffers.
     pub fn new(backend: Arc<B>, config: RendererConfig) -> Result<Self, InitError> {
-        recover::check_config(&config, &backend.caps())?;
+        config.check(&backend.caps())?;
         profile::start();
         let owner = new_owner();
         let threads = if config.threads == 0 {

@@ -28,7 +28,7 @@ impl<B: Backend> Renderer<B> {
     /// renderer keeps its old backend and stays as it was; drop the new backend.
     pub fn recover(&mut self, backend: Arc<B>) -> Result<RecoverStats, InitError> {
         let t = Instant::now();
-        check_config(&self.config, &backend.caps())?;
+        self.config.check(&backend.caps())?;
         let b = &*backend;
         let gpu = FrameResources::create(b, &self.config)?;
         let s = &self.shared;
@@ -42,7 +42,7 @@ impl<B: Backend> Renderer<B> {
         let indices = remake(&s.indices, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))?;
         let mut textures = std::collections::HashMap::new();
         for (h, tex) in self.textures.iter() {
-            let id = upload_texture(b, tex.width, tex.height, &tex.texels).map_err(|e| match e {
+            let id = super::resources::upload_texture(b, tex.width, tex.height, &tex.texels).map_err(|e| match e {
                 ResourceError::Backend(e) => e,
                 other => CreateError::Invalid(other.to_string()),
             })?;
@@ -124,49 +124,4 @@ pub struct RecoverStats {
     pub materials: usize,
     /// Objects in the scene (their transforms upload with the next frame).
     pub objects: usize,
-}
-
-/// Creates an RGBA8 sRGB texture and uploads `texels` (destroyed again on a failed upload).
-pub(super) fn upload_texture<B: Backend>(
-    b: &B,
-    width: u32,
-    height: u32,
-    texels: &[u8],
-) -> Result<TextureId, ResourceError> {
-    let t = b.create_texture(&TextureDesc {
-        label: "texture".into(),
-        width,
-        height,
-        format: TextureFormat::Rgba8UnormSrgb,
-        usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
-    })?;
-    if let Err(e) = b.write_texture(t, texels) {
-        let _ = b.destroy(Resource::Texture(t));
-        return Err(e.into());
-    }
-    Ok(t)
-}
-
-/// The configuration's sizes within what `caps` allows.
-pub(super) fn check_config(config: &RendererConfig, caps: &Caps) -> Result<(), InitError> {
-    if config.width == 0 || config.height == 0 || config.shadow_map_size == 0 {
-        return Err(InitError::Config("target sizes must be non-zero"));
-    }
-    if config.frames_in_flight == 0 || config.max_objects == 0 || config.max_materials == 0 {
-        return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
-    }
-    // The buffers these sizes make: each within the backend's largest buffer (and the
-    // object count within the u32 dense indices).
-    let bytes = |n: usize, each: u64| u64::try_from(n).ok().and_then(|n| n.checked_mul(each));
-    let fits = |b: Option<u64>| b.is_some_and(|b| b <= caps.max_buffer_size);
-    if config.max_objects > u32::MAX as usize / 2 || !fits(bytes(config.max_objects, gpu::TRANSFORM_SIZE)) {
-        return Err(InitError::Config("max_objects: its transform buffer exceeds the backend's largest buffer"));
-    }
-    if !fits(bytes(config.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
-        return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
-    }
-    if config.frames_in_flight > 16 {
-        return Err(InitError::Config("frames_in_flight above 16"));
-    }
-    Ok(())
 }

@@ -62,7 +62,7 @@ impl<B: Backend> Renderer<B> {
         if !self.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
-        if let Some(r) = &self.submit.last {
+        if let Some(r) = &self.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
         }
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -94,10 +94,10 @@ impl<B: Backend> Renderer<B> {
         if !self.submit.collect() {
             return Err(RenderError::SubmitThreadGone);
         }
-        if let Some((frame, source)) = self.submit.pending.take() {
+        if let Some((frame, source)) = self.submit.reports.pending.take() {
             return self.note_lost(Err(RenderError::Submit { frame, source }));
         }
-        Ok(self.submit.last.clone())
+        Ok(self.submit.reports.last.clone())
     }
 
     /// Flushes, then reads the color target the last frame's last pass wrote (retained,
@@ -117,7 +117,7 @@ impl<B: Backend> Renderer<B> {
     /// are in flight); an earlier frame's submission error is returned here.
     fn take_packet(&mut self) -> Result<Box<FramePacket<B::Chunk>>, RenderError> {
         let packet = self.submit.take().ok_or(RenderError::SubmitThreadGone)?;
-        if let Some((frame, source)) = self.submit.pending.take() {
+        if let Some((frame, source)) = self.submit.reports.pending.take() {
             self.submit.give_back(packet);
             return Err(RenderError::Submit { frame, source });
         }

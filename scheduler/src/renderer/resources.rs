@@ -69,7 +69,7 @@ impl<B: Backend> Renderer<B> {
 
     /// Uploads an RGBA8 sRGB texture.
     pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
-        let id = super::recover::upload_texture(&*self.shared.backend, width, height, rgba8)?;
+        let id = upload_texture(&*self.shared.backend, width, height, rgba8)?;
         Ok(self.textures.insert(TextureRecord { id, width, height, texels: rgba8.into() }))
     }
 
@@ -232,4 +232,25 @@ impl<B: Backend> Renderer<B> {
     pub fn remove_objects(&mut self, ids: &[ObjectId]) -> Result<(), SceneError> {
         self.scene.remove(ids)
     }
+}
+
+/// Creates an RGBA8 sRGB texture and uploads `texels` (destroyed again on a failed upload).
+pub(super) fn upload_texture<B: Backend>(
+    b: &B,
+    width: u32,
+    height: u32,
+    texels: &[u8],
+) -> Result<TextureId, ResourceError> {
+    let t = b.create_texture(&TextureDesc {
+        label: "texture".into(),
+        width,
+        height,
+        format: TextureFormat::Rgba8UnormSrgb,
+        usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
+    })?;
+    if let Err(e) = b.write_texture(t, texels) {
+        let _ = b.destroy(Resource::Texture(t));
+        return Err(e.into());
+    }
+    Ok(t)
 }

@@ -17,6 +17,12 @@ pub const MAX_DYNAMIC_OFFSETS: usize = 2;
 /// Size of one indexed indirect draw record (`DrawIndexedIndirectArgs`): five u32.
 pub const DRAW_INDEXED_INDIRECT_SIZE: u64 = 20;
 
+/// Size of one indirect dispatch record (`DispatchIndirectArgs`): three u32.
+pub const DISPATCH_INDIRECT_SIZE: u64 = 12;
+
+/// Most workgroups of one dispatch in each dimension (wgpu's default limit).
+pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+
 /// Arguments of one indexed indirect draw, laid out as the GPU reads them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
@@ -101,7 +107,8 @@ pub struct DepthAttachment {
     pub store: StoreOp,
 }
 
-/// One render pass: its attachments and their load/store ops.
+/// One pass: a render pass with its attachments and their load/store ops, or a compute
+/// pass (no attachments; its chunks dispatch).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PassDesc {
     /// Debug label (static: passes are configured, not generated per frame).
@@ -110,6 +117,16 @@ pub struct PassDesc {
     pub color: Option<ColorAttachment>,
     /// Depth attachment.
     pub depth: Option<DepthAttachment>,
+    /// A compute pass: `color` and `depth` are `None`, its commands bind compute
+    /// pipelines and dispatch.
+    pub compute: bool,
+}
+
+impl PassDesc {
+    /// A compute pass.
+    pub fn compute(label: &'static str) -> Self {
+        Self { label, color: None, depth: None, compute: true }
+    }
 }
 
 /// Dynamic offsets of one `SetBindGroup`, inline.
@@ -149,7 +166,7 @@ impl DynamicOffsets {
 /// One command inside a render pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
-    /// Bind a render pipeline; resets nothing else.
+    /// Bind a render pipeline (a compute pipeline in a compute pass); resets nothing else.
     SetPipeline(PipelineId),
     /// Bind a bind group at `index`, with its dynamic offsets.
     SetBindGroup {
@@ -212,6 +229,23 @@ pub enum Command {
         /// Number of draws.
         count: u32,
     },
+    /// Runs the bound compute pipeline over `x * y * z` workgroups (compute passes).
+    Dispatch {
+        /// Workgroups in x.
+        x: u32,
+        /// Workgroups in y.
+        y: u32,
+        /// Workgroups in z.
+        z: u32,
+    },
+    /// A dispatch whose workgroup counts (three u32) are read from `buffer` at `offset`
+    /// (compute passes): what a GPU pass that sizes the next one writes.
+    DispatchIndirect {
+        /// Buffer with `INDIRECT` usage.
+        buffer: BufferId,
+        /// Byte offset, multiple of 4.
+        offset: u64,
+    },
 }
 
 /// What a backend can do beyond the baseline.
@@ -229,6 +263,8 @@ pub struct Caps {
     pub max_bind_groups: u32,
     /// Textures made with [`crate::TextureUsage::TRANSIENT`] take no memory (tiled GPUs).
     pub transient_saves_memory: bool,
+    /// Compute pipelines and passes are available.
+    pub compute: bool,
 }
 
 /// What one chunk or frame did, counted the same way by every backend.
@@ -244,6 +280,8 @@ pub struct Counts {
     pub instances: u64,
     /// Pipeline, bind group and buffer bindings.
     pub state_changes: u64,
+    /// Dispatches (direct and indirect).
+    pub dispatches: u64,
 }
 
 impl std::ops::AddAssign for Counts {
@@ -253,6 +291,7 @@ impl std::ops::AddAssign for Counts {
         self.draws += o.draws;
         self.instances += o.instances;
         self.state_changes += o.state_changes;
+        self.dispatches += o.dispatches;
     }
 }
 
@@ -300,6 +339,9 @@ impl Digest {
     /// Folds a pass description in.
     pub fn pass(&mut self, p: &PassDesc) {
         self.word(0xFA55);
+        if p.compute {
+            self.word(0xC0);
+        }
         if let Some(c) = &p.color {
             self.word(c.texture.bits());
             match c.load {
@@ -356,6 +398,15 @@ impl Digest {
                 self.word(buffer.bits());
                 self.word(offset);
             }
+            Command::Dispatch { x, y, z } => {
+                self.word(8 | u64::from(x) << 32);
+                self.word(u64::from(y) | u64::from(z) << 32);
+            }
+            Command::DispatchIndirect { buffer, offset } => {
+                self.word(9);
+                self.word(buffer.bits());
+                self.word(offset);
+            }
         }
     }
 
@@ -395,6 +446,7 @@ mod tests {
                 store: StoreOp::Store,
             }),
             depth: Some(DepthAttachment { texture: TextureId::default(), load: LoadOp::Load, store: StoreOp::Discard }),
+            compute: false,
         });
         let every = [
             Command::SetPipeline(PipelineId::default()),

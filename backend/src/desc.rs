@@ -75,6 +75,8 @@ flags! {
         VERTEX = 0,
         /// Fragment stage.
         FRAGMENT = 1,
+        /// Compute stage.
+        COMPUTE = 2,
     }
 }
 
@@ -234,6 +236,12 @@ pub enum BindingType {
     },
     /// A read-only storage buffer.
     Storage {
+        /// Takes a dynamic offset.
+        dynamic: bool,
+    },
+    /// A storage buffer the shader reads and writes (`var<storage, read_write>`): compute
+    /// stages only.
+    StorageReadWrite {
         /// Takes a dynamic offset.
         dynamic: bool,
     },
@@ -410,6 +418,19 @@ pub struct DepthState {
     pub bias: i32,
     /// Slope-scaled depth bias, as f32 bits so the descriptor stays `Eq + Hash`.
     pub bias_slope_scale_bits: u32,
+}
+
+/// Creates a compute pipeline ([`crate::Backend::create_compute_pipeline`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ComputePipelineDesc {
+    /// Debug label.
+    pub label: String,
+    /// Shader module holding the entry point.
+    pub shader: ShaderId,
+    /// Compute entry point.
+    pub entry: String,
+    /// Bind group layouts, by group index.
+    pub bind_group_layouts: Vec<BindGroupLayoutId>,
 }
 
 /// Creates a render pipeline. Equal descriptors return the same [`crate::PipelineId`].

@@ -36,6 +36,9 @@ pub enum CreateError {
     /// The device rejected the object (its message).
     #[error("device validation: {0}")]
     Validation(String),
+    /// The backend or its adapter cannot make this kind of object.
+    #[error("unsupported: {0}")]
+    Unsupported(&'static str),
     /// The device ran out of memory making a resource of `requested` bytes (0: not a buffer
     /// or texture). wgpu reports no memory budget, so there is no maximum to give; a size
     /// over the device's largest buffer or texture is a [`CreateError::Limit`] instead.
@@ -161,6 +164,21 @@ pub enum RecordError {
         /// Command index in the chunk.
         index: usize,
     },
+    /// A draw or vertex binding in a compute pass, or a dispatch in a render pass, or a
+    /// pipeline of the other kind.
+    #[error("command {index}: {what}")]
+    WrongPassKind {
+        /// Command index in the chunk.
+        index: usize,
+        /// What does not belong.
+        what: &'static str,
+    },
+    /// An indirect dispatch reads its arguments from a buffer a bound group writes.
+    #[error("command {index}: the indirect buffer is also bound read-write")]
+    UsageConflict {
+        /// Command index in the chunk.
+        index: usize,
+    },
     /// The command needs a capability the backend lacks (see [`crate::Caps`]).
     #[error("command {index}: unsupported: {what}")]
     Unsupported {
@@ -199,6 +217,9 @@ pub enum PassError {
     /// A pass with neither color nor depth attachment.
     #[error("pass has no attachments")]
     NoAttachments,
+    /// A compute pass with attachments.
+    #[error("a compute pass has no attachments")]
+    ComputeWithAttachments,
     /// A transient attachment is loaded or stored (it must be cleared and discarded).
     #[error("{role:?} attachment is transient: it must be cleared on load and discarded on store")]
     TransientKept {

@@ -162,6 +162,12 @@ pub trait Backend: Send + Sync + 'static {
     fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError>;
     /// Creates a render pipeline, or returns the cached one for an equal descriptor.
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError>;
+    /// Creates a compute pipeline (bound in compute passes, [`PassDesc::compute`]). The
+    /// default: this backend has no compute.
+    fn create_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {
+        let _ = desc;
+        Err(CreateError::Unsupported("compute pipelines"))
+    }
     /// Destroys a resource; its handle becomes stale.
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError>;
     /// What a live texture is: size, format and usage (`None` for a stale handle).

@@ -105,6 +105,7 @@ impl NullBackend {
                 max_buffer_size: 1 << 32,
                 max_bind_groups: 4,
                 transient_saves_memory: false,
+                compute: true,
             },
             last: Mutex::default(),
             lost: Default::default(),
@@ -316,6 +317,13 @@ impl Backend for NullBackend {
         let id = reg.pipelines.insert(Entry { meta, obj: () });
         reg.pipeline_cache.insert(desc.clone(), id);
         Ok(id)
+    }
+
+    fn create_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
+        let mut reg = self.reg.write();
+        let meta = reg.check_compute_pipeline(desc, &self.caps)?;
+        Ok(reg.pipelines.insert(Entry { meta, obj: () }))
     }
 
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {

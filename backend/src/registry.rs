@@ -62,7 +62,7 @@ impl SamplerMeta {
 pub(crate) enum Stage {
     Vertex,
     Fragment,
-    Other,
+    Compute,
 }
 
 #[derive(Debug, Clone)]
@@ -88,6 +88,8 @@ pub(crate) struct DynamicWindow {
 pub(crate) struct BindGroupMeta {
     pub(crate) layout: BindGroupLayoutId,
     pub(crate) dynamic: Vec<DynamicWindow>,
+    /// Buffers bound read-write (a dispatch may not read its arguments from them).
+    pub(crate) writable: Vec<BufferId>,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +99,8 @@ pub(crate) struct PipelineMeta {
     pub(crate) vertex: Vec<(u64, StepMode)>,
     pub(crate) color: Option<TextureFormat>,
     pub(crate) depth: Option<TextureFormat>,
+    /// A compute pipeline (bound in compute passes only).
+    pub(crate) compute: bool,
 }
 
 pub(crate) struct Registry<O: Objects> {
@@ -177,9 +181,22 @@ impl<O: Objects> Registry<O> {
         let dynamic_count = entries
             .iter()
             .filter(|e| {
-                matches!(e.ty, BindingType::Uniform { dynamic: true, .. } | BindingType::Storage { dynamic: true })
+                matches!(
+                    e.ty,
+                    BindingType::Uniform { dynamic: true, .. }
+                        | BindingType::Storage { dynamic: true }
+                        | BindingType::StorageReadWrite { dynamic: true }
+                )
             })
             .count();
+        if entries.iter().any(|e| {
+            matches!(e.ty, BindingType::StorageReadWrite { .. }) && e.visibility != crate::desc::Stages::COMPUTE
+        }) {
+            return Err(CreateError::Invalid(format!(
+                "layout `{}`: a read-write storage buffer is visible to compute stages only",
+                d.label
+            )));
+        }
         if dynamic_count > crate::command::MAX_DYNAMIC_OFFSETS {
             return Err(CreateError::Limit {
                 what: "dynamic bindings per layout",
@@ -201,6 +218,7 @@ impl<O: Objects> Registry<O> {
             )));
         }
         let mut dynamic = Vec::new();
+        let mut writable = Vec::new();
         for le in &layout.meta.entries {
             let e = d.entries.iter().find(|e| e.binding == le.binding).ok_or_else(|| {
                 CreateError::Invalid(format!("bind group `{}`: binding {} missing", d.label, le.binding))
@@ -209,7 +227,9 @@ impl<O: Objects> Registry<O> {
                 |what: &str| CreateError::Invalid(format!("bind group `{}`: binding {}: {what}", d.label, le.binding));
             match (le.ty, e.resource) {
                 (
-                    BindingType::Uniform { dynamic: dy, .. } | BindingType::Storage { dynamic: dy },
+                    BindingType::Uniform { dynamic: dy, .. }
+                    | BindingType::Storage { dynamic: dy }
+                    | BindingType::StorageReadWrite { dynamic: dy },
                     BindResource::Buffer { buffer, offset, size },
                 ) => {
                     let b = self.buffers.get(buffer).ok_or(invalid(ResourceKind::Buffer))?;
@@ -234,6 +254,9 @@ impl<O: Objects> Registry<O> {
                     }
                     if dy {
                         dynamic.push(DynamicWindow { base: offset, size, buffer_size: b.meta.size });
+                    }
+                    if matches!(le.ty, BindingType::StorageReadWrite { .. }) {
+                        writable.push(buffer);
                     }
                 }
                 (BindingType::Texture(kind), BindResource::Texture(t)) => {
@@ -265,7 +288,7 @@ impl<O: Objects> Registry<O> {
                 _ => return Err(bad("resource type does not match the layout")),
             }
         }
-        Ok(BindGroupMeta { layout: d.layout, dynamic })
+        Ok(BindGroupMeta { layout: d.layout, dynamic, writable })
     }
 
     pub(crate) fn check_pipeline(&self, d: &PipelineDesc, caps: &Caps) -> Result<PipelineMeta, CreateError> {
@@ -317,6 +340,38 @@ impl<O: Objects> Registry<O> {
             vertex: d.vertex_buffers.iter().map(|v| (v.stride, v.step)).collect(),
             color: d.color.map(|c| c.format),
             depth: d.depth.map(|z| z.format),
+            compute: false,
+        })
+    }
+
+    pub(crate) fn check_compute_pipeline(
+        &self,
+        d: &ComputePipelineDesc,
+        caps: &Caps,
+    ) -> Result<PipelineMeta, CreateError> {
+        if !caps.compute {
+            return Err(CreateError::Unsupported("compute pipelines (the adapter has no compute shaders)"));
+        }
+        let shader = self.shaders.get(d.shader).ok_or(invalid(ResourceKind::Shader))?;
+        if !shader.meta.entry_points.iter().any(|(n, s)| *n == d.entry && *s == Stage::Compute) {
+            return Err(CreateError::Invalid(format!("pipeline `{}`: no compute entry point `{}`", d.label, d.entry)));
+        }
+        if d.bind_group_layouts.len() > caps.max_bind_groups as usize {
+            return Err(CreateError::Limit {
+                what: "bind groups",
+                requested: d.bind_group_layouts.len() as u64,
+                maximum: u64::from(caps.max_bind_groups),
+            });
+        }
+        if d.bind_group_layouts.iter().any(|l| !self.layouts.contains_key(*l)) {
+            return Err(invalid(ResourceKind::BindGroupLayout));
+        }
+        Ok(PipelineMeta {
+            layouts: d.bind_group_layouts.clone(),
+            vertex: Vec::new(),
+            color: None,
+            depth: None,
+            compute: true,
         })
     }
 }
@@ -343,7 +398,7 @@ pub(crate) fn reflect_wgsl(d: &ShaderDesc) -> Result<ShaderMeta, CreateError> {
             let stage = match ep.stage {
                 naga::ShaderStage::Vertex => Stage::Vertex,
                 naga::ShaderStage::Fragment => Stage::Fragment,
-                _ => Stage::Other,
+                _ => Stage::Compute,
             };
             (ep.name.clone(), stage)
         })

@@ -6,9 +6,10 @@
 
 use crate::command::{AttachmentRole, LoadOp, StoreOp};
 use crate::command::{Caps, Command, Counts, PassDesc, ResourceKind, DRAW_INDEXED_INDIRECT_SIZE};
+use crate::command::{DISPATCH_INDIRECT_SIZE, MAX_WORKGROUPS_PER_DIMENSION};
 use crate::desc::{BufferUsage, IndexFormat, StepMode, TextureFormat, TextureUsage};
 use crate::error::{PassError, RecordError};
-use crate::handle::BindGroupLayoutId;
+use crate::handle::{BindGroupId, BindGroupLayoutId};
 use crate::registry::{Objects, PipelineMeta, Registry};
 
 /// Most bind groups and vertex slots the validator tracks.
@@ -26,9 +27,17 @@ pub struct PassLayout {
     pub width: u32,
     /// Height in texels.
     pub height: u32,
+    /// A compute pass (no attachments, size 0 x 0).
+    pub compute: bool,
 }
 
 pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
+    if pass.compute {
+        if pass.color.is_some() || pass.depth.is_some() {
+            return Err(PassError::ComputeWithAttachments);
+        }
+        return Ok(PassLayout { color: None, depth: None, width: 0, height: 0, compute: true });
+    }
     let mut size = None;
     let mut color = None;
     let mut depth = None;
@@ -64,12 +73,13 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
         }
     }
     let (width, height) = size.ok_or(PassError::NoAttachments)?;
-    Ok(PassLayout { color, depth, width, height })
+    Ok(PassLayout { color, depth, width, height, compute: false })
 }
 
 #[derive(Clone, Copy)]
 struct BoundGroup {
     layout: BindGroupLayoutId,
+    group: BindGroupId,
 }
 
 /// Validates one chunk against `pass`; returns what it counts.
@@ -88,9 +98,24 @@ pub(crate) fn validate_chunk<O: Objects>(
 
     for (i, cmd) in commands.iter().enumerate() {
         let handle = |kind| RecordError::InvalidHandle { index: i, kind };
+        let compute_command = matches!(cmd, Command::Dispatch { .. } | Command::DispatchIndirect { .. });
+        let either = matches!(cmd, Command::SetPipeline(_) | Command::SetBindGroup { .. });
+        if !either && compute_command != pass.compute {
+            let what =
+                if pass.compute { "a draw or vertex binding in a compute pass" } else { "a dispatch in a render pass" };
+            return Err(RecordError::WrongPassKind { index: i, what });
+        }
         match *cmd {
             Command::SetPipeline(p) => {
                 let p = &reg.pipelines.get(p).ok_or(handle(ResourceKind::Pipeline))?.meta;
+                if p.compute != pass.compute {
+                    let what = if pass.compute {
+                        "a render pipeline in a compute pass"
+                    } else {
+                        "a compute pipeline in a render pass"
+                    };
+                    return Err(RecordError::WrongPassKind { index: i, what });
+                }
                 if p.color != pass.color || p.depth != pass.depth {
                     return Err(RecordError::FormatMismatch { index: i });
                 }
@@ -123,7 +148,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                         });
                     }
                 }
-                groups[g as usize] = Some(BoundGroup { layout: bg.layout });
+                groups[g as usize] = Some(BoundGroup { layout: bg.layout, group });
                 counts.state_changes += 1;
             }
             Command::SetVertexBuffer { slot, buffer, offset } => {
@@ -196,7 +221,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                 if !b.usage.contains(BufferUsage::INDIRECT) {
                     return Err(RecordError::BadUsage { index: i, usage: "INDIRECT" });
                 }
-                let need = offset + u64::from(count) * DRAW_INDEXED_INDIRECT_SIZE;
+                let need = offset.saturating_add(u64::from(count) * DRAW_INDEXED_INDIRECT_SIZE);
                 if offset % 4 != 0 || need > b.size {
                     return Err(RecordError::OutOfRange {
                         index: i,
@@ -207,6 +232,42 @@ pub(crate) fn validate_chunk<O: Objects>(
                 }
                 counts.draw_calls += 1;
                 counts.draws += u64::from(count);
+            }
+            Command::Dispatch { x, y, z } => {
+                check_bindings(i, pipeline, &groups, &slots)?;
+                if let Some(&n) = [x, y, z].iter().find(|&&n| n > MAX_WORKGROUPS_PER_DIMENSION) {
+                    return Err(RecordError::OutOfRange {
+                        index: i,
+                        what: "workgroups per dimension",
+                        end: u64::from(n),
+                        limit: u64::from(MAX_WORKGROUPS_PER_DIMENSION),
+                    });
+                }
+                counts.dispatches += 1;
+            }
+            Command::DispatchIndirect { buffer, offset } => {
+                check_bindings(i, pipeline, &groups, &slots)?;
+                let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
+                if !b.usage.contains(BufferUsage::INDIRECT) {
+                    return Err(RecordError::BadUsage { index: i, usage: "INDIRECT" });
+                }
+                let bound_writable = groups
+                    .iter()
+                    .flatten()
+                    .any(|g| reg.bind_groups.get(g.group).is_some_and(|bg| bg.meta.writable.contains(&buffer)));
+                if bound_writable {
+                    return Err(RecordError::UsageConflict { index: i });
+                }
+                let need = offset.saturating_add(DISPATCH_INDIRECT_SIZE);
+                if offset % 4 != 0 || need > b.size {
+                    return Err(RecordError::OutOfRange {
+                        index: i,
+                        what: "indirect dispatch",
+                        end: need,
+                        limit: b.size,
+                    });
+                }
+                counts.dispatches += 1;
             }
         }
     }

@@ -236,6 +236,7 @@ impl Churn {
             label: "churn",
             color: Some(ColorAttachment { texture: color, load: LoadOp::Load, store: StoreOp::Store }),
             depth: None,
+            compute: false,
         };
         let raw = Self::raw(b.device(), draws)?;
         Ok(Self { backend, pipeline, groups, vbs, ibs, pass, raw })

@@ -100,8 +100,8 @@ mod submit;
 
 pub use batch::Batch;
 pub use frame_graph::{
-    Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphError, GraphWarning, LoadOp,
-    Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
+    Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer, GraphError, GraphWarning,
+    LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
     MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS,
 };
 pub use material::{

@@ -41,6 +41,8 @@ pub struct FrameStats {
     pub draw_calls: u32,
     /// State changes emitted.
     pub state_changes: u32,
+    /// Compute dispatches (compute passes).
+    pub dispatches: u32,
     /// Chunks recorded.
     pub chunks: u32,
     /// Display-list hits, misses, rebuilds.
@@ -83,6 +85,7 @@ impl Default for FrameStats {
             batches: 0,
             draw_calls: 0,
             state_changes: 0,
+            dispatches: 0,
             chunks: 0,
             lists: ListCounts::default(),
             upload_bytes: 0,

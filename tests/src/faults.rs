@@ -229,6 +229,11 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.lost_or(CreateError::DeviceLost)?;
         self.inner.create_pipeline(desc)
     }
+
+    fn create_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {
+        self.lost_or(CreateError::DeviceLost)?;
+        self.inner.create_compute_pipeline(desc)
+    }
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
         self.inner.destroy(resource)
     }
@@ -334,6 +339,9 @@ fn canonical<C>(passes: &[PassSubmit<FaultChunk<C>>]) -> u64 {
     };
     for p in passes {
         d.word(0xFA55);
+        if p.desc.compute {
+            d.word(0xC0);
+        }
         if let Some(c) = &p.desc.color {
             name(1, c.texture.bits(), &mut d);
             match c.load {
@@ -373,6 +381,11 @@ fn canonical<C>(passes: &[PassSubmit<FaultChunk<C>>]) -> u64 {
                     }
                     Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
                         d.word(7 | u64::from(count) << 32);
+                        d.word(offset);
+                        name(4, buffer.bits(), &mut d);
+                    }
+                    Command::DispatchIndirect { buffer, offset } => {
+                        d.word(9);
                         d.word(offset);
                         name(4, buffer.bits(), &mut d);
                     }

@@ -349,12 +349,13 @@ fn run_command_stream(u: &mut Unstructured<'_>) -> Result<()> {
     let gone =
         b.create_buffer(&BufferDesc { label: "gone".into(), size: 64, usage: BufferUsage::VERTEX }).expect("a buffer");
     b.destroy(Resource::Buffer(gone)).expect("destroyed");
-    let buffers = [q.vertices, q.instances, q.indices, q.indirect, q.tints, gone, BufferId::default()];
-    let groups = [q.group, BindGroupId::default()];
-    let pipelines = [q.pipeline, PipelineId::default()];
+    let (compute, compute_group, storage) = compute_fixture(&b);
+    let groups = [q.group, compute_group, BindGroupId::default()];
+    let pipelines = [q.pipeline, compute, PipelineId::default()];
+    let buffers = [q.vertices, q.instances, q.indices, q.indirect, q.tints, storage, gone, BufferId::default()];
     let mut commands = Vec::new();
     for _ in 0..u.int_in_range(0..=24)? {
-        commands.push(match u.int_in_range(0..=6)? {
+        commands.push(match u.int_in_range(0..=8)? {
             0 => Command::SetPipeline(*u.choose(&pipelines)?),
             1 => Command::SetBindGroup {
                 index: u.int_in_range(0..=4)?,
@@ -385,15 +386,18 @@ fn run_command_stream(u: &mut Unstructured<'_>) -> Result<()> {
                 first_instance: u.arbitrary()?,
                 instance_count: u.arbitrary()?,
             },
-            _ => Command::MultiDrawIndexedIndirect {
+            6 => Command::MultiDrawIndexedIndirect {
                 buffer: *u.choose(&buffers)?,
                 offset: u.arbitrary()?,
                 count: u.arbitrary()?,
             },
+            7 => Command::Dispatch { x: u.arbitrary()?, y: u.arbitrary()?, z: u.arbitrary()? },
+            _ => Command::DispatchIndirect { buffer: *u.choose(&buffers)?, offset: u.arbitrary()? },
         });
     }
     let mut pass = q.pass();
-    match u.int_in_range(0..=3)? {
+    match u.int_in_range(0..=4)? {
+        4 => pass = PassDesc::compute("fuzz-compute"),
         0 => pass.depth = None,
         1 => pass.color = None,
         2 => {
@@ -407,6 +411,30 @@ fn run_command_stream(u: &mut Unstructured<'_>) -> Result<()> {
         let _ = b.submit(&[], &mut [PassSubmit { desc: pass, chunks: vec![chunk] }]);
     }
     Ok(())
+}
+
+/// A compute pipeline writing one read-write storage buffer, its bind group, and the
+/// buffer (also `INDIRECT`: an indirect dispatch from it while the group is bound
+/// conflicts).
+fn compute_fixture(b: &NullBackend) -> (PipelineId, BindGroupId, BufferId) {
+    let wgsl = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+        @compute @workgroup_size(1) fn main() { v[0] = 1u; }";
+    let desc = switchyard::backend::ShaderDesc { label: "fuzz-compute".into(), wgsl: wgsl.into() };
+    let shader = b.create_shader(&desc).expect("a shader");
+    let ty = BindingType::StorageReadWrite { dynamic: false };
+    let entries = vec![LayoutEntry { binding: 0, visibility: Stages::COMPUTE, ty }];
+    let layout = b.create_bind_group_layout(&BindGroupLayoutDesc { label: "fuzz".into(), entries }).expect("a layout");
+    let usage = BufferUsage::STORAGE | BufferUsage::INDIRECT;
+    let buffer = b.create_buffer(&BufferDesc { label: "storage".into(), size: 64, usage }).expect("a buffer");
+    let entries = vec![BindEntry { binding: 0, resource: BindResource::Buffer { buffer, offset: 0, size: None } }];
+    let group = b.create_bind_group(&BindGroupDesc { label: "fuzz".into(), layout, entries }).expect("a group");
+    let pipeline = b.create_compute_pipeline(&ComputePipelineDesc {
+        label: "fuzz".into(),
+        shader,
+        entry: "main".into(),
+        bind_group_layouts: vec![layout],
+    });
+    (pipeline.expect("a pipeline"), group, buffer)
 }
 
 /// glTF bytes through the demo's loader (`switchyard_demo::gltf_scene`), then a frame.

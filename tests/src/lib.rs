@@ -197,6 +197,7 @@ impl TwoQuads {
                 store: StoreOp::Store,
             }),
             depth: Some(DepthAttachment { texture: self.depth, load: LoadOp::Clear(1.0), store: StoreOp::Discard }),
+            compute: false,
         }
     }
 

@@ -495,11 +495,12 @@ fn random_graphs_render_or_give_typed_errors() {
             .collect();
         let depth = depths[0];
         let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+        let buffers = [g.buffer("b0"), g.buffer("b1")];
         let mut written = Vec::new();
         for p in 0..rng.gen_range(1..8) {
             let (t, size) = colors[rng.gen_range(0..colors.len())];
             let load = if written.contains(&t) && rng.gen_bool(0.5) { LoadOp::Load } else { LoadOp::Clear([0.0; 4]) };
-            let pass = match rng.gen_range(0..3) {
+            let pass = match rng.gen_range(0..4) {
                 0 => Pass::scene(format!("p{p}"), cam, PassKind::Forward, Queue::All)
                     .color(t, load, StoreOp::Store)
                     .depth(depths[size], LoadOp::Clear(1.0), StoreOp::Discard),
@@ -510,10 +511,29 @@ fn random_graphs_render_or_give_typed_errors() {
                     }
                     pass
                 }
-                _ => Pass::callback(format!("p{p}"), |_, _| {}).color(t, load, StoreOp::Store),
+                2 => Pass::callback(format!("p{p}"), |_, _| {}).color(t, load, StoreOp::Store),
+                _ => Pass::compute(format!("p{p}"), |_, _| {}),
             };
+            // Callback and compute passes read and write the engine's buffers at random.
+            let pass = match pass.content() {
+                PassContent::Callback(_) | PassContent::Compute(_) => {
+                    let mut pass = pass;
+                    for &b in &buffers {
+                        match rng.gen_range(0..4) {
+                            0 => pass = pass.reads(b),
+                            1 => pass = pass.writes(b),
+                            2 => pass = pass.reads(b).writes(b),
+                            _ => {}
+                        }
+                    }
+                    pass
+                }
+                _ => pass,
+            };
+            if !matches!(pass.content(), PassContent::Compute(_)) {
+                written.push(t);
+            }
             g.pass(pass);
-            written.push(t);
         }
         g.pass(Pass::callback("final", |_, _| {}).color(out, LoadOp::Clear([0.0; 4]), StoreOp::Store));
         if case % 4 == 0 {

@@ -77,6 +77,9 @@ pub(super) fn stages(s: Stages) -> wgpu::ShaderStages {
     if s.contains(Stages::FRAGMENT) {
         w |= wgpu::ShaderStages::FRAGMENT;
     }
+    if s.contains(Stages::COMPUTE) {
+        w |= wgpu::ShaderStages::COMPUTE;
+    }
     w
 }
 
@@ -98,6 +101,11 @@ pub(super) fn binding_type(t: BindingType) -> wgpu::BindingType {
         },
         BindingType::Storage { dynamic } => wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: dynamic,
+            min_binding_size: None,
+        },
+        BindingType::StorageReadWrite { dynamic } => wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: false },
             has_dynamic_offset: dynamic,
             min_binding_size: None,
         },

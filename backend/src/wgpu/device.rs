@@ -92,6 +92,8 @@ impl WgpuBackend {
             max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
             max_bind_groups: limits.max_bind_groups.min(4),
             transient_saves_memory: info.transient_saves_memory == Some(true),
+            compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+                && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };
         #[cfg(feature = "tracy")]
         let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);

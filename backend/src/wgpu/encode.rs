@@ -1,6 +1,7 @@
 //! Encoding: validated commands into render passes or bundles, and a frame's chunks into
 //! command buffers for `queue.submit`.
 
+use super::compute::{encode_compute, NativePipeline};
 use super::*;
 
 /// A trait over `RenderPass` and `RenderBundleEncoder` so one encoder loop serves both.
@@ -31,7 +32,10 @@ pub(super) fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObje
     }
     for cmd in commands {
         match *cmd {
-            Command::SetPipeline(p) => enc.set_pipeline(&reg.pipelines.get(p).unwrap_or_else(|| bug()).obj),
+            Command::SetPipeline(p) => match &reg.pipelines.get(p).unwrap_or_else(|| bug()).obj {
+                NativePipeline::Render(p) => enc.set_pipeline(p),
+                NativePipeline::Compute(_) => bug(),
+            },
             Command::SetBindGroup { index, group, offsets } => {
                 let g = &reg.bind_groups.get(group).unwrap_or_else(|| bug()).obj;
                 enc.set_bind_group(index, Some(g), offsets.as_slice());
@@ -58,6 +62,8 @@ pub(super) fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObje
                 let b = &reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj;
                 enc.multi_draw_indexed_indirect(b, offset, count);
             }
+            // The validator refuses dispatches in render passes.
+            Command::Dispatch { .. } | Command::DispatchIndirect { .. } => bug(),
         }
     }
 }
@@ -76,6 +82,26 @@ pub(super) fn pass_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu:
 #[cfg(not(feature = "tracy"))]
 pub(super) fn pass_timestamps(_slot: Option<&ZoneSlot>, _i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
     None
+}
+
+/// The same writes for a compute pass.
+fn compute_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+    pass_timestamps(slot, i).map(|w| wgpu::ComputePassTimestampWrites {
+        query_set: w.query_set,
+        beginning_of_pass_write_index: w.beginning_of_pass_write_index,
+        end_of_pass_write_index: w.end_of_pass_write_index,
+    })
+}
+
+/// The validated commands of a compute pass's chunks.
+fn compute_chunks(chunks: &[WgpuChunk]) -> Vec<&[Command]> {
+    chunks
+        .iter()
+        .map(|c| match &c.encoded {
+            Encoded::Compute(commands) => commands.as_slice(),
+            _ => unreachable!("checked at submit"),
+        })
+        .collect()
 }
 
 impl WgpuBackend {
@@ -171,6 +197,12 @@ impl WgpuBackend {
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
                 let zone_slot = self.zone_slot();
                 for (pass_index, p) in passes.iter_mut().enumerate() {
+                    if p.desc.compute {
+                        let writes = compute_timestamps(zone_slot.as_ref(), pass_index);
+                        encode_compute(&mut enc, reg, p.desc.label, &compute_chunks(&p.chunks), writes);
+                        p.chunks.clear();
+                        continue;
+                    }
                     let timestamp_writes = pass_timestamps(zone_slot.as_ref(), pass_index);
                     let (color, depth) = Self::pass_views(reg, &p.desc, ChunkPosition::SINGLE);
                     let colors = [color];
@@ -184,7 +216,7 @@ impl WgpuBackend {
                     });
                     rp.execute_bundles(p.chunks.iter().map(|c| match &c.encoded {
                         Encoded::Bundle(b) => b,
-                        Encoded::Buffer(_) => unreachable!("checked above"),
+                        _ => unreachable!("checked above"),
                     }));
                     drop(rp);
                     p.chunks.clear();
@@ -198,6 +230,15 @@ impl WgpuBackend {
             }
             Encoding::CommandBuffer => {
                 for p in passes.iter_mut() {
+                    if p.desc.compute {
+                        let mut enc = self
+                            .device
+                            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(p.desc.label) });
+                        encode_compute(&mut enc, reg, p.desc.label, &compute_chunks(&p.chunks), None);
+                        p.chunks.clear();
+                        buffers.push(enc.finish());
+                        continue;
+                    }
                     if p.chunks.is_empty() {
                         // Nothing recorded: the pass still clears and stores its attachments.
                         buffers.push(self.record_command_buffer(reg, &p.desc, ChunkPosition::SINGLE, &[]));
@@ -205,7 +246,7 @@ impl WgpuBackend {
                     for c in p.chunks.drain(..) {
                         match c.encoded {
                             Encoded::Buffer(b) => buffers.push(b),
-                            Encoded::Bundle(_) => unreachable!("checked above"),
+                            _ => unreachable!("checked above"),
                         }
                     }
                 }

@@ -24,6 +24,7 @@
 //! too: the engine's callbacks stay its own), and returns them as typed errors instead of
 //! panicking.
 
+mod compute;
 mod convert;
 mod device;
 mod encode;
@@ -94,13 +95,15 @@ impl Objects for WgpuObjects {
     type Shader = wgpu::ShaderModule;
     type Layout = wgpu::BindGroupLayout;
     type BindGroup = wgpu::BindGroup;
-    type Pipeline = wgpu::RenderPipeline;
+    type Pipeline = compute::NativePipeline;
 }
 
 #[derive(Debug)]
 enum Encoded {
     Bundle(wgpu::RenderBundle),
     Buffer(wgpu::CommandBuffer),
+    /// A compute pass's validated commands, encoded at submit (wgpu has no compute bundles).
+    Compute(Vec<Command>),
 }
 
 /// A chunk recorded by the wgpu backend.
@@ -377,6 +380,13 @@ impl Backend for WgpuBackend {
         self.build_pipeline(desc)
     }
 
+    fn create_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {
+        if self.is_lost() {
+            return Err(CreateError::DeviceLost);
+        }
+        self.build_compute_pipeline(desc)
+    }
+
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
         destroy_in(&mut self.reg.write(), resource)
     }
@@ -393,6 +403,7 @@ impl Backend for WgpuBackend {
         let layout = resolve_pass(&reg, pass)?;
         let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
         let encoded = match self.encoding {
+            _ if pass.compute => Encoded::Compute(commands.to_vec()),
             Encoding::RenderBundle => Encoded::Bundle(self.record_bundle(&reg, &layout, commands)),
             Encoding::CommandBuffer => Encoded::Buffer(self.record_command_buffer(&reg, pass, position, commands)),
         };
@@ -417,6 +428,7 @@ impl Backend for WgpuBackend {
                         (&c.encoded, self.encoding),
                         (Encoded::Bundle(_), Encoding::CommandBuffer) | (Encoded::Buffer(_), Encoding::RenderBundle)
                     )
+                    || matches!(c.encoded, Encoded::Compute(_)) != p.desc.compute
             };
             if let Some(ci) = p.chunks.iter().position(wrong) {
                 return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });

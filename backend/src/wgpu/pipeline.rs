@@ -102,7 +102,7 @@ impl WgpuBackend {
             })
         })?;
         drop(layouts);
-        let id = reg.pipelines.insert(Entry { meta, obj });
+        let id = reg.pipelines.insert(Entry { meta, obj: super::compute::NativePipeline::Render(obj) });
         reg.pipeline_cache.insert(desc.clone(), id);
         Ok(id)
     }

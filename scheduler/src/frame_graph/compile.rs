@@ -12,6 +12,8 @@ pub enum GraphError {
     DuplicateName { what: &'static str, name: String },
     #[error("pass `{pass}` refers to target {target}, which the graph does not declare")]
     UnknownTarget { pass: String, target: u32 },
+    #[error("pass `{pass}` refers to buffer {buffer}, which the graph does not declare")]
+    UnknownBuffer { pass: String, buffer: u32 },
     #[error("pass `{pass}` has no attachment")]
     NoAttachments { pass: String },
     #[error("target `{target}`: {what}")]
@@ -192,6 +194,7 @@ impl FrameGraph {
     fn check(&self, output: (u32, u32)) -> Result<Vec<(u32, u32)>, GraphError> {
         for (what, names) in [
             ("targets", self.targets.iter().map(|t| &t.name).collect::<Vec<_>>()),
+            ("buffers", self.buffers.iter().collect()),
             ("passes", self.passes.iter().map(|p| &p.name).collect()),
         ] {
             let mut sorted = names.clone();
@@ -221,8 +224,12 @@ impl FrameGraph {
             sizes.push(size);
         }
         for p in &self.passes {
-            if p.color.is_none() && p.depth.is_none() {
+            let compute = matches!(p.content, PassContent::Compute(_));
+            if p.color.is_none() && p.depth.is_none() && !compute {
                 return Err(GraphError::NoAttachments { pass: p.name.clone() });
+            }
+            if let Some(b) = p.reads.iter().chain(&p.writes).find(|b| b.0 as usize >= self.buffers.len()) {
+                return Err(GraphError::UnknownBuffer { pass: p.name.clone(), buffer: b.0 });
             }
             if let Some((t, _)) = uses(p).find(|(t, _)| t.0 as usize >= self.targets.len()) {
                 return Err(GraphError::UnknownTarget { pass: p.name.clone(), target: t.0 });
@@ -265,7 +272,9 @@ impl FrameGraph {
                 if decl(s).samples > 1 {
                     return Err(GraphError::SampledMultisampled { pass: p.name.clone(), target: self.target_name(s) });
                 }
-                if !self.passes.iter().any(|q| uses(q).any(|(t, u)| t == s && u.writes())) {
+                // An external target's content may come from the engine (its G-buffer, a video).
+                let external = decl(s).kind == TargetKind::External;
+                if !external && !self.passes.iter().any(|q| uses(q).any(|(t, u)| t == s && u.writes())) {
                     return Err(GraphError::MissingInput { pass: p.name.clone(), target: self.target_name(s) });
                 }
             }
@@ -282,6 +291,10 @@ impl FrameGraph {
             let single =
                 p.color.iter().map(|a| a.target).chain(p.depth.iter().map(|a| a.target)).all(|t| decl(t).samples == 1);
             let external_input = p.samples.iter().any(|&t| decl(t).kind == TargetKind::External);
+            let buffers = !p.reads.is_empty() || !p.writes.is_empty();
+            if buffers && !matches!(p.content, PassContent::Callback(_) | PassContent::Compute(_)) {
+                return invalid("only callback and compute passes read or write buffers");
+            }
             match &p.content {
                 PassContent::Scene { camera, kind, .. } => {
                     if camera.0 as usize >= self.cameras.len() {
@@ -335,6 +348,11 @@ impl FrameGraph {
                     }
                 }
                 PassContent::Callback(_) => {}
+                PassContent::Compute(_) => {
+                    if p.color.is_some() || p.depth.is_some() {
+                        return invalid("a compute pass has no attachments");
+                    }
+                }
             }
         }
         Ok(forward_format)
@@ -356,6 +374,19 @@ impl FrameGraph {
             }
             for p in (0..n).filter(|&p| self.passes[p].samples.contains(&t)) {
                 deps[p].extend(&writers);
+            }
+        }
+        // Buffers: passes touching one keep their declared order where one of the two writes.
+        for b in 0..self.buffers.len() {
+            let b = GraphBuffer(b as u32);
+            let mut earlier: Vec<(usize, bool)> = Vec::new();
+            for (p, pass) in self.passes.iter().enumerate() {
+                let (reads, writes) = (pass.reads.contains(&b), pass.writes.contains(&b));
+                if !(reads || writes) {
+                    continue;
+                }
+                deps[p].extend(earlier.iter().filter(|&&(_, w)| w || writes).map(|&(q, _)| q));
+                earlier.push((p, writes));
             }
         }
         let writes_output = |p: usize| {
@@ -387,9 +418,10 @@ impl FrameGraph {
         let mut live = vec![false; self.passes.len()];
         for &p in order.iter().rev() {
             let pass = &self.passes[p];
-            let feeds = uses(pass).any(|(t, u)| {
-                u.writes() && (self.targets[t.0 as usize].kind != TargetKind::Transient || needed[t.0 as usize])
-            });
+            let feeds = !pass.writes.is_empty()
+                || uses(pass).any(|(t, u)| {
+                    u.writes() && (self.targets[t.0 as usize].kind != TargetKind::Transient || needed[t.0 as usize])
+                });
             if feeds {
                 live[p] = true;
                 for (t, u) in uses(pass) {

@@ -9,18 +9,24 @@
 //!   within a frame and may share memory, retained ones keep their content after the frame
 //!   ([`crate::Renderer::read_target`]) — and external ones the engine hands in per frame
 //!   (a swapchain image, an editor viewport);
+//! - **buffers** ([`FrameGraph::buffer`]): the engine's GPU buffers that passes read and
+//!   write (indirect arguments a GPU cull writes, particles a simulation moves), named so
+//!   the graph can order the passes; the engine creates them and binds them itself;
 //! - **passes** ([`Pass`]): an owned name, a color and a depth attachment with load and
-//!   store ops, the targets the pass samples, and what it draws ([`PassContent`]): the
-//!   scene's queue for one camera, a fullscreen shader (post-processing), or an engine
-//!   callback that records its own commands on a worker.
+//!   store ops, the targets the pass samples, the buffers it reads and writes, and what it
+//!   does ([`PassContent`]): draw the scene's queue for one camera, a fullscreen shader
+//!   (post-processing), an engine callback that records its own draws on a worker, or an
+//!   engine callback that records compute dispatches.
 //!
 //! [`crate::Renderer::set_graph`] compiles it: checks it and derives
 //! - **order**: a pass that samples a target runs after every pass that writes it; passes
 //!   writing one target keep their declared order (a `Load` continues the previous
-//!   writer's content); a cycle is an error naming a pass on it. Among ready passes,
-//!   offscreen work goes first, then declaration order, so the order is deterministic;
-//! - **culling**: passes whose results reach no retained or external target are skipped
-//!   (and reported);
+//!   writer's content); passes touching one buffer, one of them writing it, keep their
+//!   declared order (as in a command list); a cycle is an error naming a pass on it. Among
+//!   ready passes, offscreen work goes first, then declaration order, so the order is
+//!   deterministic;
+//! - **culling**: passes whose results reach no retained or external target and write no
+//!   buffer (buffers are the engine's: a write is a result) are skipped (and reported);
 //! - **lifetimes and aliasing**: each transient target lives from its first to its last
 //!   use; transient targets of equal format, size, samples and usage whose lifetimes do not
 //!   overlap share one physical texture;
@@ -39,7 +45,7 @@ pub(crate) use compile::{CompiledGraph, SceneFormats};
 pub use compile::{GraphError, GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS};
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{Command, TextureFormat};
+use switchyard_backend::{Command, TextureFormat, TextureId};
 
 use crate::material::PassKind;
 
@@ -67,6 +73,18 @@ impl CameraId {
     }
 
     /// The slot's index.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// A buffer of a frame graph (its index in the graph): a name for one of the engine's
+/// buffers, so that the passes reading and writing it are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GraphBuffer(pub(crate) u32);
+
+impl GraphBuffer {
+    /// The buffer's index (its declaration order).
     pub fn index(self) -> u32 {
         self.0
     }
@@ -194,14 +212,28 @@ pub struct CallbackContext<'a> {
     pub pass: &'a str,
     /// The frame number ([`crate::FrameStats::frame`]).
     pub frame: u64,
-    /// The size of the pass's attachments.
+    /// The size of the pass's attachments (a compute pass: the output's size).
     pub size: (u32, u32),
+    /// The textures of the targets the pass samples ([`Pass::sample`]) this frame, in
+    /// declaration order: what the engine binds to read them.
+    pub inputs: &'a [(TargetId, TextureId)],
+}
+
+impl CallbackContext<'_> {
+    /// This frame's texture of sampled target `t` (`None`: the pass does not sample it).
+    /// A graph-owned target keeps its texture until the graph is compiled again (a new
+    /// graph, a resize); an external one is the texture the frame was given.
+    pub fn texture(&self, t: TargetId) -> Option<TextureId> {
+        self.inputs.iter().find(|(id, _)| *id == t).map(|&(_, tex)| tex)
+    }
 }
 
 /// Records an engine pass: called once per frame on a worker thread with the pass's
 /// context and an empty command list, into which it pushes backend [`Command`]s (its
 /// own pipelines, bind groups and buffers, made through [`crate::Renderer::backend`]). The
-/// list starts with no state bound; the backend validates it like any chunk.
+/// list starts with no state bound; the backend validates it like any chunk. A compute
+/// pass's list binds compute pipelines and dispatches (`Command::Dispatch`,
+/// `Command::DispatchIndirect`).
 pub type PassCallback = Arc<dyn Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync>;
 
 /// What a pass draws.
@@ -222,6 +254,9 @@ pub enum PassContent {
     Fullscreen(FullscreenShader),
     /// Commands an engine callback records.
     Callback(PassCallback),
+    /// Compute dispatches an engine callback records: a pass with no attachments that
+    /// reads and writes buffers ([`Pass::reads`], [`Pass::writes`]) and may sample targets.
+    Compute(PassCallback),
 }
 
 impl fmt::Debug for PassContent {
@@ -232,6 +267,7 @@ impl fmt::Debug for PassContent {
             }
             Self::Fullscreen(s) => f.debug_tuple("Fullscreen").field(&s.name).finish(),
             Self::Callback(_) => f.write_str("Callback"),
+            Self::Compute(_) => f.write_str("Compute"),
         }
     }
 }
@@ -243,13 +279,16 @@ pub struct Pass {
     pub(crate) color: Option<Attachment<[f64; 4]>>,
     pub(crate) depth: Option<Attachment<f32>>,
     pub(crate) samples: Vec<TargetId>,
+    pub(crate) reads: Vec<GraphBuffer>,
+    pub(crate) writes: Vec<GraphBuffer>,
     pub(crate) content: PassContent,
 }
 
 impl Pass {
     /// A pass named `name` drawing `content`, with nothing attached yet.
     pub fn new(name: impl Into<String>, content: PassContent) -> Self {
-        Self { name: name.into(), color: None, depth: None, samples: Vec::new(), content }
+        let (reads, writes) = (Vec::new(), Vec::new());
+        Self { name: name.into(), color: None, depth: None, samples: Vec::new(), reads, writes, content }
     }
 
     /// A pass drawing the scene's `queue` as `camera` sees it with `kind` pipelines.
@@ -268,6 +307,28 @@ impl Pass {
         record: impl Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync + 'static,
     ) -> Self {
         Self::new(name, PassContent::Callback(Arc::new(record)))
+    }
+
+    /// A compute pass whose dispatches `record` writes every frame.
+    pub fn compute(
+        name: impl Into<String>,
+        record: impl Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(name, PassContent::Compute(Arc::new(record)))
+    }
+
+    /// Reads `buffer` (callback and compute passes): runs after the passes declared
+    /// before it that write the buffer.
+    pub fn reads(mut self, buffer: GraphBuffer) -> Self {
+        self.reads.push(buffer);
+        self
+    }
+
+    /// Writes `buffer` (callback and compute passes): runs after the passes declared
+    /// before it that read or write the buffer, before those declared after it.
+    pub fn writes(mut self, buffer: GraphBuffer) -> Self {
+        self.writes.push(buffer);
+        self
     }
 
     /// Attaches `target` as the color attachment.
@@ -300,6 +361,11 @@ impl Pass {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// What the pass does.
+    pub fn content(&self) -> &PassContent {
+        &self.content
+    }
 }
 
 /// A camera of one frame: what fills a [`CameraId`] slot.
@@ -322,6 +388,7 @@ pub struct Camera {
 pub struct FrameGraph {
     pub(crate) cameras: Vec<String>,
     pub(crate) targets: Vec<TargetDecl>,
+    pub(crate) buffers: Vec<String>,
     pub(crate) passes: Vec<Pass>,
     /// One texture per transient target (aliasing off: for comparisons and debugging).
     pub(crate) no_aliasing: bool,
@@ -361,6 +428,12 @@ impl FrameGraph {
     ) -> TargetId {
         self.targets.push(TargetDecl { name: name.into(), kind, format, size, samples });
         TargetId(self.targets.len() as u32 - 1)
+    }
+
+    /// Adds a buffer: a name for one of the engine's buffers that passes read and write.
+    pub fn buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
+        self.buffers.push(name.into());
+        GraphBuffer(self.buffers.len() as u32 - 1)
     }
 
     /// Adds a pass.

@@ -374,8 +374,11 @@ impl<B: Backend> Renderer<B> {
             if (info.width, info.height) != *size {
                 return invalid("size differs from the declared one");
             }
-            if !info.usage.contains(TextureUsage::RENDER_TARGET) {
+            if e.rendered && !info.usage.contains(TextureUsage::RENDER_TARGET) {
                 return invalid("not usable as a render target");
+            }
+            if e.sampled && !info.usage.contains(TextureUsage::SAMPLED) {
+                return invalid("a pass samples it: it needs SAMPLED usage");
             }
         }
         Ok(())

@@ -215,15 +215,17 @@ impl<B: Backend> FrameJobs<'_, B> {
                 Command::Draw { first_vertex: 0, vertex_count: 3, first_instance: 0, instance_count: 1 },
             ]),
             OtherContent::Callback(record) => {
-                record(&CallbackContext { pass: &plan.name, frame: self.frame, size: plan.size }, &mut rec.commands)
+                let ctx = CallbackContext { pass: &plan.name, frame: self.frame, size: plan.size, inputs: &rec.inputs };
+                record(&ctx, &mut rec.commands)
             }
         }
         rec.digest = self.shared.digest.then(|| Digest::of_commands(&rec.commands));
-        let draw = |c: &&Command| {
+        let count = |f: fn(&Command) -> bool| rec.commands.iter().filter(|c| f(c)).count() as u32;
+        rec.draw_calls = count(|c| {
             matches!(c, Command::Draw { .. } | Command::DrawIndexed { .. } | Command::MultiDrawIndexedIndirect { .. })
-        };
-        rec.draw_calls = rec.commands.iter().filter(draw).count() as u32;
-        rec.state_changes = rec.commands.len() as u32 - rec.draw_calls;
+        });
+        rec.dispatches = count(|c| matches!(c, Command::Dispatch { .. } | Command::DispatchIndirect { .. }));
+        rec.state_changes = rec.commands.len() as u32 - rec.draw_calls - rec.dispatches;
         match self.shared.backend.record(&rec.pass, ChunkPosition::SINGLE, &rec.commands) {
             Ok(c) => rec.chunk = Some(c),
             Err(e) => rec.error = Some(e.into()),

@@ -32,6 +32,7 @@ use crate::submit::{FramePacket, SubmitReport, SubmitThread};
 use crate::view::View;
 use gpu::{buffer, FrameResources};
 
+mod fullscreen;
 mod gpu;
 mod input;
 mod jobs;
@@ -240,22 +241,28 @@ pub(crate) struct OtherRecorded<C> {
     pub(crate) chunk: Option<C>,
     pub(crate) digest: Option<Digest>,
     pub(crate) error: Option<RenderError>,
-    /// Draw calls and state changes among the commands, counted as backends count them.
+    /// Draw calls, dispatches and state changes among the commands, counted as backends
+    /// count them.
     pub(crate) draw_calls: u32,
+    pub(crate) dispatches: u32,
     pub(crate) state_changes: u32,
+    /// This frame's textures of the targets the pass samples (a callback's inputs).
+    pub(crate) inputs: Vec<(TargetId, TextureId)>,
     pub(crate) ms: f64,
 }
 
 impl<C> Default for OtherRecorded<C> {
     fn default() -> Self {
         Self {
-            pass: PassDesc { label: "", color: None, depth: None },
+            pass: PassDesc { label: "", color: None, depth: None, compute: false },
             commands: Vec::new(),
             chunk: None,
             digest: None,
             error: None,
             draw_calls: 0,
+            dispatches: 0,
             state_changes: 0,
+            inputs: Vec::new(),
             ms: 0.0,
         }
     }

@@ -9,38 +9,19 @@
 use std::sync::{Arc, Mutex};
 
 use glam::Mat4;
-use switchyard_backend as backend;
 use switchyard_backend::Backend;
 use switchyard_backend::{
-    BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindResource, BindingType, BlendMode, BufferUsage,
-    ColorAttachment, ColorTargetState, CreateError, CullMode, DepthAttachment, LayoutEntry, PassDesc, PipelineDesc,
-    PipelineId, Resource, Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
+    BindGroupId, CreateError, PassDesc, PipelineId, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
 };
 
-use super::gpu::{buffer, FrameResources};
+use super::fullscreen::{backend_pass, fullscreen};
+use super::gpu::FrameResources;
 use super::jobs::{build_graph, Job};
 use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
 use crate::frame_graph::*;
 use crate::graph::JobGraph;
 use crate::material::PassKind;
 use crate::view::View;
-
-/// The vertex stage and bindings every fullscreen shader gets (see [`FullscreenShader`]).
-const FULLSCREEN_PRELUDE: &str = "
-struct FullscreenFrame { size: vec2<f32>, inv_size: vec2<f32>, params: array<vec4<f32>, 2> }
-struct FullscreenVertex { @builtin(position) position: vec4<f32>, @location(0) uv: vec2<f32> }
-@group(0) @binding(0) var<uniform> frame: FullscreenFrame;
-@group(0) @binding(1) var frame_sampler: sampler;
-@group(0) @binding(2) var frame_point_sampler: sampler;
-@vertex
-fn sy_fullscreen_vs(@builtin(vertex_index) i: u32) -> FullscreenVertex {
-    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-    var o: FullscreenVertex;
-    o.position = vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.0, 1.0);
-    o.uv = uv;
-    return o;
-}
-";
 
 /// Where a plan's graph came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +80,8 @@ pub(crate) struct OtherPlan {
     pub(crate) externals: ExternalSlots,
     pub(crate) size: (u32, u32),
     pub(crate) content: OtherContent,
+    /// The targets a callback or compute pass samples (its context's inputs).
+    pub(crate) inputs: Vec<TargetId>,
 }
 
 impl std::fmt::Debug for OtherPlan {
@@ -154,6 +137,9 @@ pub(crate) struct ExternalTarget {
     pub(crate) size: (u32, u32),
     /// Declared `TargetSize::Output`: a texture of another size resizes the output.
     pub(crate) follows_output: bool,
+    /// A pass renders into it (its texture needs `RENDER_TARGET`), samples it (`SAMPLED`).
+    pub(crate) rendered: bool,
+    pub(crate) sampled: bool,
 }
 
 /// One frame configuration's plan.
@@ -223,7 +209,7 @@ impl FramePlan {
         }
         let mut objects = PlanObjects::default();
         let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
-        match Self::make(b, gpu, origin, graph, compiled, reuse, &mut objects) {
+        match Self::make(b, gpu, origin, graph, compiled, (config.width, config.height), reuse, &mut objects) {
             Ok(mut plan) => {
                 plan.objects = objects;
                 plan.size = (config.width, config.height);
@@ -240,12 +226,14 @@ impl FramePlan {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn make<B: Backend>(
         b: &B,
         gpu: &FrameResources,
         origin: Origin,
         graph: &FrameGraph,
         compiled: CompiledGraph,
+        output: (u32, u32),
         reuse: &mut Vec<(TextureKey, TextureId)>,
         objects: &mut PlanObjects,
     ) -> Result<Self, RenderError> {
@@ -325,6 +313,12 @@ impl FramePlan {
                 format: graph.targets[t].format,
                 size: compiled.sizes[t],
                 follows_output: graph.targets[t].size == TargetSize::Output,
+                rendered: compiled.order.iter().any(|&p| {
+                    let p = &graph.passes[p];
+                    p.color.iter().any(|a| a.target.0 as usize == t || a.resolve.is_some_and(|r| r.0 as usize == t))
+                        || p.depth.is_some_and(|a| a.target.0 as usize == t)
+                }),
+                sampled: compiled.order.iter().any(|&p| graph.passes[p].samples.contains(&TargetId(t as u32))),
             })
             .collect();
         let tex = |t: TargetId| textures[t.0 as usize].unwrap_or_default();
@@ -387,17 +381,20 @@ impl FramePlan {
                         externals,
                         size,
                         content: OtherContent::Fullscreen { pipeline, group },
+                        inputs: Vec::new(),
                     });
                     Entry::Other(others.len() - 1)
                 }
-                PassContent::Callback(cb) => {
-                    let t = pass.color.map(|c| c.target).or(pass.depth.map(|d| d.target)).expect("checked");
+                PassContent::Callback(cb) | PassContent::Compute(cb) => {
+                    let t = pass.color.map(|c| c.target).or(pass.depth.map(|d| d.target));
                     others.push(OtherPlan {
                         name: pass.name.clone(),
                         pass: desc,
                         externals,
-                        size: compiled.sizes[t.0 as usize],
+                        // A compute pass has no attachments: the output's size.
+                        size: t.map_or(output, |t| compiled.sizes[t.0 as usize]),
                         content: OtherContent::Callback(Arc::clone(cb)),
+                        inputs: pass.samples.clone(),
                     });
                     Entry::Other(others.len() - 1)
                 }
@@ -453,106 +450,4 @@ fn shadow_camera(graph: &FrameGraph, order: &[usize], pass: usize, t: TargetId) 
             _ => None,
         }
     })
-}
-
-/// Shader, layout, uniform buffer, bind group and pipeline of a fullscreen pass.
-#[allow(clippy::too_many_arguments)]
-fn fullscreen<B: Backend>(
-    b: &B,
-    gpu: &FrameResources,
-    shader: &FullscreenShader,
-    pass: &str,
-    format: TextureFormat,
-    size: (u32, u32),
-    inputs: &[(TextureId, TextureFormat)],
-    made: &mut Vec<Resource>,
-) -> Result<(PipelineId, BindGroupId), RenderError> {
-    let shader_error = |e: CreateError| RenderError::Shader { pass: pass.to_owned(), source: e };
-    let module = b
-        .create_shader(&backend::ShaderDesc {
-            label: shader.name.clone(),
-            wgsl: format!("{FULLSCREEN_PRELUDE}\n{}", shader.wgsl),
-        })
-        .map_err(shader_error)?;
-    made.push(Resource::Shader(module));
-    let stages = Stages::FRAGMENT | Stages::VERTEX;
-    let mut entries = vec![
-        LayoutEntry { binding: 0, visibility: stages, ty: BindingType::Uniform { dynamic: false, min_size: 0 } },
-        LayoutEntry { binding: 1, visibility: stages, ty: BindingType::Sampler { comparison: false } },
-        LayoutEntry { binding: 2, visibility: stages, ty: BindingType::NonFilteringSampler },
-    ];
-    for (i, (_, f)) in inputs.iter().enumerate() {
-        let kind = if f.is_depth() { TextureSampleKind::UnfilterableFloat } else { TextureSampleKind::Float };
-        entries.push(LayoutEntry { binding: 3 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
-    }
-    let layout = b
-        .create_bind_group_layout(&BindGroupLayoutDesc { label: format!("{pass}-layout"), entries })
-        .map_err(RenderError::FrameBuffer)?;
-    made.push(Resource::BindGroupLayout(layout));
-    let uniform = buffer(b, &format!("{pass}-frame"), 64, BufferUsage::UNIFORM).map_err(RenderError::FrameBuffer)?;
-    made.push(Resource::Buffer(uniform));
-    let (w, h) = (size.0 as f32, size.1 as f32);
-    let mut block = [0f32; 16];
-    block[..4].copy_from_slice(&[w, h, 1.0 / w, 1.0 / h]);
-    block[4..12].copy_from_slice(&shader.params);
-    b.write_buffer(uniform, 0, bytemuck::cast_slice(&block))
-        .map_err(|e| RenderError::FrameBuffer(CreateError::Invalid(e.to_string())))?;
-    let mut bind = vec![
-        BindEntry { binding: 0, resource: BindResource::Buffer { buffer: uniform, offset: 0, size: None } },
-        BindEntry { binding: 1, resource: BindResource::Sampler(gpu.post_sampler) },
-        BindEntry { binding: 2, resource: BindResource::Sampler(gpu.point_sampler) },
-    ];
-    for (i, (t, _)) in inputs.iter().enumerate() {
-        bind.push(BindEntry { binding: 3 + i as u32, resource: BindResource::Texture(*t) });
-    }
-    let group = b
-        .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })
-        .map_err(RenderError::FrameBuffer)?;
-    made.push(Resource::BindGroup(group));
-    let pipeline = b
-        .create_pipeline(&PipelineDesc {
-            label: format!("{pass}-pipeline"),
-            shader: module,
-            vertex_entry: "sy_fullscreen_vs".into(),
-            fragment_entry: Some(shader.entry.clone()),
-            bind_group_layouts: vec![layout],
-            vertex_buffers: Vec::new(),
-            cull: CullMode::None,
-            color: Some(ColorTargetState { format, blend: BlendMode::Replace }),
-            depth: None,
-        })
-        .map_err(shader_error)?;
-    made.push(Resource::Pipeline(pipeline));
-    Ok((pipeline, group))
-}
-
-/// The backend's description of a graph pass.
-fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(TargetId) -> TextureId) -> PassDesc {
-    let store = |s| match s {
-        StoreOp::Store => backend::StoreOp::Store,
-        StoreOp::Discard => backend::StoreOp::Discard,
-    };
-    // Don't-care loads run as clears: any content is allowed, and clearing is one choice.
-    // (wgpu's `LoadOp::DontCare` needs an unsafe token.)
-    PassDesc {
-        label,
-        color: p.color.map(|a| ColorAttachment {
-            texture: texture(a.target),
-            load: match a.load {
-                LoadOp::Clear(v) => backend::LoadOp::Clear(v),
-                LoadOp::Load => backend::LoadOp::Load,
-                LoadOp::DontCare => backend::LoadOp::Clear([0.0; 4]),
-            },
-            store: store(a.store),
-        }),
-        depth: p.depth.map(|a| DepthAttachment {
-            texture: texture(a.target),
-            load: match a.load {
-                LoadOp::Clear(v) => backend::LoadOp::Clear(v),
-                LoadOp::Load => backend::LoadOp::Load,
-                LoadOp::DontCare => backend::LoadOp::Clear(1.0),
-            },
-            store: store(a.store),
-        }),
-    }
 }

@@ -240,7 +240,15 @@ impl<B: Backend> Renderer<B> {
             }
         }
         for (o, op) in plan.others.iter().enumerate() {
-            self.others[o].get_mut().pass = with_externals(op.pass, &op.externals);
+            let rec = self.others[o].get_mut();
+            rec.pass = with_externals(op.pass, &op.externals);
+            rec.inputs.clear();
+            for &t in &op.inputs {
+                let owned = plan.textures[t.0 as usize];
+                if let Some(tex) = owned.or_else(|| external(Some(t.0 as usize))) {
+                    rec.inputs.push((t, tex));
+                }
+            }
         }
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
@@ -340,7 +348,7 @@ impl<B: Backend> Renderer<B> {
         let plan = self.plan.as_ref().expect("the caller made the plan");
         stats.views = plan.scenes.len() as u32;
         packet.passes.resize_with(plan.entries.len(), || PassSubmit {
-            desc: PassDesc { label: "", color: None, depth: None },
+            desc: PassDesc { label: "", color: None, depth: None, compute: false },
             chunks: Vec::new(),
         });
         stats.pass_count = plan.entries.len() as u32;
@@ -378,6 +386,7 @@ impl<B: Backend> Renderer<B> {
                     error = error.or(rec.error.take());
                     stats.record_ms += rec.ms;
                     stats.draw_calls += rec.draw_calls;
+                    stats.dispatches += rec.dispatches;
                     stats.state_changes += rec.state_changes;
                     digest.pass(&rec.pass);
                     if let Some(d) = rec.digest {

@@ -1,0 +1,76 @@
+//! Compute: pipelines, and compute passes encoded by the submission thread.
+//!
+//! A compute chunk keeps its validated commands (wgpu has no compute bundles); the
+//! submission thread encodes them into a compute pass in the frame's order, under the same
+//! registry lock the frame was checked with. Dispatches are few per frame, so this costs
+//! the submission thread little.
+
+use super::*;
+
+/// A pipeline object: render or compute.
+#[derive(Debug)]
+pub(super) enum NativePipeline {
+    Render(wgpu::RenderPipeline),
+    Compute(wgpu::ComputePipeline),
+}
+
+impl WgpuBackend {
+    pub(super) fn build_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {
+        let mut reg = self.reg.write();
+        let meta = reg.check_compute_pipeline(desc, &self.caps)?;
+        let layouts: Vec<_> = desc.bind_group_layouts.iter().map(|l| Some(&reg.layouts[*l].obj)).collect();
+        let module = &reg.shaders[desc.shader].obj;
+        let obj = self.scoped(|| {
+            let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&desc.label),
+                bind_group_layouts: &layouts,
+                immediate_size: 0,
+            });
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&desc.label),
+                layout: Some(&layout),
+                module,
+                entry_point: Some(&desc.entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })?;
+        drop(layouts);
+        Ok(reg.pipelines.insert(Entry { meta, obj: NativePipeline::Compute(obj) }))
+    }
+}
+
+/// Encodes one compute pass's validated chunks into `enc`.
+pub(super) fn encode_compute(
+    enc: &mut wgpu::CommandEncoder,
+    reg: &Registry<WgpuObjects>,
+    label: &'static str,
+    chunks: &[&[Command]],
+    timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+) {
+    #[cold]
+    fn bug() -> ! {
+        unreachable!("handle vanished between validation and encoding")
+    }
+    let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes });
+    for commands in chunks {
+        for cmd in *commands {
+            match *cmd {
+                Command::SetPipeline(p) => match &reg.pipelines.get(p).unwrap_or_else(|| bug()).obj {
+                    NativePipeline::Compute(p) => cp.set_pipeline(p),
+                    NativePipeline::Render(_) => bug(),
+                },
+                Command::SetBindGroup { index, group, offsets } => {
+                    let g = &reg.bind_groups.get(group).unwrap_or_else(|| bug()).obj;
+                    cp.set_bind_group(index, Some(g), offsets.as_slice());
+                }
+                Command::Dispatch { x, y, z } => cp.dispatch_workgroups(x, y, z),
+                Command::DispatchIndirect { buffer, offset } => {
+                    cp.dispatch_workgroups_indirect(&reg.buffers.get(buffer).unwrap_or_else(|| bug()).obj, offset)
+                }
+                // The validator refuses draws and vertex bindings in compute passes.
+                _ => bug(),
+            }
+        }
+    }
+}

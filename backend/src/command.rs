@@ -94,6 +94,9 @@ pub struct ColorAttachment {
     pub load: LoadOp<[f64; 4]>,
     /// Store op.
     pub store: StoreOp,
+    /// The single-sample texture a multisampled attachment resolves into at the end of
+    /// the pass (same format and size, `RENDER_TARGET`).
+    pub resolve: Option<TextureId>,
 }
 
 /// A depth attachment.
@@ -265,6 +268,9 @@ pub struct Caps {
     pub transient_saves_memory: bool,
     /// Compute pipelines and passes are available.
     pub compute: bool,
+    /// The sample counts render targets of every format Switchyard renders to support,
+    /// as a mask of the counts themselves (`1 | 4`: single-sampled and 4x).
+    pub sample_counts: u32,
 }
 
 /// What one chunk or frame did, counted the same way by every backend.
@@ -349,6 +355,10 @@ impl Digest {
                 LoadOp::Load => self.word(1),
             }
             self.word(c.store as u64);
+            if let Some(r) = c.resolve {
+                self.word(0x4E50);
+                self.word(r.bits());
+            }
         }
         if let Some(d) = &p.depth {
             self.word(d.texture.bits());
@@ -444,6 +454,7 @@ mod tests {
                 texture: TextureId::default(),
                 load: LoadOp::Clear([0.25, 0.5, 0.75, 1.0]),
                 store: StoreOp::Store,
+                resolve: None,
             }),
             depth: Some(DepthAttachment { texture: TextureId::default(), load: LoadOp::Load, store: StoreOp::Discard }),
             compute: false,

@@ -156,6 +156,24 @@ pub struct TextureDesc {
     pub format: TextureFormat,
     /// Allowed uses.
     pub usage: TextureUsage,
+    /// Samples per texel: 1, or a count in [`crate::Caps::sample_counts`] for a
+    /// multisampled render target (usage `RENDER_TARGET`, maybe `TRANSIENT`, nothing else:
+    /// it is resolved, never sampled or copied).
+    pub samples: u32,
+}
+
+impl Default for TextureDesc {
+    /// A 1 x 1 single-sample RGBA8 sRGB texture with no usage yet.
+    fn default() -> Self {
+        Self {
+            label: String::new(),
+            width: 1,
+            height: 1,
+            format: TextureFormat::Rgba8UnormSrgb,
+            usage: TextureUsage::NONE,
+            samples: 1,
+        }
+    }
 }
 
 /// Texture filtering.
@@ -454,4 +472,6 @@ pub struct PipelineDesc {
     pub color: Option<ColorTargetState>,
     /// Depth target.
     pub depth: Option<DepthState>,
+    /// Samples per texel of the pass's attachments (1: not multisampled).
+    pub samples: u32,
 }

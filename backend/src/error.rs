@@ -217,6 +217,13 @@ pub enum PassError {
     /// A pass with neither color nor depth attachment.
     #[error("pass has no attachments")]
     NoAttachments,
+    /// The attachments differ in sample count, or a pipeline's differs from the pass's.
+    #[error("attachments differ in sample count")]
+    SampleMismatch,
+    /// A resolve target that is multisampled, of another format or size, not a render
+    /// target, or given for a single-sample attachment.
+    #[error("invalid resolve target: {0}")]
+    InvalidResolve(&'static str),
     /// A compute pass with attachments.
     #[error("a compute pass has no attachments")]
     ComputeWithAttachments,

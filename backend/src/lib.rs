@@ -64,6 +64,8 @@ pub struct TextureInfo {
     pub format: TextureFormat,
     /// Allowed uses.
     pub usage: TextureUsage,
+    /// Samples per texel.
+    pub samples: u32,
 }
 
 /// Where a chunk sits in its pass: backends that encode one render pass per chunk need it

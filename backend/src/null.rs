@@ -106,6 +106,7 @@ impl NullBackend {
                 max_bind_groups: 4,
                 transient_saves_memory: false,
                 compute: true,
+                sample_counts: 1 | 4,
             },
             last: Mutex::default(),
             lost: Default::default(),
@@ -429,6 +430,7 @@ impl Backend for NullBackend {
                 height,
                 format: s.format,
                 usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
+                samples: 1,
             };
             let meta = reg.check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
             s.images.push(reg.textures.insert(Entry { meta, obj: () }));

@@ -43,6 +43,7 @@ pub(crate) struct TextureMeta {
     pub(crate) height: u32,
     pub(crate) format: TextureFormat,
     pub(crate) usage: TextureUsage,
+    pub(crate) samples: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +102,7 @@ pub(crate) struct PipelineMeta {
     pub(crate) depth: Option<TextureFormat>,
     /// A compute pipeline (bound in compute passes only).
     pub(crate) compute: bool,
+    pub(crate) samples: u32,
 }
 
 pub(crate) struct Registry<O: Objects> {
@@ -169,7 +171,20 @@ impl<O: Objects> Registry<O> {
         if d.format.is_depth() && d.usage.contains(TextureUsage::COPY_DST) {
             return Err(CreateError::Invalid(format!("depth texture `{}` cannot be written by the CPU", d.label)));
         }
-        Ok(TextureMeta { width: d.width, height: d.height, format: d.format, usage: d.usage })
+        if !d.samples.is_power_of_two() || d.samples > 8 || caps.sample_counts & d.samples == 0 {
+            return Err(CreateError::Unsupported("this sample count (see Caps::sample_counts)"));
+        }
+        let multisample_usage = TextureUsage::RENDER_TARGET | TextureUsage::TRANSIENT;
+        if d.samples > 1
+            && (!d.usage.contains(TextureUsage::RENDER_TARGET)
+                || multisample_usage.0 | d.usage.0 != multisample_usage.0)
+        {
+            return Err(CreateError::Invalid(format!(
+                "multisampled texture `{}` can only be a render target (resolve it to sample or copy it)",
+                d.label
+            )));
+        }
+        Ok(TextureMeta { width: d.width, height: d.height, format: d.format, usage: d.usage, samples: d.samples })
     }
 
     pub(crate) fn check_layout(&self, d: &BindGroupLayoutDesc) -> Result<LayoutMeta, CreateError> {
@@ -335,12 +350,16 @@ impl<O: Objects> Registry<O> {
         if d.color.is_none() && d.depth.is_none() {
             return Err(CreateError::Invalid(format!("pipeline `{}` has no targets", d.label)));
         }
+        if !d.samples.is_power_of_two() || d.samples > 8 || caps.sample_counts & d.samples == 0 {
+            return Err(CreateError::Unsupported("this sample count (see Caps::sample_counts)"));
+        }
         Ok(PipelineMeta {
             layouts: d.bind_group_layouts.clone(),
             vertex: d.vertex_buffers.iter().map(|v| (v.stride, v.step)).collect(),
             color: d.color.map(|c| c.format),
             depth: d.depth.map(|z| z.format),
             compute: false,
+            samples: d.samples,
         })
     }
 
@@ -372,6 +391,7 @@ impl<O: Objects> Registry<O> {
             color: None,
             depth: None,
             compute: true,
+            samples: 1,
         })
     }
 }
@@ -414,6 +434,7 @@ impl<O: Objects> Registry<O> {
             height: e.meta.height,
             format: e.meta.format,
             usage: e.meta.usage,
+            samples: e.meta.samples,
         })
     }
 }

@@ -29,6 +29,8 @@ pub struct PassLayout {
     pub height: u32,
     /// A compute pass (no attachments, size 0 x 0).
     pub compute: bool,
+    /// Samples per texel of the attachments.
+    pub samples: u32,
 }
 
 pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
@@ -36,11 +38,12 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
         if pass.color.is_some() || pass.depth.is_some() {
             return Err(PassError::ComputeWithAttachments);
         }
-        return Ok(PassLayout { color: None, depth: None, width: 0, height: 0, compute: true });
+        return Ok(PassLayout { color: None, depth: None, width: 0, height: 0, compute: true, samples: 1 });
     }
     let mut size = None;
     let mut color = None;
     let mut depth = None;
+    let mut samples = None;
     for (role, tex) in
         [(AttachmentRole::Color, pass.color.map(|c| c.texture)), (AttachmentRole::Depth, pass.depth.map(|d| d.texture))]
     {
@@ -66,14 +69,33 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
         if size.is_some_and(|s| s != (m.width, m.height)) {
             return Err(PassError::SizeMismatch);
         }
+        if samples.is_some_and(|s| s != m.samples) {
+            return Err(PassError::SampleMismatch);
+        }
         size = Some((m.width, m.height));
+        samples = Some(m.samples);
         match role {
             AttachmentRole::Color => color = Some(m.format),
             AttachmentRole::Depth => depth = Some(m.format),
         }
     }
     let (width, height) = size.ok_or(PassError::NoAttachments)?;
-    Ok(PassLayout { color, depth, width, height, compute: false })
+    let samples = samples.unwrap_or(1);
+    if let Some(r) = pass.color.and_then(|c| c.resolve) {
+        let bad = PassError::InvalidResolve;
+        let t = &reg.textures.get(r).ok_or(bad("stale handle"))?.meta;
+        if samples == 1 {
+            return Err(bad("the attachment is single-sampled"));
+        }
+        if t.samples != 1 || !t.usage.contains(TextureUsage::RENDER_TARGET) || t.usage.contains(TextureUsage::TRANSIENT)
+        {
+            return Err(bad("it must be a single-sample, non-transient render target"));
+        }
+        if Some(t.format) != color || (t.width, t.height) != (width, height) {
+            return Err(bad("its format or size differs from the attachment's"));
+        }
+    }
+    Ok(PassLayout { color, depth, width, height, compute: false, samples })
 }
 
 #[derive(Clone, Copy)]
@@ -116,7 +138,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                     };
                     return Err(RecordError::WrongPassKind { index: i, what });
                 }
-                if p.color != pass.color || p.depth != pass.depth {
+                if p.color != pass.color || p.depth != pass.depth || (!p.compute && p.samples != pass.samples) {
                     return Err(RecordError::FormatMismatch { index: i });
                 }
                 pipeline = Some(p);

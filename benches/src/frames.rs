@@ -101,6 +101,7 @@ pub fn pipeline_descs(n: usize) -> Vec<switchyard::backend::PipelineDesc> {
                 bias: i as i32,
                 bias_slope_scale_bits: 0,
             }),
+            samples: 1,
         })
         .collect()
 }

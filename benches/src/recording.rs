@@ -151,6 +151,7 @@ impl Churn {
                     height: 1,
                     format: TextureFormat::Rgba8Unorm,
                     usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
+                    samples: 1,
                 })?;
                 b.write_texture(t, &[i as u8, 0, 0, 255]).map_err(|e| CreateError::Invalid(e.to_string()))?;
                 Ok(t)
@@ -177,6 +178,7 @@ impl Churn {
                 height: 256,
                 format: TextureFormat::Rgba8Unorm,
                 usage: TextureUsage::RENDER_TARGET,
+                samples: 1,
             })
             .map_err(e)?;
         let pipeline = b
@@ -194,6 +196,7 @@ impl Churn {
                 cull: CullMode::None,
                 color: Some(ColorTargetState { format: TextureFormat::Rgba8Unorm, blend: BlendMode::Replace }),
                 depth: None,
+                samples: 1,
             })
             .map_err(e)?;
         let mut groups = Vec::with_capacity(draws);
@@ -234,7 +237,7 @@ impl Churn {
         }
         let pass = PassDesc {
             label: "churn",
-            color: Some(ColorAttachment { texture: color, load: LoadOp::Load, store: StoreOp::Store }),
+            color: Some(ColorAttachment { texture: color, load: LoadOp::Load, store: StoreOp::Store, resolve: None }),
             depth: None,
             compute: false,
         };

@@ -187,6 +187,7 @@ fn bar_pipeline<B: Backend>(b: &B) -> Result<PipelineId, switchyard::backend::Cr
         cull: CullMode::None,
         color: Some(ColorTargetState { format: TextureFormat::Rgba8UnormSrgb, blend: BlendMode::Replace }),
         depth: None,
+        samples: 1,
     })
 }
 

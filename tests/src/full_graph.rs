@@ -114,6 +114,7 @@ pub fn bar_pipeline<B: Backend>(b: &B) -> Result<PipelineId, CreateError> {
         cull: CullMode::None,
         color: Some(ColorTargetState { format: TextureFormat::Rgba8UnormSrgb, blend: BlendMode::Replace }),
         depth: None,
+        samples: 1,
     })
 }
 

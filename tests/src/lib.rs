@@ -91,6 +91,7 @@ impl TwoQuads {
             height: SIZE,
             format,
             usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
+            samples: 1,
         };
         let color = match color {
             Some(c) => c,
@@ -184,6 +185,7 @@ impl TwoQuads {
                 bias: 0,
                 bias_slope_scale_bits: 0,
             }),
+            samples: 1,
         }
     }
 
@@ -195,6 +197,7 @@ impl TwoQuads {
                 texture: self.color,
                 load: LoadOp::Clear([0.0, 0.0, 1.0, 1.0]),
                 store: StoreOp::Store,
+                resolve: None,
             }),
             depth: Some(DepthAttachment { texture: self.depth, load: LoadOp::Clear(1.0), store: StoreOp::Discard }),
             compute: false,

@@ -112,6 +112,7 @@ fn engine<B: Backend>(b: &B) -> Result<Engine, CreateError> {
         cull: CullMode::None,
         color: Some(ColorTargetState { format: TextureFormat::Rgba8UnormSrgb, blend: BlendMode::Replace }),
         depth: None,
+        samples: 1,
     })?;
     Ok(Engine { args, size_it, fill, compute_group, fill_group, show, show_group })
 }
@@ -330,6 +331,7 @@ fn callbacks_see_the_textures_of_the_targets_they_sample() {
             height: SIDE,
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::SAMPLED | TextureUsage::RENDER_TARGET,
+            samples: 1,
         })
         .unwrap();
     r.render_graph(&FrameInput { cameras: &[], targets: &[(engine_in, given)] }).unwrap();
@@ -349,6 +351,7 @@ fn callbacks_see_the_textures_of_the_targets_they_sample() {
             height: SIDE,
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::RENDER_TARGET,
+            samples: 1,
         })
         .unwrap();
     match r.render_graph(&FrameInput { cameras: &[], targets: &[(engine_in, unsampled)] }) {
@@ -375,6 +378,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
             height: 8,
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::RENDER_TARGET,
+            samples: 1,
         })
         .unwrap();
     let render = PassDesc {
@@ -383,6 +387,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
             texture: target,
             load: switchyard::backend::LoadOp::Clear([0.0; 4]),
             store: switchyard::backend::StoreOp::Store,
+            resolve: None,
         }),
         depth: None,
         compute: false,

@@ -172,6 +172,7 @@ fn pass_structure_is_checked() {
             height: 8,
             format: TextureFormat::Depth32Float,
             usage: TextureUsage::RENDER_TARGET,
+            samples: 1,
         })
         .unwrap();
     let mut p = s.pass();

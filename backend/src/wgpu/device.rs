@@ -92,6 +92,21 @@ impl WgpuBackend {
             max_buffer_size: limits.max_buffer_size.min(limits.max_storage_buffer_binding_size).max(1 << 20),
             max_bind_groups: limits.max_bind_groups.min(4),
             transient_saves_memory: info.transient_saves_memory == Some(true),
+            sample_counts: [
+                TextureFormat::Rgba8Unorm,
+                TextureFormat::Rgba8UnormSrgb,
+                TextureFormat::Bgra8UnormSrgb,
+                TextureFormat::Rgba16Float,
+                TextureFormat::Depth32Float,
+            ]
+            .iter()
+            .fold(1 | 2 | 4 | 8, |mask, &f| {
+                let flags = adapter.get_texture_format_features(texture_format(f)).flags;
+                let resolves = f.is_depth() || flags.contains(wgpu::TextureFormatFeatureFlags::MULTISAMPLE_RESOLVE);
+                mask & [2, 4, 8]
+                    .iter()
+                    .fold(1, |m, &n| m | if resolves && flags.sample_count_supported(n) { n } else { 0 })
+            }),
             compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                 && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };

@@ -116,10 +116,12 @@ impl WgpuBackend {
             let view = &reg.textures.get(c.texture)?.obj.1;
             let load = if first { c.load } else { LoadOp::Load };
             let store = if last { c.store } else { StoreOp::Store };
+            // A pass split into several render passes resolves once, at its end.
+            let resolve_target = c.resolve.filter(|_| last).and_then(|r| Some(&reg.textures.get(r)?.obj.1));
             Some(wgpu::RenderPassColorAttachment {
                 view,
                 depth_slice: None,
-                resolve_target: None,
+                resolve_target,
                 ops: color_ops(load, store),
             })
         });
@@ -151,7 +153,7 @@ impl WgpuBackend {
                 depth_read_only: false,
                 stencil_read_only: true,
             }),
-            sample_count: 1,
+            sample_count: layout.samples,
             multiview: None,
         });
         encode(&mut enc, reg, commands);

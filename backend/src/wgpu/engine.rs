@@ -41,8 +41,14 @@ impl WgpuBackend {
             ));
         }
         let usage = from_texture_usage(texture.usage());
-        let desc =
-            TextureDesc { label: "imported".into(), width: texture.width(), height: texture.height(), format, usage };
+        let desc = TextureDesc {
+            label: "imported".into(),
+            width: texture.width(),
+            height: texture.height(),
+            format,
+            usage,
+            samples: 1,
+        };
         let meta = self.reg.read().check_texture(&desc, &self.caps)?;
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
         Ok(self.reg.write().textures.insert(Entry { meta, obj: (texture.clone(), view) }))
@@ -163,6 +169,7 @@ impl WgpuBackend {
             height: s.config.height,
             format: s.format,
             usage: TextureUsage::RENDER_TARGET,
+            samples: 1,
         };
         let meta =
             self.reg.read().check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;

@@ -261,7 +261,7 @@ impl Backend for WgpuBackend {
                     label: Some(&desc.label),
                     size: wgpu::Extent3d { width: desc.width, height: desc.height, depth_or_array_layers: 1 },
                     mip_level_count: 1,
-                    sample_count: 1,
+                    sample_count: desc.samples,
                     dimension: wgpu::TextureDimension::D2,
                     format: texture_format(desc.format),
                     usage: texture_usage(desc.usage),

@@ -90,7 +90,7 @@ impl WgpuBackend {
                         clamp: 0.0,
                     },
                 }),
-                multisample: Default::default(),
+                multisample: wgpu::MultisampleState { count: desc.samples, ..Default::default() },
                 fragment: desc.fragment_entry.as_ref().map(|fs| wgpu::FragmentState {
                     module,
                     entry_point: Some(fs),

@@ -104,8 +104,9 @@ pub(crate) struct CompiledGraph {
     /// Per pass of `order`.
     pub(crate) bytes: Vec<PassBytes>,
     pub(crate) warnings: Vec<GraphWarning>,
-    /// The color format of the forward passes (`None`: the graph has none).
-    pub(crate) forward_format: Option<TextureFormat>,
+    /// The color format and sample count of the forward passes (`None`: the graph has
+    /// none).
+    pub(crate) forward_format: Option<(TextureFormat, u32)>,
 }
 
 /// The formats the scene's pipelines draw into: a scene pass's depth attachment must have
@@ -283,7 +284,7 @@ impl FrameGraph {
     }
 
     /// What each pass's content needs of its attachments and inputs.
-    fn check_contents(&self, f: SceneFormats) -> Result<Option<TextureFormat>, GraphError> {
+    fn check_contents(&self, f: SceneFormats) -> Result<Option<(TextureFormat, u32)>, GraphError> {
         let mut forward_format = None;
         for p in &self.passes {
             let invalid = |what| Err(GraphError::InvalidPass { pass: p.name.clone(), what });
@@ -300,8 +301,8 @@ impl FrameGraph {
                     if camera.0 as usize >= self.cameras.len() {
                         return Err(GraphError::UnknownCamera { pass: p.name.clone(), camera: camera.0 });
                     }
-                    if !single {
-                        return invalid("scene passes draw into single-sampled attachments");
+                    if !single && *kind == PassKind::Shadow {
+                        return invalid("shadow passes draw into single-sampled depth (shadow maps are sampled)");
                     }
                     if !p.depth.is_some_and(|d| decl(d.target).format == f.depth) {
                         return invalid("a scene pass needs a Depth32Float depth attachment");
@@ -318,9 +319,11 @@ impl FrameGraph {
                                     "a forward pass needs a color attachment of RGBA8 sRGB or RGBA16 float",
                                 );
                             };
-                            let format = decl(c.target).format;
+                            let format = (decl(c.target).format, decl(c.target).samples);
                             if forward_format.replace(format).is_some_and(|other| other != format) {
-                                return invalid("every forward pass of a graph draws into one color format");
+                                return invalid(
+                                    "every forward pass of a graph draws into one color format and sample count",
+                                );
                             }
                             if p.samples.len() > MAX_SHADOW_MAPS
                                 || p.samples.iter().any(|&t| !decl(t).format.is_depth())

@@ -240,8 +240,9 @@ pub type PassCallback = Arc<dyn Fn(&CallbackContext<'_>, &mut Vec<Command>) + Se
 #[derive(Clone)]
 pub enum PassContent {
     /// The scene as `camera` sees it, through the materials' `kind` pipelines: `Shadow`
-    /// renders depth only (objects that cast shadows), `Forward` the lit color. A forward
-    /// pass samples at most two depth targets, written by shadow passes: its shadow maps.
+    /// renders depth only (objects that cast shadows, single-sampled), `Forward` the lit
+    /// color (single- or multisampled). A forward pass samples at most two depth targets,
+    /// written by shadow passes: its shadow maps.
     Scene {
         /// The camera.
         camera: CameraId,
@@ -417,7 +418,11 @@ impl FrameGraph {
         self.target_multisampled(name, kind, format, size, 1)
     }
 
-    /// Adds a target with `samples` samples per texel (1, 2, 4 or 8).
+    /// Adds a target with `samples` samples per texel: 1, or a count the backend supports
+    /// (`Caps::sample_counts`; 4 on every wgpu adapter). A multisampled target is a render
+    /// target only: a pass resolves it ([`Pass::resolve`]) into a single-sample one to
+    /// sample or read it. Forward scene passes draw into multisampled color and depth
+    /// (one sample count per graph); shadow and fullscreen passes do not.
     pub fn target_multisampled(
         &mut self,
         name: impl Into<String>,

@@ -32,8 +32,9 @@ pub(crate) struct DisplayList {
     pub(crate) material_version: u64,
     /// Global sheet layout version it was built against.
     pub(crate) globals_version: u64,
-    /// The color format its forward pipeline draws into.
+    /// The color format and sample count its forward pipeline draws into.
     pub(crate) color_format: TextureFormat,
+    pub(crate) color_samples: u32,
     /// The pipeline.
     pub(crate) pipeline: PipelineId,
     /// The material bind group (forward pass only).
@@ -97,7 +98,8 @@ impl MaterialRecord {
         let found = self.lists.iter().position(|l| l.variant == variant && l.pass == pass);
         if let Some(i) = found {
             let l = &self.lists[i];
-            let format_fits = pass == PassKind::Shadow || l.color_format == ctx.layouts.color_format;
+            let format_fits = pass == PassKind::Shadow
+                || (l.color_format, l.color_samples) == (ctx.layouts.color_format, ctx.layouts.color_samples);
             if ctx.cache
                 && l.material_version == self.version
                 && l.globals_version == ctx.globals_version
@@ -157,6 +159,7 @@ impl MaterialRecord {
             material_version: self.version,
             globals_version: ctx.globals_version,
             color_format: ctx.layouts.color_format,
+            color_samples: ctx.layouts.color_samples,
             pipeline,
             group: (pass == PassKind::Forward).then_some(self.group),
             constants,

@@ -218,6 +218,8 @@ pub(crate) struct Layouts {
     pub(crate) shadow_globals: BindGroupLayoutId,
     pub(crate) material: BindGroupLayoutId,
     pub(crate) color_format: TextureFormat,
+    /// Samples per texel of the forward passes' attachments.
+    pub(crate) color_samples: u32,
 }
 
 /// The vertex layout every mesh uses: position, normal, uv (32 bytes), then the
@@ -267,6 +269,7 @@ pub(crate) fn pipeline_desc(
             cull: CullMode::Back,
             color: None,
             depth: Some(depth(true, 2)),
+            samples: 1,
         },
         PassKind::Forward => PipelineDesc {
             label: format!("{}#{variant:x}/forward", shader.name),
@@ -285,6 +288,7 @@ pub(crate) fn pipeline_desc(
                 },
             }),
             depth: Some(depth(!transparent, 0)),
+            samples: layouts.color_samples,
         },
     }
 }
@@ -352,6 +356,7 @@ mod tests {
             shadow_globals: layout(vec![]),
             material: layout(vec![]),
             color_format: TextureFormat::Rgba8UnormSrgb,
+            color_samples: 1,
         };
         let mut globals = PropertySheet::new();
         globals.set("_Fog", PropertyValue::Vec4([9.0; 4]));

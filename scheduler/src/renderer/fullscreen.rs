@@ -95,6 +95,7 @@ pub(super) fn fullscreen<B: Backend>(
             cull: CullMode::None,
             color: Some(ColorTargetState { format, blend: BlendMode::Replace }),
             depth: None,
+            samples: 1,
         })
         .map_err(shader_error)?;
     made.push(Resource::Pipeline(pipeline));
@@ -122,6 +123,7 @@ pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(Targe
                 LoadOp::DontCare => backend::LoadOp::Clear([0.0; 4]),
             },
             store: store(a.store),
+            resolve: a.resolve.map(texture),
         }),
         depth: p.depth.map(|a| DepthAttachment {
             texture: texture(a.target),

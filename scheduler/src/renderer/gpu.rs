@@ -46,7 +46,7 @@ pub(crate) fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsa
 impl FrameResources {
     pub(crate) fn create<B: Backend>(b: &B, config: &RendererConfig) -> Result<Self, InitError> {
         let target = |label: &str, w, h, format, usage| {
-            b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage })
+            b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage, samples: 1 })
         };
         let white =
             target("white", 1, 1, TextureFormat::Rgba8UnormSrgb, TextureUsage::SAMPLED | TextureUsage::COPY_DST)?;
@@ -184,5 +184,11 @@ fn create_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError> {
             entry(2, BindingType::Sampler { comparison: false }),
         ],
     })?;
-    Ok(Layouts { forward_globals, shadow_globals, material, color_format: TextureFormat::Rgba8UnormSrgb })
+    Ok(Layouts {
+        forward_globals,
+        shadow_globals,
+        material,
+        color_format: TextureFormat::Rgba8UnormSrgb,
+        color_samples: 1,
+    })
 }

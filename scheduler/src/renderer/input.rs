@@ -326,8 +326,9 @@ impl<B: Backend> Renderer<B> {
         // The materials' forward pipelines are built for the forward passes' color format:
         // a graph of another one builds the forward display lists again (once; a list
         // records the format it was built for).
-        if let Some(format) = new.graph.forward_format {
+        if let Some((format, samples)) = new.graph.forward_format {
             self.shared.gpu.layouts.color_format = format;
+            self.shared.gpu.layouts.color_samples = samples;
         }
         if let Some(mut old) = self.plan.replace(new) {
             // Textures the new plan took over are its own now.

@@ -47,6 +47,7 @@ pub(crate) enum Entry {
 pub(crate) struct ExternalSlots {
     pub(crate) color: Option<usize>,
     pub(crate) depth: Option<usize>,
+    pub(crate) resolve: Option<usize>,
 }
 
 /// A scene pass: one view of the frame.
@@ -98,6 +99,7 @@ pub(crate) struct TextureKey {
     width: u32,
     height: u32,
     usage: TextureUsage,
+    samples: u32,
 }
 
 /// GPU objects a plan made, destroyed with it (textures go back to the next plan first).
@@ -201,10 +203,10 @@ impl FramePlan {
                 what: "at most MAX_VIEWS scene passes and MAX_PASSES passes run per frame",
             }));
         }
-        if let Some(t) = graph.targets.iter().find(|t| t.samples != 1) {
+        if let Some(t) = graph.targets.iter().find(|t| b.caps().sample_counts & t.samples == 0) {
             return Err(RenderError::Graph(GraphError::InvalidTarget {
                 target: t.name.clone(),
-                what: "multisampled targets are not supported by the backends yet",
+                what: "the backend does not support this sample count (Caps::sample_counts)",
             }));
         }
         let mut objects = PlanObjects::default();
@@ -248,6 +250,7 @@ impl FramePlan {
                     height: key.height,
                     format: key.format,
                     usage: key.usage,
+                    samples: key.samples,
                 })?,
             };
             objects.textures.push((key, id));
@@ -257,7 +260,9 @@ impl FramePlan {
         let n = graph.targets.len();
         let mut textures: Vec<Option<TextureId>> = vec![None; n];
         let mut memory = TargetMemory::default();
-        let bytes = |w: u32, h: u32, f: TextureFormat| u64::from(w) * u64::from(h) * u64::from(f.bytes_per_texel());
+        let bytes = |w: u32, h: u32, f: TextureFormat, samples: u32| {
+            u64::from(w) * u64::from(h) * u64::from(f.bytes_per_texel()) * u64::from(samples)
+        };
         let mut physical_ids = Vec::with_capacity(compiled.physical.len());
         for (i, p) in compiled.physical.iter().enumerate() {
             let memoryless = p.transient && caps.transient_saves_memory;
@@ -268,10 +273,10 @@ impl FramePlan {
             } else {
                 TextureUsage::RENDER_TARGET
             };
-            let key = TextureKey { format: p.format, width: p.width, height: p.height, usage };
+            let key = TextureKey { format: p.format, width: p.width, height: p.height, usage, samples: p.samples };
             physical_ids.push(texture(key, &format!("graph-target-{i}")).map_err(frame_buffer)?);
             if !memoryless {
-                memory.bytes += bytes(p.width, p.height, p.format);
+                memory.bytes += bytes(p.width, p.height, p.format, p.samples);
             }
         }
         for (t, decl) in graph.targets.iter().enumerate() {
@@ -280,7 +285,7 @@ impl FramePlan {
                 TargetKind::Transient => {
                     if let Some(a) = compiled.aliases[t] {
                         textures[t] = Some(physical_ids[a]);
-                        memory.saved += bytes(w, h, decl.format);
+                        memory.saved += bytes(w, h, decl.format, decl.samples);
                     }
                 }
                 TargetKind::Retained if compiled.lifetimes[t].is_some() => {
@@ -289,9 +294,13 @@ impl FramePlan {
                     if sampled {
                         usage = usage | TextureUsage::SAMPLED;
                     }
-                    let key = TextureKey { format: decl.format, width: w, height: h, usage };
+                    if decl.samples > 1 {
+                        // Kept content of a multisampled target: render target only.
+                        usage = TextureUsage::RENDER_TARGET;
+                    }
+                    let key = TextureKey { format: decl.format, width: w, height: h, usage, samples: decl.samples };
                     textures[t] = Some(texture(key, &decl.name).map_err(frame_buffer)?);
-                    memory.bytes += bytes(w, h, decl.format);
+                    memory.bytes += bytes(w, h, decl.format, decl.samples);
                 }
                 TargetKind::Retained | TargetKind::External => {}
             }
@@ -301,7 +310,7 @@ impl FramePlan {
                 .physical
                 .iter()
                 .filter(|p| !(p.transient && caps.transient_saves_memory))
-                .map(|p| bytes(p.width, p.height, p.format))
+                .map(|p| bytes(p.width, p.height, p.format, p.samples))
                 .sum(),
         );
         let used = |t: usize| compiled.lifetimes[t].is_some();
@@ -337,6 +346,7 @@ impl FramePlan {
             let externals = ExternalSlots {
                 color: pass.color.and_then(|c| ext(c.target)),
                 depth: pass.depth.and_then(|d| ext(d.target)),
+                resolve: pass.color.and_then(|c| c.resolve).and_then(ext),
             };
             index_of[p] = Some(match &pass.content {
                 PassContent::Scene { camera, kind, queue } => {
@@ -417,7 +427,9 @@ impl FramePlan {
         let names = compiled.order.iter().map(|&p| graph.passes[p].name.clone()).collect();
         let readback = compiled.order.iter().rev().find_map(|&p| {
             let c = graph.passes[p].color?;
-            (graph.targets[c.target.0 as usize].kind == TargetKind::Retained).then(|| tex(c.target))
+            let t = c.resolve.unwrap_or(c.target);
+            let d = &graph.targets[t.0 as usize];
+            (d.kind == TargetKind::Retained && d.samples == 1).then(|| tex(t))
         });
         Ok(Self {
             origin,

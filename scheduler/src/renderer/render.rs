@@ -214,6 +214,9 @@ impl<B: Backend> Renderer<B> {
             if let (Some(d), Some(t)) = (pass.depth.as_mut(), external(e.depth)) {
                 d.texture = t;
             }
+            if let (Some(c), Some(t)) = (pass.color.as_mut(), external(e.resolve)) {
+                c.resolve = Some(t);
+            }
             pass
         };
         for (s, sp) in plan.scenes.iter().enumerate() {

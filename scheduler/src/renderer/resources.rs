@@ -247,6 +247,7 @@ pub(super) fn upload_texture<B: Backend>(
         height,
         format: TextureFormat::Rgba8UnormSrgb,
         usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
+        samples: 1,
     })?;
     if let Err(e) = b.write_texture(t, texels) {
         let _ = b.destroy(Resource::Texture(t));

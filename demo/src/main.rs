@@ -62,8 +62,8 @@ struct Args {
     /// overlay.
     #[arg(long, value_enum, default_value = "full")]
     graph: passes::GraphKind,
-    /// Cameras of the full graph: 1 = main only, 2 or 3 = main plus 1 or 2 shadow cascades.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=3))]
+    /// Cameras of the full graph: 1 = main only, 2 to 5 = main plus 1 to 4 shadow cascades.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=5))]
     views: u32,
     /// Frames to render.
     #[arg(long, default_value_t = 30)]

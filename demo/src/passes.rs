@@ -83,7 +83,7 @@ pub(crate) struct DemoFrame {
 }
 
 impl DemoFrame {
-    /// Declares the frame on `r` (`cascades`: 0 to 2 shadow maps of `shadow_side` texels,
+    /// Declares the frame on `r` (`cascades`: 0 to 4 shadow maps of `shadow_side` texels,
     /// full graph only).
     pub(crate) fn set<B: Backend>(
         r: &mut Renderer<B>,

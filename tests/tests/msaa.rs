@@ -51,7 +51,8 @@ fn scene<B: Backend>(backend: Arc<B>, threads: usize) -> (Renderer<B>, [Camera; 
     let mut r = Renderer::new(backend, config).unwrap();
     let shader = r.create_shader(&switchyard::ShaderDesc::lit()).unwrap();
     let mesh = r.create_mesh(&cube()).unwrap();
-    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let color = PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.9, 0.6, 0.3, 1.0]));
+    let material = r.create_material(&MaterialDesc { shader, properties: color, ..Default::default() }).unwrap();
     let views = cube_grid(&mut r, mesh, &[material]);
     let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask };
     (r, [camera(&views[0]), camera(&views[1])])

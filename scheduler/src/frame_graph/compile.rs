@@ -124,7 +124,7 @@ pub const FORWARD_FORMATS: [TextureFormat; 2] = [TextureFormat::Rgba8UnormSrgb, 
 /// Most targets a fullscreen pass samples.
 pub const MAX_FULLSCREEN_INPUTS: usize = 8;
 /// Most shadow maps (depth targets) a forward scene pass samples.
-pub const MAX_SHADOW_MAPS: usize = 2;
+pub const MAX_SHADOW_MAPS: usize = 4;
 
 /// How a pass touches one target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,7 +328,9 @@ impl FrameGraph {
                             if p.samples.len() > MAX_SHADOW_MAPS
                                 || p.samples.iter().any(|&t| !decl(t).format.is_depth())
                             {
-                                return invalid("a forward pass samples at most two depth targets (its shadow maps)");
+                                return invalid(
+                                    "a forward pass samples at most MAX_SHADOW_MAPS depth targets (its shadow maps)",
+                                );
                             }
                         }
                     }

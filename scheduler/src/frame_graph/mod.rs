@@ -241,7 +241,7 @@ pub type PassCallback = Arc<dyn Fn(&CallbackContext<'_>, &mut Vec<Command>) + Se
 pub enum PassContent {
     /// The scene as `camera` sees it, through the materials' `kind` pipelines: `Shadow`
     /// renders depth only (objects that cast shadows, single-sampled), `Forward` the lit
-    /// color (single- or multisampled). A forward pass samples at most two depth targets,
+    /// color (single- or multisampled). A forward pass samples at most [`MAX_SHADOW_MAPS`] depth targets,
     /// written by shadow passes: its shadow maps.
     Scene {
         /// The camera.

@@ -131,8 +131,8 @@ impl FrameResources {
         })
     }
 
-    /// Group 0 of a forward pass: globals, transforms, its two shadow maps and the
-    /// comparison sampler.
+    /// Group 0 of a forward pass: globals, transforms, its shadow maps and the comparison
+    /// sampler.
     pub(crate) fn forward_group<B: Backend>(
         &self,
         b: &B,
@@ -149,6 +149,8 @@ impl FrameResources {
                 BindEntry { binding: 2, resource: BindResource::Texture(maps[0]) },
                 BindEntry { binding: 3, resource: BindResource::Texture(maps[1]) },
                 BindEntry { binding: 4, resource: BindResource::Sampler(self.shadow_sampler) },
+                BindEntry { binding: 5, resource: BindResource::Texture(maps[2]) },
+                BindEntry { binding: 6, resource: BindResource::Texture(maps[3]) },
             ],
         })
     }
@@ -173,6 +175,9 @@ fn create_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError> {
         entry(2, BindingType::Texture(TextureSampleKind::Depth)),
         entry(3, BindingType::Texture(TextureSampleKind::Depth)),
         entry(4, BindingType::Sampler { comparison: true }),
+        // Maps 2 and 3 after the sampler: shaders written for two maps keep their bindings.
+        entry(5, BindingType::Texture(TextureSampleKind::Depth)),
+        entry(6, BindingType::Texture(TextureSampleKind::Depth)),
     ]);
     let forward_globals =
         b.create_bind_group_layout(&BindGroupLayoutDesc { label: "globals-forward".into(), entries: fwd_entries })?;

@@ -53,15 +53,15 @@ pub use resources::ResourceError;
 
 /// Most views per frame: scene passes of a frame graph, or views given to `render`
 /// (shadow cascades of several lights are views too). Bounds the fixed-size per-view
-/// arrays of [`FrameStats`] and the globals buffer (256 bytes a view).
+/// arrays of [`FrameStats`] and the globals buffer (512 bytes a view).
 pub const MAX_VIEWS: usize = 64;
 /// Most passes of any kind that run per frame (the per-pass array of [`FrameStats`]).
 pub const MAX_PASSES: usize = 64;
 /// Most shadow views of a frame given as views (forward views sample every shadow map,
-/// and the lit shader samples two).
+/// and the lit shader samples four).
 pub const MAX_SHADOW_VIEWS: usize = crate::frame_graph::MAX_SHADOW_MAPS;
 /// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
-const GLOBALS_SLOT: usize = 256;
+const GLOBALS_SLOT: usize = 512;
 
 /// Renderer options.
 #[derive(Clone, Debug)]

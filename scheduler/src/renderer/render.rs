@@ -164,18 +164,20 @@ impl<B: Backend> Renderer<B> {
         let l = &self.lighting;
         for (s, dst) in plan.scenes.iter().zip(out.chunks_mut(GLOBALS_SLOT)) {
             let c = &cameras[s.camera];
-            let mut g = [0f32; 64];
+            // The layout of `Globals` in shaders/lit.wgsl.
+            const MAPS: usize = 16 + 16 * crate::frame_graph::MAX_SHADOW_MAPS;
+            let mut g = [0f32; MAPS + 16];
             g[..16].copy_from_slice(&c.view_proj.to_cols_array());
             for (k, cam) in s.shadow_cameras.iter().enumerate() {
                 let m = cam.map_or(Mat4::ZERO, |i| cameras[i].view_proj);
                 g[16 + 16 * k..32 + 16 * k].copy_from_slice(&m.to_cols_array());
             }
-            g[48..52].copy_from_slice(&l.direction.normalize_or(Vec3::NEG_Y).extend(0.0).to_array());
-            g[52..56].copy_from_slice(&c.eye.extend(1.0).to_array());
-            g[56..60].copy_from_slice(&l.fog_color.extend(1.0).to_array());
+            g[MAPS..MAPS + 4].copy_from_slice(&l.direction.normalize_or(Vec3::NEG_Y).extend(0.0).to_array());
+            g[MAPS + 4..MAPS + 8].copy_from_slice(&c.eye.extend(1.0).to_array());
+            g[MAPS + 8..MAPS + 12].copy_from_slice(&l.fog_color.extend(1.0).to_array());
             let strength = if s.shadowed { l.shadow_strength } else { 0.0 };
-            g[60..64].copy_from_slice(&[time, l.fog_density, strength, 0.0]);
-            dst.copy_from_slice(bytemuck::cast_slice(&g));
+            g[MAPS + 12..].copy_from_slice(&[time, l.fog_density, strength, 0.0]);
+            dst[..size_of_val(&g)].copy_from_slice(bytemuck::cast_slice(&g));
         }
     }
 

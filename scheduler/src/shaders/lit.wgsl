@@ -1,13 +1,14 @@
 // Switchyard's built-in lit shader. Binding convention (every Switchyard shader follows it):
 //   group 0: per-view globals (dynamic offset), object transforms, and in the forward pass
-//            the two shadow maps with a comparison sampler;
+//            four shadow maps (bindings 2, 3, 5, 6; a cascade whose matrix is zero is
+//            unused) with a comparison sampler (binding 4);
 //   group 1: the material's constant block (dynamic offset into the frame's ring),
 //            base color texture and sampler (forward pass only).
 // Keywords become `const KW_<NAME>: bool` lines prepended per variant.
 
 struct Globals {
     view_proj: mat4x4<f32>,
-    light_view_proj: array<mat4x4<f32>, 2>,
+    light_view_proj: array<mat4x4<f32>, 4>,
     light_dir: vec4<f32>,
     camera_pos: vec4<f32>,
     fog_color: vec4<f32>,
@@ -27,6 +28,8 @@ struct Material {
 @group(0) @binding(2) var shadow0: texture_depth_2d;
 @group(0) @binding(3) var shadow1: texture_depth_2d;
 @group(0) @binding(4) var shadow_sampler: sampler_comparison;
+@group(0) @binding(5) var shadow2: texture_depth_2d;
+@group(0) @binding(6) var shadow3: texture_depth_2d;
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
 @group(1) @binding(2) var base_sampler: sampler;
@@ -65,16 +68,17 @@ fn vs_shadow(v: VIn) -> @builtin(position) vec4<f32> {
 
 fn shadow_term(world: vec3<f32>) -> f32 {
     var lit = 1.0;
-    for (var i = 0; i < 2; i++) {
+    for (var i = 0; i < 4; i++) {
         let p = globals.light_view_proj[i] * vec4<f32>(world, 1.0);
         let ndc = p.xyz / p.w;
         let uv = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5);
         if (all(uv > vec2<f32>(0.0)) && all(uv < vec2<f32>(1.0)) && ndc.z < 1.0) {
             var s: f32;
-            if (i == 0) {
-                s = textureSampleCompareLevel(shadow0, shadow_sampler, uv, ndc.z - 0.002);
-            } else {
-                s = textureSampleCompareLevel(shadow1, shadow_sampler, uv, ndc.z - 0.002);
+            switch i {
+                case 0: { s = textureSampleCompareLevel(shadow0, shadow_sampler, uv, ndc.z - 0.002); }
+                case 1: { s = textureSampleCompareLevel(shadow1, shadow_sampler, uv, ndc.z - 0.002); }
+                case 2: { s = textureSampleCompareLevel(shadow2, shadow_sampler, uv, ndc.z - 0.002); }
+                default: { s = textureSampleCompareLevel(shadow3, shadow_sampler, uv, ndc.z - 0.002); }
             }
             lit = min(lit, s);
         }

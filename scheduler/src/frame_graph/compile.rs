@@ -345,9 +345,6 @@ impl FrameGraph {
                     if p.samples.len() > MAX_FULLSCREEN_INPUTS {
                         return invalid("a fullscreen pass samples at most MAX_FULLSCREEN_INPUTS targets");
                     }
-                    if external_input {
-                        return invalid("fullscreen passes sample graph-owned targets only");
-                    }
                     if s.entry.is_empty() || s.params.iter().any(|v| !v.is_finite()) {
                         return invalid("a fullscreen shader needs an entry point and finite params");
                     }

@@ -4,9 +4,9 @@
 use switchyard_backend as backend;
 use switchyard_backend::Backend;
 use switchyard_backend::{
-    BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindResource, BindingType, BlendMode, BufferUsage,
-    ColorAttachment, ColorTargetState, CreateError, CullMode, DepthAttachment, LayoutEntry, PassDesc, PipelineDesc,
-    PipelineId, Resource, Stages, TextureFormat, TextureId, TextureSampleKind,
+    BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindGroupLayoutId, BindResource, BindingType,
+    BlendMode, BufferUsage, ColorAttachment, ColorTargetState, CreateError, CullMode, DepthAttachment, LayoutEntry,
+    PassDesc, PipelineDesc, PipelineId, Resource, Stages, TextureFormat, TextureId, TextureSampleKind,
 };
 
 use super::gpu::{buffer, FrameResources};
@@ -30,7 +30,62 @@ fn sy_fullscreen_vs(@builtin(vertex_index) i: u32) -> FullscreenVertex {
 }
 ";
 
-/// Shader, layout, uniform buffer, bind group and pipeline of a fullscreen pass.
+/// Most bind groups a fullscreen pass with external inputs keeps, one per combination of
+/// the engine's textures it was given (a swapchain's images, say); the oldest goes first.
+const INPUT_GROUPS: usize = 4;
+
+/// The bind group of a fullscreen pass that samples external targets: made per
+/// combination of the textures a frame gives, and kept for the next frames.
+#[derive(Debug)]
+pub(crate) struct FrameInputs {
+    pub(crate) layout: BindGroupLayoutId,
+    /// The group's entries; those of external inputs are filled per frame.
+    pub(crate) entries: Vec<BindEntry>,
+    /// (entry, target) of each external input.
+    pub(crate) externals: Vec<(usize, usize)>,
+    /// The textures of the external inputs and their group, newest last.
+    pub(crate) groups: Vec<(Vec<TextureId>, BindGroupId)>,
+}
+
+impl FrameInputs {
+    /// The group for this frame's textures of the external inputs (`texture` gives them):
+    /// a kept one, or a new one (the oldest kept one is destroyed past [`INPUT_GROUPS`]:
+    /// frames that recorded it hold it on the GPU side).
+    pub(crate) fn group<B: Backend>(
+        &mut self,
+        b: &B,
+        texture: impl Fn(usize) -> Option<TextureId>,
+    ) -> Result<BindGroupId, RenderError> {
+        let given = |(_, t): &(usize, usize)| texture(*t).unwrap_or_default();
+        if let Some((_, g)) = self.groups.iter().find(|(k, _)| k.iter().copied().eq(self.externals.iter().map(given))) {
+            return Ok(*g);
+        }
+        let key: Vec<TextureId> = self.externals.iter().map(given).collect();
+        for (&(e, _), &t) in self.externals.iter().zip(&key) {
+            self.entries[e].resource = BindResource::Texture(t);
+        }
+        let desc =
+            BindGroupDesc { label: "fullscreen-inputs".into(), layout: self.layout, entries: self.entries.clone() };
+        let group = b.create_bind_group(&desc).map_err(RenderError::FrameBuffer)?;
+        if self.groups.len() == INPUT_GROUPS {
+            let (_, old) = self.groups.remove(0);
+            let _ = b.destroy(Resource::BindGroup(old));
+        }
+        self.groups.push((key, group));
+        Ok(group)
+    }
+
+    /// Destroys the kept groups.
+    pub(crate) fn destroy<B: Backend>(&mut self, b: &B) {
+        for (_, g) in self.groups.drain(..) {
+            let _ = b.destroy(Resource::BindGroup(g));
+        }
+    }
+}
+
+/// Shader, layout, uniform buffer, bind group and pipeline of a fullscreen pass. Inputs
+/// are (texture, format, external target): an external one's texture comes per frame, and
+/// then the group does too (the returned `FrameInputs`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fullscreen<B: Backend>(
     b: &B,
@@ -39,9 +94,9 @@ pub(super) fn fullscreen<B: Backend>(
     pass: &str,
     format: TextureFormat,
     size: (u32, u32),
-    inputs: &[(TextureId, TextureFormat)],
+    inputs: &[(TextureId, TextureFormat, Option<usize>)],
     made: &mut Vec<Resource>,
-) -> Result<(PipelineId, BindGroupId), RenderError> {
+) -> Result<(PipelineId, Option<BindGroupId>, Option<FrameInputs>), RenderError> {
     let shader_error = |e: CreateError| RenderError::Shader { pass: pass.to_owned(), source: e };
     let module = b
         .create_shader(&backend::ShaderDesc {
@@ -56,7 +111,7 @@ pub(super) fn fullscreen<B: Backend>(
         LayoutEntry { binding: 1, visibility: stages, ty: BindingType::Sampler { comparison: false } },
         LayoutEntry { binding: 2, visibility: stages, ty: BindingType::NonFilteringSampler },
     ];
-    for (i, (_, f)) in inputs.iter().enumerate() {
+    for (i, (_, f, _)) in inputs.iter().enumerate() {
         let kind = if f.is_depth() { TextureSampleKind::UnfilterableFloat } else { TextureSampleKind::Float };
         entries.push(LayoutEntry { binding: 3 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
     }
@@ -77,13 +132,20 @@ pub(super) fn fullscreen<B: Backend>(
         BindEntry { binding: 1, resource: BindResource::Sampler(gpu.post_sampler) },
         BindEntry { binding: 2, resource: BindResource::Sampler(gpu.point_sampler) },
     ];
-    for (i, (t, _)) in inputs.iter().enumerate() {
+    for (i, (t, _, _)) in inputs.iter().enumerate() {
         bind.push(BindEntry { binding: 3 + i as u32, resource: BindResource::Texture(*t) });
     }
-    let group = b
-        .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })
-        .map_err(RenderError::FrameBuffer)?;
-    made.push(Resource::BindGroup(group));
+    let externals: Vec<(usize, usize)> =
+        inputs.iter().enumerate().filter_map(|(i, &(_, _, ext))| Some((3 + i, ext?))).collect();
+    let (group, per_frame) = if externals.is_empty() {
+        let group = b
+            .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })
+            .map_err(RenderError::FrameBuffer)?;
+        made.push(Resource::BindGroup(group));
+        (Some(group), None)
+    } else {
+        (None, Some(FrameInputs { layout, entries: bind, externals, groups: Vec::new() }))
+    };
     let pipeline = b
         .create_pipeline(&PipelineDesc {
             label: format!("{pass}-pipeline"),
@@ -99,7 +161,7 @@ pub(super) fn fullscreen<B: Backend>(
         })
         .map_err(shader_error)?;
     made.push(Resource::Pipeline(pipeline));
-    Ok((pipeline, group))
+    Ok((pipeline, group, per_frame))
 }
 
 /// The backend's description of a graph pass.

@@ -209,9 +209,14 @@ impl<B: Backend> FrameJobs<'_, B> {
         (rec.chunk, rec.error) = (None, None);
         rec.commands.clear();
         match &plan.content {
-            OtherContent::Fullscreen { pipeline, group } => rec.commands.extend([
+            OtherContent::Fullscreen { pipeline, group, .. } => rec.commands.extend([
                 Command::SetPipeline(*pipeline),
-                Command::SetBindGroup { index: 0, group: *group, offsets: DynamicOffsets::NONE },
+                // No plan-time group: the one made for this frame's external inputs.
+                Command::SetBindGroup {
+                    index: 0,
+                    group: group.or(rec.input_group).unwrap_or_default(),
+                    offsets: DynamicOffsets::NONE,
+                },
                 Command::Draw { first_vertex: 0, vertex_count: 3, first_instance: 0, instance_count: 1 },
             ]),
             OtherContent::Callback(record) => {

@@ -248,6 +248,8 @@ pub(crate) struct OtherRecorded<C> {
     pub(crate) state_changes: u32,
     /// This frame's textures of the targets the pass samples (a callback's inputs).
     pub(crate) inputs: Vec<(TargetId, TextureId)>,
+    /// A fullscreen pass's bind group for this frame's external inputs.
+    pub(crate) input_group: Option<BindGroupId>,
     pub(crate) ms: f64,
 }
 
@@ -263,6 +265,7 @@ impl<C> Default for OtherRecorded<C> {
             dispatches: 0,
             state_changes: 0,
             inputs: Vec::new(),
+            input_group: None,
             ms: 0.0,
         }
     }

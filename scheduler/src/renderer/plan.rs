@@ -14,7 +14,7 @@ use switchyard_backend::{
     BindGroupId, CreateError, PassDesc, PipelineId, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
 };
 
-use super::fullscreen::{backend_pass, fullscreen};
+use super::fullscreen::{backend_pass, fullscreen, FrameInputs};
 use super::gpu::FrameResources;
 use super::jobs::{build_graph, Job};
 use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
@@ -68,9 +68,14 @@ pub(crate) struct ScenePlan {
 }
 
 /// What a fullscreen or callback pass records.
-#[derive(Clone)]
 pub(crate) enum OtherContent {
-    Fullscreen { pipeline: PipelineId, group: BindGroupId },
+    /// `group`: its inputs, or `None` when it samples external targets (`inputs` makes the
+    /// group per frame).
+    Fullscreen {
+        pipeline: PipelineId,
+        group: Option<BindGroupId>,
+        inputs: Option<FrameInputs>,
+    },
     Callback(PassCallback),
 }
 
@@ -380,17 +385,17 @@ impl FramePlan {
                 PassContent::Fullscreen(shader) => {
                     let c = pass.color.expect("checked: a fullscreen pass has a color attachment");
                     let size = compiled.sizes[c.target.0 as usize];
-                    let inputs: Vec<(TextureId, TextureFormat)> =
-                        pass.samples.iter().map(|&s| (tex(s), graph.targets[s.0 as usize].format)).collect();
+                    let inputs: Vec<_> =
+                        pass.samples.iter().map(|&s| (tex(s), graph.targets[s.0 as usize].format, ext(s))).collect();
                     let target_format = graph.targets[c.target.0 as usize].format;
-                    let (pipeline, group) =
+                    let (pipeline, group, inputs) =
                         fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &mut objects.others)?;
                     others.push(OtherPlan {
                         name: pass.name.clone(),
                         pass: desc,
                         externals,
                         size,
-                        content: OtherContent::Fullscreen { pipeline, group },
+                        content: OtherContent::Fullscreen { pipeline, group, inputs },
                         inputs: Vec::new(),
                     });
                     Entry::Other(others.len() - 1)

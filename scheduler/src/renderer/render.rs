@@ -255,6 +255,16 @@ impl<B: Backend> Renderer<B> {
                 }
             }
         }
+        // Fullscreen passes sampling external targets: this frame's textures' bind group.
+        let b = &*self.shared.backend;
+        let plan = self.plan.as_mut().expect("the caller made the plan");
+        for (o, op) in plan.others.iter_mut().enumerate() {
+            if let plan::OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
+                let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
+                self.others[o].get_mut().input_group = Some(inputs.group(b, given)?);
+            }
+        }
+        let plan = self.plan.as_ref().expect("the caller made the plan");
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;

@@ -74,6 +74,27 @@ pub enum LoadOp<V> {
     Clear(V),
     /// Keep the previous contents.
     Load,
+    /// The contents are undefined: the pass writes every texel before anything reads
+    /// one (no blending, no depth test against them), as its token promises. Cheapest on
+    /// tiled GPUs; where a backend has nothing cheaper it clears.
+    DontCare(DontCareToken),
+}
+
+/// The promise behind [`LoadOp::DontCare`]: the pass writes every texel of the
+/// attachment before it reads, blends with or stores any (wgpu's `LoadOpDontCare`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DontCareToken(());
+
+impl DontCareToken {
+    /// Makes the promise.
+    ///
+    /// # Safety
+    /// Every pass this token's load op begins must write every texel of the attachment
+    /// before reading, blending with or storing it; otherwise the attachment's contents
+    /// are undefined, which wgpu treats as undefined behavior.
+    pub const unsafe fn promise() -> Self {
+        Self(())
+    }
 }
 
 /// What happens to an attachment when the pass ends.
@@ -353,6 +374,7 @@ impl Digest {
             match c.load {
                 LoadOp::Clear(v) => v.iter().for_each(|x| self.word(x.to_bits())),
                 LoadOp::Load => self.word(1),
+                LoadOp::DontCare(_) => self.word(2),
             }
             self.word(c.store as u64);
             if let Some(r) = c.resolve {
@@ -365,6 +387,7 @@ impl Digest {
             match d.load {
                 LoadOp::Clear(v) => self.word(u64::from(v.to_bits())),
                 LoadOp::Load => self.word(1),
+                LoadOp::DontCare(_) => self.word(2),
             }
             self.word(d.store as u64);
         }

@@ -55,12 +55,12 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
         }
         if m.usage.contains(TextureUsage::TRANSIENT) {
             let (clears, discards) = match role {
-                AttachmentRole::Color => pass
-                    .color
-                    .map_or((true, true), |c| (matches!(c.load, LoadOp::Clear(_)), c.store == StoreOp::Discard)),
-                AttachmentRole::Depth => pass
-                    .depth
-                    .map_or((true, true), |d| (matches!(d.load, LoadOp::Clear(_)), d.store == StoreOp::Discard)),
+                AttachmentRole::Color => {
+                    pass.color.map_or((true, true), |c| (!matches!(c.load, LoadOp::Load), c.store == StoreOp::Discard))
+                }
+                AttachmentRole::Depth => {
+                    pass.depth.map_or((true, true), |d| (!matches!(d.load, LoadOp::Load), d.store == StoreOp::Discard))
+                }
             };
             if !(clears && discards) {
                 return Err(PassError::TransientKept { role });

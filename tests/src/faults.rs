@@ -347,6 +347,7 @@ fn canonical<C>(passes: &[PassSubmit<FaultChunk<C>>]) -> u64 {
             match c.load {
                 LoadOp::Clear(v) => v.iter().for_each(|x| d.word(x.to_bits())),
                 LoadOp::Load => d.word(1),
+                LoadOp::DontCare(_) => d.word(2),
             }
             d.word(c.store as u64);
         }
@@ -355,6 +356,7 @@ fn canonical<C>(passes: &[PassSubmit<FaultChunk<C>>]) -> u64 {
             match z.load {
                 LoadOp::Clear(v) => d.word(u64::from(v.to_bits())),
                 LoadOp::Load => d.word(1),
+                LoadOp::DontCare(_) => d.word(2),
             }
             d.word(z.store as u64 | 2 << 8);
         }

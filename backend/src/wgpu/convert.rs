@@ -164,6 +164,9 @@ pub(super) fn color_ops(load: LoadOp<[f64; 4]>, store: StoreOp) -> wgpu::Operati
         load: match load {
             LoadOp::Clear([r, g, b, a]) => wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
             LoadOp::Load => wgpu::LoadOp::Load,
+            // SAFETY: the token is the caller's promise that the pass writes every texel
+            // before reading, blending with or storing one (`DontCareToken::promise`).
+            LoadOp::DontCare(_) => wgpu::LoadOp::DontCare(unsafe { wgpu::LoadOpDontCare::enabled() }),
         },
         store: store_op(store),
     }
@@ -174,6 +177,8 @@ pub(super) fn depth_ops(load: LoadOp<f32>, store: StoreOp) -> wgpu::Operations<f
         load: match load {
             LoadOp::Clear(v) => wgpu::LoadOp::Clear(v),
             LoadOp::Load => wgpu::LoadOp::Load,
+            // SAFETY: as for color: the token carries the caller's promise.
+            LoadOp::DontCare(_) => wgpu::LoadOp::DontCare(unsafe { wgpu::LoadOpDontCare::enabled() }),
         },
         store: store_op(store),
     }

@@ -138,8 +138,9 @@ pub enum LoadOp<V> {
     Clear(V),
     /// Keep what an earlier pass wrote.
     Load,
-    /// The content is undefined: the pass overwrites every texel (runs as a clear where
-    /// the backend has no cheaper choice).
+    /// The content is undefined: the pass overwrites every texel. A fullscreen pass hands
+    /// it to the GPU as a don't-care load (neither loaded nor cleared: cheapest on tiled
+    /// GPUs); other passes clear (Switchyard cannot know they cover every texel).
     DontCare,
 }
 

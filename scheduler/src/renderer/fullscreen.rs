@@ -173,8 +173,14 @@ pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(Targe
     if matches!(p.content, PassContent::Compute(_)) {
         return PassDesc::compute(label);
     }
-    // Don't-care loads run as clears: any content is allowed, and clearing is one choice.
-    // (wgpu's `LoadOp::DontCare` needs an unsafe token.)
+    // A don't-care load is the backend's don't-care only where Switchyard knows the pass
+    // writes every texel: a fullscreen pass (one triangle over the target, no blending,
+    // no depth). Elsewhere it runs as a clear (any content is allowed; clearing is one).
+    let fullscreen = matches!(p.content, PassContent::Fullscreen(_));
+    // SAFETY: a fullscreen pass's pipeline draws one triangle that covers its color
+    // target, with `BlendMode::Replace` and no depth attachment, so it writes every texel
+    // before anything reads one.
+    let dont_care = fullscreen.then(|| unsafe { backend::DontCareToken::promise() });
     PassDesc {
         label,
         color: p.color.map(|a| ColorAttachment {
@@ -182,7 +188,7 @@ pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(Targe
             load: match a.load {
                 LoadOp::Clear(v) => backend::LoadOp::Clear(v),
                 LoadOp::Load => backend::LoadOp::Load,
-                LoadOp::DontCare => backend::LoadOp::Clear([0.0; 4]),
+                LoadOp::DontCare => dont_care.map_or(backend::LoadOp::Clear([0.0; 4]), backend::LoadOp::DontCare),
             },
             store: store(a.store),
             resolve: a.resolve.map(texture),
@@ -192,7 +198,7 @@ pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(Targe
             load: match a.load {
                 LoadOp::Clear(v) => backend::LoadOp::Clear(v),
                 LoadOp::Load => backend::LoadOp::Load,
-                LoadOp::DontCare => backend::LoadOp::Clear(1.0),
+                LoadOp::DontCare => dont_care.map_or(backend::LoadOp::Clear(1.0), backend::LoadOp::DontCare),
             },
             store: store(a.store),
         }),

@@ -502,6 +502,26 @@ mod tests {
     }
 
     #[test]
+    fn a_dont_care_load_is_its_own_pass_word() {
+        let pass = |load| PassDesc {
+            label: "p",
+            color: Some(ColorAttachment { texture: TextureId::default(), load, store: StoreOp::Store, resolve: None }),
+            depth: None,
+            compute: false,
+        };
+        let digest = |p: &PassDesc| {
+            let mut d = Digest::default();
+            d.pass(p);
+            d.value()
+        };
+        // SAFETY: only digested, never executed.
+        let dont_care = LoadOp::DontCare(unsafe { DontCareToken::promise() });
+        let loads = [LoadOp::Clear([0.0; 4]), LoadOp::Load, dont_care];
+        let digests: std::collections::HashSet<u64> = loads.iter().map(|&l| digest(&pass(l))).collect();
+        assert_eq!(digests.len(), 3);
+    }
+
+    #[test]
     fn dynamic_offsets_roundtrip() {
         assert_eq!(DynamicOffsets::from_slice(&[256, 512]).unwrap().as_slice(), &[256, 512]);
         assert!(DynamicOffsets::from_slice(&[0, 0, 0]).is_none());

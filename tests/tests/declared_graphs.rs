@@ -655,3 +655,61 @@ fn switching_between_hdr_and_ldr_frames_rebuilds_the_display_lists_once() {
     w.r.flush().unwrap();
     assert_eq!(Some(w.backend.last_frame().digest), back.digest, "the validator accepted every chunk");
 }
+
+/// Lights declared shadows first, then their lighting passes into an HDR target: the
+/// order runs each lighting pass as soon as its maps are drawn (it ends their lifetimes),
+/// so the next light's maps reuse their textures: two maps' memory instead of sixteen.
+#[test]
+fn lights_declared_shadows_first_still_alias_their_maps() {
+    let mut w = world(2);
+    let lights = 8;
+    let mut g = FrameGraph::new();
+    let main = g.camera("main");
+    let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let hdr = g.target("hdr", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
+    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    let map = TargetSize::Fixed { width: 64, height: 64 };
+    let mut maps = Vec::new();
+    for l in 0..lights {
+        for c in 0..2 {
+            let cam = g.camera(format!("light-{l}-{c}"));
+            let t = g.target(format!("map-{l}-{c}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
+            g.pass(Pass::scene(format!("shadow-{l}-{c}"), cam, PassKind::Shadow, Queue::All).depth(
+                t,
+                LoadOp::Clear(1.0),
+                StoreOp::Store,
+            ));
+            maps.push(t);
+        }
+    }
+    for l in 0..lights {
+        let (cl, dl) =
+            if l == 0 { (LoadOp::Clear([0.0; 4]), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };
+        let store = if l + 1 == lights { StoreOp::Discard } else { StoreOp::Store };
+        g.pass(
+            Pass::scene(format!("lit-{l}"), main, PassKind::Forward, Queue::All)
+                .color(hdr, cl, StoreOp::Store)
+                .depth(depth, dl, store)
+                .sample(maps[2 * l])
+                .sample(maps[2 * l + 1]),
+        );
+    }
+    g.pass(Pass::fullscreen("post", blur_shader()).color(out, LoadOp::DontCare, StoreOp::Store).sample(hdr));
+    let mut unaliased = g.clone();
+    unaliased.set_aliasing(false);
+    let cams = cameras();
+    let mut frame_cameras = vec![cams[2]];
+    frame_cameras.extend((0..2 * lights).map(|i| cams[i % 2]));
+    let mut memory = Vec::new();
+    for graph in [g, unaliased] {
+        w.r.set_graph(graph).unwrap();
+        let names = w.r.pass_names();
+        assert_eq!(&names[..3], ["shadow-0-0", "shadow-0-1", "lit-0"], "light 0 is lit before light 1's maps");
+        assert_eq!(&names[3..6], ["shadow-1-0", "shadow-1-1", "lit-1"]);
+        let s = w.r.render_graph(&FrameInput { cameras: &frame_cameras, targets: &[] }).unwrap();
+        w.r.flush().unwrap();
+        memory.push(s.target_bytes);
+    }
+    let map_bytes = 64 * 64 * 4;
+    assert_eq!(memory[1] - memory[0], (2 * lights as u64 - 2) * map_bytes, "two maps' textures serve all sixteen");
+}

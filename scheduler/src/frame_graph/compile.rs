@@ -399,16 +399,37 @@ impl FrameGraph {
         for (p, d) in deps.iter().enumerate() {
             d.iter().for_each(|&q| dependents[q].push(p));
         }
+        // Passes still to come that use each transient target: a pass that is the last
+        // of them ends the target's lifetime, so its memory can go to the next target.
+        let mut users = vec![0usize; self.targets.len()];
+        for p in &self.passes {
+            let mut seen: Vec<TargetId> = uses(p).map(|(t, _)| t).collect();
+            seen.sort();
+            seen.dedup();
+            seen.iter().for_each(|t| users[t.0 as usize] += 1);
+        }
+        let transient = |t: TargetId| self.targets[t.0 as usize].kind == TargetKind::Transient;
+        let ends_a_lifetime =
+            |p: usize, users: &[usize]| uses(&self.passes[p]).any(|(t, _)| transient(t) && users[t.0 as usize] == 1);
         let mut done = vec![false; n];
         let mut order = Vec::with_capacity(n);
         while order.len() < n {
-            let next = (0..n).filter(|&p| !done[p] && pending[p] == 0).min_by_key(|&p| (writes_output(p), p));
+            // Offscreen work first; among it, a pass that ends a transient target's
+            // lifetime (so lights' shadow maps alias instead of living all at once); then
+            // declaration order.
+            let next = (0..n)
+                .filter(|&p| !done[p] && pending[p] == 0)
+                .min_by_key(|&p| (writes_output(p), !ends_a_lifetime(p, &users), p));
             let Some(p) = next else {
                 let on_cycle = (0..n).find(|&p| !done[p]).expect("some pass is left");
                 return Err(GraphError::Cycle { pass: self.passes[on_cycle].name.clone() });
             };
             done[p] = true;
             order.push(p);
+            let mut seen: Vec<TargetId> = uses(&self.passes[p]).map(|(t, _)| t).collect();
+            seen.sort();
+            seen.dedup();
+            seen.iter().for_each(|t| users[t.0 as usize] -= 1);
             dependents[p].iter().for_each(|&d| pending[d] -= 1);
         }
         Ok(order)

@@ -23,8 +23,9 @@
 //!   writing one target keep their declared order (a `Load` continues the previous
 //!   writer's content); passes touching one buffer, one of them writing it, keep their
 //!   declared order (as in a command list); a cycle is an error naming a pass on it. Among
-//!   ready passes, offscreen work goes first, then declaration order, so the order is
-//!   deterministic;
+//!   ready passes, offscreen work goes first, then a pass that ends a transient target's
+//!   lifetime (a light's lighting pass right after its shadow maps, so the next light's
+//!   maps can share their textures), then declaration order: deterministic;
 //! - **culling**: passes whose results reach no retained or external target and write no
 //!   buffer (buffers are the engine's: a write is a result) are skipped (and reported);
 //! - **lifetimes and aliasing**: each transient target lives from its first to its last

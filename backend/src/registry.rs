@@ -171,9 +171,7 @@ impl<O: Objects> Registry<O> {
         if d.format.is_depth() && d.usage.contains(TextureUsage::COPY_DST) {
             return Err(CreateError::Invalid(format!("depth texture `{}` cannot be written by the CPU", d.label)));
         }
-        if !d.samples.is_power_of_two() || d.samples > 8 || caps.sample_counts & d.samples == 0 {
-            return Err(CreateError::Unsupported("this sample count (see Caps::sample_counts)"));
-        }
+        check_samples(d.samples, caps)?;
         let multisample_usage = TextureUsage::RENDER_TARGET | TextureUsage::TRANSIENT;
         if d.samples > 1
             && (!d.usage.contains(TextureUsage::RENDER_TARGET)
@@ -320,16 +318,7 @@ impl<O: Objects> Registry<O> {
                 return Err(CreateError::Invalid(format!("pipeline `{}`: no fragment entry point `{fs}`", d.label)));
             }
         }
-        if d.bind_group_layouts.len() > caps.max_bind_groups as usize {
-            return Err(CreateError::Limit {
-                what: "bind groups",
-                requested: d.bind_group_layouts.len() as u64,
-                maximum: u64::from(caps.max_bind_groups),
-            });
-        }
-        if d.bind_group_layouts.iter().any(|l| !self.layouts.contains_key(*l)) {
-            return Err(invalid(ResourceKind::BindGroupLayout));
-        }
+        self.check_pipeline_layouts(&d.bind_group_layouts, caps)?;
         for vb in &d.vertex_buffers {
             if vb.stride % 4 != 0 || vb.attributes.iter().any(|a| a.offset + a.format.size() > vb.stride) {
                 return Err(CreateError::Invalid(format!(
@@ -350,9 +339,7 @@ impl<O: Objects> Registry<O> {
         if d.color.is_none() && d.depth.is_none() {
             return Err(CreateError::Invalid(format!("pipeline `{}` has no targets", d.label)));
         }
-        if !d.samples.is_power_of_two() || d.samples > 8 || caps.sample_counts & d.samples == 0 {
-            return Err(CreateError::Unsupported("this sample count (see Caps::sample_counts)"));
-        }
+        check_samples(d.samples, caps)?;
         Ok(PipelineMeta {
             layouts: d.bind_group_layouts.clone(),
             vertex: d.vertex_buffers.iter().map(|v| (v.stride, v.step)).collect(),
@@ -375,16 +362,7 @@ impl<O: Objects> Registry<O> {
         if !shader.meta.entry_points.iter().any(|(n, s)| *n == d.entry && *s == Stage::Compute) {
             return Err(CreateError::Invalid(format!("pipeline `{}`: no compute entry point `{}`", d.label, d.entry)));
         }
-        if d.bind_group_layouts.len() > caps.max_bind_groups as usize {
-            return Err(CreateError::Limit {
-                what: "bind groups",
-                requested: d.bind_group_layouts.len() as u64,
-                maximum: u64::from(caps.max_bind_groups),
-            });
-        }
-        if d.bind_group_layouts.iter().any(|l| !self.layouts.contains_key(*l)) {
-            return Err(invalid(ResourceKind::BindGroupLayout));
-        }
+        self.check_pipeline_layouts(&d.bind_group_layouts, caps)?;
         Ok(PipelineMeta {
             layouts: d.bind_group_layouts.clone(),
             vertex: Vec::new(),
@@ -393,6 +371,31 @@ impl<O: Objects> Registry<O> {
             compute: true,
             samples: 1,
         })
+    }
+}
+
+/// A sample count the backend supports: 1, or one in `caps.sample_counts`.
+fn check_samples(samples: u32, caps: &Caps) -> Result<(), CreateError> {
+    if !samples.is_power_of_two() || samples > 8 || caps.sample_counts & samples == 0 {
+        return Err(CreateError::Unsupported("this sample count (see Caps::sample_counts)"));
+    }
+    Ok(())
+}
+
+impl<O: Objects> Registry<O> {
+    /// A pipeline's bind group layouts: within the limit, all live.
+    fn check_pipeline_layouts(&self, layouts: &[BindGroupLayoutId], caps: &Caps) -> Result<(), CreateError> {
+        if layouts.len() > caps.max_bind_groups as usize {
+            return Err(CreateError::Limit {
+                what: "bind groups",
+                requested: layouts.len() as u64,
+                maximum: u64::from(caps.max_bind_groups),
+            });
+        }
+        if layouts.iter().any(|l| !self.layouts.contains_key(*l)) {
+            return Err(invalid(ResourceKind::BindGroupLayout));
+        }
+        Ok(())
     }
 }
 

@@ -313,3 +313,37 @@ pub fn cube_grid<B: Backend>(
         },
     ]
 }
+
+/// A wgpu backend on the first adapter of `api` with `encoding`, or `None` (and a note)
+/// where there is none: on CI (`CI` set) a missing adapter fails the test instead.
+pub fn wgpu_backend(
+    api: ::wgpu::Backends,
+    encoding: switchyard_backend::wgpu::Encoding,
+) -> Option<std::sync::Arc<switchyard_backend::wgpu::WgpuBackend>> {
+    use switchyard_backend::wgpu::WgpuBackend;
+    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
+        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI: is mesa-vulkan-drivers installed?");
+        eprintln!("skipping: no {api:?} adapter here");
+        return None;
+    };
+    Some(std::sync::Arc::new(WgpuBackend::from_adapter(adapter, encoding).expect("a device")))
+}
+
+/// The graph error `set_graph` returned (panics on success or another error).
+pub fn graph_error(r: Result<(), switchyard::RenderError>) -> switchyard::GraphError {
+    match r {
+        Err(switchyard::RenderError::Graph(e)) => e,
+        other => panic!("expected a graph error, got {other:?}"),
+    }
+}
+
+/// A lit material of one base color.
+pub fn plain_material<B: Backend>(
+    r: &mut switchyard::Renderer<B>,
+    shader: switchyard::ShaderHandle,
+    rgba: [f32; 4],
+) -> switchyard::MaterialHandle {
+    use switchyard::{MaterialDesc, PropertySheet, PropertyValue};
+    let properties = PropertySheet::new().with("_BaseColor", PropertyValue::Color(rgba));
+    r.create_material(&MaterialDesc { shader, properties, ..Default::default() }).expect("a material")
+}

@@ -11,11 +11,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use switchyard::backend::null::NullBackend;
-use switchyard::backend::wgpu::{Encoding, WgpuBackend};
+use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::ShaderDesc;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
+use switchyard_tests::{graph_error, wgpu_backend};
 
 const SIDE: u32 = 32;
 
@@ -245,10 +246,7 @@ fn bad_compute_graphs_are_typed_errors_and_change_nothing() {
         let cam = g.camera("main");
         (g, out, cam)
     };
-    let invalid = |g: FrameGraph, r: &mut Renderer<NullBackend>| match r.set_graph(g) {
-        Err(RenderError::Graph(e)) => e,
-        other => panic!("expected a graph error, got {other:?}"),
-    };
+    let invalid = |g: FrameGraph, r: &mut Renderer<NullBackend>| graph_error(r.set_graph(g));
     // A compute pass with an attachment.
     let (mut g, out, _) = base();
     g.pass(Pass::compute("c", |_, _| {}).color(out, LoadOp::Clear([0.0; 4]), StoreOp::Store));
@@ -468,12 +466,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
 
 fn gpu_on(api: ::wgpu::Backends) {
     for encoding in [Encoding::RenderBundle, Encoding::CommandBuffer] {
-        let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
-            assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
-            eprintln!("skipping: no {api:?} adapter");
-            return;
-        };
-        let backend = Arc::new(WgpuBackend::from_adapter(adapter, encoding).expect("device"));
+        let Some(backend) = wgpu_backend(api, encoding) else { return };
         if !backend.caps().compute {
             assert!(std::env::var_os("CI").is_none(), "{api:?} on CI has compute shaders");
             eprintln!("skipping: {api:?} has no compute shaders");

@@ -8,11 +8,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use switchyard::backend::null::NullBackend;
-use switchyard::backend::wgpu::{Encoding, WgpuBackend};
+use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
-use switchyard_tests::{cube, cube_grid};
+use switchyard_tests::{cube, cube_grid, graph_error, plain_material, wgpu_backend};
 
 const SIDE: u32 = 64;
 const SKY: LoadOp<[f64; 4]> = LoadOp::Clear([0.1, 0.2, 0.4, 1.0]);
@@ -51,8 +51,7 @@ fn scene<B: Backend>(backend: Arc<B>, threads: usize) -> (Renderer<B>, [Camera; 
     let mut r = Renderer::new(backend, config).unwrap();
     let shader = r.create_shader(&switchyard::ShaderDesc::lit()).unwrap();
     let mesh = r.create_mesh(&cube()).unwrap();
-    let color = PropertySheet::new().with("_BaseColor", PropertyValue::Color([0.9, 0.6, 0.3, 1.0]));
-    let material = r.create_material(&MaterialDesc { shader, properties: color, ..Default::default() }).unwrap();
+    let material = plain_material(&mut r, shader, [0.9, 0.6, 0.3, 1.0]);
     let views = cube_grid(&mut r, mesh, &[material]);
     let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask };
     (r, [camera(&views[0]), camera(&views[1])])
@@ -93,10 +92,7 @@ fn bad_multisampling_is_a_typed_error_and_changes_nothing() {
     let (mut r, cameras) = scene(backend.clone(), 2);
     r.set_graph(graph(4).0).unwrap();
     let before = r.pass_names().to_vec();
-    let invalid = |g: FrameGraph, r: &mut Renderer<NullBackend>| match r.set_graph(g) {
-        Err(RenderError::Graph(e)) => e,
-        other => panic!("expected a graph error, got {other:?}"),
-    };
+    let invalid = |g: FrameGraph, r: &mut Renderer<NullBackend>| graph_error(r.set_graph(g));
     // A multisampled shadow map.
     let mut g = FrameGraph::new();
     let sun = g.camera("sun");
@@ -220,12 +216,7 @@ fn the_backends_check_sample_counts_alike() {
 
 fn gpu_on(api: ::wgpu::Backends) {
     for encoding in [Encoding::RenderBundle, Encoding::CommandBuffer] {
-        let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
-            assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
-            eprintln!("skipping: no {api:?} adapter");
-            return;
-        };
-        let backend = Arc::new(WgpuBackend::from_adapter(adapter, encoding).expect("device"));
+        let Some(backend) = wgpu_backend(api, encoding) else { return };
         assert!(backend.caps().sample_counts & 4 != 0, "4x is guaranteed by WebGPU");
         let (mut r, cameras) = scene(backend.clone(), 2);
         let mut images = Vec::new();

@@ -35,9 +35,21 @@ struct Report {
     step: usize,
     steps: usize,
     started: Instant,
+    /// Each stage's throughput against threads, as a multiple of its 1-thread value.
+    speedups: Vec<Series>,
 }
 
 impl Report {
+    /// Adds `series` (throughput against threads, starting at 1 thread) to the speedup
+    /// chart as `name`, each point divided by the 1-thread one.
+    fn speedup(&mut self, name: &str, series: &Series) {
+        let Some(&(1.0, base)) = series.points.first() else { return };
+        if base > 0.0 && series.points.len() > 1 {
+            let points = series.points.iter().map(|&(t, v)| (t, v / base)).collect();
+            self.speedups.push(Series { name: name.into(), points });
+        }
+    }
+
     fn progress(&mut self, what: &str) {
         self.step += 1;
         eprint!("\r[{:>2}/{}] {:>5.1}s {what:<70}", self.step, self.steps, self.started.elapsed().as_secs_f64());
@@ -152,7 +164,7 @@ fn main() {
         None => println!("- GPU adapter: none used"),
     }
     drop(gpu);
-    let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now() };
+    let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now(), speedups: Vec::new() };
     r.steps = steps(&o, threads.len(), all);
 
     if o.runs(Stage::Bandwidth) {
@@ -185,6 +197,13 @@ fn main() {
         tracy_rows(&mut r, &o, all);
     }
     eprintln!("\rdone in {:.0} s{:70}", r.started.elapsed().as_secs_f64(), "");
+    if !r.speedups.is_empty() {
+        // Where scaling stops shows against the ideal line (speedup = threads).
+        let ideal = Series { name: "ideal".into(), points: threads.iter().map(|&t| (t as f64, t as f64)).collect() };
+        let mut lines = r.speedups.clone();
+        lines.push(ideal);
+        let _ = line_chart(&o.out.join("speedup.png"), "speedup against 1 thread", "× 1 thread", &lines);
+    }
 
     let mut md = String::new();
     md.push_str("| metric | threads | ours | best baseline | baseline name | ratio | target | met |\n");
@@ -368,6 +387,7 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                 }
             }
             if n == 1_000_000 {
+                r.speedup(&format!("sort 1M {}", shape.name()), &ours_series);
                 chart.push(ours_series);
                 chart.push(best_series);
             }
@@ -437,6 +457,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
             );
         }
     }
+    r.speedup("cull 1M", &ours_series);
     let _ = line_chart(&o.out.join("cull.png"), "cull 1M objects", "Mobjects/s", &[ours_series, base_series]);
 }
 
@@ -610,6 +631,7 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
             if n == 1_000_000 && all >= 16 { "≥ 10x (16 cores)" } else { "-" },
             if n == 1_000_000 && all >= 16 { Some(scaling >= 10.0) } else { None },
         );
+        r.speedup(&format!("frame {}k", n / 1000), &series);
         chart.push(series);
     }
     let _ = line_chart(&o.out.join("frame.png"), "whole frame, null backend, 3 views", "frames/s", &chart);
@@ -792,6 +814,7 @@ fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Re
         None,
     );
     drop(cb);
+    r.speedup("record 10k draws (wgpu)", &ours_series);
     let _ =
         line_chart(&o.out.join("record.png"), "record, 10k state-churn draws", "draws/s", &[ours_series, hand_series]);
 

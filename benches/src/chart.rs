@@ -63,6 +63,8 @@ pub fn line_chart(path: &std::path::Path, title: &str, unit: &str, series: &[Ser
     }
     chart
         .configure_series_labels()
+        // Throughput rises to the right: the upper left is where the lines are not.
+        .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))

@@ -1,0 +1,9 @@
+//! The frame graph's pass kinds beyond scene, fullscreen and callback draws, each on the
+//! null backend and on lavapipe and llvmpipe: compute passes, multisampled forward passes,
+//! four shadow maps per forward pass, fullscreen passes over the engine's textures. One
+//! test binary (one link against wgpu instead of four).
+
+mod compute;
+mod external_inputs;
+mod msaa;
+mod shadow_maps;

@@ -570,6 +570,18 @@ fn random_graphs_render_or_give_typed_errors() {
     assert!(rendered > 60 && refused >= 30, "rendered {rendered}, refused {refused}");
 }
 
+/// Light `l`'s two cascades: their cameras, 64 x 64 depth maps and shadow passes.
+fn light_maps(g: &mut FrameGraph, l: usize) -> [TargetId; 2] {
+    let map = TargetSize::Fixed { width: 64, height: 64 };
+    [0, 1].map(|c| {
+        let cam = g.camera(format!("light-{l}-{c}"));
+        let t = g.target(format!("map-{l}-{c}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
+        let shadow = Pass::scene(format!("shadow-{l}-{c}"), cam, PassKind::Shadow, Queue::All);
+        g.pass(shadow.depth(t, LoadOp::Clear(1.0), StoreOp::Store));
+        t
+    })
+}
+
 /// Shadow cascades of several lights are more cameras and passes: 20 lights of 2 cascades
 /// each, one forward pass per light sampling its cascades (60 scene passes) render; past
 /// `MAX_VIEWS` scene passes the graph is a typed error.
@@ -581,19 +593,8 @@ fn many_lights_and_cascades_up_to_the_limit() {
         let main = g.camera("main");
         let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
         let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
-        let map = TargetSize::Fixed { width: 64, height: 64 };
         for l in 0..lights {
-            let mut maps = Vec::new();
-            for c in 0..2 {
-                let cam = g.camera(format!("light-{l}-{c}"));
-                let t = g.target(format!("map-{l}-{c}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
-                g.pass(Pass::scene(format!("shadow-{l}-{c}"), cam, PassKind::Shadow, Queue::All).depth(
-                    t,
-                    LoadOp::Clear(1.0),
-                    StoreOp::Store,
-                ));
-                maps.push(t);
-            }
+            let maps = light_maps(&mut g, l);
             let (cl, dl) =
                 if l == 0 { (LoadOp::Clear([0.0; 4]), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };
             g.pass(
@@ -668,20 +669,7 @@ fn lights_declared_shadows_first_still_alias_their_maps() {
     let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
     let hdr = g.target("hdr", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
     let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
-    let map = TargetSize::Fixed { width: 64, height: 64 };
-    let mut maps = Vec::new();
-    for l in 0..lights {
-        for c in 0..2 {
-            let cam = g.camera(format!("light-{l}-{c}"));
-            let t = g.target(format!("map-{l}-{c}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
-            g.pass(Pass::scene(format!("shadow-{l}-{c}"), cam, PassKind::Shadow, Queue::All).depth(
-                t,
-                LoadOp::Clear(1.0),
-                StoreOp::Store,
-            ));
-            maps.push(t);
-        }
-    }
+    let maps: Vec<TargetId> = (0..lights).flat_map(|l| light_maps(&mut g, l)).collect();
     for l in 0..lights {
         let (cl, dl) =
             if l == 0 { (LoadOp::Clear([0.0; 4]), LoadOp::Clear(1.0)) } else { (LoadOp::Load, LoadOp::Load) };

@@ -40,21 +40,23 @@ impl WgpuBackend {
     }
 }
 
-/// Encodes one compute pass's validated chunks into `enc`.
+/// Encodes one compute pass's chunks (validated at record, checked to be compute chunks
+/// at submit) into `enc`.
 pub(super) fn encode_compute(
     enc: &mut wgpu::CommandEncoder,
     reg: &Registry<WgpuObjects>,
     label: &'static str,
-    chunks: &[&[Command]],
+    chunks: &[WgpuChunk],
     timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
 ) {
     #[cold]
     fn bug() -> ! {
-        unreachable!("handle vanished between validation and encoding")
+        unreachable!("checked before encoding: a vanished handle, a draw or a render chunk in a compute pass")
     }
     let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes });
-    for commands in chunks {
-        for cmd in *commands {
+    for chunk in chunks {
+        let Encoded::Compute(commands) = &chunk.encoded else { bug() };
+        for cmd in commands {
             match *cmd {
                 Command::SetPipeline(p) => match &reg.pipelines.get(p).unwrap_or_else(|| bug()).obj {
                     NativePipeline::Compute(p) => cp.set_pipeline(p),

@@ -93,17 +93,6 @@ fn compute_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::Compute
     })
 }
 
-/// The validated commands of a compute pass's chunks.
-fn compute_chunks(chunks: &[WgpuChunk]) -> Vec<&[Command]> {
-    chunks
-        .iter()
-        .map(|c| match &c.encoded {
-            Encoded::Compute(commands) => commands.as_slice(),
-            _ => unreachable!("checked at submit"),
-        })
-        .collect()
-}
-
 impl WgpuBackend {
     pub(super) fn pass_views<'r>(
         reg: &'r Registry<WgpuObjects>,
@@ -201,7 +190,7 @@ impl WgpuBackend {
                 for (pass_index, p) in passes.iter_mut().enumerate() {
                     if p.desc.compute {
                         let writes = compute_timestamps(zone_slot.as_ref(), pass_index);
-                        encode_compute(&mut enc, reg, p.desc.label, &compute_chunks(&p.chunks), writes);
+                        encode_compute(&mut enc, reg, p.desc.label, &p.chunks, writes);
                         p.chunks.clear();
                         continue;
                     }
@@ -236,7 +225,7 @@ impl WgpuBackend {
                         let mut enc = self
                             .device
                             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(p.desc.label) });
-                        encode_compute(&mut enc, reg, p.desc.label, &compute_chunks(&p.chunks), None);
+                        encode_compute(&mut enc, reg, p.desc.label, &p.chunks, None);
                         p.chunks.clear();
                         buffers.push(enc.finish());
                         continue;

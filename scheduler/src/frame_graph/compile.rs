@@ -187,6 +187,20 @@ impl FrameGraph {
         Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings, forward_format })
     }
 
+    /// Whether the passes of `order` render into target `t` (as an attachment or a resolve
+    /// target) and whether they sample it.
+    pub(crate) fn rendered_and_sampled(&self, order: &[usize], t: TargetId) -> (bool, bool) {
+        let mut found = (false, false);
+        for (_, u) in order.iter().flat_map(|&p| uses(&self.passes[p])).filter(|(x, _)| *x == t) {
+            if u.writes() {
+                found.0 = true;
+            } else {
+                found.1 = true;
+            }
+        }
+        found
+    }
+
     fn target_name(&self, t: TargetId) -> String {
         self.targets[t.0 as usize].name.clone()
     }
@@ -401,16 +415,20 @@ impl FrameGraph {
         }
         // Passes still to come that use each transient target: a pass that is the last
         // of them ends the target's lifetime, so its memory can go to the next target.
+        let touched: Vec<Vec<usize>> = self
+            .passes
+            .iter()
+            .map(|p| {
+                let mut ts: Vec<usize> = uses(p).map(|(t, _)| t.0 as usize).collect();
+                ts.sort_unstable();
+                ts.dedup();
+                ts
+            })
+            .collect();
         let mut users = vec![0usize; self.targets.len()];
-        for p in &self.passes {
-            let mut seen: Vec<TargetId> = uses(p).map(|(t, _)| t).collect();
-            seen.sort();
-            seen.dedup();
-            seen.iter().for_each(|t| users[t.0 as usize] += 1);
-        }
-        let transient = |t: TargetId| self.targets[t.0 as usize].kind == TargetKind::Transient;
-        let ends_a_lifetime =
-            |p: usize, users: &[usize]| uses(&self.passes[p]).any(|(t, _)| transient(t) && users[t.0 as usize] == 1);
+        touched.iter().flatten().for_each(|&t| users[t] += 1);
+        let transient = |t: usize| self.targets[t].kind == TargetKind::Transient;
+        let ends_a_lifetime = |p: usize, users: &[usize]| touched[p].iter().any(|&t| transient(t) && users[t] == 1);
         let mut done = vec![false; n];
         let mut order = Vec::with_capacity(n);
         while order.len() < n {
@@ -426,10 +444,7 @@ impl FrameGraph {
             };
             done[p] = true;
             order.push(p);
-            let mut seen: Vec<TargetId> = uses(&self.passes[p]).map(|(t, _)| t).collect();
-            seen.sort();
-            seen.dedup();
-            seen.iter().for_each(|t| users[t.0 as usize] -= 1);
+            touched[p].iter().for_each(|&t| users[t] -= 1);
             dependents[p].iter().for_each(|&d| pending[d] -= 1);
         }
         Ok(order)

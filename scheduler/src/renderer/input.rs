@@ -333,12 +333,7 @@ impl<B: Backend> Renderer<B> {
         if let Some(mut old) = self.plan.replace(new) {
             // Textures the new plan took over are its own now.
             old.objects.textures.retain(|(_, t)| reuse.iter().any(|(_, r)| r == t));
-            for o in &mut old.others {
-                if let plan::OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut o.content {
-                    inputs.destroy(b);
-                }
-            }
-            old.objects.destroy(b);
+            old.destroy(b);
         }
         Ok(())
     }

@@ -294,7 +294,7 @@ impl FramePlan {
                     }
                 }
                 TargetKind::Retained if compiled.lifetimes[t].is_some() => {
-                    let sampled = graph.passes.iter().any(|p| p.samples.contains(&TargetId(t as u32)));
+                    let (_, sampled) = graph.rendered_and_sampled(&compiled.order, TargetId(t as u32));
                     let mut usage = TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC;
                     if sampled {
                         usage = usage | TextureUsage::SAMPLED;
@@ -321,18 +321,17 @@ impl FramePlan {
         let used = |t: usize| compiled.lifetimes[t].is_some();
         let externals: Vec<_> = (0..n)
             .filter(|&t| graph.targets[t].kind == TargetKind::External && used(t))
-            .map(|t| ExternalTarget {
-                target: t,
-                name: graph.targets[t].name.clone(),
-                format: graph.targets[t].format,
-                size: compiled.sizes[t],
-                follows_output: graph.targets[t].size == TargetSize::Output,
-                rendered: compiled.order.iter().any(|&p| {
-                    let p = &graph.passes[p];
-                    p.color.iter().any(|a| a.target.0 as usize == t || a.resolve.is_some_and(|r| r.0 as usize == t))
-                        || p.depth.is_some_and(|a| a.target.0 as usize == t)
-                }),
-                sampled: compiled.order.iter().any(|&p| graph.passes[p].samples.contains(&TargetId(t as u32))),
+            .map(|t| {
+                let (rendered, sampled) = graph.rendered_and_sampled(&compiled.order, TargetId(t as u32));
+                ExternalTarget {
+                    target: t,
+                    name: graph.targets[t].name.clone(),
+                    format: graph.targets[t].format,
+                    size: compiled.sizes[t],
+                    follows_output: graph.targets[t].size == TargetSize::Output,
+                    rendered,
+                    sampled,
+                }
             })
             .collect();
         let tex = |t: TargetId| textures[t.0 as usize].unwrap_or_default();
@@ -452,6 +451,19 @@ impl FramePlan {
             memory,
             objects: PlanObjects::default(),
         })
+    }
+}
+
+impl FramePlan {
+    /// Destroys what the plan made: its objects and the bind groups its fullscreen passes
+    /// made per frame (the frames that used them are finished).
+    pub(crate) fn destroy<B: Backend>(mut self, b: &B) {
+        for o in &mut self.others {
+            if let OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut o.content {
+                inputs.destroy(b);
+            }
+        }
+        self.objects.destroy(b);
     }
 }
 

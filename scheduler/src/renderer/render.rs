@@ -203,12 +203,12 @@ impl<B: Backend> Renderer<B> {
 
     /// Each scene pass's setup (view, frustum, pass with this frame's external textures,
     /// slot) and instance and indirect buffers grown to the scene; each other pass's
-    /// backend pass.
+    /// backend pass, sampled textures and (fullscreen passes over external targets) this
+    /// frame's bind group.
     fn prepare_views(&mut self, cameras: &[Camera], targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
-        let plan = self.plan.as_ref().expect("the caller made the plan");
-        let external = |slot: Option<usize>| {
-            slot.and_then(|t| targets.iter().find(|(id, _)| id.0 as usize == t)).map(|&(_, tex)| tex)
-        };
+        let plan = self.plan.as_mut().expect("the caller made the plan");
+        let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
+        let external = |slot: Option<usize>| slot.and_then(given);
         let with_externals = |mut pass: PassDesc, e: &plan::ExternalSlots| {
             if let (Some(c), Some(t)) = (pass.color.as_mut(), external(e.color)) {
                 c.texture = t;
@@ -244,27 +244,20 @@ impl<B: Backend> Renderer<B> {
                 None => self.views.push(ViewFrame::new(setup)),
             }
         }
-        for (o, op) in plan.others.iter().enumerate() {
+        let b = &*self.shared.backend;
+        for (o, op) in plan.others.iter_mut().enumerate() {
             let rec = self.others[o].get_mut();
             rec.pass = with_externals(op.pass, &op.externals);
             rec.inputs.clear();
             for &t in &op.inputs {
-                let owned = plan.textures[t.0 as usize];
-                if let Some(tex) = owned.or_else(|| external(Some(t.0 as usize))) {
+                if let Some(tex) = plan.textures[t.0 as usize].or_else(|| given(t.0 as usize)) {
                     rec.inputs.push((t, tex));
                 }
             }
-        }
-        // Fullscreen passes sampling external targets: this frame's textures' bind group.
-        let b = &*self.shared.backend;
-        let plan = self.plan.as_mut().expect("the caller made the plan");
-        for (o, op) in plan.others.iter_mut().enumerate() {
             if let plan::OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
-                let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
-                self.others[o].get_mut().input_group = Some(inputs.group(b, given)?);
+                rec.input_group = Some(inputs.group(b, given)?);
             }
         }
-        let plan = self.plan.as_ref().expect("the caller made the plan");
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;

@@ -53,6 +53,32 @@ pub enum Resource {
     Pipeline(PipelineId),
 }
 
+macro_rules! resource_from {
+    ($($id:ident => $kind:ident),*) => {$(
+        impl From<$id> for Resource {
+            fn from(id: $id) -> Self {
+                Resource::$kind(id)
+            }
+        }
+    )*};
+}
+resource_from!(BufferId => Buffer, TextureId => Texture, SamplerId => Sampler, ShaderId => Shader,
+    BindGroupLayoutId => BindGroupLayout, BindGroupId => BindGroup, PipelineId => Pipeline);
+
+/// Live resources of a backend, by kind ([`null::NullBackend::live`],
+/// [`wgpu::WgpuBackend::live`]): leak checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)] // one count per resource kind
+pub struct LiveResources {
+    pub buffers: usize,
+    pub textures: usize,
+    pub samplers: usize,
+    pub shaders: usize,
+    pub bind_group_layouts: usize,
+    pub bind_groups: usize,
+    pub pipelines: usize,
+}
+
 /// A texture's size, format and usage, as [`Backend::texture_info`] reports them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureInfo {
@@ -162,7 +188,9 @@ pub trait Backend: Send + Sync + 'static {
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError>;
     /// Creates a bind group.
     fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError>;
-    /// Creates a render pipeline, or returns the cached one for an equal descriptor.
+    /// Creates a render pipeline, or returns the cached one for an equal descriptor. Each
+    /// call counts: the pipeline lives until `destroy` was called for it as often (so two
+    /// users of one backend that ask for equal pipelines each destroy theirs).
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError>;
     /// Creates a compute pipeline (bound in compute passes, [`PassDesc::compute`]). The
     /// default: this backend has no compute.
@@ -170,7 +198,10 @@ pub trait Backend: Send + Sync + 'static {
         let _ = desc;
         Err(CreateError::Unsupported("compute pipelines"))
     }
-    /// Destroys a resource; its handle becomes stale.
+    /// Destroys a resource; its handle becomes stale (a cached pipeline: gives back one
+    /// creation of it, see [`Backend::create_pipeline`]). Frames already recorded keep
+    /// what they use on the GPU side, but a destroyed buffer takes no more uploads: destroy
+    /// what queued frames use only after they finished.
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError>;
     /// What a live texture is: size, format and usage (`None` for a stale handle).
     fn texture_info(&self, texture: TextureId) -> Option<TextureInfo>;

@@ -15,7 +15,7 @@ use crate::registry::{reflect_wgsl, Entry, Objects, Registry};
 use crate::surface::{check_size, Swapchains};
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{Acquired, SkipReason, SurfaceError};
-use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
+use crate::{Backend, BufferWrite, ChunkPosition, Image, LiveResources, PassSubmit, Resource, SubmissionId};
 
 /// A null surface: a swapchain of three render-target textures of its size.
 #[derive(Debug)]
@@ -168,30 +168,8 @@ impl NullBackend {
 
     /// How many resources of each kind are alive (leak checks).
     pub fn live(&self) -> LiveResources {
-        let r = self.reg.read();
-        LiveResources {
-            buffers: r.buffers.len(),
-            textures: r.textures.len(),
-            samplers: r.samplers.len(),
-            shaders: r.shaders.len(),
-            bind_group_layouts: r.layouts.len(),
-            bind_groups: r.bind_groups.len(),
-            pipelines: r.pipelines.len(),
-        }
+        self.reg.read().live()
     }
-}
-
-/// Live resources of a [`NullBackend`], by kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(missing_docs)] // one count per resource kind
-pub struct LiveResources {
-    pub buffers: usize,
-    pub textures: usize,
-    pub samplers: usize,
-    pub shaders: usize,
-    pub bind_group_layouts: usize,
-    pub bind_groups: usize,
-    pub pipelines: usize,
 }
 
 fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), WriteError> {
@@ -234,7 +212,13 @@ pub(crate) fn destroy_in<O: Objects>(reg: &mut Registry<O>, r: Resource) -> Resu
         Resource::BindGroupLayout(id) => reg.layouts.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroupLayout)),
         Resource::BindGroup(id) => reg.bind_groups.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroup)),
         Resource::Pipeline(id) => {
-            reg.pipelines.remove(id).ok_or(gone(ResourceKind::Pipeline))?;
+            let p = reg.pipelines.get_mut(id).ok_or(gone(ResourceKind::Pipeline))?;
+            if p.meta.refs > 1 {
+                // Another creation of an equal descriptor still holds it.
+                p.meta.refs -= 1;
+                return Ok(());
+            }
+            reg.pipelines.remove(id);
             reg.pipeline_cache.retain(|_, v| *v != id);
             Ok(())
         }
@@ -309,10 +293,8 @@ impl Backend for NullBackend {
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
         self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
-        if let Some(&id) = reg.pipeline_cache.get(desc) {
-            if reg.pipelines.contains_key(id) {
-                return Ok(id);
-            }
+        if let Some(id) = reg.cached_pipeline(desc) {
+            return Ok(id);
         }
         let meta = reg.check_pipeline(desc, &self.caps)?;
         let id = reg.pipelines.insert(Entry { meta, obj: () });

@@ -68,7 +68,70 @@ pub(crate) enum Stage {
 
 #[derive(Debug, Clone)]
 pub(crate) struct ShaderMeta {
-    pub(crate) entry_points: Vec<(String, Stage)>,
+    pub(crate) entry_points: Vec<EntryPoint>,
+}
+
+/// An entry point and the resource bindings it uses (what a pipeline's layouts must hold).
+#[derive(Debug, Clone)]
+pub(crate) struct EntryPoint {
+    pub(crate) name: String,
+    pub(crate) stage: Stage,
+    pub(crate) bindings: Vec<ShaderBinding>,
+}
+
+/// A resource the shader reads or writes at `@group(group) @binding(binding)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ShaderBinding {
+    pub(crate) group: u32,
+    pub(crate) binding: u32,
+    pub(crate) resource: ShaderResource,
+}
+
+/// What a shader binding declares, as far as a layout entry must agree with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShaderResource {
+    /// `var<uniform>` of this many bytes.
+    Uniform(u64),
+    /// `var<storage, read>`.
+    Storage,
+    /// `var<storage, read_write>`.
+    StorageReadWrite,
+    /// `texture_2d<f32>`.
+    FloatTexture,
+    /// `texture_depth_2d`.
+    DepthTexture,
+    /// `sampler`.
+    Sampler,
+    /// `sampler_comparison`.
+    ComparisonSampler,
+    /// Anything no layout entry of this crate describes (storage textures, integer or
+    /// multisampled textures, other dimensions).
+    Other,
+}
+
+impl ShaderResource {
+    /// Why a layout entry of type `ty` cannot serve it (`None`: it can).
+    fn mismatch(self, ty: BindingType) -> Option<&'static str> {
+        let fits = match (self, ty) {
+            (Self::Uniform(size), BindingType::Uniform { min_size, .. }) => {
+                if min_size != 0 && min_size < size {
+                    return Some("a uniform block larger than the layout's minimum size");
+                }
+                true
+            }
+            (Self::Storage, BindingType::Storage { .. })
+            | (Self::StorageReadWrite, BindingType::StorageReadWrite { .. })
+            | (
+                Self::FloatTexture,
+                BindingType::Texture(TextureSampleKind::Float | TextureSampleKind::UnfilterableFloat),
+            )
+            | (Self::DepthTexture, BindingType::Texture(TextureSampleKind::Depth))
+            | (Self::Sampler, BindingType::Sampler { comparison: false } | BindingType::NonFilteringSampler)
+            | (Self::ComparisonSampler, BindingType::Sampler { comparison: true }) => true,
+            _ => false,
+        };
+        (!fits).then_some("of another type than the layout's entry")
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -103,6 +166,9 @@ pub(crate) struct PipelineMeta {
     /// A compute pipeline (bound in compute passes only).
     pub(crate) compute: bool,
     pub(crate) samples: u32,
+    /// Creations that returned it (a cached render pipeline is returned again for an equal
+    /// descriptor): each `destroy` gives one back, the last one destroys it.
+    pub(crate) refs: u32,
 }
 
 pub(crate) struct Registry<O: Objects> {
@@ -306,19 +372,21 @@ impl<O: Objects> Registry<O> {
 
     pub(crate) fn check_pipeline(&self, d: &PipelineDesc, caps: &Caps) -> Result<PipelineMeta, CreateError> {
         let shader = self.shaders.get(d.shader).ok_or(invalid(ResourceKind::Shader))?;
-        let has = |name: &str, stage: Stage| shader.meta.entry_points.iter().any(|(n, s)| n == name && *s == stage);
-        if !has(&d.vertex_entry, Stage::Vertex) {
-            return Err(CreateError::Invalid(format!(
-                "pipeline `{}`: no vertex entry point `{}`",
-                d.label, d.vertex_entry
-            )));
-        }
-        if let Some(fs) = &d.fragment_entry {
-            if !has(fs, Stage::Fragment) {
-                return Err(CreateError::Invalid(format!("pipeline `{}`: no fragment entry point `{fs}`", d.label)));
-            }
-        }
+        let find =
+            |name: &str, stage: Stage| shader.meta.entry_points.iter().find(|e| e.name == name && e.stage == stage);
+        let vertex = find(&d.vertex_entry, Stage::Vertex).ok_or_else(|| {
+            CreateError::Invalid(format!("pipeline `{}`: no vertex entry point `{}`", d.label, d.vertex_entry))
+        })?;
+        let fragment = match &d.fragment_entry {
+            Some(fs) => Some(find(fs, Stage::Fragment).ok_or_else(|| {
+                CreateError::Invalid(format!("pipeline `{}`: no fragment entry point `{fs}`", d.label))
+            })?),
+            None => None,
+        };
         self.check_pipeline_layouts(&d.bind_group_layouts, caps)?;
+        for e in std::iter::once(vertex).chain(fragment) {
+            self.check_entry_bindings(&d.label, e, &d.bind_group_layouts)?;
+        }
         for vb in &d.vertex_buffers {
             if vb.stride % 4 != 0 || vb.attributes.iter().any(|a| a.offset + a.format.size() > vb.stride) {
                 return Err(CreateError::Invalid(format!(
@@ -347,6 +415,7 @@ impl<O: Objects> Registry<O> {
             depth: d.depth.map(|z| z.format),
             compute: false,
             samples: d.samples,
+            refs: 1,
         })
     }
 
@@ -359,10 +428,12 @@ impl<O: Objects> Registry<O> {
             return Err(CreateError::Unsupported("compute pipelines (the adapter has no compute shaders)"));
         }
         let shader = self.shaders.get(d.shader).ok_or(invalid(ResourceKind::Shader))?;
-        if !shader.meta.entry_points.iter().any(|(n, s)| *n == d.entry && *s == Stage::Compute) {
-            return Err(CreateError::Invalid(format!("pipeline `{}`: no compute entry point `{}`", d.label, d.entry)));
-        }
+        let entry =
+            shader.meta.entry_points.iter().find(|e| e.name == d.entry && e.stage == Stage::Compute).ok_or_else(
+                || CreateError::Invalid(format!("pipeline `{}`: no compute entry point `{}`", d.label, d.entry)),
+            )?;
         self.check_pipeline_layouts(&d.bind_group_layouts, caps)?;
+        self.check_entry_bindings(&d.label, entry, &d.bind_group_layouts)?;
         Ok(PipelineMeta {
             layouts: d.bind_group_layouts.clone(),
             vertex: Vec::new(),
@@ -370,6 +441,7 @@ impl<O: Objects> Registry<O> {
             depth: None,
             compute: true,
             samples: 1,
+            refs: 1,
         })
     }
 }
@@ -383,6 +455,40 @@ fn check_samples(samples: u32, caps: &Caps) -> Result<(), CreateError> {
 }
 
 impl<O: Objects> Registry<O> {
+    /// Every binding an entry point uses is in the pipeline's layouts, visible to its stage,
+    /// of a type that serves it (what wgpu checks when it creates the pipeline). The
+    /// layouts are live (checked before).
+    fn check_entry_bindings(
+        &self,
+        label: &str,
+        e: &EntryPoint,
+        layouts: &[BindGroupLayoutId],
+    ) -> Result<(), CreateError> {
+        let stage = match e.stage {
+            Stage::Vertex => Stages::VERTEX,
+            Stage::Fragment => Stages::FRAGMENT,
+            Stage::Compute => Stages::COMPUTE,
+        };
+        for b in &e.bindings {
+            let entry = layouts
+                .get(b.group as usize)
+                .and_then(|l| self.layouts.get(*l))
+                .and_then(|l| l.meta.entries.iter().find(|le| le.binding == b.binding));
+            let why = match entry {
+                None => Some("missing"),
+                Some(le) if !le.visibility.contains(stage) => Some("not visible to its stage"),
+                Some(le) => b.resource.mismatch(le.ty),
+            };
+            if let Some(why) = why {
+                return Err(CreateError::Invalid(format!(
+                    "pipeline `{label}`: entry point `{}` uses @group({}) @binding({}), {why} in the pipeline layout",
+                    e.name, b.group, b.binding
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A pipeline's bind group layouts: within the limit, all live.
     fn check_pipeline_layouts(&self, layouts: &[BindGroupLayoutId], caps: &Caps) -> Result<(), CreateError> {
         if layouts.len() > caps.max_bind_groups as usize {
@@ -411,25 +517,83 @@ pub(crate) fn reflect_wgsl(d: &ShaderDesc) -> Result<ShaderMeta, CreateError> {
     use wgpu::naga;
     let err = |message: String| CreateError::Shader { label: d.label.clone(), message };
     let module = naga::front::wgsl::parse_str(&d.wgsl).map_err(|e| err(e.emit_to_string(&d.wgsl)))?;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
         .validate(&module)
         .map_err(|e| err(e.emit_to_string(&d.wgsl)))?;
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).map_err(|e| err(e.to_string()))?;
     let entry_points = module
         .entry_points
         .iter()
-        .map(|ep| {
+        .enumerate()
+        .map(|(i, ep)| {
             let stage = match ep.stage {
                 naga::ShaderStage::Vertex => Stage::Vertex,
                 naga::ShaderStage::Fragment => Stage::Fragment,
                 _ => Stage::Compute,
             };
-            (ep.name.clone(), stage)
+            let uses = info.get_entry_point(i);
+            let bindings = module
+                .global_variables
+                .iter()
+                .filter(|(h, _)| !uses[*h].is_empty())
+                .filter_map(|(_, g)| {
+                    let b = g.binding.as_ref()?;
+                    let resource = shader_resource(&module, &layouter, g);
+                    Some(ShaderBinding { group: b.group, binding: b.binding, resource })
+                })
+                .collect();
+            EntryPoint { name: ep.name.clone(), stage, bindings }
         })
         .collect();
     Ok(ShaderMeta { entry_points })
 }
 
+/// What a bound global variable declares.
+fn shader_resource(
+    module: &wgpu::naga::Module,
+    layouter: &wgpu::naga::proc::Layouter,
+    g: &wgpu::naga::GlobalVariable,
+) -> ShaderResource {
+    use wgpu::naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
+    match (g.space, &module.types[g.ty].inner) {
+        (AddressSpace::Uniform, _) => ShaderResource::Uniform(u64::from(layouter[g.ty].size)),
+        (AddressSpace::Storage { access }, _) if access.contains(StorageAccess::STORE) => {
+            ShaderResource::StorageReadWrite
+        }
+        (AddressSpace::Storage { .. }, _) => ShaderResource::Storage,
+        (_, TypeInner::Sampler { comparison: false }) => ShaderResource::Sampler,
+        (_, TypeInner::Sampler { comparison: true }) => ShaderResource::ComparisonSampler,
+        (_, TypeInner::Image { dim: ImageDimension::D2, arrayed: false, class }) => match class {
+            ImageClass::Sampled { kind: ScalarKind::Float, multi: false } => ShaderResource::FloatTexture,
+            ImageClass::Depth { multi: false } => ShaderResource::DepthTexture,
+            _ => ShaderResource::Other,
+        },
+        _ => ShaderResource::Other,
+    }
+}
+
 impl<O: Objects> Registry<O> {
+    /// How many resources of each kind are alive.
+    pub(crate) fn live(&self) -> crate::LiveResources {
+        crate::LiveResources {
+            buffers: self.buffers.len(),
+            textures: self.textures.len(),
+            samplers: self.samplers.len(),
+            shaders: self.shaders.len(),
+            bind_group_layouts: self.layouts.len(),
+            bind_groups: self.bind_groups.len(),
+            pipelines: self.pipelines.len(),
+        }
+    }
+
+    /// The live cached pipeline of an equal descriptor, counted as one more creation.
+    pub(crate) fn cached_pipeline(&mut self, d: &PipelineDesc) -> Option<PipelineId> {
+        let id = *self.pipeline_cache.get(d)?;
+        self.pipelines.get_mut(id)?.meta.refs += 1;
+        Some(id)
+    }
+
     /// The size, format and usage of a live texture.
     pub(crate) fn texture_info(&self, t: crate::handle::TextureId) -> Option<crate::TextureInfo> {
         self.textures.get(t).map(|e| crate::TextureInfo {

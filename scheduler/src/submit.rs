@@ -3,11 +3,15 @@
 //! It receives finished frame packets through the ring of `switchyard-handoff` (a fixed
 //! set of packets; at most frames-in-flight of them queued: back-pressure instead of
 //! unbounded memory; the protocol is checked by a loom model in that crate), performs the
-//! frame's uploads and submits its passes in order, keeps at most `frames_in_flight`
-//! submissions on the GPU (waiting for the oldest, timed as GPU wait), and hands each
-//! packet back with its report so its memory is reused for a later frame.
+//! frame's uploads and submits its passes in order, keeps at most `frames_in_flight - 1`
+//! frames on the GPU once it has handed a packet back (waiting for the oldest, timed as GPU
+//! wait), and hands each packet back with its report so its memory is reused for a later
+//! frame. It counts the frames finished on the GPU ([`SubmitThread::completed`]): the
+//! renderer destroys what it gave up only after the frames that may read it
+//! (`renderer/retire.rs`).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -85,6 +89,8 @@ pub(crate) struct SubmitThread<B: Backend> {
     handle: Option<JoinHandle<()>>,
     /// What the finished frames reported.
     pub(crate) reports: Reports,
+    /// Every frame up to this one has finished on the GPU (or never reached it).
+    completed: Arc<AtomicU64>,
 }
 
 /// What finished frames reported, as the frame loop collects them.
@@ -113,10 +119,24 @@ impl<B: Backend> SubmitThread<B> {
     pub(crate) fn spawn(backend: Arc<B>, frames_in_flight: usize) -> std::io::Result<Self> {
         let packets = (0..frames_in_flight).map(|_| Box::default()).collect();
         let (ring, consumer) = ring(packets, frames_in_flight);
+        let completed = Arc::new(AtomicU64::new(0));
+        let done = completed.clone();
         let handle = std::thread::Builder::new()
             .name("switchyard-submit".into())
-            .spawn(move || run(&*backend, frames_in_flight, &consumer))?;
-        Ok(Self { ring: Some(ring), handle: Some(handle), reports: Reports::default() })
+            .spawn(move || run(&*backend, frames_in_flight, &consumer, &done))?;
+        Ok(Self { ring: Some(ring), handle: Some(handle), reports: Reports::default(), completed })
+    }
+
+    /// Every frame up to this one has finished on the GPU, or never reached it (a failed
+    /// submit).
+    pub(crate) fn completed(&self) -> u64 {
+        self.completed.load(Ordering::Acquire)
+    }
+
+    /// Waits until every frame up to `frame` has finished (a flush when one has not).
+    /// `false`: the thread is gone.
+    pub(crate) fn wait_completed(&mut self, frame: u64) -> bool {
+        self.completed() >= frame || self.flush()
     }
 
     /// The ring and the reports, borrowed apart (the ring hands reports over as it
@@ -171,18 +191,35 @@ impl<B: Backend> Drop for SubmitThread<B> {
     }
 }
 
-fn run<B: Backend>(backend: &B, frames_in_flight: usize, ring: &Consumer<Box<FramePacket<B::Chunk>>, SubmitReport>) {
+/// Frames handed to the backend and not known finished, oldest first: the submission
+/// (`None`: the submit failed, nothing reached the GPU) and the frame.
+type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64)>;
+
+/// Waits for every frame in flight and counts them finished.
+fn drain<B: Backend>(backend: &B, in_flight: &mut InFlight, completed: &AtomicU64) {
+    while let Some((id, frame)) = in_flight.pop_front() {
+        if let Some(id) = id {
+            let _ = backend.wait(id);
+        }
+        completed.store(frame, Ordering::Release);
+    }
+}
+
+fn run<B: Backend>(
+    backend: &B,
+    frames_in_flight: usize,
+    ring: &Consumer<Box<FramePacket<B::Chunk>>, SubmitReport>,
+    completed: &AtomicU64,
+) {
     crate::profile::thread_name("switchyard-submit");
-    let mut in_flight: std::collections::VecDeque<SubmissionId> = std::collections::VecDeque::new();
+    let mut in_flight = InFlight::new();
     let mut writes: Vec<(BufferId, u64, usize, Range<usize>)> = Vec::new();
     let mut spare: Vec<BufferWrite<'static>> = Vec::new();
     while let Some(work) = ring.recv() {
         let mut packet = match work {
             Work::Item(p) => p,
             Work::Flush => {
-                while let Some(id) = in_flight.pop_front() {
-                    let _ = backend.wait(id);
-                }
+                drain(backend, &mut in_flight, completed);
                 if !ring.flushed() {
                     break;
                 }
@@ -194,6 +231,7 @@ fn run<B: Backend>(backend: &B, frames_in_flight: usize, ring: &Consumer<Box<Fra
         let submitted = submit_packet(backend, &mut packet, &mut writes, &mut spare);
         // The image is presented once the frame that drew it is submitted; a frame that
         // failed gives it back unpresented.
+        let on_gpu = submitted.as_ref().ok().copied();
         let result = match (submitted, packet.present.take()) {
             (Ok(id), Some(surface)) => backend.present(surface).map(|()| id).map_err(SubmitError::Present),
             (Err(e), Some(surface)) => {
@@ -204,23 +242,25 @@ fn run<B: Backend>(backend: &B, frames_in_flight: usize, ring: &Consumer<Box<Fra
         };
         let submit_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
-        let result = result.and_then(|id| {
-            in_flight.push_back(id);
-            while in_flight.len() >= frames_in_flight.max(1) {
-                let oldest = in_flight.pop_front().expect("non-empty");
-                backend.wait(oldest)?;
+        // A failed frame counts too, so that a packet comes back only once every frame
+        // `frames_in_flight - 1` before it has finished (the retire rule's premise).
+        in_flight.push_back((on_gpu, packet.frame));
+        let mut waited = Ok(());
+        while in_flight.len() >= frames_in_flight.max(1) {
+            let (oldest, frame) = in_flight.pop_front().expect("non-empty");
+            if let Some(id) = oldest {
+                waited = waited.and(backend.wait(id));
             }
-            Ok(())
-        });
+            completed.store(frame, Ordering::Release);
+        }
+        let result = result.and(waited).map(drop);
         let gpu_wait_ms = t1.elapsed().as_secs_f64() * 1e3;
         let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, result };
         if !ring.done(packet, report) {
             break;
         }
     }
-    while let Some(id) = in_flight.pop_front() {
-        let _ = backend.wait(id);
-    }
+    drain(backend, &mut in_flight, completed);
 }
 
 fn submit_packet<B: Backend>(

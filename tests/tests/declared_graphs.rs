@@ -325,6 +325,16 @@ fn blur_shader() -> FullscreenShader {
     }
 }
 
+/// A fullscreen shader of one color, sampling nothing.
+fn flat_shader() -> FullscreenShader {
+    FullscreenShader {
+        name: "flat".into(),
+        wgsl: "@fragment fn fs_flat(v: FullscreenVertex) -> @location(0) vec4<f32> { return frame.params[0]; }".into(),
+        entry: "fs_flat".into(),
+        params: [0.5; 8],
+    }
+}
+
 #[test]
 fn bad_frame_inputs_are_typed_errors_and_the_next_frame_works() {
     let mut w = world(2);
@@ -506,13 +516,14 @@ fn random_graphs_render_or_give_typed_errors() {
                 0 => Pass::scene(format!("p{p}"), cam, PassKind::Forward, Queue::All)
                     .color(t, load, StoreOp::Store)
                     .depth(depths[size], LoadOp::Clear(1.0), StoreOp::Discard),
-                1 => {
-                    let mut pass = Pass::fullscreen(format!("p{p}"), blur_shader()).color(t, load, StoreOp::Store);
-                    if let Some(&s) = written.get(rng.gen_range(0..written.len().max(1))).filter(|&&s| s != t) {
-                        pass = pass.sample(s);
+                1 => match written.get(rng.gen_range(0..written.len().max(1))).filter(|&&s| s != t) {
+                    // The blur samples its input; with none, a shader that samples nothing
+                    // (a shader using a binding the pass lacks is refused, as wgpu does).
+                    Some(&s) => {
+                        Pass::fullscreen(format!("p{p}"), blur_shader()).color(t, load, StoreOp::Store).sample(s)
                     }
-                    pass
-                }
+                    None => Pass::fullscreen(format!("p{p}"), flat_shader()).color(t, load, StoreOp::Store),
+                },
                 2 => Pass::callback(format!("p{p}"), |_, _| {}).color(t, load, StoreOp::Store),
                 _ => Pass::compute(format!("p{p}"), |_, _| {}),
             };

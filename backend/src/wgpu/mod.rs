@@ -177,6 +177,11 @@ impl WgpuBackend {
         &self.device
     }
 
+    /// How many resources of each kind this backend holds (leak checks).
+    pub fn live(&self) -> crate::LiveResources {
+        self.reg.read().live()
+    }
+
     fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, CreateError> {
         if self.lost.load(Ordering::Relaxed) {
             return Err(CreateError::DeviceLost);

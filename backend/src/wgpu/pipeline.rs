@@ -5,15 +5,10 @@ use super::*;
 impl WgpuBackend {
     /// The cached pipeline of an equal descriptor, or a new one, cached.
     pub(super) fn build_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
-        {
-            let reg = self.reg.read();
-            if let Some(&id) = reg.pipeline_cache.get(desc) {
-                if reg.pipelines.contains_key(id) {
-                    return Ok(id);
-                }
-            }
-        }
         let mut reg = self.reg.write();
+        if let Some(id) = reg.cached_pipeline(desc) {
+            return Ok(id);
+        }
         let meta = reg.check_pipeline(desc, &self.caps)?;
         let layouts: Vec<_> = desc.bind_group_layouts.iter().map(|l| Some(&reg.layouts[*l].obj)).collect();
         let attrs: Vec<Vec<wgpu::VertexAttribute>> = desc

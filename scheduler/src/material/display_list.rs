@@ -6,7 +6,7 @@
 
 use switchyard_backend::{Backend, BindGroupId, PipelineId, TextureFormat};
 
-use super::{pipeline_desc, Layouts, MaterialRecord, PassKind, PropertySheet, ShaderRecord};
+use super::{Layouts, MaterialRecord, PassKind, PropertySheet, ShaderRecord};
 use crate::ResourceError;
 
 /// One entry of a patch table: copy `len` bytes of the global sheet at `src` into the
@@ -131,15 +131,7 @@ impl MaterialRecord {
         pass: PassKind,
         ctx: &BuildCtx<'_, B>,
     ) -> Result<DisplayList, ResourceError> {
-        let module = shader.variant_module(ctx.backend, variant)?;
-        let pipeline = ctx.backend.create_pipeline(&pipeline_desc(
-            shader,
-            module,
-            variant,
-            pass,
-            self.transparent,
-            ctx.layouts,
-        ))?;
+        let pipeline = shader.pipeline(ctx.backend, variant, pass, self.transparent, ctx.layouts)?;
         let mut constants = vec![0u8; shader.block_size as usize];
         let mut patches = Vec::new();
         if pass == PassKind::Forward {

@@ -22,8 +22,8 @@ pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
 
 use switchyard_backend::{
     Backend, BindGroupId, BindGroupLayoutId, ColorTargetState, CompareFunction, CullMode, DepthState, PipelineDesc,
-    ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute, VertexBufferLayout,
-    VertexFormat,
+    PipelineId, Resource, ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute,
+    VertexBufferLayout, VertexFormat,
 };
 
 use crate::ResourceError;
@@ -130,6 +130,19 @@ pub(crate) struct ShaderRecord {
     pub(crate) passes: ShaderPasses,
     /// Compiled variants: (mask, module).
     variants: Vec<(u32, ShaderId)>,
+    /// Pipelines made from them, each asked of the backend once.
+    pipelines: Vec<(PipelineKey, PipelineId)>,
+}
+
+/// What a material pipeline of one shader depends on besides the shader: its variant,
+/// pass, blending and the forward passes' color target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PipelineKey {
+    variant: u32,
+    pass: PassKind,
+    transparent: bool,
+    color_format: TextureFormat,
+    color_samples: u32,
 }
 
 impl ShaderRecord {
@@ -165,6 +178,7 @@ impl ShaderRecord {
             block_size,
             passes: desc.passes.clone(),
             variants: Vec::new(),
+            pipelines: Vec::new(),
         })
     }
 
@@ -196,9 +210,36 @@ impl ShaderRecord {
         Ok(id)
     }
 
-    /// Forgets the compiled variants (their modules belong to a lost device).
-    pub(crate) fn forget_variants(&mut self) {
-        self.variants.clear();
+    /// The pipeline of one variant for `pass` (made on first use, then kept).
+    pub(crate) fn pipeline<B: Backend>(
+        &mut self,
+        backend: &B,
+        variant: u32,
+        pass: PassKind,
+        transparent: bool,
+        layouts: &Layouts,
+    ) -> Result<PipelineId, ResourceError> {
+        let key = PipelineKey {
+            variant,
+            pass,
+            transparent,
+            color_format: layouts.color_format,
+            color_samples: layouts.color_samples,
+        };
+        if let Some(&(_, id)) = self.pipelines.iter().find(|(k, _)| *k == key) {
+            return Ok(id);
+        }
+        let module = self.variant_module(backend, variant)?;
+        let id = backend.create_pipeline(&pipeline_desc(self, module, variant, pass, transparent, layouts))?;
+        self.pipelines.push((key, id));
+        Ok(id)
+    }
+
+    /// The compiled modules and pipelines, given up (to destroy them, or because they
+    /// belong to a lost device).
+    pub(crate) fn take_compiled(&mut self) -> impl Iterator<Item = Resource> + '_ {
+        let pipelines = self.pipelines.drain(..).map(|(_, p)| Resource::Pipeline(p));
+        pipelines.chain(self.variants.drain(..).map(|(_, m)| Resource::Shader(m)))
     }
 
     /// Validates a property against the declaration.
@@ -348,26 +389,12 @@ mod tests {
         assert_eq!(shader.block_size, 48);
 
         let b = NullBackend::new(true);
-        let layout = |entries| {
-            b.create_bind_group_layout(&switchyard_backend::BindGroupLayoutDesc { label: "l".into(), entries }).unwrap()
-        };
-        let layouts = Layouts {
-            forward_globals: layout(vec![]),
-            shadow_globals: layout(vec![]),
-            material: layout(vec![]),
-            color_format: TextureFormat::Rgba8UnormSrgb,
-            color_samples: 1,
-        };
+        let layouts = crate::renderer::gpu::standard_layouts(&b).unwrap();
         let mut globals = PropertySheet::new();
         globals.set("_Fog", PropertyValue::Vec4([9.0; 4]));
         globals.set("_Time", PropertyValue::Float(2.5));
-        let group = b
-            .create_bind_group(&switchyard_backend::BindGroupDesc {
-                label: "g".into(),
-                layout: layouts.material,
-                entries: vec![],
-            })
-            .unwrap();
+        // The list only names the material's group.
+        let group = switchyard_backend::BindGroupId::default();
         let mut mat = MaterialRecord {
             shader: 0,
             keyword_mask: 0,

@@ -49,12 +49,13 @@ pub(crate) struct FrameInputs {
 
 impl FrameInputs {
     /// The group for this frame's textures of the external inputs (`texture` gives them):
-    /// a kept one, or a new one (the oldest kept one is destroyed past [`INPUT_GROUPS`]:
-    /// frames that recorded it hold it on the GPU side).
+    /// a kept one, or a new one (past [`INPUT_GROUPS`] the oldest kept one goes to
+    /// `retire`: queued frames may still bind it).
     pub(crate) fn group<B: Backend>(
         &mut self,
         b: &B,
         texture: impl Fn(usize) -> Option<TextureId>,
+        mut retire: impl FnMut(BindGroupId),
     ) -> Result<BindGroupId, RenderError> {
         let given = |(_, t): &(usize, usize)| texture(*t).unwrap_or_default();
         if let Some((_, g)) = self.groups.iter().find(|(k, _)| k.iter().copied().eq(self.externals.iter().map(given))) {
@@ -68,18 +69,15 @@ impl FrameInputs {
             BindGroupDesc { label: "fullscreen-inputs".into(), layout: self.layout, entries: self.entries.clone() };
         let group = b.create_bind_group(&desc).map_err(RenderError::FrameBuffer)?;
         if self.groups.len() == INPUT_GROUPS {
-            let (_, old) = self.groups.remove(0);
-            let _ = b.destroy(Resource::BindGroup(old));
+            retire(self.groups.remove(0).1);
         }
         self.groups.push((key, group));
         Ok(group)
     }
 
-    /// Destroys the kept groups.
-    pub(crate) fn destroy<B: Backend>(&mut self, b: &B) {
-        for (_, g) in self.groups.drain(..) {
-            let _ = b.destroy(Resource::BindGroup(g));
-        }
+    /// The kept groups, given up.
+    pub(crate) fn take_groups(&mut self) -> impl Iterator<Item = BindGroupId> + '_ {
+        self.groups.drain(..).map(|(_, g)| g)
     }
 }
 

@@ -43,58 +43,89 @@ pub(crate) fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsa
     })
 }
 
+/// What a constructor made so far: destroyed again when it fails part-way (dropped
+/// without [`Made::keep`]), so a refused creation leaves nothing on the backend.
+pub(crate) struct Made<'a, B: Backend> {
+    b: &'a B,
+    made: Vec<Resource>,
+}
+
+impl<'a, B: Backend> Made<'a, B> {
+    pub(crate) fn new(b: &'a B) -> Self {
+        Self { b, made: Vec::new() }
+    }
+
+    /// Notes a creation's result: a made object is destroyed again unless kept.
+    pub(crate) fn add<T: Copy + Into<Resource>, E>(&mut self, r: Result<T, E>) -> Result<T, E> {
+        if let Ok(id) = &r {
+            self.made.push((*id).into());
+        }
+        r
+    }
+
+    /// Objects made before, destroyed with the rest on a failure.
+    pub(crate) fn adopt(&mut self, made: impl IntoIterator<Item = Resource>) {
+        self.made.extend(made);
+    }
+
+    /// Everything made stays.
+    pub(crate) fn keep(mut self) {
+        self.made.clear();
+    }
+}
+
+impl<B: Backend> Drop for Made<'_, B> {
+    fn drop(&mut self) {
+        for r in self.made.drain(..).rev() {
+            let _ = self.b.destroy(r);
+        }
+    }
+}
+
 impl FrameResources {
+    /// Creates the fixed objects; on an error, none stays.
     pub(crate) fn create<B: Backend>(b: &B, config: &RendererConfig) -> Result<Self, InitError> {
+        let mut m = Made::new(b);
         let target = |label: &str, w, h, format, usage| {
             b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage, samples: 1 })
         };
-        let white =
-            target("white", 1, 1, TextureFormat::Rgba8UnormSrgb, TextureUsage::SAMPLED | TextureUsage::COPY_DST)?;
-        b.write_texture(white, &[255; 4]).map_err(|e| CreateError::Invalid(e.to_string()))?;
-        let no_shadow = target(
+        let white = m.add(target(
+            "white",
+            1,
+            1,
+            TextureFormat::Rgba8UnormSrgb,
+            TextureUsage::SAMPLED | TextureUsage::COPY_DST,
+        ))?;
+        b.write_texture(white, &[255; 4])?;
+        let no_shadow = m.add(target(
             "no-shadow",
             1,
             1,
             TextureFormat::Depth32Float,
             TextureUsage::SAMPLED | TextureUsage::RENDER_TARGET,
-        )?;
-        let layouts = create_layouts(b)?;
-        let globals_buf = buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM)?;
+        ))?;
+        let layouts = create_layouts(&mut m)?;
+        let globals_buf = m.add(buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM))?;
         let constants_size = config.max_materials as u64 * u64::from(CONSTANT_SLOT);
-        let constants_buf = buffer(b, "material-constants", constants_size, BufferUsage::UNIFORM)?;
+        let constants_buf = m.add(buffer(b, "material-constants", constants_size, BufferUsage::UNIFORM))?;
         let transforms_size = config.max_objects as u64 * TRANSFORM_SIZE;
-        let transforms_buf = buffer(b, "transforms", transforms_size, BufferUsage::STORAGE)?;
-        let shadow_sampler = b.create_sampler(&SamplerDesc {
-            label: "shadow".into(),
-            filter: FilterMode::Linear,
-            address: AddressMode::ClampToEdge,
-            compare: Some(CompareFunction::LessEqual),
-        })?;
-        let material_sampler = b.create_sampler(&SamplerDesc {
-            label: "material".into(),
-            filter: FilterMode::Linear,
-            address: AddressMode::Repeat,
-            compare: None,
-        })?;
-        let post_sampler = b.create_sampler(&SamplerDesc {
-            label: "fullscreen".into(),
-            filter: FilterMode::Linear,
-            address: AddressMode::ClampToEdge,
-            compare: None,
-        })?;
-        let point_sampler = b.create_sampler(&SamplerDesc {
-            label: "fullscreen-point".into(),
-            filter: FilterMode::Nearest,
-            address: AddressMode::ClampToEdge,
-            compare: None,
-        })?;
+        let transforms_buf = m.add(buffer(b, "transforms", transforms_size, BufferUsage::STORAGE))?;
+        let mut sampler = |label: &str, filter, address, compare| {
+            m.add(b.create_sampler(&SamplerDesc { label: label.into(), filter, address, compare }))
+        };
+        let shadow_sampler =
+            sampler("shadow", FilterMode::Linear, AddressMode::ClampToEdge, Some(CompareFunction::LessEqual))?;
+        let material_sampler = sampler("material", FilterMode::Linear, AddressMode::Repeat, None)?;
+        let post_sampler = sampler("fullscreen", FilterMode::Linear, AddressMode::ClampToEdge, None)?;
+        let point_sampler = sampler("fullscreen-point", FilterMode::Nearest, AddressMode::ClampToEdge, None)?;
         let globals = BindResource::Buffer { buffer: globals_buf, offset: 0, size: Some(GLOBALS_SLOT as u64) };
         let transforms = BindResource::Buffer { buffer: transforms_buf, offset: 0, size: None };
-        let shadow_group = b.create_bind_group(&BindGroupDesc {
+        let shadow_group = m.add(b.create_bind_group(&BindGroupDesc {
             label: "globals-shadow".into(),
             layout: layouts.shadow_globals,
             entries: vec![BindEntry { binding: 0, resource: globals }, BindEntry { binding: 1, resource: transforms }],
-        })?;
+        }))?;
+        m.keep();
         Ok(Self {
             white,
             no_shadow,
@@ -108,6 +139,26 @@ impl FrameResources {
             point_sampler,
             shadow_group,
         })
+    }
+
+    /// Every object here, given up (the renderer goes, or its device did).
+    pub(crate) fn resources(&self) -> [Resource; 13] {
+        let l = &self.layouts;
+        [
+            Resource::BindGroup(self.shadow_group),
+            Resource::Texture(self.white),
+            Resource::Texture(self.no_shadow),
+            Resource::BindGroupLayout(l.forward_globals),
+            Resource::BindGroupLayout(l.shadow_globals),
+            Resource::BindGroupLayout(l.material),
+            Resource::Buffer(self.globals_buf),
+            Resource::Buffer(self.constants_buf),
+            Resource::Buffer(self.transforms_buf),
+            Resource::Sampler(self.material_sampler),
+            Resource::Sampler(self.shadow_sampler),
+            Resource::Sampler(self.post_sampler),
+            Resource::Sampler(self.point_sampler),
+        ]
     }
 
     /// Group 1 of a material: the constant ring (at the material's dynamic offset), its
@@ -156,20 +207,30 @@ impl FrameResources {
     }
 }
 
+/// The layouts of the binding convention, on their own (unit tests of display lists).
+#[cfg(test)]
+pub(crate) fn standard_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError> {
+    let mut m = Made::new(b);
+    let layouts = create_layouts(&mut m)?;
+    m.keep();
+    Ok(layouts)
+}
+
 /// The binding convention of every pipeline (`shaders/lit.wgsl`): group 0 holds the view's
 /// globals and the object transforms (plus the shadow maps in forward passes), group 1
 /// the material's constants, texture and sampler.
-fn create_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError> {
+fn create_layouts<B: Backend>(m: &mut Made<'_, B>) -> Result<Layouts, CreateError> {
+    let b = m.b;
     let vs = Stages::VERTEX | Stages::FRAGMENT;
     let entry = |binding, ty| LayoutEntry { binding, visibility: vs, ty };
     let globals_entries = vec![
         entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
         entry(1, BindingType::Storage { dynamic: false }),
     ];
-    let shadow_globals = b.create_bind_group_layout(&BindGroupLayoutDesc {
+    let shadow_globals = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
         label: "globals-shadow".into(),
         entries: globals_entries.clone(),
-    })?;
+    }))?;
     let mut fwd_entries = globals_entries;
     fwd_entries.extend([
         entry(2, BindingType::Texture(TextureSampleKind::Depth)),
@@ -179,16 +240,17 @@ fn create_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError> {
         entry(5, BindingType::Texture(TextureSampleKind::Depth)),
         entry(6, BindingType::Texture(TextureSampleKind::Depth)),
     ]);
-    let forward_globals =
-        b.create_bind_group_layout(&BindGroupLayoutDesc { label: "globals-forward".into(), entries: fwd_entries })?;
-    let material = b.create_bind_group_layout(&BindGroupLayoutDesc {
+    let forward_globals = m.add(
+        b.create_bind_group_layout(&BindGroupLayoutDesc { label: "globals-forward".into(), entries: fwd_entries }),
+    )?;
+    let material = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
         label: "material".into(),
         entries: vec![
             entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
             entry(1, BindingType::Texture(TextureSampleKind::Float)),
             entry(2, BindingType::Sampler { comparison: false }),
         ],
-    })?;
+    }))?;
     Ok(Layouts {
         forward_globals,
         shadow_globals,

@@ -6,6 +6,7 @@
 use switchyard_backend::*;
 
 use super::plan::{self, FramePlan};
+use super::retire::Retiree;
 use super::*;
 use crate::frame_graph::{GraphError, LoadOp, Pass, Queue, StoreOp, TargetKind, TargetSize, MAX_SHADOW_MAPS};
 
@@ -316,9 +317,6 @@ impl<B: Backend> Renderer<B> {
     }
 
     fn build_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
-        if self.plan.is_some() {
-            self.flush()?;
-        }
         let b = &*self.shared.backend;
         let mut reuse: Vec<_> = self.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
         let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
@@ -331,9 +329,12 @@ impl<B: Backend> Renderer<B> {
             self.shared.gpu.layouts.color_samples = samples;
         }
         if let Some(mut old) = self.plan.replace(new) {
-            // Textures the new plan took over are its own now.
+            // Textures the new plan took over are its own now; the rest goes once the
+            // frames queued with the old plan have finished.
             old.objects.textures.retain(|(_, t)| reuse.iter().any(|(_, r)| r == t));
-            old.destroy(b);
+            for r in old.into_resources() {
+                self.shared.retired.retire(Retiree::Resource(r), b, &mut self.shared.meshes);
+            }
         }
         Ok(())
     }

@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use glam::Vec3;
 
+use super::retire::Retiree;
 use super::*;
 use crate::sort::key::mesh_hash;
 
@@ -93,10 +94,15 @@ pub struct MeshMemory {
     pub vertices: u64,
     /// Of those, free (removed meshes' ranges not taken again yet).
     pub free_vertices: u64,
+    /// Of those, removed meshes' ranges that frames queued or on the GPU may still draw:
+    /// free once they finish.
+    pub retired_vertices: u64,
     /// Indices the CPU copy and the index buffer hold (live and free).
     pub indices: u64,
     /// Of those, free.
     pub free_indices: u64,
+    /// Of those, retired (free once the frames that may draw them finish).
+    pub retired_indices: u64,
     /// Bytes of the vertex and index buffers on the GPU (their capacity).
     pub gpu_bytes: u64,
 }
@@ -129,8 +135,17 @@ impl<B: Backend> Renderer<B> {
         place(&mut s.cpu_vertices, v_at as usize, &mesh.vertices);
         place(&mut s.cpu_indices, i_at as usize, &mesh.indices);
         let b = &*s.backend;
+        let mut replaced = [None, None];
         let uploaded = upload(b, &mut s.vertices, "mesh-vertices", BufferUsage::VERTEX, &s.cpu_vertices, v_at, nv, 32)
-            .and_then(|()| upload(b, &mut s.indices, "mesh-indices", BufferUsage::INDEX, &s.cpu_indices, i_at, ni, 4));
+            .and_then(|old| {
+                replaced[0] = old;
+                upload(b, &mut s.indices, "mesh-indices", BufferUsage::INDEX, &s.cpu_indices, i_at, ni, 4)
+            })
+            .map(|old| replaced[1] = old);
+        // A buffer that grew replaced one that queued frames still draw from.
+        for old in replaced.into_iter().flatten() {
+            s.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
+        }
         if let Err(e) = uploaded {
             // Nothing of this mesh stays: what it appended goes, what it wrote into a free
             // range is free again (its old contents were nobody's).
@@ -170,7 +185,8 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// Removes a mesh no object uses; its ranges in the shared buffers are free for later
-    /// meshes. A stale handle or a mesh in use is a typed error that changes nothing.
+    /// meshes once the frames queued or on the GPU that may draw it have finished (see
+    /// `retire.rs`). A stale handle or a mesh in use is a typed error that changes nothing.
     pub fn remove_mesh(&mut self, m: MeshHandle) -> Result<(), ResourceError> {
         let &i = self.mesh_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Mesh))?;
         let users = self.scene.mesh_users.get(i as usize).copied().unwrap_or(0);
@@ -181,13 +197,18 @@ impl<B: Backend> Renderer<B> {
         let s = &mut self.shared;
         let r = s.mesh_ranges[i as usize];
         let first = r.base_vertex as u32;
-        s.meshes.free_vertices.give(first..first + s.meshes.vertex_counts[i as usize]);
-        s.meshes.free_indices.give(r.first_index..r.first_index + r.index_count);
+        let ranges = Retiree::MeshRanges {
+            vertices: first..first + s.meshes.vertex_counts[i as usize],
+            indices: r.first_index..r.first_index + r.index_count,
+        };
+        s.retired.retire(ranges, &*s.backend, &mut s.meshes);
+        // The dense slot is the CPU's alone (recorded draws name ranges): free at once.
         s.meshes.free_slots.insert(i);
         Ok(())
     }
 
-    /// Removes a texture no material uses (a material keeps its texture bound).
+    /// Removes a texture no material uses (a material keeps its texture bound); it is
+    /// destroyed once the frames that may sample it have finished.
     pub fn remove_texture(&mut self, t: TextureHandle) -> Result<(), ResourceError> {
         let id = self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id;
         let users = self.library.get_mut().materials.iter().flatten().filter(|m| m.texture == Some(t)).count();
@@ -195,19 +216,23 @@ impl<B: Backend> Renderer<B> {
             return Err(ResourceError::InUse(HandleKind::Texture, users));
         }
         self.textures.remove(t);
-        let _ = self.shared.backend.destroy(Resource::Texture(id));
+        let s = &mut self.shared;
+        s.retired.retire(Retiree::Resource(Resource::Texture(id)), &*s.backend, &mut s.meshes);
         Ok(())
     }
 
     /// The shared mesh buffers: elements held, free, and their GPU bytes.
     pub fn mesh_memory(&self) -> MeshMemory {
         let s = &self.shared;
+        let (retired_vertices, retired_indices) = s.retired.mesh_elements();
         MeshMemory {
             meshes: self.mesh_handles.iter().count(),
             vertices: s.cpu_vertices.len() as u64,
             free_vertices: s.meshes.free_vertices.total(),
+            retired_vertices,
             indices: s.cpu_indices.len() as u64,
             free_indices: s.meshes.free_indices.total(),
+            retired_indices,
             gpu_bytes: s.vertices.capacity + s.indices.capacity,
         }
     }
@@ -222,7 +247,9 @@ fn place<T: Copy>(all: &mut Vec<T>, at: usize, items: &[T]) {
 
 /// Puts elements `at..at + n` of `all` into the buffer `g` (`size` bytes each): written in
 /// place, or, when they end past its capacity, into a new buffer of twice the size that
-/// gets all of `all`.
+/// gets all of `all`; returns the buffer it replaced, for the caller to retire. (A write in
+/// place lands in a range no queued frame draws: a removed mesh's range is free only once
+/// its frames finished.)
 #[allow(clippy::too_many_arguments)]
 fn upload<B: Backend, T: bytemuck::Pod>(
     b: &B,
@@ -233,12 +260,12 @@ fn upload<B: Backend, T: bytemuck::Pod>(
     at: u32,
     n: u32,
     size: u64,
-) -> Result<(), ResourceError> {
+) -> Result<Option<BufferId>, ResourceError> {
     let end = (u64::from(at) + u64::from(n)) * size;
     if end <= g.capacity {
         let bytes = bytemuck::cast_slice(&all[at as usize..(at + n) as usize]);
         b.write_buffer(g.id, u64::from(at) * size, bytes)?;
-        return Ok(());
+        return Ok(None);
     }
     let cap = end.next_power_of_two();
     let id = buffer(b, label, cap, usage)?;
@@ -246,9 +273,8 @@ fn upload<B: Backend, T: bytemuck::Pod>(
         let _ = b.destroy(Resource::Buffer(id));
         return Err(e.into());
     }
-    let _ = b.destroy(Resource::Buffer(g.id));
-    *g = GrowBuffer { id, capacity: cap };
-    Ok(())
+    let old = std::mem::replace(g, GrowBuffer { id, capacity: cap });
+    Ok(Some(old.id))
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use crate::view::View;
 use gpu::{buffer, FrameResources};
 
 mod fullscreen;
-mod gpu;
+pub(crate) mod gpu;
 mod input;
 mod jobs;
 mod meshes;
@@ -43,6 +43,7 @@ mod recover;
 mod reference;
 mod render;
 mod resources;
+mod retire;
 
 pub use input::{FrameInput, RenderError};
 pub use meshes::MeshMemory;
@@ -144,6 +145,9 @@ pub enum InitError {
     /// The backend refused a resource.
     #[error(transparent)]
     Backend(#[from] CreateError),
+    /// The backend refused an upload (a lost device among others).
+    #[error(transparent)]
+    Write(#[from] WriteError),
     /// The worker pool could not start.
     #[error("thread pool: {0}")]
     Pool(String),
@@ -345,6 +349,8 @@ struct Shared<B: Backend> {
     cpu_indices: Vec<u32>,
     /// Free ranges and slots of the shared mesh buffers.
     meshes: meshes::MeshStore,
+    /// What was given up and waits for the frames that may read it.
+    retired: retire::Retired,
     multi_draw: bool,
     display_list_cache: bool,
     /// Digest every chunk's commands.
@@ -403,6 +409,16 @@ pub struct Renderer<B: Backend> {
     fault_panic: Option<(String, u64)>,
 }
 
+impl<B: Backend> Drop for Renderer<B> {
+    /// Waits for the frames in flight, then destroys everything the renderer made on its
+    /// backend (an engine's backend outlives it: nothing stays behind). The workers and
+    /// the submission thread are joined after.
+    fn drop(&mut self) {
+        let _ = self.submit.flush();
+        self.give_up_backend();
+    }
+}
+
 impl<B: Backend> std::fmt::Debug for Renderer<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Renderer").field("config", &self.config).field("frame", &self.frame).finish_non_exhaustive()
@@ -437,13 +453,19 @@ impl<B: Backend> Renderer<B> {
         };
         let pool = Workers::start(threads)?;
         let b = &*backend;
+        // On an error nothing made here stays on the backend.
         let gpu = FrameResources::create(b, &config)?;
-        let vertices = GrowBuffer { id: buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX)?, capacity: 1 << 16 };
-        let indices = GrowBuffer { id: buffer(b, "mesh-indices", 1 << 16, BufferUsage::INDEX)?, capacity: 1 << 16 };
+        let mut m = gpu::Made::new(b);
+        m.adopt(gpu.resources());
+        let vertices =
+            GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX))?, capacity: 1 << 16 };
+        let indices =
+            GrowBuffer { id: m.add(buffer(b, "mesh-indices", 1 << 16, BufferUsage::INDEX))?, capacity: 1 << 16 };
         let multi_draw = config.multi_draw && b.caps().multi_draw_indirect;
         let digest = config.digest.unwrap_or_else(|| b.digests_commands());
         let submit = SubmitThread::spawn(backend.clone(), config.frames_in_flight)
             .map_err(|e| InitError::Thread(e.to_string()))?;
+        m.keep();
         Ok(Self {
             scene: Scene::with_capacity(config.max_objects, owner),
             pool,
@@ -458,6 +480,7 @@ impl<B: Backend> Renderer<B> {
                 cpu_vertices: Vec::new(),
                 cpu_indices: Vec::new(),
                 meshes: meshes::MeshStore::default(),
+                retired: retire::Retired::default(),
                 multi_draw,
                 display_list_cache: config.display_list_cache,
                 digest,

@@ -115,14 +115,16 @@ pub(crate) struct PlanObjects {
 }
 
 impl PlanObjects {
-    /// Destroys everything (the frames that used it are finished).
+    /// Destroys everything (nothing used it yet: a plan that failed to build).
     pub(crate) fn destroy<B: Backend>(self, b: &B) {
-        for (_, t) in self.textures {
-            let _ = b.destroy(Resource::Texture(t));
-        }
-        for r in self.others {
+        self.into_resources().for_each(|r| {
             let _ = b.destroy(r);
-        }
+        });
+    }
+
+    /// Everything, given up.
+    fn into_resources(self) -> impl Iterator<Item = Resource> {
+        self.textures.into_iter().map(|(_, t)| Resource::Texture(t)).chain(self.others)
     }
 }
 
@@ -455,15 +457,17 @@ impl FramePlan {
 }
 
 impl FramePlan {
-    /// Destroys what the plan made: its objects and the bind groups its fullscreen passes
-    /// made per frame (the frames that used them are finished).
-    pub(crate) fn destroy<B: Backend>(mut self, b: &B) {
+    /// What the plan made, given up: its objects and the bind groups its fullscreen passes
+    /// made per frame (for the caller to retire: frames may still use them).
+    pub(crate) fn into_resources(mut self) -> Vec<Resource> {
+        let mut out = Vec::new();
         for o in &mut self.others {
             if let OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut o.content {
-                inputs.destroy(b);
+                out.extend(inputs.take_groups().map(Resource::BindGroup));
             }
         }
-        self.objects.destroy(b);
+        out.extend(self.objects.into_resources());
+        out
     }
 }
 

@@ -30,11 +30,14 @@ impl<B: Backend> Renderer<B> {
         let t = Instant::now();
         self.config.check(&backend.caps())?;
         let b = &*backend;
+        // On an error nothing made here stays on the new backend.
         let gpu = FrameResources::create(b, &self.config)?;
+        let mut m = gpu::Made::new(b);
+        m.adopt(gpu.resources());
         let s = &self.shared;
-        let remake = |old: &GrowBuffer, label, usage, data: &[u8]| -> Result<GrowBuffer, InitError> {
-            let id = buffer(b, label, old.capacity, usage)?;
-            b.write_buffer(id, 0, data).map_err(|e| CreateError::Invalid(e.to_string()))?;
+        let mut remake = |old: &GrowBuffer, label, usage, data: &[u8]| -> Result<GrowBuffer, InitError> {
+            let id = m.add(buffer(b, label, old.capacity, usage))?;
+            b.write_buffer(id, 0, data)?;
             Ok(GrowBuffer { id, capacity: old.capacity })
         };
         let vertices =
@@ -42,22 +45,29 @@ impl<B: Backend> Renderer<B> {
         let indices = remake(&s.indices, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))?;
         let mut textures = std::collections::HashMap::new();
         for (h, tex) in self.textures.iter() {
-            let id = super::resources::upload_texture(b, tex.width, tex.height, &tex.texels).map_err(|e| match e {
-                ResourceError::Backend(e) => e,
-                other => CreateError::Invalid(other.to_string()),
-            })?;
+            let id = m.add(super::resources::upload_texture(b, tex.width, tex.height, &tex.texels)).map_err(
+                |e| match e {
+                    ResourceError::Backend(e) => InitError::Backend(e),
+                    ResourceError::Write(e) => InitError::Write(e),
+                    other => InitError::Backend(CreateError::Invalid(other.to_string())),
+                },
+            )?;
             textures.insert(h, id);
         }
         let mut groups = Vec::new();
         for rec in self.library.get_mut().materials.iter().flatten() {
             let texture = rec.texture.and_then(|h| textures.get(&h).copied()).unwrap_or(gpu.white);
-            groups.push(gpu.material_group(b, texture)?);
+            groups.push(m.add(gpu.material_group(b, texture))?);
         }
         let submit = SubmitThread::spawn(backend.clone(), self.config.frames_in_flight)
             .map_err(|e| InitError::Thread(e.to_string()))?;
+        m.keep();
 
-        // Everything is made: switch over. The old submission thread ends with its frames.
+        // Everything is made: switch over. The old submission thread ends with its frames;
+        // what the renderer made on the old backend is released there (what a lost device
+        // still lets go of).
         drop(std::mem::replace(&mut self.submit, submit));
+        self.give_up_backend();
         self.lost = false;
         for (h, id) in textures {
             self.textures.get_mut(h).expect("made from the live textures").id = id;
@@ -66,10 +76,8 @@ impl<B: Backend> Renderer<B> {
         for (rec, group) in lib.materials.iter_mut().flatten().zip(groups) {
             rec.group = group;
         }
-        lib.shaders.iter_mut().for_each(ShaderRecord::forget_variants);
         self.forget_lists();
-        // Plans, per-view buffers and recorded chunks name the old device's objects.
-        self.plan = None;
+        // Plans, per-view buffers and recorded chunks named the old device's objects.
         self.views.clear();
         self.others.clear();
         let n = self.scene.len() as u32;
@@ -89,6 +97,40 @@ impl<B: Backend> Renderer<B> {
             materials: self.library.get_mut().materials.iter().flatten().count(),
             objects: self.scene.len(),
         })
+    }
+
+    /// Destroys on the current backend everything the renderer made there — what it gave
+    /// up and waits for frames, the plan, per-view buffers, materials' bind groups,
+    /// textures, compiled shaders and pipelines, mesh buffers, the fixed objects — once no
+    /// frame uses it: the submission thread must be flushed or gone. Handles that name them
+    /// stay in the renderer's records (`recover` replaces them; `Drop` ends them).
+    pub(super) fn give_up_backend(&mut self) {
+        let s = &mut self.shared;
+        let b = &*s.backend;
+        s.retired.flushed();
+        s.retired.release(u64::MAX, b, &mut s.meshes);
+        let mut gone: Vec<Resource> = Vec::new();
+        if let Some(plan) = self.plan.take() {
+            gone.extend(plan.into_resources());
+        }
+        for v in &mut self.views {
+            let rec = v.recorded.get_mut();
+            gone.extend(
+                [rec.instance_buf.take(), rec.args_buf.take()].into_iter().flatten().map(|g| Resource::Buffer(g.id)),
+            );
+        }
+        let lib = self.library.get_mut();
+        gone.extend(lib.materials.iter().flatten().map(|m| Resource::BindGroup(m.group)));
+        for shader in &mut lib.shaders {
+            gone.extend(shader.take_compiled());
+        }
+        gone.extend(self.textures.iter().map(|(_, t)| Resource::Texture(t.id)));
+        gone.extend([Resource::Buffer(s.vertices.id), Resource::Buffer(s.indices.id)]);
+        gone.extend(s.gpu.resources());
+        for r in gone {
+            // Each was made once and is given up once here.
+            let _ = b.destroy(r);
+        }
     }
 
     /// Whether the renderer saw its device lost and waits for [`Renderer::recover`]: every

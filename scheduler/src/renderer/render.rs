@@ -10,6 +10,7 @@ use switchyard_kernels::cull::Frustum;
 
 use super::jobs::FrameJobs;
 use super::plan::{self, Entry};
+use super::retire::Retiree;
 use super::*;
 use crate::submit::ViewUpload;
 
@@ -39,6 +40,10 @@ impl<B: Backend> Renderer<B> {
         let mut packet = self.take_packet()?;
         self.frame += 1;
         packet.frame = self.frame;
+        if let Err(e) = self.release_retired() {
+            self.submit.give_back(packet);
+            return Err(e);
+        }
         packet.present = self.present_to;
         self.resolve_materials();
         let scenes = self.plan.as_ref().expect("the caller made the plan").scenes.len();
@@ -62,6 +67,7 @@ impl<B: Backend> Renderer<B> {
         if !self.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
+        self.shared.retired.sent(self.frame);
         if let Some(r) = &self.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
         }
@@ -80,6 +86,9 @@ impl<B: Backend> Renderer<B> {
         if !self.submit.flush() {
             return Err(RenderError::SubmitThreadGone);
         }
+        let s = &mut self.shared;
+        s.retired.flushed();
+        s.retired.release(u64::MAX, &*s.backend, &mut s.meshes);
         self.poll()
     }
 
@@ -122,6 +131,22 @@ impl<B: Backend> Renderer<B> {
             return Err(RenderError::Submit { frame, source });
         }
         Ok(packet)
+    }
+
+    /// Releases what was given up before the frames that may still be queued or on the
+    /// GPU: a frame `2 * frames_in_flight - 1` before this one has finished (see
+    /// `retire.rs`; the completion count is checked, and waited for where a frame failed
+    /// in between).
+    fn release_retired(&mut self) -> Result<(), RenderError> {
+        let upto = self.frame.saturating_sub(2 * self.config.frames_in_flight as u64 - 1);
+        if let Some(stamp) = self.shared.retired.due(upto) {
+            if !self.submit.wait_completed(stamp) {
+                return Err(RenderError::SubmitThreadGone);
+            }
+        }
+        let s = &mut self.shared;
+        s.retired.release(upto, &*s.backend, &mut s.meshes);
+        Ok(())
     }
 
     /// Per-material frame data: the variant (material | global keywords), the key hashes,
@@ -255,19 +280,28 @@ impl<B: Backend> Renderer<B> {
                 }
             }
             if let plan::OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
-                rec.input_group = Some(inputs.group(b, given)?);
+                let (retired, meshes) = (&mut self.shared.retired, &mut self.shared.meshes);
+                let retire = |g| retired.retire(Retiree::Resource(Resource::BindGroup(g)), b, meshes);
+                rec.input_group = Some(inputs.group(b, given, retire)?);
             }
         }
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;
-        let b = &*self.shared.backend;
+        let s = &mut self.shared;
+        let b = &*s.backend;
         for e in &plan.entries {
             let &Entry::Scene(v) = e else { continue };
             let rec = self.views[v].recorded.get_mut();
-            grow(b, &mut rec.instance_buf, need * 4, BufferUsage::VERTEX, "instances")
-                .and_then(|_| grow(b, &mut rec.args_buf, need * 20, BufferUsage::INDIRECT, "indirect"))
-                .map_err(RenderError::FrameBuffer)?;
+            for (buffer, size, usage, label) in [
+                (&mut rec.instance_buf, 4, BufferUsage::VERTEX, "instances"),
+                (&mut rec.args_buf, 20, BufferUsage::INDIRECT, "indirect"),
+            ] {
+                // The old buffer goes once the frames that upload into it have finished.
+                if let Some(old) = grow(b, buffer, need * size, usage, label).map_err(RenderError::FrameBuffer)? {
+                    s.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
+                }
+            }
         }
         Ok(())
     }
@@ -427,22 +461,19 @@ impl<B: Backend> Renderer<B> {
     }
 }
 
-/// Grows a per-view buffer to at least `need` bytes (they are in no bind group).
+/// Grows a per-view buffer to at least `need` bytes (they are in no bind group); returns
+/// the buffer it replaced, for the caller to retire.
 fn grow<B: Backend>(
     b: &B,
     g: &mut Option<GrowBuffer>,
     need: u64,
     usage: BufferUsage,
     label: &str,
-) -> Result<(), CreateError> {
+) -> Result<Option<BufferId>, CreateError> {
     if g.as_ref().is_some_and(|g| g.capacity >= need) {
-        return Ok(());
+        return Ok(None);
     }
     let cap = need.next_power_of_two();
     let id = buffer(b, label, cap, usage)?;
-    if let Some(old) = g.take() {
-        let _ = b.destroy(Resource::Buffer(old.id));
-    }
-    *g = Some(GrowBuffer { id, capacity: cap });
-    Ok(())
+    Ok(g.replace(GrowBuffer { id, capacity: cap }).map(|old| old.id))
 }

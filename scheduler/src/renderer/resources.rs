@@ -3,6 +3,7 @@
 use glam::Mat4;
 use switchyard_backend::{CreateError, WriteError};
 
+use super::retire::Retiree;
 use super::*;
 use crate::material::ShaderDesc;
 
@@ -55,12 +56,21 @@ impl<B: Backend> Renderer<B> {
     pub fn create_shader(&mut self, desc: &ShaderDesc) -> Result<ShaderHandle, ResourceError> {
         let mut rec = ShaderRecord::new(desc)?;
         // Compile the base variant and its declared passes' pipelines now, so malformed
-        // WGSL or a missing entry point fails here, not mid-frame. (The backend caches the
-        // pipelines: the display lists' first frame finds them.)
+        // WGSL or a missing entry point fails here, not mid-frame. (The record keeps the
+        // pipelines: the display lists' first frame finds them.) A refusal destroys what
+        // was made.
         let b = &*self.shared.backend;
-        let module = rec.variant_module(b, 0)?;
-        for pass in [PassKind::Shadow, PassKind::Forward].into_iter().filter(|p| rec.passes.mask() & p.bit() != 0) {
-            b.create_pipeline(&crate::material::pipeline_desc(&rec, module, 0, pass, false, &self.shared.gpu.layouts))?;
+        let layouts = self.shared.gpu.layouts;
+        let mask = rec.passes.mask();
+        let made = [PassKind::Shadow, PassKind::Forward]
+            .into_iter()
+            .filter(|p| mask & p.bit() != 0)
+            .try_for_each(|pass| rec.pipeline(b, 0, pass, false, &layouts).map(drop));
+        if let Err(e) = made {
+            rec.take_compiled().for_each(|r| {
+                let _ = b.destroy(r);
+            });
+            return Err(e);
         }
         let shaders = &mut self.library.get_mut().shaders;
         shaders.push(rec);
@@ -160,7 +170,9 @@ impl<B: Backend> Renderer<B> {
         }
         self.material_handles.remove(m);
         if let Some(rec) = self.library.get_mut().materials[i as usize].take() {
-            let _ = self.shared.backend.destroy(Resource::BindGroup(rec.group));
+            // Queued frames may still bind it: destroyed once they finish.
+            let s = &mut self.shared;
+            s.retired.retire(Retiree::Resource(Resource::BindGroup(rec.group)), &*s.backend, &mut s.meshes);
         }
         Ok(())
     }

@@ -1,0 +1,330 @@
+//! Lifetimes of what the renderer makes on its backend (feature `fault-injection`, for the
+//! slow GPU of [`FaultBackend`]):
+//! - nothing is freed or overwritten while a frame queued to the submission thread or on
+//!   the GPU may still read it: meshes streamed through freed ranges and a scene growing
+//!   past every per-view buffer size give, frame by frame, the pixels of a clean run (one
+//!   that waits for each frame before changing anything), with 1 to 3 frames in flight and
+//!   a slow GPU, on lavapipe and llvmpipe;
+//! - nothing is left behind: a dropped renderer leaves its backend's live objects as they
+//!   were before it (1,000 create/drop cycles on one backend), `recover` releases what it
+//!   made on the old backend.
+#![cfg(feature = "fault-injection")]
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use switchyard::backend::null::NullBackend;
+use switchyard::backend::wgpu::{Encoding, WgpuBackend};
+use switchyard::backend::*;
+use switchyard::*;
+use switchyard::{InitError, ShaderDesc};
+use switchyard_tests::faults::FaultBackend;
+use switchyard_tests::full_graph::{bar_pipeline, cameras, full_graph, scattered};
+use switchyard_tests::{cube, plain_material};
+
+const SIDE: u32 = 64;
+
+/// A box of `scale` standing on y = 0 (the cube's 8 vertices and 36 indices: every box
+/// fits exactly in another's freed ranges).
+fn scaled_cube(scale: Vec3) -> MeshData {
+    let mut m = cube();
+    for v in &mut m.vertices {
+        v.position = (Vec3::from(v.position) * scale).to_array();
+    }
+    m
+}
+
+fn view() -> View {
+    let eye = Vec3::new(0.0, 6.0, 5.0);
+    View {
+        label: "main",
+        view_proj: Mat4::perspective_rh(0.9, 1.0, 0.5, 30.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
+        eye,
+        far: 30.0,
+        layer_mask: u16::MAX,
+        pass: PassKind::Forward,
+    }
+}
+
+fn config(frames_in_flight: usize, max_objects: usize) -> RendererConfig {
+    RendererConfig { threads: 2, frames_in_flight, width: SIDE, height: SIDE, max_objects, ..Default::default() }
+}
+
+/// A wgpu backend on the first adapter of `api` (`None` where there is none; on CI a
+/// missing adapter fails).
+fn wgpu(api: ::wgpu::Backends) -> Option<WgpuBackend> {
+    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
+        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
+        return None;
+    };
+    Some(WgpuBackend::from_adapter(adapter, Encoding::RenderBundle).expect("a device"))
+}
+
+/// `n` render targets the frames draw into, one each, read back at the end.
+fn outputs<B: Backend>(b: &B, n: usize) -> Vec<TextureId> {
+    (0..n)
+        .map(|i| {
+            b.create_texture(&TextureDesc {
+                label: format!("out-{i}"),
+                width: SIDE,
+                height: SIDE,
+                format: TextureFormat::Rgba8UnormSrgb,
+                usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
+                samples: 1,
+            })
+            .expect("an output")
+        })
+        .collect()
+}
+
+/// How the frames of a run meet the GPU.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    /// Frames queue up behind a slow GPU while the scene changes.
+    Streaming { frames_in_flight: usize },
+    /// Each frame finishes before anything changes.
+    Clean,
+}
+
+impl Run {
+    fn renderer(
+        self,
+        inner: WgpuBackend,
+        max_objects: usize,
+    ) -> (Arc<FaultBackend<WgpuBackend>>, Renderer<FaultBackend<WgpuBackend>>) {
+        let backend = Arc::new(FaultBackend::new(inner));
+        let fif = match self {
+            Run::Streaming { frames_in_flight } => {
+                backend.set_gpu_ms(25);
+                frames_in_flight
+            }
+            Run::Clean => 1,
+        };
+        let r = Renderer::new(backend.clone(), config(fif, max_objects)).expect("a renderer");
+        (backend, r)
+    }
+
+    /// After a frame was handed over.
+    fn settle<B: Backend>(self, r: &mut Renderer<B>) {
+        if let Run::Clean = self {
+            r.flush().expect("the frame finished");
+        }
+    }
+}
+
+/// Twelve frames, each drawing one box; between frames the box's object and mesh are
+/// removed and a box of another shape (same vertex and index counts) is made: a slab,
+/// then a small cube, and so on. Each frame draws into its own texture; returns them.
+fn streamed_boxes(api: ::wgpu::Backends, run: Run) -> Option<Vec<Image>> {
+    let (backend, mut r) = run.renderer(wgpu(api)?, 64);
+    let out = outputs(&*backend, 12);
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = plain_material(&mut r, shader, [0.9, 0.5, 0.1, 1.0]);
+    let shape = |i: usize| if i % 2 == 0 { Vec3::new(5.0, 0.2, 5.0) } else { Vec3::splat(0.3) };
+    let object = |mesh| ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 };
+    let mut mesh = r.create_mesh(&scaled_cube(shape(0))).unwrap();
+    let mut id = r.insert_objects(&[object(mesh)]).unwrap()[0];
+    for (i, &target) in out.iter().enumerate() {
+        r.render_to(&[view()], target).unwrap();
+        run.settle(&mut r);
+        // While that frame may still be queued: its mesh goes, another takes its place.
+        r.remove_objects(&[id]).unwrap();
+        r.remove_mesh(mesh).unwrap();
+        mesh = r.create_mesh(&scaled_cube(shape(i + 1))).unwrap();
+        id = r.insert_objects(&[object(mesh)]).unwrap()[0];
+    }
+    r.flush().unwrap();
+    Some(out.iter().map(|&t| backend.read_rgba8(t).unwrap()).collect())
+}
+
+/// Pixels that are not the sky (the clear color of the corner).
+fn colored(img: &Image) -> usize {
+    let sky = img.pixel(0, 0);
+    (0..SIDE * SIDE).filter(|i| img.pixel(i % SIDE, i / SIDE) != sky).count()
+}
+
+#[test]
+fn meshes_streamed_through_freed_ranges_never_change_a_queued_frame() {
+    for api in [::wgpu::Backends::VULKAN, ::wgpu::Backends::GL] {
+        let Some(clean) = streamed_boxes(api, Run::Clean) else { continue };
+        // The slab covers much of the frame, the small cube little: frames differ.
+        let (slab, small) = (colored(&clean[0]), colored(&clean[1]));
+        assert!(slab > 4 * small && small > 0, "{api:?}: slab {slab} px, cube {small} px");
+        for frames_in_flight in 1..=3 {
+            let streamed = streamed_boxes(api, Run::Streaming { frames_in_flight }).expect("the adapter is there");
+            for (i, (a, b)) in clean.iter().zip(&streamed).enumerate() {
+                assert!(
+                    a == b,
+                    "{api:?}, {frames_in_flight} in flight: frame {i} differs ({} vs {} px)",
+                    colored(a),
+                    colored(b)
+                );
+            }
+        }
+    }
+}
+
+/// Eight frames; before each, 600 more cubes join the scene, so it passes 1,024, 2,048
+/// and 4,096 objects (the per-view instance and indirect buffers grow each time) while
+/// earlier frames are queued.
+fn growing_scene<B: Backend>(backend: &Arc<B>, r: &mut Renderer<B>, out: &[TextureId], run: Run) {
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = r.create_mesh(&scaled_cube(Vec3::splat(0.08))).unwrap();
+    let materials = [plain_material(r, shader, [0.9, 0.2, 0.1, 1.0]), plain_material(r, shader, [0.1, 0.8, 0.3, 1.0])];
+    let mut placed = 0;
+    for &target in out {
+        let objects: Vec<ObjectDesc> = (placed..placed + 600)
+            .map(|i| ObjectDesc {
+                mesh,
+                material: materials[i % 2],
+                transform: Mat4::from_translation(Vec3::new(
+                    (i % 70) as f32 * 0.1 - 3.5,
+                    0.0,
+                    (i / 70) as f32 * 0.1 - 3.5,
+                )),
+                layer: 0,
+                flags: 0,
+            })
+            .collect();
+        placed += objects.len();
+        r.insert_objects(&objects).unwrap();
+        r.render_to(&[view()], target).unwrap();
+        run.settle(r);
+    }
+    r.flush().expect("no frame failed: every buffer it uploads into is alive");
+    let _ = backend;
+}
+
+#[test]
+fn a_scene_growing_past_every_buffer_size_keeps_its_queued_frames() {
+    // Null: the queued frames' uploads land (a destroyed buffer would fail them).
+    for frames_in_flight in 1..=3 {
+        let backend = Arc::new(FaultBackend::new(NullBackend::new(true)));
+        backend.set_gpu_ms(10);
+        let mut r = Renderer::new(backend.clone(), config(frames_in_flight, 8192)).unwrap();
+        let out = outputs(&*backend, 8);
+        growing_scene(&backend, &mut r, &out, Run::Streaming { frames_in_flight });
+        assert_eq!(backend.submits(), 8);
+    }
+    // wgpu: and every frame draws what a clean run draws.
+    for api in [::wgpu::Backends::VULKAN, ::wgpu::Backends::GL] {
+        let Some(inner) = wgpu(api) else { continue };
+        let (backend, mut r) = Run::Clean.renderer(inner, 8192);
+        let out = outputs(&*backend, 8);
+        growing_scene(&backend, &mut r, &out, Run::Clean);
+        let clean: Vec<Image> = out.iter().map(|&t| backend.read_rgba8(t).unwrap()).collect();
+        assert!(colored(&clean[7]) > colored(&clean[0]), "{api:?}: the scene grows on screen");
+        for frames_in_flight in 2..=3 {
+            let run = Run::Streaming { frames_in_flight };
+            let (backend, mut r) = run.renderer(wgpu(api).expect("there"), 8192);
+            let out = outputs(&*backend, 8);
+            growing_scene(&backend, &mut r, &out, run);
+            for (i, &t) in out.iter().enumerate() {
+                assert!(backend.read_rgba8(t).unwrap() == clean[i], "{api:?}, {frames_in_flight} in flight: frame {i}");
+            }
+        }
+    }
+}
+
+/// Everything a renderer can make: shaders and their variants, meshes (grown buffers,
+/// removed ones), textures, materials, a full graph (targets, fullscreen pipelines, bind
+/// groups), a second graph replacing it, views frames, frames in flight.
+fn busy_renderer<B: Backend>(backend: &Arc<B>, bar: PipelineId, full: bool) {
+    let mut r = Renderer::new(backend.clone(), config(2, 4096)).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let texture = r.create_texture(2, 2, &[200; 16]).unwrap();
+    let textured = MaterialDesc { shader, base_texture: Some(texture), ..Default::default() };
+    let materials = [r.create_material(&textured).unwrap(), plain_material(&mut r, shader, [1.0; 4])];
+    r.set_material_keyword(materials[1], "FOG", true).unwrap();
+    r.insert_objects(&scattered(if full { 1500 } else { 20 }, 5, mesh, &materials)).unwrap();
+    r.render(&[view()]).unwrap();
+    if !full {
+        return;
+    }
+    let spare = r.create_mesh(&scaled_cube(Vec3::splat(2.0))).unwrap();
+    for _ in 0..3 {
+        r.render(&[view()]).unwrap();
+    }
+    r.remove_mesh(spare).unwrap();
+    let gone = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    r.remove_material(gone).unwrap();
+    let (g, _) = full_graph(TargetKind::Retained, 64, bar);
+    r.set_graph(g).unwrap();
+    let cams = cameras();
+    for _ in 0..3 {
+        r.render_graph(&FrameInput { cameras: &cams, targets: &[] }).unwrap();
+    }
+    r.resize(48, 40).unwrap();
+    let (g, _) = full_graph(TargetKind::Retained, 32, bar);
+    r.set_graph(g).unwrap();
+    r.render_graph(&FrameInput { cameras: &cams, targets: &[] }).unwrap();
+    // Dropped with frames in flight.
+}
+
+#[test]
+fn a_thousand_renderers_made_and_dropped_leave_the_backend_as_it_was() {
+    let backend = Arc::new(NullBackend::new(true));
+    let bar = bar_pipeline(&*backend).unwrap();
+    let before = backend.live();
+    for i in 0..1000 {
+        busy_renderer(&backend, bar, i % 50 == 0);
+        assert_eq!(backend.live(), before, "cycle {i}");
+    }
+    // Renderers alive at once share the backend's cached pipelines: dropping one leaves
+    // the other's working.
+    let mut a = Renderer::new(backend.clone(), config(2, 64)).unwrap();
+    let shader = a.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = a.create_mesh(&cube()).unwrap();
+    let m = plain_material(&mut a, shader, [1.0; 4]);
+    a.insert_objects(&[ObjectDesc { mesh, material: m, transform: Mat4::IDENTITY, layer: 0, flags: 0 }]).unwrap();
+    busy_renderer(&backend, bar, true);
+    a.render(&[view()]).unwrap();
+    a.flush().unwrap();
+    drop(a);
+    assert_eq!(backend.live(), before);
+}
+
+#[test]
+fn renderers_dropped_on_a_wgpu_device_leave_it_as_it_was() {
+    for api in [::wgpu::Backends::VULKAN, ::wgpu::Backends::GL] {
+        let Some(backend) = wgpu(api) else { continue };
+        let backend = Arc::new(backend);
+        let bar = bar_pipeline(&*backend).unwrap();
+        let before = backend.live();
+        for i in 0..4 {
+            busy_renderer(&backend, bar, i % 2 == 0);
+            assert_eq!(backend.live(), before, "{api:?}, cycle {i}");
+        }
+    }
+}
+
+#[test]
+fn recover_releases_what_the_renderer_made_on_the_old_backend() {
+    let old = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    let mut r = Renderer::new(old.clone(), config(2, 4096)).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let texture = r.create_texture(2, 2, &[200; 16]).unwrap();
+    let material =
+        r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
+    r.insert_objects(&scattered(300, 2, mesh, &[material])).unwrap();
+    for _ in 0..3 {
+        r.render(&[view()]).unwrap();
+    }
+    old.lose_device();
+    assert_eq!(r.render(&[view()]), Err(RenderError::DeviceLost));
+    let new = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    r.recover(new.clone()).unwrap();
+    assert_eq!(old.inner().live(), LiveResources::default(), "nothing stays on the old backend");
+    r.render(&[view()]).unwrap();
+    r.flush().unwrap();
+    // A recovery refused part-way (out of memory at the 8th buffer or texture) leaves
+    // nothing on the backend that refused it.
+    let short = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    short.out_of_memory_in(8);
+    assert!(matches!(r.recover(short.clone()), Err(InitError::Backend(CreateError::OutOfMemory { .. }))));
+    assert_eq!(short.inner().live(), LiveResources::default());
+    drop(r);
+    assert_eq!(new.inner().live(), LiveResources::default(), "nor on the new one once dropped");
+}

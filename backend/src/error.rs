@@ -173,8 +173,10 @@ pub enum RecordError {
         /// What does not belong.
         what: &'static str,
     },
-    /// An indirect dispatch reads its arguments from a buffer a bound group writes.
-    #[error("command {index}: the indirect buffer is also bound read-write")]
+    /// A resource used two ways at once: an indirect dispatch reading its arguments from
+    /// a buffer a bound group writes, or a bind group sampling a texture the pass renders
+    /// into.
+    #[error("command {index}: a resource is used in conflicting ways (bound read-write, or sampled while attached)")]
     UsageConflict {
         /// Command index in the chunk.
         index: usize,
@@ -230,6 +232,12 @@ pub enum PassError {
     /// A transient attachment is loaded or stored (it must be cleared and discarded).
     #[error("{role:?} attachment is transient: it must be cleared on load and discarded on store")]
     TransientKept {
+        /// Which attachment.
+        role: AttachmentRole,
+    },
+    /// A clear value the GPU refuses: a color that is not finite, a depth outside 0..=1.
+    #[error("{role:?} attachment: clear value out of range (color finite, depth in 0..=1)")]
+    InvalidClear {
         /// Which attachment.
         role: AttachmentRole,
     },

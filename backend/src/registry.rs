@@ -154,6 +154,8 @@ pub(crate) struct BindGroupMeta {
     pub(crate) dynamic: Vec<DynamicWindow>,
     /// Buffers bound read-write (a dispatch may not read its arguments from them).
     pub(crate) writable: Vec<BufferId>,
+    /// Textures bound (a pass may not sample what it renders into).
+    pub(crate) textures: Vec<TextureId>,
 }
 
 #[derive(Debug, Clone)]
@@ -298,6 +300,7 @@ impl<O: Objects> Registry<O> {
         }
         let mut dynamic = Vec::new();
         let mut writable = Vec::new();
+        let mut textures = Vec::new();
         for le in &layout.meta.entries {
             let e = d.entries.iter().find(|e| e.binding == le.binding).ok_or_else(|| {
                 CreateError::Invalid(format!("bind group `{}`: binding {} missing", d.label, le.binding))
@@ -338,8 +341,9 @@ impl<O: Objects> Registry<O> {
                         writable.push(buffer);
                     }
                 }
-                (BindingType::Texture(kind), BindResource::Texture(t)) => {
-                    let t = self.textures.get(t).ok_or(invalid(ResourceKind::Texture))?;
+                (BindingType::Texture(kind), BindResource::Texture(id)) => {
+                    let t = self.textures.get(id).ok_or(invalid(ResourceKind::Texture))?;
+                    textures.push(id);
                     if !t.meta.usage.contains(TextureUsage::SAMPLED) {
                         return Err(bad("texture lacks SAMPLED usage"));
                     }
@@ -367,7 +371,7 @@ impl<O: Objects> Registry<O> {
                 _ => return Err(bad("resource type does not match the layout")),
             }
         }
-        Ok(BindGroupMeta { layout: d.layout, dynamic, writable })
+        Ok(BindGroupMeta { layout: d.layout, dynamic, writable, textures })
     }
 
     pub(crate) fn check_pipeline(&self, d: &PipelineDesc, caps: &Caps) -> Result<PipelineMeta, CreateError> {

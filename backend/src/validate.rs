@@ -9,7 +9,7 @@ use crate::command::{Caps, Command, Counts, PassDesc, ResourceKind, DRAW_INDEXED
 use crate::command::{DISPATCH_INDIRECT_SIZE, MAX_WORKGROUPS_PER_DIMENSION};
 use crate::desc::{BufferUsage, IndexFormat, StepMode, TextureFormat, TextureUsage};
 use crate::error::{PassError, RecordError};
-use crate::handle::{BindGroupId, BindGroupLayoutId};
+use crate::handle::{BindGroupId, BindGroupLayoutId, TextureId};
 use crate::registry::{Objects, PipelineMeta, Registry};
 
 /// Most bind groups and vertex slots the validator tracks.
@@ -31,6 +31,9 @@ pub struct PassLayout {
     pub compute: bool,
     /// Samples per texel of the attachments.
     pub samples: u32,
+    /// The textures the pass renders into (color, depth, resolve): no bind group of the
+    /// pass may sample them.
+    pub attachments: [Option<TextureId>; 3],
 }
 
 pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
@@ -38,7 +41,22 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
         if pass.color.is_some() || pass.depth.is_some() {
             return Err(PassError::ComputeWithAttachments);
         }
-        return Ok(PassLayout { color: None, depth: None, width: 0, height: 0, compute: true, samples: 1 });
+        let attachments = [None; 3];
+        return Ok(PassLayout {
+            color: None,
+            depth: None,
+            width: 0,
+            height: 0,
+            compute: true,
+            samples: 1,
+            attachments,
+        });
+    }
+    if pass.color.is_some_and(|c| matches!(c.load, LoadOp::Clear(v) if !v.iter().all(|x| x.is_finite()))) {
+        return Err(PassError::InvalidClear { role: AttachmentRole::Color });
+    }
+    if pass.depth.is_some_and(|d| matches!(d.load, LoadOp::Clear(v) if !(0.0..=1.0).contains(&v))) {
+        return Err(PassError::InvalidClear { role: AttachmentRole::Depth });
     }
     let mut size = None;
     let mut color = None;
@@ -95,7 +113,9 @@ pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Re
             return Err(bad("its format or size differs from the attachment's"));
         }
     }
-    Ok(PassLayout { color, depth, width, height, compute: false, samples })
+    let attachments =
+        [pass.color.map(|c| c.texture), pass.depth.map(|d| d.texture), pass.color.and_then(|c| c.resolve)];
+    Ok(PassLayout { color, depth, width, height, compute: false, samples, attachments })
 }
 
 #[derive(Clone, Copy)]
@@ -169,6 +189,9 @@ pub(crate) fn validate_chunk<O: Objects>(
                             limit: w.buffer_size,
                         });
                     }
+                }
+                if bg.textures.iter().any(|t| pass.attachments.contains(&Some(*t))) {
+                    return Err(RecordError::UsageConflict { index: i });
                 }
                 groups[g as usize] = Some(BoundGroup { layout: bg.layout, group });
                 counts.state_changes += 1;

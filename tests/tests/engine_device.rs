@@ -136,7 +136,7 @@ fn graph_on(api: wgpu::Backends) {
     // `texture_2d<f32>` (how Switchyard binds it): the pipeline is refused, and on the
     // engine's device that is a typed error (an error scope catches it), never a panic in
     // the engine's error handler. The graph before it stays.
-    let (mut g, t) = full_graph(TargetKind::External, 128, bar);
+    let (mut g, refused) = full_graph(TargetKind::External, 128, bar);
     let shader = FullscreenShader {
         name: "depth-view".into(),
         wgsl: "@group(0) @binding(3) var d: texture_depth_2d;
@@ -149,14 +149,15 @@ fn graph_on(api: wgpu::Backends) {
     };
     g.pass(
         Pass::fullscreen("depth-view", shader)
-            .color(t.out, switchyard::LoadOp::Load, switchyard::StoreOp::Store)
-            .sample(t.depth),
+            .color(refused.out, switchyard::LoadOp::Load, switchyard::StoreOp::Store)
+            .sample(refused.depth),
     );
     match r.set_graph(g) {
         Err(RenderError::Shader { pass, .. }) => assert_eq!(pass, "depth-view"),
         other => panic!("{api:?}: expected a shader error, got {other:?}"),
     }
-    r.render_graph(&FrameInput { cameras: &cameras, targets: &[(t.out, viewport)] }).unwrap();
+    let out = r.graph().unwrap().find_target("out").unwrap();
+    r.render_graph(&FrameInput { cameras: &cameras, targets: &[(out, viewport)] }).unwrap();
     r.flush().unwrap();
     assert_eq!(backend.read_rgba8(viewport).unwrap(), images[1], "{api:?}: the graph before renders as before");
 }

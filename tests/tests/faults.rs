@@ -171,6 +171,21 @@ fn a_failed_submit_is_returned_naming_its_frame_and_the_next_frames_go_on() {
     );
     frame(&mut w.r).unwrap();
     w.r.flush().unwrap();
+    // A failed frame's error waits for `poll` or the next frame: `set_graph` and `resize`
+    // apply meanwhile, they never return it instead.
+    w.backend.fail_submit_in(1);
+    let failed = frame(&mut w.r).unwrap().frame;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while w.backend.submits() < failed && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    set_graph(&mut w.r, &w.backend);
+    w.r.resize(SIDE / 2, SIDE / 2).unwrap();
+    assert_eq!((w.r.config().width, w.r.config().height), (SIDE / 2, SIDE / 2), "applied");
+    let e = w.r.flush().expect_err("the failed frame is still reported");
+    assert!(matches!(e, RenderError::Submit { frame, .. } if frame == failed), "{e}");
+    frame(&mut w.r).unwrap();
+    w.r.flush().unwrap();
 }
 
 /// The headline: a lost device is a typed error; `recover` with a new backend makes

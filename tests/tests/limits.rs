@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::null::NullBackend;
-use switchyard::backend::Backend;
+use switchyard::backend::{Backend, TextureDesc, TextureFormat, TextureId, TextureUsage};
 use switchyard::*;
 
 fn quad() -> MeshData {
@@ -145,4 +145,171 @@ fn configuration_sizes_that_cannot_be_allocated_are_refused() {
     assert!(Renderer::new(small.clone(), fit.clone()).is_ok());
     let over = RendererConfig { max_objects: fit.max_objects + 1, ..fit };
     assert!(matches!(Renderer::new(small, over), Err(InitError::Config(_))));
+}
+
+/// A graph of one forward pass into `out` (retained or external) with its depth, and the
+/// camera slot it needs.
+fn one_pass_graph(out_kind: TargetKind, depth_clear: f32) -> (FrameGraph, TargetId) {
+    let mut g = FrameGraph::new();
+    let cam = g.camera("main");
+    let out = g.target("out", out_kind, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    g.pass(
+        Pass::scene("main", cam, PassKind::Forward, Queue::All)
+            .color(out, LoadOp::Clear([0.0, 0.0, 0.0, 1.0]), StoreOp::Store)
+            .depth(depth, LoadOp::Clear(depth_clear), StoreOp::Discard),
+    );
+    (g, out)
+}
+
+fn camera() -> Camera {
+    let v = view();
+    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask }
+}
+
+fn texture(b: &NullBackend, side: u32, format: TextureFormat, samples: u32) -> TextureId {
+    let usage =
+        if samples > 1 { TextureUsage::RENDER_TARGET } else { TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC };
+    b.create_texture(&TextureDesc { label: "engine".into(), width: side, height: side, format, usage, samples })
+        .unwrap()
+}
+
+/// What is given is checked where it is given (`new`, `recover`, `set_graph`,
+/// `render_graph`'s inputs), with a typed error naming the culprit, and a refused call
+/// changes nothing: no resize, no plan, nothing left on the backend.
+#[test]
+fn refusals_at_the_door_change_nothing() {
+    let backend = Arc::new(NullBackend::new(true));
+    let max = backend.caps().max_texture_size;
+    // Sizes past the device's textures: refused by `new`, before anything is made.
+    for c in [
+        RendererConfig { width: 100_000, ..Default::default() },
+        RendererConfig { height: max + 1, ..Default::default() },
+        RendererConfig { shadow_map_size: 1 << 20, ..Default::default() },
+    ] {
+        let what = format!("{c:?}");
+        assert!(matches!(Renderer::new(backend.clone(), c), Err(InitError::Config(_))), "{what}");
+        assert_eq!(backend.live(), Default::default(), "{what}: nothing made");
+    }
+
+    let mut r = renderer(backend.clone(), 16);
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let mesh = r.create_mesh(&quad()).unwrap();
+    r.insert_objects(&[ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 }]).unwrap();
+
+    // A depth clear of 2.0: refused by `set_graph`, naming the pass.
+    let (g, _) = one_pass_graph(TargetKind::External, 2.0);
+    assert!(matches!(r.set_graph(g), Err(RenderError::Graph(GraphError::InvalidPass { pass, .. })) if pass == "main"));
+    assert!(r.graph().is_none());
+
+    let (g, out) = one_pass_graph(TargetKind::External, 1.0);
+    r.set_graph(g).unwrap();
+    let engine = texture(&backend, 32, TextureFormat::Rgba8UnormSrgb, 1);
+    let frame = |r: &mut Renderer<NullBackend>, targets: &[(TargetId, TextureId)], cameras: &[Camera]| {
+        r.render_graph(&FrameInput { cameras, targets })
+    };
+    let good = frame(&mut r, &[(out, engine)], &[camera()]).unwrap();
+    let live = backend.live();
+    let invalid_target = |e: Result<FrameStats, RenderError>, why: &str| match e {
+        Err(RenderError::InvalidTarget { what, .. }) => assert!(what.contains(why), "{what}"),
+        other => panic!("{why}: {other:?}"),
+    };
+    // Another graph's target id, even of the same index.
+    let (_, theirs) = one_pass_graph(TargetKind::External, 1.0);
+    invalid_target(frame(&mut r, &[(theirs, engine)], &[camera()]), "another graph");
+    // A 4x texture for a 1x target.
+    let msaa = texture(&backend, 32, TextureFormat::Rgba8UnormSrgb, 4);
+    invalid_target(frame(&mut r, &[(out, msaa)], &[camera()]), "sample count");
+    // A texture of a new size resizes the output, but not in a frame that is refused.
+    let bigger = texture(&backend, 48, TextureFormat::Rgba8UnormSrgb, 1);
+    let e = frame(&mut r, &[(out, bigger)], &[camera(), camera()]);
+    assert!(matches!(e, Err(RenderError::CameraCount { expected: 1, given: 2 })), "{e:?}");
+    assert_eq!((r.config().width, r.config().height), (32, 32), "no resize for a refused frame");
+    let live_now = backend.live();
+    assert_eq!(
+        (live_now.textures, live_now.bind_groups, live_now.buffers),
+        (live.textures + 2, live.bind_groups, live.buffers),
+        "no plan made (the two engine textures are new)"
+    );
+    let s = frame(&mut r, &[(out, engine)], &[camera()]).unwrap();
+    assert_eq!((s.digest, s.visible), (good.digest, good.visible), "the graph renders as before");
+    // A new size given right resizes.
+    frame(&mut r, &[(out, bigger)], &[camera()]).unwrap();
+    assert_eq!((r.config().width, r.config().height), (48, 48));
+
+    // Recovering onto a device too small for the graph or the output: refused, the old
+    // backend stays and renders.
+    let (g, out) = one_pass_graph(TargetKind::Retained, 1.0);
+    r.set_graph(g).unwrap();
+    r.render_graph(&FrameInput { cameras: &[camera()], targets: &[] }).unwrap();
+    let small = switchyard::backend::Caps { max_texture_size: 40, ..backend.caps() };
+    let e = r.recover(Arc::new(NullBackend::with_caps(small)));
+    assert!(matches!(e, Err(InitError::Config(_) | InitError::Graph(_))), "{e:?}");
+    r.resize(32, 32).unwrap();
+    let mut g = FrameGraph::new();
+    let cam = g.camera("main");
+    let _ = out;
+    let big = g.target(
+        "out",
+        TargetKind::Retained,
+        TextureFormat::Rgba8UnormSrgb,
+        TargetSize::Fixed { width: 4096, height: 64 },
+    );
+    let depth = g.target(
+        "depth",
+        TargetKind::Transient,
+        TextureFormat::Depth32Float,
+        TargetSize::Fixed { width: 4096, height: 64 },
+    );
+    g.pass(
+        Pass::scene("main", cam, PassKind::Forward, Queue::All)
+            .color(big, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard),
+    );
+    r.set_graph(g).unwrap();
+    let smaller = switchyard::backend::Caps { max_texture_size: 2048, ..backend.caps() };
+    let small_backend = Arc::new(NullBackend::with_caps(smaller));
+    assert!(
+        matches!(r.recover(small_backend.clone()), Err(InitError::Graph(GraphError::InvalidTarget { target, .. })) if target == "out")
+    );
+    assert_eq!(small_backend.live(), Default::default(), "nothing made on the refused backend");
+    r.render_graph(&FrameInput { cameras: &[camera()], targets: &[] }).unwrap();
+    r.flush().unwrap();
+}
+
+#[test]
+fn views_of_one_label_and_graphs_at_the_pass_limits() {
+    let mut r = renderer(Arc::new(NullBackend::new(true)), 16);
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let mesh = r.create_mesh(&quad()).unwrap();
+    r.insert_objects(&[ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 }]).unwrap();
+    // `main#1` given as a label does not collide with the name a second `main` gets.
+    let labelled = |label| View { label, ..view() };
+    let s = r.render(&[view(), view(), labelled("main#1")]).unwrap();
+    assert_eq!(s.visible[..3], [1, 1, 1]);
+    assert_eq!(r.pass_names(), ["main", "main#2", "main#1"]);
+
+    // 65 scene passes of which one is culled: 64 run, the limit.
+    let graph = |extra_live: bool| {
+        let mut g = FrameGraph::new();
+        let cam = g.camera("sun");
+        let side = TargetSize::Fixed { width: 8, height: 8 };
+        for i in 0..65 {
+            // The last one writes a transient map nothing reads (culled), unless asked.
+            let kind = if i < 64 || extra_live { TargetKind::Retained } else { TargetKind::Transient };
+            let map = g.target(format!("map{i}"), kind, TextureFormat::Depth32Float, side);
+            g.pass(Pass::scene(format!("shadow{i}"), cam, PassKind::Shadow, Queue::All).depth(
+                map,
+                LoadOp::Clear(1.0),
+                StoreOp::Store,
+            ));
+        }
+        g
+    };
+    r.set_graph(graph(false)).unwrap();
+    let s = r.render_graph(&FrameInput { cameras: &[camera()], targets: &[] }).unwrap();
+    assert_eq!(s.pass_count, 64);
+    assert!(matches!(r.set_graph(graph(true)), Err(RenderError::Graph(GraphError::InvalidPass { .. }))));
 }

@@ -228,3 +228,100 @@ fn creation_errors_are_typed_and_the_pipeline_cache_hits() {
     assert!(matches!(wrong, Err(CreateError::Invalid(_))), "{wrong:?}");
     assert!(matches!(b.read_rgba8(s.color), Err(ReadbackError::Unsupported(_))));
 }
+
+/// Checks wgpu makes that the validator makes too, so every backend refuses alike: clear
+/// values out of range, a pass sampling what it renders into, a pipeline whose shader uses
+/// a binding its layouts lack (or has of another type, or hides from its stage), and the
+/// pipeline cache counting each creation.
+#[test]
+fn what_wgpu_refuses_the_validator_refuses() {
+    let (b, s) = setup();
+    for (color, depth, role) in [
+        ([f64::NAN, 0.0, 0.0, 1.0], 1.0, AttachmentRole::Color),
+        ([0.0, f64::INFINITY, 0.0, 1.0], 1.0, AttachmentRole::Color),
+        ([0.0; 4], 2.0, AttachmentRole::Depth),
+        ([0.0; 4], -0.5, AttachmentRole::Depth),
+        ([0.0; 4], f32::NAN, AttachmentRole::Depth),
+    ] {
+        let mut p = s.pass();
+        p.color.as_mut().unwrap().load = LoadOp::Clear(color);
+        p.depth.as_mut().unwrap().load = LoadOp::Clear(depth);
+        assert_eq!(
+            b.record(&p, ChunkPosition::SINGLE, &[]).unwrap_err(),
+            RecordError::Pass(PassError::InvalidClear { role }),
+            "{color:?} {depth}"
+        );
+        assert!(matches!(b.submit(&[], &mut [PassSubmit { desc: p, chunks: vec![] }]), Err(SubmitError::Pass(_))));
+    }
+
+    // A bind group that samples the pass's own color attachment.
+    let sampled = b
+        .create_texture(&TextureDesc {
+            label: "both".into(),
+            width: switchyard_tests::SIZE,
+            height: switchyard_tests::SIZE,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsage::RENDER_TARGET | TextureUsage::SAMPLED,
+            samples: 1,
+        })
+        .unwrap();
+    let layout = b
+        .create_bind_group_layout(&BindGroupLayoutDesc {
+            label: "t".into(),
+            entries: vec![LayoutEntry {
+                binding: 0,
+                visibility: Stages::FRAGMENT,
+                ty: BindingType::Texture(TextureSampleKind::Float),
+            }],
+        })
+        .unwrap();
+    let group = b
+        .create_bind_group(&BindGroupDesc {
+            label: "t".into(),
+            layout,
+            entries: vec![BindEntry { binding: 0, resource: BindResource::Texture(sampled) }],
+        })
+        .unwrap();
+    let mut p = s.pass();
+    p.color.as_mut().unwrap().texture = sampled;
+    let bind = [Command::SetBindGroup { index: 1, group, offsets: DynamicOffsets::NONE }];
+    assert_eq!(b.record(&p, ChunkPosition::SINGLE, &bind).unwrap_err(), RecordError::UsageConflict { index: 0 });
+    assert!(b.record(&s.pass(), ChunkPosition::SINGLE, &bind).is_ok(), "sampled in another pass: fine");
+
+    // Bindings the shader uses and the layouts lack or mistype.
+    let uses = |decl: &str, body: &str| {
+        let wgsl = format!(
+            "{decl}\n@vertex fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> {{ return vec4<f32>(p, 1.0); }}\n\
+             @fragment fn fs() -> @location(0) vec4<f32> {{ {body} }}"
+        );
+        let shader = b.create_shader(&ShaderDesc { label: "uses".into(), wgsl }).unwrap();
+        let mut d = TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8Unorm);
+        d.vertex_buffers.truncate(1);
+        d
+    };
+    let ok = uses("@group(0) @binding(0) var<uniform> tint: vec4<f32>;", "return tint;");
+    assert!(b.create_pipeline(&ok).is_err(), "the tint is visible to the vertex stage only");
+    for (decl, body) in [
+        ("@group(0) @binding(3) var<uniform> x: vec4<f32>;", "return x;"),
+        ("@group(1) @binding(0) var<uniform> x: vec4<f32>;", "return x;"),
+        ("@group(0) @binding(0) var<storage, read> x: vec4<f32>;", "return x;"),
+        ("@group(0) @binding(0) var t: texture_2d<f32>;", "return textureLoad(t, vec2<i32>(0), 0);"),
+    ] {
+        let e = b.create_pipeline(&uses(decl, body));
+        assert!(matches!(&e, Err(CreateError::Invalid(m)) if m.contains("binding")), "{decl}: {e:?}");
+    }
+    let fine = uses("@group(0) @binding(5) var<uniform> x: vec4<f32>;", "return vec4<f32>(1.0);");
+    assert!(b.create_pipeline(&fine).is_ok(), "a binding declared but unused needs no layout entry");
+
+    // The pipeline cache counts creations: each destroy gives one back.
+    let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
+    let d = TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8Unorm);
+    let (p1, p2) = (b.create_pipeline(&d).unwrap(), b.create_pipeline(&d).unwrap());
+    assert_eq!(p1, p2);
+    let pipelines = b.live().pipelines;
+    b.destroy(Resource::Pipeline(p1)).unwrap();
+    assert_eq!(b.live().pipelines, pipelines, "the second creation still holds it");
+    b.destroy(Resource::Pipeline(p2)).unwrap();
+    assert_eq!(b.live().pipelines, pipelines - 1);
+    assert!(b.destroy(Resource::Pipeline(p2)).is_err());
+}

@@ -109,13 +109,18 @@ pub(crate) struct CompiledGraph {
     pub(crate) forward_format: Option<(TextureFormat, u32)>,
 }
 
-/// The formats the scene's pipelines draw into: a scene pass's depth attachment must have
-/// `depth`; a forward pass's color attachment one of `colors`, the same for every forward
-/// pass of a graph (the materials' forward pipelines are built for it).
+/// What a graph compiles against: the formats the scene's pipelines draw into (a scene
+/// pass's depth attachment must have `depth`; a forward pass's color attachment one of
+/// `colors`, the same for every forward pass of a graph: the materials' forward pipelines
+/// are built for it), and the device's limits on targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SceneFormats {
+pub(crate) struct GraphCaps {
     pub(crate) colors: &'static [TextureFormat],
     pub(crate) depth: TextureFormat,
+    /// The largest texture side.
+    pub(crate) max_side: u32,
+    /// Supported sample counts, a bit per count (`Caps::sample_counts`).
+    pub(crate) sample_counts: u32,
 }
 
 /// The color formats forward scene passes draw into: low or high dynamic range.
@@ -163,12 +168,12 @@ fn uses(p: &Pass) -> impl Iterator<Item = (TargetId, Use)> + '_ {
 impl FrameGraph {
     /// Checks the description and compiles it for an output of `output` texels; scene
     /// passes draw with pipelines for `formats` (color, depth).
-    pub(crate) fn compile(&self, output: (u32, u32), formats: SceneFormats) -> Result<CompiledGraph, GraphError> {
+    pub(crate) fn compile(&self, output: (u32, u32), caps: GraphCaps) -> Result<CompiledGraph, GraphError> {
         if self.passes.is_empty() {
             return Err(GraphError::Empty);
         }
-        let sizes = self.check(output)?;
-        let forward_format = self.check_contents(formats)?;
+        let sizes = self.check(output, &caps)?;
+        let forward_format = self.check_contents(caps)?;
         let order = self.order()?;
         let (order, skipped) = self.cull(order);
         let n = self.targets.len();
@@ -206,7 +211,7 @@ impl FrameGraph {
     }
 
     /// Every check that does not need the order; returns each target's size.
-    fn check(&self, output: (u32, u32)) -> Result<Vec<(u32, u32)>, GraphError> {
+    fn check(&self, output: (u32, u32), caps: &GraphCaps) -> Result<Vec<(u32, u32)>, GraphError> {
         for (what, names) in [
             ("targets", self.targets.iter().map(|t| &t.name).collect::<Vec<_>>()),
             ("buffers", self.buffers.iter().collect()),
@@ -221,20 +226,20 @@ impl FrameGraph {
         let mut sizes = Vec::with_capacity(self.targets.len());
         for t in &self.targets {
             let invalid = |what| Err(GraphError::InvalidTarget { target: t.name.clone(), what });
-            let size = match t.size {
-                TargetSize::Fixed { width, height } => (width, height),
-                TargetSize::Output => output,
-                TargetSize::Scaled(f) if f.is_finite() && f > 0.0 && f <= 16.0 => {
-                    let side = |s: u32| ((s as f32 * f).round() as u32).max(1);
-                    (side(output.0), side(output.1))
-                }
-                TargetSize::Scaled(_) => return invalid("scale must be finite, above 0 and at most 16"),
+            let Some(size) = t.size.at(output) else {
+                return invalid("scale must be finite, above 0 and at most 16");
             };
             if size.0 == 0 || size.1 == 0 {
                 return invalid("zero size");
             }
+            if size.0 > caps.max_side || size.1 > caps.max_side {
+                return invalid("larger than the device's largest texture (Caps::max_texture_size)");
+            }
             if ![1, 2, 4, 8].contains(&t.samples) {
                 return invalid("sample count must be 1, 2, 4 or 8");
+            }
+            if caps.sample_counts & t.samples == 0 {
+                return invalid("the backend does not support this sample count (Caps::sample_counts)");
             }
             sizes.push(size);
         }
@@ -243,11 +248,36 @@ impl FrameGraph {
             if p.color.is_none() && p.depth.is_none() && !compute {
                 return Err(GraphError::NoAttachments { pass: p.name.clone() });
             }
-            if let Some(b) = p.reads.iter().chain(&p.writes).find(|b| b.0 as usize >= self.buffers.len()) {
+            // Another graph's ids are unknown here too.
+            let foreign_buffer = |b: &&GraphBuffer| b.0 as usize >= self.buffers.len() || b.1 != self.tag;
+            if let Some(b) = p.reads.iter().chain(&p.writes).find(foreign_buffer) {
                 return Err(GraphError::UnknownBuffer { pass: p.name.clone(), buffer: b.0 });
             }
-            if let Some((t, _)) = uses(p).find(|(t, _)| t.0 as usize >= self.targets.len()) {
+            let foreign = |t: TargetId| t.0 as usize >= self.targets.len() || t.1 != self.tag;
+            if let Some(t) = uses(p).map(|(t, _)| t).chain(p.resolve).find(|&t| foreign(t)) {
                 return Err(GraphError::UnknownTarget { pass: p.name.clone(), target: t.0 });
+            }
+            let color_clear = p.color.and_then(|c| match c.load {
+                LoadOp::Clear(v) => Some(v),
+                _ => None,
+            });
+            let depth_clear = p.depth.and_then(|d| match d.load {
+                LoadOp::Clear(v) => Some(v),
+                _ => None,
+            });
+            if color_clear.is_some_and(|v| !v.iter().all(|c| c.is_finite()))
+                || depth_clear.is_some_and(|d| !(0.0..=1.0).contains(&d))
+            {
+                return Err(GraphError::InvalidPass {
+                    pass: p.name.clone(),
+                    what: "a clear value out of range (color finite, depth in 0..=1)",
+                });
+            }
+            if p.resolve.is_some() && p.color.is_none() {
+                return Err(GraphError::InvalidPass {
+                    pass: p.name.clone(),
+                    what: "it resolves, but has no color attachment to resolve",
+                });
             }
             let mismatch = |t: TargetId, what| {
                 Err(GraphError::FormatMismatch { pass: p.name.clone(), target: self.target_name(t), what })
@@ -298,7 +328,7 @@ impl FrameGraph {
     }
 
     /// What each pass's content needs of its attachments and inputs.
-    fn check_contents(&self, f: SceneFormats) -> Result<Option<(TextureFormat, u32)>, GraphError> {
+    fn check_contents(&self, f: GraphCaps) -> Result<Option<(TextureFormat, u32)>, GraphError> {
         let mut forward_format = None;
         for p in &self.passes {
             let invalid = |what| Err(GraphError::InvalidPass { pass: p.name.clone(), what });
@@ -382,7 +412,7 @@ impl FrameGraph {
         let n = self.passes.len();
         let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
         for t in 0..self.targets.len() {
-            let t = TargetId(t as u32);
+            let t = self.target_id(t);
             let writers: Vec<usize> =
                 (0..n).filter(|&p| uses(&self.passes[p]).any(|(x, u)| x == t && u.writes())).collect();
             for w in writers.windows(2) {
@@ -394,7 +424,7 @@ impl FrameGraph {
         }
         // Buffers: passes touching one keep their declared order where one of the two writes.
         for b in 0..self.buffers.len() {
-            let b = GraphBuffer(b as u32);
+            let b = GraphBuffer(b as u32, self.tag);
             let mut earlier: Vec<(usize, bool)> = Vec::new();
             for (p, pass) in self.passes.iter().enumerate() {
                 let (reads, writes) = (pass.reads.contains(&b), pass.writes.contains(&b));
@@ -452,20 +482,30 @@ impl FrameGraph {
 
     /// Keeps the passes whose results reach an output; returns (kept, skipped).
     fn cull(&self, order: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
-        let mut needed = vec![false; self.targets.len()];
+        // Walking back from the end of the frame: whether each target's content at this
+        // point is read later (by a pass that runs) or survives the frame (retained and
+        // external targets).
+        let mut needed: Vec<bool> = self.targets.iter().map(|t| t.kind != TargetKind::Transient).collect();
         let mut live = vec![false; self.passes.len()];
         for &p in order.iter().rev() {
             let pass = &self.passes[p];
-            let feeds = !pass.writes.is_empty()
-                || uses(pass).any(|(t, u)| {
-                    u.writes() && (self.targets[t.0 as usize].kind != TargetKind::Transient || needed[t.0 as usize])
-                });
-            if feeds {
-                live[p] = true;
-                for (t, u) in uses(pass) {
-                    if u.reads() {
-                        needed[t.0 as usize] = true;
-                    }
+            // A pass runs when it writes a buffer (the engine's: a result) or stores
+            // content that is needed; content a later pass overwrites before anything
+            // reads it is not (a clear, a don't-care load, a resolve replaces all of it).
+            let produces = |u: Use| matches!(u, Use::Attach { store: true, .. } | Use::Resolve);
+            let feeds = !pass.writes.is_empty() || uses(pass).any(|(t, u)| produces(u) && needed[t.0 as usize]);
+            if !feeds {
+                continue;
+            }
+            live[p] = true;
+            for (t, u) in uses(pass) {
+                if matches!(u, Use::Attach { load: false, .. } | Use::Resolve) {
+                    needed[t.0 as usize] = false;
+                }
+            }
+            for (t, u) in uses(pass) {
+                if u.reads() {
+                    needed[t.0 as usize] = true;
                 }
             }
         }
@@ -556,7 +596,7 @@ impl FrameGraph {
             if self.targets[t].kind != TargetKind::Transient {
                 continue;
             }
-            let t = TargetId(t as u32);
+            let t = self.target_id(t);
             let mut written = false;
             // The pass whose store is not read yet.
             let mut unread: Option<usize> = None;

@@ -42,7 +42,7 @@ mod compile;
 use std::fmt;
 use std::sync::Arc;
 
-pub(crate) use compile::{CompiledGraph, SceneFormats};
+pub(crate) use compile::{CompiledGraph, GraphCaps};
 pub use compile::{GraphError, GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS};
 
 use glam::{Mat4, Vec3};
@@ -50,9 +50,22 @@ use switchyard_backend::{Command, TextureFormat, TextureId};
 
 use crate::material::PassKind;
 
-/// A target of a frame graph (its index in the graph).
+/// A target of a frame graph: its index in the graph, and the graph it belongs to (a
+/// target of another graph is refused where it is given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TargetId(pub(crate) u32);
+pub struct TargetId(pub(crate) u32, pub(crate) GraphTag);
+
+/// Which graph a [`TargetId`] or [`GraphBuffer`] belongs to: each [`FrameGraph::new`] takes
+/// a new one (a clone keeps it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct GraphTag(u32);
+
+impl GraphTag {
+    fn next() -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        Self(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
 
 impl TargetId {
     /// The target's index (its declaration order).
@@ -82,7 +95,7 @@ impl CameraId {
 /// A buffer of a frame graph (its index in the graph): a name for one of the engine's
 /// buffers, so that the passes reading and writing it are ordered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GraphBuffer(pub(crate) u32);
+pub struct GraphBuffer(pub(crate) u32, pub(crate) GraphTag);
 
 impl GraphBuffer {
     /// The buffer's index (its declaration order).
@@ -106,6 +119,22 @@ pub enum TargetSize {
     /// The output's size times a factor (each side rounded, at least 1): 0.5 is half
     /// resolution.
     Scaled(f32),
+}
+
+impl TargetSize {
+    /// The size in texels for an output of `output` texels (`None`: a scale that is not
+    /// finite, above 0 and at most 16).
+    pub(crate) fn at(self, output: (u32, u32)) -> Option<(u32, u32)> {
+        match self {
+            TargetSize::Fixed { width, height } => Some((width, height)),
+            TargetSize::Output => Some(output),
+            TargetSize::Scaled(f) if f.is_finite() && f > 0.0 && f <= 16.0 => {
+                let side = |s: u32| ((s as f32 * f).round() as u32).max(1);
+                Some((side(output.0), side(output.1)))
+            }
+            TargetSize::Scaled(_) => None,
+        }
+    }
 }
 
 /// Where a target's memory comes from and how long its content lives.
@@ -285,13 +314,15 @@ pub struct Pass {
     pub(crate) reads: Vec<GraphBuffer>,
     pub(crate) writes: Vec<GraphBuffer>,
     pub(crate) content: PassContent,
+    /// The resolve target, kept apart so `resolve` and `color` may come in either order.
+    pub(crate) resolve: Option<TargetId>,
 }
 
 impl Pass {
     /// A pass named `name` drawing `content`, with nothing attached yet.
     pub fn new(name: impl Into<String>, content: PassContent) -> Self {
         let (reads, writes) = (Vec::new(), Vec::new());
-        Self { name: name.into(), color: None, depth: None, samples: Vec::new(), reads, writes, content }
+        Self { name: name.into(), color: None, depth: None, samples: Vec::new(), reads, writes, content, resolve: None }
     }
 
     /// A pass drawing the scene's `queue` as `camera` sees it with `kind` pipelines.
@@ -336,7 +367,7 @@ impl Pass {
 
     /// Attaches `target` as the color attachment.
     pub fn color(mut self, target: TargetId, load: LoadOp<[f64; 4]>, store: StoreOp) -> Self {
-        self.color = Some(Attachment { target, load, store, resolve: None });
+        self.color = Some(Attachment { target, load, store, resolve: self.resolve });
         self
     }
 
@@ -346,8 +377,11 @@ impl Pass {
         self
     }
 
-    /// Resolves the (multisampled) color attachment into `target`.
+    /// Resolves the (multisampled) color attachment into `target` (before or after
+    /// [`Pass::color`]; a pass that resolves without a color attachment is refused when the
+    /// graph is set).
     pub fn resolve(mut self, target: TargetId) -> Self {
+        self.resolve = Some(target);
         if let Some(c) = &mut self.color {
             c.resolve = Some(target);
         }
@@ -387,8 +421,10 @@ pub struct Camera {
 /// A frame described as cameras, targets and passes. Build it once, hand it to
 /// [`crate::Renderer::set_graph`] (which compiles it and creates its targets), and render
 /// it every frame with [`crate::Renderer::render_graph`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct FrameGraph {
+    /// What its target and buffer ids carry.
+    pub(crate) tag: GraphTag,
     pub(crate) cameras: Vec<String>,
     pub(crate) targets: Vec<TargetDecl>,
     pub(crate) buffers: Vec<String>,
@@ -397,10 +433,28 @@ pub struct FrameGraph {
     pub(crate) no_aliasing: bool,
 }
 
+impl Default for FrameGraph {
+    fn default() -> Self {
+        Self {
+            tag: GraphTag::next(),
+            cameras: Vec::new(),
+            targets: Vec::new(),
+            buffers: Vec::new(),
+            passes: Vec::new(),
+            no_aliasing: false,
+        }
+    }
+}
+
 impl FrameGraph {
     /// An empty graph.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The id of this graph's target of index `i`.
+    pub(crate) fn target_id(&self, i: usize) -> TargetId {
+        TargetId(i as u32, self.tag)
     }
 
     /// Adds a camera slot.
@@ -434,13 +488,13 @@ impl FrameGraph {
         samples: u32,
     ) -> TargetId {
         self.targets.push(TargetDecl { name: name.into(), kind, format, size, samples });
-        TargetId(self.targets.len() as u32 - 1)
+        self.target_id(self.targets.len() - 1)
     }
 
     /// Adds a buffer: a name for one of the engine's buffers that passes read and write.
     pub fn buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
         self.buffers.push(name.into());
-        GraphBuffer(self.buffers.len() as u32 - 1)
+        GraphBuffer(self.buffers.len() as u32 - 1, self.tag)
     }
 
     /// Adds a pass.
@@ -456,7 +510,7 @@ impl FrameGraph {
 
     /// The target named `name`.
     pub fn find_target(&self, name: &str) -> Option<TargetId> {
-        self.targets.iter().position(|t| t.name == name).map(|i| TargetId(i as u32))
+        self.targets.iter().position(|t| t.name == name).map(|i| self.target_id(i))
     }
 
     /// The passes, in declaration order.

@@ -5,7 +5,8 @@ use switchyard_backend::TextureFormat::{Depth32Float, Rgba8Unorm, Rgba8UnormSrgb
 use super::*;
 
 const SKY: LoadOp<[f64; 4]> = LoadOp::Clear([0.0, 0.0, 0.0, 1.0]);
-const FORMATS: compile::SceneFormats = compile::SceneFormats { colors: &FORWARD_FORMATS, depth: Depth32Float };
+const FORMATS: compile::GraphCaps =
+    compile::GraphCaps { colors: &FORWARD_FORMATS, depth: Depth32Float, max_side: 8192, sample_counts: 1 | 4 };
 
 /// A pass whose content puts no demands on its attachments (an engine callback).
 fn pass(name: impl Into<String>) -> Pass {
@@ -68,6 +69,32 @@ fn unused_passes_are_skipped_and_reported() {
 }
 
 #[test]
+fn passes_whose_every_output_is_overwritten_before_a_read_are_skipped() {
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
+    let t = owned(&mut g, "t", Rgba8Unorm, TargetSize::Output);
+    g.pass(pass("lost").color(t, SKY, StoreOp::Store)); // cleared again before a read
+    g.pass(pass("kept").color(t, LoadOp::DontCare, StoreOp::Store));
+    g.pass(pass("added").color(t, LoadOp::Load, StoreOp::Store)); // loads what `kept` wrote
+    g.pass(pass("early-out").color(out, SKY, StoreOp::Store)); // the output is cleared again
+    g.pass(pass("final").color(out, SKY, StoreOp::Store).sample(t));
+    let c = g.compile((8, 8), FORMATS).unwrap();
+    assert_eq!(names(&g, &c.order), ["kept", "added", "final"]);
+    for p in ["lost", "early-out"] {
+        assert!(c.warnings.contains(&GraphWarning::Skipped { pass: p.into() }), "{p}: {:?}", c.warnings);
+    }
+    // A discarded store feeds nothing either; a depth write kept for a later load does.
+    let mut g = FrameGraph::default();
+    let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);
+    let depth = owned(&mut g, "depth", Depth32Float, TargetSize::Output);
+    g.pass(pass("discarded").depth(depth, LoadOp::Clear(1.0), StoreOp::Discard));
+    g.pass(pass("prepass").depth(depth, LoadOp::Clear(1.0), StoreOp::Store));
+    g.pass(pass("main").color(out, SKY, StoreOp::Store).depth(depth, LoadOp::Load, StoreOp::Discard));
+    let c = g.compile((8, 8), FORMATS).unwrap();
+    assert_eq!(names(&g, &c.order), ["prepass", "main"]);
+}
+
+#[test]
 fn each_error_names_the_pass_or_target() {
     let base = || {
         let mut g = FrameGraph::default();
@@ -87,7 +114,7 @@ fn each_error_names_the_pass_or_target() {
     assert_eq!(err(&g), GraphError::NoAttachments { pass: "empty".into() });
 
     let (mut g, _, _) = base();
-    g.pass(pass("p").color(TargetId(9), SKY, StoreOp::Store));
+    g.pass(pass("p").color(TargetId(9, g.tag), SKY, StoreOp::Store));
     assert_eq!(err(&g), GraphError::UnknownTarget { pass: "p".into(), target: 9 });
 
     let (mut g, _, depth) = base();
@@ -134,6 +161,55 @@ fn each_error_names_the_pass_or_target() {
     g.pass(pass("b").color(tb, SKY, StoreOp::Store).sample(ta));
     g.pass(pass("c").color(out, SKY, StoreOp::Store).sample(ta));
     assert!(matches!(err(&g), GraphError::Cycle { pass } if pass == "a" || pass == "b"));
+
+    // Clear values the GPU refuses.
+    for (color, depth) in [
+        ([f64::NAN, 0.0, 0.0, 1.0], 1.0),
+        ([f64::INFINITY; 4], 1.0),
+        ([0.0; 4], 2.0),
+        ([0.0; 4], -0.5),
+        ([0.0; 4], f32::NAN),
+    ] {
+        let (mut g, out, d) = base();
+        g.pass(pass("p").color(out, LoadOp::Clear(color), StoreOp::Store).depth(
+            d,
+            LoadOp::Clear(depth),
+            StoreOp::Discard,
+        ));
+        assert!(matches!(err(&g), GraphError::InvalidPass { pass, .. } if pass == "p"), "{color:?} {depth}");
+    }
+    // A resolve with no color attachment, in either order; with one, either order works.
+    let (mut g, _, _) = base();
+    let single = owned(&mut g, "single", Rgba8Unorm, TargetSize::Output);
+    g.pass(pass("p").resolve(single));
+    assert!(matches!(err(&g), GraphError::NoAttachments { .. } | GraphError::InvalidPass { .. }));
+    let (mut g, out, d) = base();
+    g.pass(pass("p").resolve(out).depth(d, LoadOp::Clear(1.0), StoreOp::Discard));
+    assert!(matches!(err(&g), GraphError::InvalidPass { pass, .. } if pass == "p"));
+    let (mut g, out, _) = base();
+    let msaa = g.target_multisampled("msaa", TargetKind::Transient, Rgba8Unorm, TargetSize::Output, 4);
+    g.pass(pass("p").resolve(out).color(msaa, SKY, StoreOp::Discard));
+    let c = g.compile((16, 16), FORMATS).unwrap();
+    assert_eq!(g.passes[c.order[0]].color.unwrap().resolve, Some(out), "resolve before color is kept");
+    // Another graph's target or buffer.
+    let (mut g, _, _) = base();
+    let (_, theirs, _) = base();
+    g.pass(pass("p").color(theirs, SKY, StoreOp::Store));
+    assert!(matches!(err(&g), GraphError::UnknownTarget { pass, .. } if pass == "p"));
+    let (mut g, out, _) = base();
+    let their_buffer = FrameGraph::new().buffer("b");
+    g.buffer("b");
+    g.pass(pass("p").color(out, SKY, StoreOp::Store).writes(their_buffer));
+    assert!(matches!(err(&g), GraphError::UnknownBuffer { pass, .. } if pass == "p"));
+    // Past the device's limits: a side over its largest texture, a sample count it lacks.
+    let (mut g, out, _) = base();
+    g.pass(pass("p").color(out, SKY, StoreOp::Store));
+    g.target("huge", TargetKind::Transient, Rgba8Unorm, TargetSize::Fixed { width: 8193, height: 4 });
+    assert!(matches!(err(&g), GraphError::InvalidTarget { target, .. } if target == "huge"));
+    let (mut g, out, _) = base();
+    g.pass(pass("p").color(out, SKY, StoreOp::Store));
+    g.target_multisampled("eight", TargetKind::Transient, Rgba8Unorm, TargetSize::Output, 8);
+    assert!(matches!(err(&g), GraphError::InvalidTarget { target, .. } if target == "eight"));
 }
 
 #[test]
@@ -257,11 +333,12 @@ fn random_graphs_compile_or_give_typed_errors() {
         assert_eq!(pos(g.passes.len() - 1).map(|i| i + 1), Some(c.order.len()), "the output pass runs last");
         for (i, &p) in c.order.iter().enumerate() {
             for &s in &g.passes[p].samples {
-                for (q, other) in g.passes.iter().enumerate() {
-                    if other.color.is_some_and(|a| a.target == s) {
-                        assert!(pos(q).is_some_and(|j| j < i), "case {case}: a sampled target's writers run first");
-                    }
-                }
+                // Writers whose content is overwritten before anything reads it are culled;
+                // those that run, run first, and one of them does.
+                let writers = (0..g.passes.len()).filter(|&q| g.passes[q].color.is_some_and(|a| a.target == s));
+                let running: Vec<usize> = writers.filter_map(pos).collect();
+                assert!(running.iter().all(|&j| j < i), "case {case}: a sampled target's writers run first");
+                assert!(!running.is_empty(), "case {case}: a sampled target is written");
             }
         }
         for (t, l) in c.lifetimes.iter().enumerate() {

@@ -216,10 +216,13 @@ impl<B: Backend> Renderer<B> {
         if !info.usage.contains(TextureUsage::RENDER_TARGET) {
             return invalid("not usable as a render target");
         }
+        if info.samples != 1 {
+            return invalid("multisampled (the renderer's color target is single-sampled)");
+        }
         validate_views(views)?;
         self.views_plan(views, true)?;
         let plan = self.plan.as_ref().expect("views_plan built it");
-        let color = TargetId(plan.externals[0].target as u32);
+        let color = TargetId(plan.externals[0].target as u32, plan.tag);
         self.render_views(views, &[(color, output)])
     }
 
@@ -256,15 +259,20 @@ impl<B: Backend> Renderer<B> {
             self.graph = Some(graph);
             built?;
         }
-        if let Some((w, h)) = self.external_output_size(input.targets) {
-            self.resize(w, h)?;
-        }
+        // Everything is checked before the output resizes to the engine's textures: a
+        // refused frame changes nothing.
         let plan = self.plan.as_ref().expect("built above");
         if input.cameras.len() != plan.cameras {
             return Err(RenderError::CameraCount { expected: plan.cameras, given: input.cameras.len() });
         }
         for (i, c) in input.cameras.iter().enumerate() {
             validate_camera(i, c)?;
+        }
+        let current = (self.config.width, self.config.height);
+        let output = self.external_output_size(input.targets).unwrap_or(current);
+        self.check_targets(input.targets, output)?;
+        if output != current {
+            self.resize(output.0, output.1)?;
         }
         self.render_frame(input.cameras, input.targets)
     }
@@ -344,7 +352,7 @@ impl<B: Backend> Renderer<B> {
     fn external_output_size(&self, targets: &[(TargetId, TextureId)]) -> Option<(u32, u32)> {
         let plan = self.plan.as_ref()?;
         let mut sizes = plan.externals.iter().filter(|e| e.follows_output).map(|e| {
-            let given = targets.iter().find(|(id, _)| id.0 as usize == e.target)?;
+            let given = targets.iter().find(|(id, _)| id.0 as usize == e.target && id.1 == plan.tag)?;
             self.shared.backend.texture_info(given.1).map(|i| (i.width, i.height))
         });
         let first = sizes.next()??;
@@ -352,18 +360,28 @@ impl<B: Backend> Renderer<B> {
         (agree && first != (self.config.width, self.config.height)).then_some(first)
     }
 
-    /// Every external target the plan uses has a fitting texture, and nothing else is given.
-    pub(super) fn check_targets(&self, targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
+    /// Every external target the plan uses has a fitting texture for an output of
+    /// `output` texels, and nothing else is given.
+    pub(super) fn check_targets(
+        &self,
+        targets: &[(TargetId, TextureId)],
+        output: (u32, u32),
+    ) -> Result<(), RenderError> {
         let plan = self.plan.as_ref().expect("the caller made the plan");
-        let graph_name = |t: TargetId| plan.externals.iter().find(|e| e.target == t.0 as usize).map(|e| &e.name);
+        let graph_name = |t: TargetId| {
+            let e = plan.externals.iter().find(|e| e.target == t.0 as usize && t.1 == plan.tag)?;
+            Some(&e.name)
+        };
         for &(t, _) in targets {
             if graph_name(t).is_none() {
-                let what = "not an external target the graph uses";
+                let what =
+                    if t.1 == plan.tag { "not an external target the graph uses" } else { "a target of another graph" };
                 return Err(RenderError::InvalidTarget { target: format!("#{}", t.0), what });
             }
         }
         for e in &plan.externals {
-            let (name, format, size) = (&e.name, &e.format, &e.size);
+            let (name, format) = (&e.name, &e.format);
+            let size = e.declared.at(output).unwrap_or(e.size);
             let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
             let mut given = targets.iter().filter(|(id, _)| id.0 as usize == e.target);
             let (Some(&(_, texture)), None) = (given.next(), given.next()) else {
@@ -373,8 +391,11 @@ impl<B: Backend> Renderer<B> {
             if info.format != *format {
                 return invalid("format differs from the declared one");
             }
-            if (info.width, info.height) != *size {
+            if (info.width, info.height) != size {
                 return invalid("size differs from the declared one");
+            }
+            if info.samples != e.samples {
+                return invalid("sample count differs from the declared one");
             }
             if e.rendered && !info.usage.contains(TextureUsage::RENDER_TARGET) {
                 return invalid("not usable as a render target");
@@ -451,10 +472,18 @@ fn views_graph(config: &RendererConfig, views: &[View], external: bool) -> Frame
     let color = g.target("main-color", kind, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
     let depth = g.target("main-depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
     let (mut shadow_i, mut first_forward) = (0, true);
+    let mut names: Vec<String> = Vec::with_capacity(views.len());
     for (i, v) in views.iter().enumerate() {
         let camera = g.camera(v.label);
-        let repeats = views[..i].iter().filter(|w| w.label == v.label).count();
-        let name = if repeats == 0 { v.label.to_string() } else { format!("{}#{repeats}", v.label) };
+        // A label used again gets `#k`: the smallest k that no view's label nor an earlier
+        // name takes (`main`, `main`, `main#1` → `main`, `main#2`, `main#1`).
+        let taken = |n: &str| names.iter().any(|m| m == n) || views.iter().any(|w| w.label == n);
+        let name = if views[..i].iter().any(|w| w.label == v.label) {
+            (1..).map(|k| format!("{}#{k}", v.label)).find(|n| !taken(n)).expect("a free name")
+        } else {
+            v.label.to_string()
+        };
+        names.push(name.clone());
         let pass = Pass::scene(name, camera, v.pass, Queue::All);
         let pass = match v.pass {
             PassKind::Shadow => {

@@ -115,6 +115,9 @@ impl RendererConfig {
         if self.width == 0 || self.height == 0 || self.shadow_map_size == 0 {
             return Err(InitError::Config("target sizes must be non-zero"));
         }
+        if [self.width, self.height, self.shadow_map_size].iter().any(|&s| s > caps.max_texture_size) {
+            return Err(InitError::Config("width, height and shadow_map_size at most the backend's largest texture"));
+        }
         if self.frames_in_flight == 0 || self.max_objects == 0 || self.max_materials == 0 {
             return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
         }
@@ -154,6 +157,10 @@ pub enum InitError {
     /// The submission thread could not start.
     #[error("submission thread: {0}")]
     Thread(String),
+    /// The frame graph set does not fit the new backend ([`Renderer::recover`]: a target
+    /// larger than its textures, a sample count it lacks).
+    #[error("frame graph: {0}")]
+    Graph(#[from] crate::frame_graph::GraphError),
 }
 
 /// Vertex of the shared mesh buffers.

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use glam::Mat4;
 use switchyard_backend::Backend;
 use switchyard_backend::{
-    BindGroupId, CreateError, PassDesc, PipelineId, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
+    BindGroupId, Caps, CreateError, PassDesc, PipelineId, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
 };
 
 use super::fullscreen::{backend_pass, fullscreen, FrameInputs};
@@ -144,6 +144,9 @@ pub(crate) struct ExternalTarget {
     pub(crate) name: String,
     pub(crate) format: TextureFormat,
     pub(crate) size: (u32, u32),
+    /// As declared: what its size is for another output size.
+    pub(crate) declared: TargetSize,
+    pub(crate) samples: u32,
     /// Declared `TargetSize::Output`: a texture of another size resizes the output.
     pub(crate) follows_output: bool,
     /// A pass renders into it (its texture needs `RENDER_TARGET`), samples it (`SAMPLED`).
@@ -155,6 +158,8 @@ pub(crate) struct ExternalTarget {
 #[derive(Debug)]
 pub(crate) struct FramePlan {
     pub(crate) origin: Origin,
+    /// The graph's tag: what a frame's target ids must carry.
+    pub(crate) tag: GraphTag,
     /// The output size it was compiled for.
     pub(crate) size: (u32, u32),
     pub(crate) jobs: JobGraph<Job>,
@@ -189,6 +194,27 @@ pub(crate) fn intern(name: &str) -> &'static str {
     n
 }
 
+/// Compiles `graph` for an output of `output` texels on a device of `caps`: what the
+/// graph allows there, and at most [`MAX_VIEWS`] scene passes and [`MAX_PASSES`] passes
+/// that run (culled ones do not count).
+pub(crate) fn compile(graph: &FrameGraph, output: (u32, u32), caps: &Caps) -> Result<CompiledGraph, GraphError> {
+    let graph_caps = GraphCaps {
+        colors: &FORWARD_FORMATS,
+        depth: TextureFormat::Depth32Float,
+        max_side: caps.max_texture_size,
+        sample_counts: caps.sample_counts,
+    };
+    let compiled = graph.compile(output, graph_caps)?;
+    let scene = |&&p: &&usize| matches!(graph.passes[p].content, PassContent::Scene { .. });
+    if compiled.order.iter().filter(scene).count() > MAX_VIEWS || compiled.order.len() > MAX_PASSES {
+        return Err(GraphError::InvalidPass {
+            pass: graph.passes[compiled.order[0]].name.clone(),
+            what: "at most MAX_VIEWS scene passes and MAX_PASSES passes run per frame",
+        });
+    }
+    Ok(compiled)
+}
+
 impl FramePlan {
     /// Compiles `graph` for the renderer's output size and makes what it needs, taking
     /// textures of equal description from `reuse` (what is left there is the caller's to
@@ -201,21 +227,7 @@ impl FramePlan {
         graph: &FrameGraph,
         reuse: &mut Vec<(TextureKey, TextureId)>,
     ) -> Result<Self, RenderError> {
-        let formats = SceneFormats { colors: &FORWARD_FORMATS, depth: TextureFormat::Depth32Float };
-        let compiled = graph.compile((config.width, config.height), formats)?;
-        let scene_count = graph.passes.iter().filter(|p| matches!(p.content, PassContent::Scene { .. })).count();
-        if scene_count > MAX_VIEWS || compiled.order.len() > MAX_PASSES {
-            return Err(RenderError::Graph(GraphError::InvalidPass {
-                pass: graph.passes[0].name.clone(),
-                what: "at most MAX_VIEWS scene passes and MAX_PASSES passes run per frame",
-            }));
-        }
-        if let Some(t) = graph.targets.iter().find(|t| b.caps().sample_counts & t.samples == 0) {
-            return Err(RenderError::Graph(GraphError::InvalidTarget {
-                target: t.name.clone(),
-                what: "the backend does not support this sample count (Caps::sample_counts)",
-            }));
-        }
+        let compiled = compile(graph, (config.width, config.height), &b.caps())?;
         let mut objects = PlanObjects::default();
         let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
         match Self::make(b, gpu, origin, graph, compiled, (config.width, config.height), reuse, &mut objects) {
@@ -296,7 +308,7 @@ impl FramePlan {
                     }
                 }
                 TargetKind::Retained if compiled.lifetimes[t].is_some() => {
-                    let (_, sampled) = graph.rendered_and_sampled(&compiled.order, TargetId(t as u32));
+                    let (_, sampled) = graph.rendered_and_sampled(&compiled.order, graph.target_id(t));
                     let mut usage = TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC;
                     if sampled {
                         usage = usage | TextureUsage::SAMPLED;
@@ -324,12 +336,14 @@ impl FramePlan {
         let externals: Vec<_> = (0..n)
             .filter(|&t| graph.targets[t].kind == TargetKind::External && used(t))
             .map(|t| {
-                let (rendered, sampled) = graph.rendered_and_sampled(&compiled.order, TargetId(t as u32));
+                let (rendered, sampled) = graph.rendered_and_sampled(&compiled.order, graph.target_id(t));
                 ExternalTarget {
                     target: t,
                     name: graph.targets[t].name.clone(),
                     format: graph.targets[t].format,
                     size: compiled.sizes[t],
+                    declared: graph.targets[t].size,
+                    samples: graph.targets[t].samples,
                     follows_output: graph.targets[t].size == TargetSize::Output,
                     rendered,
                     sampled,
@@ -439,6 +453,7 @@ impl FramePlan {
         });
         Ok(Self {
             origin,
+            tag: graph.tag,
             size: (0, 0),
             jobs,
             graph: compiled,

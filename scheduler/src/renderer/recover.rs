@@ -29,6 +29,10 @@ impl<B: Backend> Renderer<B> {
     pub fn recover(&mut self, backend: Arc<B>) -> Result<RecoverStats, InitError> {
         let t = Instant::now();
         self.config.check(&backend.caps())?;
+        // The graph set must fit the new device too (its frames would fail otherwise).
+        if let Some(graph) = &self.graph {
+            super::plan::compile(graph, (self.config.width, self.config.height), &backend.caps())?;
+        }
         let b = &*backend;
         // On an error nothing made here stays on the new backend.
         let gpu = FrameResources::create(b, &self.config)?;

@@ -36,7 +36,7 @@ impl<B: Backend> Renderer<B> {
     ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let _z = profile::zone!("frame");
-        self.check_targets(targets)?;
+        self.check_targets(targets, (self.config.width, self.config.height))?;
         let mut packet = self.take_packet()?;
         self.frame += 1;
         packet.frame = self.frame;

@@ -142,6 +142,15 @@ pub enum RecordError {
         /// The available size.
         limit: u64,
     },
+    /// An offset that is not a multiple of what the GPU requires (4 bytes for vertex
+    /// buffers and indirect records, the index size for index buffers).
+    #[error("command {index}: {what} offset is not aligned")]
+    Unaligned {
+        /// Command index in the chunk.
+        index: usize,
+        /// Which offset.
+        what: &'static str,
+    },
     /// A buffer is bound for a use its usage flags do not allow.
     #[error("command {index}: buffer lacks usage {usage}")]
     BadUsage {

@@ -156,6 +156,8 @@ pub(crate) struct BindGroupMeta {
     pub(crate) writable: Vec<BufferId>,
     /// Textures bound (a pass may not sample what it renders into).
     pub(crate) textures: Vec<TextureId>,
+    /// (binding, bytes) of each buffer range bound.
+    pub(crate) buffer_sizes: Vec<(u32, u64)>,
 }
 
 #[derive(Debug, Clone)]
@@ -171,6 +173,9 @@ pub(crate) struct PipelineMeta {
     /// Creations that returned it (a cached render pipeline is returned again for an equal
     /// descriptor): each `destroy` gives one back, the last one destroys it.
     pub(crate) refs: u32,
+    /// (group, binding, bytes): uniform blocks its shader reads whose layout entry sets no
+    /// minimum size, so the range bound at draw time must hold them (wgpu's late check).
+    pub(crate) uniform_sizes: Vec<(u32, u32, u64)>,
 }
 
 pub(crate) struct Registry<O: Objects> {
@@ -301,6 +306,7 @@ impl<O: Objects> Registry<O> {
         let mut dynamic = Vec::new();
         let mut writable = Vec::new();
         let mut textures = Vec::new();
+        let mut buffer_sizes = Vec::new();
         for le in &layout.meta.entries {
             let e = d.entries.iter().find(|e| e.binding == le.binding).ok_or_else(|| {
                 CreateError::Invalid(format!("bind group `{}`: binding {} missing", d.label, le.binding))
@@ -337,6 +343,7 @@ impl<O: Objects> Registry<O> {
                     if dy {
                         dynamic.push(DynamicWindow { base: offset, size, buffer_size: b.meta.size });
                     }
+                    buffer_sizes.push((le.binding, size));
                     if matches!(le.ty, BindingType::StorageReadWrite { .. }) {
                         writable.push(buffer);
                     }
@@ -371,7 +378,7 @@ impl<O: Objects> Registry<O> {
                 _ => return Err(bad("resource type does not match the layout")),
             }
         }
-        Ok(BindGroupMeta { layout: d.layout, dynamic, writable, textures })
+        Ok(BindGroupMeta { layout: d.layout, dynamic, writable, textures, buffer_sizes })
     }
 
     pub(crate) fn check_pipeline(&self, d: &PipelineDesc, caps: &Caps) -> Result<PipelineMeta, CreateError> {
@@ -388,8 +395,10 @@ impl<O: Objects> Registry<O> {
             None => None,
         };
         self.check_pipeline_layouts(&d.bind_group_layouts, caps)?;
+        let mut uniform_sizes = Vec::new();
         for e in std::iter::once(vertex).chain(fragment) {
             self.check_entry_bindings(&d.label, e, &d.bind_group_layouts)?;
+            uniform_sizes.extend(self.late_uniform_sizes(e, &d.bind_group_layouts));
         }
         for vb in &d.vertex_buffers {
             if vb.stride % 4 != 0 || vb.attributes.iter().any(|a| a.offset + a.format.size() > vb.stride) {
@@ -420,6 +429,7 @@ impl<O: Objects> Registry<O> {
             compute: false,
             samples: d.samples,
             refs: 1,
+            uniform_sizes,
         })
     }
 
@@ -438,6 +448,7 @@ impl<O: Objects> Registry<O> {
             )?;
         self.check_pipeline_layouts(&d.bind_group_layouts, caps)?;
         self.check_entry_bindings(&d.label, entry, &d.bind_group_layouts)?;
+        let uniform_sizes = self.late_uniform_sizes(entry, &d.bind_group_layouts).collect();
         Ok(PipelineMeta {
             layouts: d.bind_group_layouts.clone(),
             vertex: Vec::new(),
@@ -446,6 +457,7 @@ impl<O: Objects> Registry<O> {
             compute: true,
             samples: 1,
             refs: 1,
+            uniform_sizes,
         })
     }
 }
@@ -491,6 +503,21 @@ impl<O: Objects> Registry<O> {
             }
         }
         Ok(())
+    }
+
+    /// The uniform blocks `e` reads through layout entries without a minimum size (the
+    /// bindings are checked to exist first).
+    fn late_uniform_sizes<'a>(
+        &'a self,
+        e: &'a EntryPoint,
+        layouts: &'a [BindGroupLayoutId],
+    ) -> impl Iterator<Item = (u32, u32, u64)> + 'a {
+        e.bindings.iter().filter_map(move |b| {
+            let ShaderResource::Uniform(size) = b.resource else { return None };
+            let l = self.layouts.get(*layouts.get(b.group as usize)?)?;
+            let le = l.meta.entries.iter().find(|le| le.binding == b.binding)?;
+            matches!(le.ty, BindingType::Uniform { min_size: 0, .. }).then_some((b.group, b.binding, size))
+        })
     }
 
     /// A pipeline's bind group layouts: within the limit, all live.

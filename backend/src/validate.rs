@@ -204,6 +204,9 @@ pub(crate) fn validate_chunk<O: Objects>(
                 if slot as usize >= MAX_SLOTS {
                     return Err(RecordError::LayoutMismatch { index: i, message: "vertex slot past the limit" });
                 }
+                if offset % 4 != 0 {
+                    return Err(RecordError::Unaligned { index: i, what: "vertex buffer" });
+                }
                 if offset > b.size {
                     return Err(RecordError::OutOfRange {
                         index: i,
@@ -232,7 +235,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                 counts.state_changes += 1;
             }
             Command::Draw { first_vertex, vertex_count, first_instance, instance_count } => {
-                let p = check_bindings(i, pipeline, &groups, &slots)?;
+                let p = check_bindings(reg, i, pipeline, &groups, &slots)?;
                 check_vertex_ranges(
                     i,
                     p,
@@ -245,7 +248,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                 counts.instances += u64::from(instance_count);
             }
             Command::DrawIndexed { first_index, index_count, first_instance, instance_count, .. } => {
-                let p = check_bindings(i, pipeline, &groups, &slots)?;
+                let p = check_bindings(reg, i, pipeline, &groups, &slots)?;
                 let (avail, format) = index.ok_or(RecordError::MissingIndexBuffer { index: i })?;
                 let need = end(first_index, index_count) * format.size();
                 if need > avail {
@@ -260,7 +263,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                 if !caps.multi_draw_indirect {
                     return Err(RecordError::Unsupported { index: i, what: "multi-draw-indirect" });
                 }
-                check_bindings(i, pipeline, &groups, &slots)?;
+                check_bindings(reg, i, pipeline, &groups, &slots)?;
                 index.ok_or(RecordError::MissingIndexBuffer { index: i })?;
                 let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
                 if !b.usage.contains(BufferUsage::INDIRECT) {
@@ -279,7 +282,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                 counts.draws += u64::from(count);
             }
             Command::Dispatch { x, y, z } => {
-                check_bindings(i, pipeline, &groups, &slots)?;
+                check_bindings(reg, i, pipeline, &groups, &slots)?;
                 if let Some(&n) = [x, y, z].iter().find(|&&n| n > MAX_WORKGROUPS_PER_DIMENSION) {
                     return Err(RecordError::OutOfRange {
                         index: i,
@@ -291,7 +294,7 @@ pub(crate) fn validate_chunk<O: Objects>(
                 counts.dispatches += 1;
             }
             Command::DispatchIndirect { buffer, offset } => {
-                check_bindings(i, pipeline, &groups, &slots)?;
+                check_bindings(reg, i, pipeline, &groups, &slots)?;
                 let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
                 if !b.usage.contains(BufferUsage::INDIRECT) {
                     return Err(RecordError::BadUsage { index: i, usage: "INDIRECT" });
@@ -325,7 +328,8 @@ fn end(first: u32, count: u32) -> u64 {
 }
 
 #[inline]
-fn check_bindings<'a>(
+fn check_bindings<'a, O: Objects>(
+    reg: &Registry<O>,
     i: usize,
     pipeline: Option<&'a PipelineMeta>,
     groups: &[Option<BoundGroup>; MAX_GROUPS],
@@ -335,6 +339,14 @@ fn check_bindings<'a>(
     for (g, layout) in p.layouts.iter().enumerate() {
         if groups.get(g).copied().flatten().is_none_or(|b| b.layout != *layout) {
             return Err(RecordError::MissingBindGroup { index: i, group: g as u32 });
+        }
+    }
+    // Uniform blocks the shader reads: the bound range holds them.
+    for &(g, binding, need) in &p.uniform_sizes {
+        let bound = groups.get(g as usize).copied().flatten().and_then(|b| reg.bind_groups.get(b.group));
+        let size = bound.and_then(|b| b.meta.buffer_sizes.iter().find(|(n, _)| *n == binding)).map_or(0, |s| s.1);
+        if size < need {
+            return Err(RecordError::OutOfRange { index: i, what: "bound uniform block", end: need, limit: size });
         }
     }
     for s in 0..p.vertex.len() {

@@ -59,6 +59,10 @@ pub struct TwoQuads {
     pub tints: BufferId,
     /// Number of quads (2 + extra).
     pub quads: u32,
+    /// The shader module.
+    pub shader: ShaderId,
+    /// The color target was made here (not given to `create_into`).
+    pub own_color: bool,
 }
 
 fn quad(x0: f32, y0: f32, x1: f32, y1: f32, z: f32) -> [[f32; 3]; 4] {
@@ -93,6 +97,7 @@ impl TwoQuads {
             usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
             samples: 1,
         };
+        let own_color = color.is_none();
         let color = match color {
             Some(c) => c,
             None => b.create_texture(&target("color", TextureFormat::Rgba8Unorm))?,
@@ -153,7 +158,41 @@ impl TwoQuads {
             },
         ];
         w(indirect, bytemuck::cast_slice(&args))?;
-        Ok(Self { color, depth, pipeline, layout, group, vertices, instances, indices, indirect, tints, quads })
+        Ok(Self {
+            color,
+            depth,
+            pipeline,
+            layout,
+            group,
+            vertices,
+            instances,
+            indices,
+            indirect,
+            tints,
+            quads,
+            shader,
+            own_color,
+        })
+    }
+
+    /// Everything `create` made, newest first (to destroy it again).
+    pub fn resources(&self) -> Vec<Resource> {
+        let mut r: Vec<Resource> = vec![
+            self.pipeline.into(),
+            self.group.into(),
+            self.indirect.into(),
+            self.indices.into(),
+            self.instances.into(),
+            self.vertices.into(),
+            self.tints.into(),
+            self.layout.into(),
+            self.shader.into(),
+            self.depth.into(),
+        ];
+        if self.own_color {
+            r.push(self.color.into());
+        }
+        r
     }
 
     /// The pipeline descriptor (public so tests can check the cache).

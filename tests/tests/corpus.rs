@@ -3,21 +3,31 @@
 //! (`switchyard_tests::fuzzing`): each gives results or typed errors, never a panic or a
 //! broken invariant. The seeds include glTF files whose node hierarchy has a cycle and a
 //! node with two parents; `found-*` inputs are what the fuzzer found (each a bug fixed).
+//!
+//! [differential] The same inputs, and seeded random ones, through the harnesses that
+//! touch a backend on the null backend and on wgpu (lavapipe and llvmpipe): every
+//! operation must give the same outcome on both — accepted, or refused with the same
+//! error kind — so what the null backend accepts, wgpu accepts (one set of rules).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use switchyard_tests::fuzzing::TARGETS;
 
+/// The inputs of one corpus, sorted.
+fn corpus(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|f| f.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
 #[test]
 fn corpus_inputs_replay_without_a_panic() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
     for (target, harness) in TARGETS {
-        let dir = root.join(target);
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|f| f.unwrap().path())
-            .collect();
-        files.sort();
+        let files = corpus(target);
         assert!(files.len() >= 4, "{target}: a corpus of {} inputs", files.len());
         for f in &files {
             let data = std::fs::read(f).unwrap();
@@ -50,4 +60,93 @@ fn corpus_gltf_seeds_load_or_are_refused_as_the_spec_says() {
     // ... and indices of a float type made gltf 1.4's reader hit `unreachable!`.
     let e = load("found-float-indices.glb").unwrap_err();
     assert!(e.contains("indices are not unsigned integers"), "{e}");
+}
+
+/// [differential] Runs in the test command without the `fault-injection` feature only:
+/// once per CI run.
+#[cfg(not(feature = "fault-injection"))]
+mod differential {
+    use std::sync::Arc;
+
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+    use switchyard::backend::null::NullBackend;
+    use switchyard::backend::wgpu::{Encoding, WgpuBackend};
+    use switchyard::backend::Backend;
+    use switchyard_tests::fuzzing::{self, harness_renderer, Log, TARGETS};
+
+    use super::corpus;
+
+    /// A harness that runs one input on a backend and logs each operation's outcome.
+    type OnBackend<B> = fn(&Arc<B>, &[u8], &mut Log);
+
+    fn on_backend<B: Backend>(target: &str) -> Option<OnBackend<B>> {
+        Some(match target {
+            "command_stream" => |b, d, log| fuzzing::command_stream_on(&**b, d, log),
+            "resource_descs" => |b, d, log| fuzzing::resource_descs_on(&**b, d, log),
+            "scene_ops" => |b, d, log| fuzzing::scene_ops_on(&mut harness_renderer(b.clone()), d, log),
+            "shader_material" => |b, d, log| fuzzing::shader_material_on(&mut harness_renderer(b.clone()), d, log),
+            "frame_graph" => |b, d, log| fuzzing::frame_graph_on(&mut harness_renderer(b.clone()), d, log),
+            "gltf" => |b, d, log| fuzzing::gltf_on(&mut harness_renderer(b.clone()), d, log),
+            _ => return None,
+        })
+    }
+
+    /// Runs `data` through `target`'s harness on both backends; the logs must agree.
+    fn compare(target: &str, what: &str, null: &Arc<NullBackend>, gpu: &Arc<WgpuBackend>, data: &[u8]) {
+        let (mut a, mut b) = (Log::default(), Log::default());
+        on_backend::<NullBackend>(target).expect("a backend harness")(null, data, &mut a);
+        on_backend::<WgpuBackend>(target).expect("a backend harness")(gpu, data, &mut b);
+        if std::env::var_os("DIFF_STATS").is_some() {
+            let errors = a.0.iter().filter(|l| !l.ends_with(": ok")).count();
+            eprintln!(
+                "STAT {target} ops {} errors {} {:?}",
+                a.0.len(),
+                errors,
+                a.0.iter().filter(|l| !l.ends_with(": ok")).collect::<Vec<_>>()
+            );
+        }
+        if a != b {
+            let first = a.0.iter().zip(&b.0).position(|(x, y)| x != y).unwrap_or(a.0.len().min(b.0.len()));
+            panic!(
+                "{target} {what} on {}: the backends disagree at operation {first}: null {:?}, wgpu {:?}\nnull: {:?}\nwgpu: {:?}",
+                gpu.name(),
+                a.0.get(first),
+                b.0.get(first),
+                a.0,
+                b.0
+            );
+        }
+    }
+
+    /// Seeded random inputs per harness, on top of the corpora.
+    const RANDOM_INPUTS: usize = 40;
+
+    /// (`DIFF_STATS=1` prints each input's operations and refusals; `FULL_KIND=1` logs whole
+    /// errors instead of their kinds, to read why.)
+    #[test]
+    fn null_and_wgpu_accept_and_refuse_alike() {
+        for api in [wgpu::Backends::VULKAN, wgpu::Backends::GL] {
+            let Some(gpu) = switchyard_tests::wgpu_backend(api, Encoding::RenderBundle) else { continue };
+            // The null backend with the adapter's limits and capabilities.
+            let null = Arc::new(NullBackend::with_caps(gpu.caps()));
+            let before = (null.live(), gpu.live());
+            let mut rng = Pcg64Mcg::seed_from_u64(18);
+            for (target, _) in TARGETS {
+                if on_backend::<NullBackend>(target).is_none() {
+                    continue;
+                }
+                for f in corpus(target) {
+                    let data = std::fs::read(&f).unwrap();
+                    compare(target, &f.display().to_string(), &null, &gpu, &data);
+                }
+                for i in 0..RANDOM_INPUTS {
+                    let n = rng.gen_range(8..600);
+                    let data: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+                    compare(target, &format!("random input {i}"), &null, &gpu, &data);
+                }
+            }
+            assert_eq!((null.live(), gpu.live()), before, "{api:?}: every harness destroys what it made");
+        }
+    }
 }

@@ -120,7 +120,7 @@ fn streamed_boxes(api: ::wgpu::Backends, run: Run) -> Option<Vec<Image>> {
     let out = outputs(&*backend, 12);
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let material = plain_material(&mut r, shader, [0.9, 0.5, 0.1, 1.0]);
-    let shape = |i: usize| if i % 2 == 0 { Vec3::new(5.0, 0.2, 5.0) } else { Vec3::splat(0.3) };
+    let shape = |i: usize| if i.is_multiple_of(2) { Vec3::new(5.0, 0.2, 5.0) } else { Vec3::splat(0.3) };
     let object = |mesh| ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 };
     let mut mesh = r.create_mesh(&scaled_cube(shape(0))).unwrap();
     let mut id = r.insert_objects(&[object(mesh)]).unwrap()[0];

@@ -313,6 +313,40 @@ fn what_wgpu_refuses_the_validator_refuses() {
     let fine = uses("@group(0) @binding(5) var<uniform> x: vec4<f32>;", "return vec4<f32>(1.0);");
     assert!(b.create_pipeline(&fine).is_ok(), "a binding declared but unused needs no layout entry");
 
+    // A uniform block larger than the range bound where the layout sets no minimum: the
+    // draw is refused (wgpu checks it when the draw is recorded).
+    let open = b
+        .create_bind_group_layout(&BindGroupLayoutDesc {
+            label: "open".into(),
+            entries: vec![LayoutEntry {
+                binding: 0,
+                visibility: Stages::VERTEX,
+                ty: BindingType::Uniform { dynamic: false, min_size: 0 },
+            }],
+        })
+        .unwrap();
+    let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
+    let pipeline = b.create_pipeline(&TwoQuads::pipeline_desc(shader, open, TextureFormat::Rgba8Unorm)).unwrap();
+    let group = |size| {
+        b.create_bind_group(&BindGroupDesc {
+            label: "small".into(),
+            layout: open,
+            entries: vec![BindEntry {
+                binding: 0,
+                resource: BindResource::Buffer { buffer: s.tints, offset: 0, size: Some(size) },
+            }],
+        })
+        .unwrap()
+    };
+    let draw = |group| {
+        let mut c = s.direct_stream();
+        c[0] = Command::SetPipeline(pipeline);
+        c[1] = Command::SetBindGroup { index: 0, group, offsets: DynamicOffsets::NONE };
+        b.record(&s.pass(), ChunkPosition::SINGLE, &c)
+    };
+    assert!(matches!(draw(group(8)), Err(RecordError::OutOfRange { what: "bound uniform block", .. })));
+    assert!(draw(group(16)).is_ok());
+
     // The pipeline cache counts creations: each destroy gives one back.
     let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
     let d = TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8Unorm);

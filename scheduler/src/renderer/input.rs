@@ -228,8 +228,10 @@ impl<B: Backend> Renderer<B> {
 
     /// Sets the frame graph [`Renderer::render_graph`] renders: compiles it for the current
     /// output size and creates its targets and pipelines (textures of equal description
-    /// are taken over from the current plan). Frames in flight finish first. On an error
-    /// — a [`RenderError::Graph`] naming the pass or target, a refused shader, a failed
+    /// are taken over from the current plan). It does not wait: frames in flight finish
+    /// with the old plan, whose objects are destroyed once they have (an earlier frame's
+    /// submission error stays for [`Renderer::poll`] or the next frame). On an error — a
+    /// [`RenderError::Graph`] naming the pass or target, a refused shader, a failed
     /// creation — nothing changes.
     pub fn set_graph(&mut self, graph: FrameGraph) -> Result<(), RenderError> {
         let origin = plan::Origin::Graph(self.graph_generation + 1);
@@ -411,7 +413,7 @@ impl<B: Backend> Renderer<B> {
     /// expects, of `TargetSize::Output` targets) from the next frame on. Only the
     /// size-dependent targets are created again: fixed-size targets (shadow maps),
     /// buffers, pipelines and display lists stay. Frames in flight finish on the old
-    /// targets first. A zero size or one over the device's limit is an error and changes
+    /// targets, destroyed once they have. A zero size or one over the device's limit is an error and changes
     /// nothing; so is a graph that does not compile at the new size, or a failed creation
     /// (the old targets stay).
     pub fn resize(&mut self, width: u32, height: u32) -> Result<(), RenderError> {
@@ -442,7 +444,8 @@ impl<B: Backend> Renderer<B> {
     /// Flushes, then reads a retained RGBA8 target of the current graph back.
     pub fn read_target(&mut self, target: TargetId) -> Result<Image, RenderError> {
         self.flush()?;
-        let graph_target = self.graph.as_ref().and_then(|g| g.targets.get(target.0 as usize));
+        let graph_target =
+            self.graph.as_ref().filter(|g| g.tag == target.1).and_then(|g| g.targets.get(target.0 as usize));
         let name = graph_target.map_or_else(|| format!("#{}", target.0), |t| t.name.clone());
         let retained = graph_target.is_some_and(|t| t.kind == TargetKind::Retained);
         let current = self.plan.as_ref().is_some_and(|p| p.origin == plan::Origin::Graph(self.graph_generation));

@@ -565,9 +565,13 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// The texture of a retained or transient target of the current graph (`None` for an
-    /// external or unused target, or before the graph's first frame).
+    /// external or unused target, a target of another graph, or before the graph's first
+    /// frame).
     pub fn target_texture(&self, target: TargetId) -> Option<TextureId> {
-        self.plan.as_ref().and_then(|p| p.textures.get(target.0 as usize).copied().flatten())
+        self.plan
+            .as_ref()
+            .filter(|p| p.tag == target.1)
+            .and_then(|p| p.textures.get(target.0 as usize).copied().flatten())
     }
 
     /// Bytes the current graph's own targets take on the GPU, and the bytes aliasing and

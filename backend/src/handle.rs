@@ -2,7 +2,8 @@
 //!
 //! Every resource a backend creates is named by a slotmap key: a slot index plus a
 //! generation, so a handle to a destroyed resource is detected (typed error) instead of
-//! silently naming whatever reuses the slot. Keys are allocated in creation order, so the
+//! silently naming whatever reuses the slot; the generation's top bits carry the backend's
+//! tag, so a handle of another backend is detected too. Keys are allocated in creation order, so the
 //! same sequence of `create_*` calls yields the same handles on every backend and run,
 //! which keeps command-stream digests backend-independent.
 
@@ -27,7 +28,9 @@ new_key_type! {
     pub struct SurfaceId;
 }
 
-/// A stable 64-bit encoding of a handle (slot and generation), used by digests.
+/// A stable 64-bit encoding of a handle (slot and generation), used by digests. The
+/// backend's tag is left out (see the registry): the same creation order gives the same
+/// bits on every backend.
 pub trait HandleBits {
     /// The handle as 64 stable bits.
     fn bits(self) -> u64;
@@ -38,7 +41,7 @@ macro_rules! impl_bits {
         impl HandleBits for $t {
             #[inline]
             fn bits(self) -> u64 {
-                self.data().as_ffi()
+                self.data().as_ffi() & !crate::registry::TAG_BITS
             }
         }
     )*};

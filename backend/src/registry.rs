@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use slotmap::SlotMap;
+use slotmap::{Key, KeyData, SlotMap};
 
 use crate::command::{Caps, ResourceKind};
 use crate::desc::*;
@@ -179,27 +179,98 @@ pub(crate) struct PipelineMeta {
 }
 
 pub(crate) struct Registry<O: Objects> {
-    pub(crate) buffers: SlotMap<BufferId, Entry<BufferMeta, O::Buffer>>,
-    pub(crate) textures: SlotMap<TextureId, Entry<TextureMeta, O::Texture>>,
-    pub(crate) samplers: SlotMap<SamplerId, Entry<SamplerMeta, O::Sampler>>,
-    pub(crate) shaders: SlotMap<ShaderId, Entry<ShaderMeta, O::Shader>>,
-    pub(crate) layouts: SlotMap<BindGroupLayoutId, Entry<LayoutMeta, O::Layout>>,
-    pub(crate) bind_groups: SlotMap<BindGroupId, Entry<BindGroupMeta, O::BindGroup>>,
-    pub(crate) pipelines: SlotMap<PipelineId, Entry<PipelineMeta, O::Pipeline>>,
+    pub(crate) buffers: Table<BufferId, Entry<BufferMeta, O::Buffer>>,
+    pub(crate) textures: Table<TextureId, Entry<TextureMeta, O::Texture>>,
+    pub(crate) samplers: Table<SamplerId, Entry<SamplerMeta, O::Sampler>>,
+    pub(crate) shaders: Table<ShaderId, Entry<ShaderMeta, O::Shader>>,
+    pub(crate) layouts: Table<BindGroupLayoutId, Entry<LayoutMeta, O::Layout>>,
+    pub(crate) bind_groups: Table<BindGroupId, Entry<BindGroupMeta, O::BindGroup>>,
+    pub(crate) pipelines: Table<PipelineId, Entry<PipelineMeta, O::Pipeline>>,
     /// Pipeline cache: descriptor → id, hashed with ahash (fixed seeds: deterministic).
     pub(crate) pipeline_cache: HashMap<PipelineDesc, PipelineId, ahash::RandomState>,
 }
 
+/// The resources of one kind. Its keys carry the registry's tag in the high bits of the
+/// slot version (XORed in at `insert`, out at every lookup), so a handle of another backend
+/// names nothing here — a typed stale-handle error, never another backend's resource that
+/// happens to sit in the same slot. Digests leave the tag out
+/// ([`crate::HandleBits::bits`]): handles of equal creation orders digest alike on every
+/// backend.
+pub(crate) struct Table<K: Key, V> {
+    map: SlotMap<K, V>,
+    tag: u64,
+}
+
+/// Bits of a key's FFI form that hold a registry's tag: the top 16 of its version.
+pub(crate) const TAG_BITS: u64 = 0xFFFF << 48;
+
+impl<K: Key, V> Table<K, V> {
+    fn new(tag: u64) -> Self {
+        Self { map: SlotMap::with_key(), tag }
+    }
+
+    /// The key in the other form: public (tagged) from inner, or inner from public.
+    #[inline]
+    fn flip(&self, k: K) -> K {
+        K::from(KeyData::from_ffi(k.data().as_ffi() ^ self.tag))
+    }
+
+    pub(crate) fn insert(&mut self, v: V) -> K {
+        let k = self.map.insert(v);
+        self.flip(k)
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, k: K) -> Option<&V> {
+        self.map.get(self.flip(k))
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, k: K) -> Option<&mut V> {
+        let k = self.flip(k);
+        self.map.get_mut(k)
+    }
+
+    pub(crate) fn remove(&mut self, k: K) -> Option<V> {
+        let k = self.flip(k);
+        self.map.remove(k)
+    }
+
+    pub(crate) fn contains_key(&self, k: K) -> bool {
+        self.map.contains_key(self.flip(k))
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+impl<K: Key, V> std::ops::Index<K> for Table<K, V> {
+    type Output = V;
+    /// Panics on a key that names nothing, like a slotmap's index (callers check first).
+    fn index(&self, k: K) -> &V {
+        &self.map[self.flip(k)]
+    }
+}
+
+/// A tag per registry of this process (16 bits: they repeat after 65,535 registries).
+fn next_tag() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 0xFFFF + 1;
+    (n << 48) & TAG_BITS
+}
+
 impl<O: Objects> Default for Registry<O> {
     fn default() -> Self {
+        let tag = next_tag();
         Self {
-            buffers: SlotMap::with_key(),
-            textures: SlotMap::with_key(),
-            samplers: SlotMap::with_key(),
-            shaders: SlotMap::with_key(),
-            layouts: SlotMap::with_key(),
-            bind_groups: SlotMap::with_key(),
-            pipelines: SlotMap::with_key(),
+            buffers: Table::new(tag),
+            textures: Table::new(tag),
+            samplers: Table::new(tag),
+            shaders: Table::new(tag),
+            layouts: Table::new(tag),
+            bind_groups: Table::new(tag),
+            pipelines: Table::new(tag),
             pipeline_cache: HashMap::with_hasher(ahash::RandomState::with_seeds(1, 2, 3, 4)),
         }
     }

@@ -218,6 +218,10 @@ fn refusals_at_the_door_change_nothing() {
     // Another graph's target id, even of the same index.
     let (_, theirs) = one_pass_graph(TargetKind::External, 1.0);
     invalid_target(frame(&mut r, &[(theirs, engine)], &[camera()]), "another graph");
+    // Another backend's texture, though one of this backend sits in its slot.
+    let other = NullBackend::new(true);
+    let foreign = texture(&other, 32, TextureFormat::Rgba8UnormSrgb, 1);
+    invalid_target(frame(&mut r, &[(out, foreign)], &[camera()]), "stale");
     // A 4x texture for a 1x target.
     let msaa = texture(&backend, 32, TextureFormat::Rgba8UnormSrgb, 4);
     invalid_target(frame(&mut r, &[(out, msaa)], &[camera()]), "sample count");

@@ -359,3 +359,26 @@ fn what_wgpu_refuses_the_validator_refuses() {
     assert_eq!(b.live().pipelines, pipelines - 1);
     assert!(b.destroy(Resource::Pipeline(p2)).is_err());
 }
+
+/// A handle of another backend names nothing here, even where a resource of this one sits
+/// in the same slot: every use is a typed stale-handle error. Digests do not depend on
+/// which backend made the handles.
+#[test]
+fn handles_of_another_backend_are_refused() {
+    let (a, qa) = setup();
+    let (b, qb) = setup();
+    assert_ne!(qa.pipeline, qb.pipeline, "equal slots, other backends: other handles");
+    assert!(b.texture_info(qa.color).is_none());
+    assert_eq!(b.write_buffer(qa.tints, 0, &[0; 4]), Err(WriteError::InvalidHandle { kind: ResourceKind::Buffer }));
+    assert!(b.destroy(Resource::Texture(qa.color)).is_err());
+    let mut theirs = qb.pass();
+    theirs.color.as_mut().unwrap().texture = qa.color;
+    assert!(matches!(
+        b.record(&theirs, ChunkPosition::SINGLE, &[]),
+        Err(RecordError::Pass(PassError::InvalidAttachment { .. }))
+    ));
+    let e = b.record(&qb.pass(), ChunkPosition::SINGLE, &qa.direct_stream()).unwrap_err();
+    assert_eq!(e, RecordError::InvalidHandle { index: 0, kind: ResourceKind::Pipeline });
+    assert_eq!(submit_one(&a, &qa, &qa.direct_stream()), submit_one(&b, &qb, &qb.direct_stream()));
+    assert_eq!(b.live(), a.live(), "nothing of a was touched through b");
+}

@@ -459,6 +459,8 @@ mod tests {
     fn command_is_small_and_copy() {
         assert!(std::mem::size_of::<Command>() <= 40, "{}", std::mem::size_of::<Command>());
         static_assertions::assert_impl_all!(Command: Copy, Send, Sync);
+        // A token is only ever made by `promise` (unsafe): never by a default.
+        static_assertions::assert_not_impl_any!(DontCareToken: Default);
     }
 
     #[test]

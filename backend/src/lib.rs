@@ -31,6 +31,7 @@ pub use command::*;
 pub use desc::*;
 pub use error::*;
 pub use handle::*;
+pub use registry::fragment_writes_every_texel;
 pub use surface::*;
 pub use validate::PassLayout;
 

@@ -651,6 +651,41 @@ pub(crate) fn reflect_wgsl(d: &ShaderDesc) -> Result<ShaderMeta, CreateError> {
     Ok(ShaderMeta { entry_points })
 }
 
+/// Whether fragment entry point `entry` of `wgsl` writes every texel it covers: `false`
+/// when it may `discard` (in it or any function it calls) or writes `sample_mask`, or
+/// when `wgsl` has no such fragment entry. What a pass needs before it may begin with a
+/// don't-care load (`DontCareToken`).
+pub fn fragment_writes_every_texel(wgsl: &str, entry: &str) -> bool {
+    use wgpu::naga::{Binding, BuiltIn, Statement, TypeInner};
+    let Ok(module) = wgpu::naga::front::wgsl::parse_str(wgsl) else { return false };
+    let Some(ep) = module.entry_points.iter().find(|e| e.name == entry && e.stage == wgpu::naga::ShaderStage::Fragment)
+    else {
+        return false;
+    };
+    fn kills(module: &wgpu::naga::Module, block: &wgpu::naga::Block, depth: usize) -> bool {
+        // Calls nest at most as deep as the module has functions (WGSL has no recursion).
+        depth <= module.functions.len()
+            && block.iter().any(|s| match s {
+                Statement::Kill => true,
+                Statement::Block(b) => kills(module, b, depth),
+                Statement::If { accept, reject, .. } => kills(module, accept, depth) || kills(module, reject, depth),
+                Statement::Switch { cases, .. } => cases.iter().any(|c| kills(module, &c.body, depth)),
+                Statement::Loop { body, continuing, .. } => {
+                    kills(module, body, depth) || kills(module, continuing, depth)
+                }
+                Statement::Call { function, .. } => kills(module, &module.functions[*function].body, depth + 1),
+                _ => false,
+            })
+    }
+    let sample_mask = |b: &Option<Binding>| matches!(b, Some(Binding::BuiltIn(BuiltIn::SampleMask)));
+    let writes_mask = ep.function.result.as_ref().is_some_and(|r| {
+        sample_mask(&r.binding)
+            || matches!(&module.types[r.ty].inner, TypeInner::Struct { members, .. }
+                if members.iter().any(|m| sample_mask(&m.binding)))
+    });
+    !writes_mask && !kills(&module, &ep.function.body, 0)
+}
+
 /// What a bound global variable declares.
 fn shader_resource(
     module: &wgpu::naga::Module,
@@ -705,5 +740,27 @@ impl<O: Objects> Registry<O> {
             usage: e.meta.usage,
             samples: e.meta.samples,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fragment_writes_every_texel as every_texel;
+
+    #[test]
+    fn a_fragment_that_may_discard_or_mask_samples_does_not_write_every_texel() {
+        let plain = "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }";
+        assert!(every_texel(plain, "fs"));
+        assert!(!every_texel(plain, "other"), "no such entry");
+        assert!(!every_texel("not wgsl", "fs"));
+        let branch = "@fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+            if p.x > 4.0 { discard; } return vec4<f32>(1.0); }";
+        assert!(!every_texel(branch, "fs"));
+        let called = "fn cut(x: f32) { loop { if x > 1.0 { discard; } break; } }
+            @fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> { cut(p.x); return vec4<f32>(1.0); }";
+        assert!(!every_texel(called, "fs"));
+        let masked = "struct Out { @location(0) c: vec4<f32>, @builtin(sample_mask) m: u32 }
+            @fragment fn fs() -> Out { return Out(vec4<f32>(1.0), 1u); }";
+        assert!(!every_texel(masked, "fs"));
     }
 }

@@ -248,6 +248,27 @@ fn bad_graphs_are_typed_errors_and_change_nothing() {
             |e| matches!(e, RenderError::Shader { pass, .. } if pass == "lost"),
         ),
         (
+            "a don't-care load before a shader that may discard",
+            Box::new(|g| {
+                let out = g.find_target("out").unwrap();
+                let hdr = g.find_target("hdr").unwrap();
+                let s = FullscreenShader {
+                    name: "cut".into(),
+                    wgsl: "@group(0) @binding(3) var t: texture_2d<f32>;
+                        @fragment fn fs_cut(v: FullscreenVertex) -> @location(0) vec4<f32> {
+                            let c = textureSample(t, frame_sampler, v.uv);
+                            if c.a < 0.5 { discard; }
+                            return c;
+                        }"
+                    .into(),
+                    entry: "fs_cut".into(),
+                    params: [0.0; 8],
+                };
+                g.pass(Pass::fullscreen("cut", s).color(out, LoadOp::DontCare, StoreOp::Store).sample(hdr));
+            }),
+            |e| matches!(e, RenderError::Graph(GraphError::InvalidPass { pass, .. }) if pass == "cut"),
+        ),
+        (
             "sampling a target nobody writes",
             Box::new(|g| {
                 let out = g.find_target("out").unwrap();
@@ -305,6 +326,20 @@ fn bad_graphs_are_typed_errors_and_change_nothing() {
         // What a refused graph made is destroyed again.
         assert_eq!(w.backend.live(), live, "{what}");
     }
+    // The same discarding shader over a loaded target is fine: texels it skips keep what
+    // the passes before wrote.
+    let (mut g, t2) = full_graph(TargetKind::External, 64, bar);
+    let s = FullscreenShader {
+        name: "cut".into(),
+        wgsl: "@fragment fn fs_cut(v: FullscreenVertex) -> @location(0) vec4<f32> {
+                if v.uv.x < 0.5 { discard; } return vec4<f32>(1.0); }"
+            .into(),
+        entry: "fs_cut".into(),
+        params: [0.0; 8],
+    };
+    g.pass(Pass::fullscreen("cut", s).color(t2.out, LoadOp::Load, StoreOp::Store));
+    w.r.set_graph(g).unwrap();
+    frame(&mut w);
     // Replacing the graph by itself leaves no more than it had.
     let (g, _) = full_graph(TargetKind::External, 64, bar);
     w.r.set_graph(g).unwrap();

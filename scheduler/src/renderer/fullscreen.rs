@@ -162,6 +162,12 @@ pub(super) fn fullscreen<B: Backend>(
     Ok((pipeline, group, per_frame))
 }
 
+/// Whether a fullscreen pass's fragment entry writes every texel of its target: it
+/// neither discards nor writes `sample_mask` (what a don't-care load needs).
+pub(super) fn writes_every_texel(shader: &FullscreenShader) -> bool {
+    backend::fragment_writes_every_texel(&format!("{FULLSCREEN_PRELUDE}\n{}", shader.wgsl), &shader.entry)
+}
+
 /// The backend's description of a graph pass.
 pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(TargetId) -> TextureId) -> PassDesc {
     let store = |s| match s {
@@ -173,12 +179,15 @@ pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(Targe
     }
     // A don't-care load is the backend's don't-care only where Switchyard knows the pass
     // writes every texel: a fullscreen pass (one triangle over the target, no blending,
-    // no depth). Elsewhere it runs as a clear (any content is allowed; clearing is one).
-    let fullscreen = matches!(p.content, PassContent::Fullscreen(_));
+    // no depth) whose fragment entry neither discards nor writes `sample_mask`. Elsewhere
+    // it runs as a clear (any content is allowed; clearing is one); the plan refuses a
+    // fullscreen pass that asks for it and may leave texels unwritten.
+    let every_texel = matches!(&p.content, PassContent::Fullscreen(s) if writes_every_texel(s));
     // SAFETY: a fullscreen pass's pipeline draws one triangle that covers its color
-    // target, with `BlendMode::Replace` and no depth attachment, so it writes every texel
-    // before anything reads one.
-    let dont_care = fullscreen.then(|| unsafe { backend::DontCareToken::promise() });
+    // target, with `BlendMode::Replace` and no depth attachment, and its fragment entry
+    // was just found to write every texel it covers (no `discard`, no `sample_mask`), so
+    // the pass writes every texel before anything reads one.
+    let dont_care = every_texel.then(|| unsafe { backend::DontCareToken::promise() });
     PassDesc {
         label,
         color: p.color.map(|a| ColorAttachment {

@@ -416,6 +416,13 @@ pub struct Renderer<B: Backend> {
     fault_panic: Option<(String, u64)>,
 }
 
+// An engine moves its renderer between threads and shares it behind a lock.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Renderer<switchyard_backend::null::NullBackend>>();
+    send_sync::<Renderer<switchyard_backend::wgpu::WgpuBackend>>();
+};
+
 impl<B: Backend> Drop for Renderer<B> {
     /// Waits for the frames in flight, then destroys everything the renderer made on its
     /// backend (an engine's backend outlives it: nothing stays behind). The workers and

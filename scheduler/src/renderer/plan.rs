@@ -14,7 +14,7 @@ use switchyard_backend::{
     BindGroupId, Caps, CreateError, PassDesc, PipelineId, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
 };
 
-use super::fullscreen::{backend_pass, fullscreen, FrameInputs};
+use super::fullscreen::{backend_pass, fullscreen, writes_every_texel, FrameInputs};
 use super::gpu::FrameResources;
 use super::jobs::{build_graph, Job};
 use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
@@ -405,6 +405,15 @@ impl FramePlan {
                     let target_format = graph.targets[c.target.0 as usize].format;
                     let (pipeline, group, inputs) =
                         fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &mut objects.others)?;
+                    // A shader that compiles but may leave texels unwritten cannot take a
+                    // don't-care load (its texels would be undefined).
+                    if c.load == LoadOp::DontCare && !writes_every_texel(shader) {
+                        return Err(RenderError::Graph(GraphError::InvalidPass {
+                            pass: pass.name.clone(),
+                            what: "a don't-care load needs a fragment entry that writes every texel \
+                                   (no discard, no sample_mask); load or clear instead",
+                        }));
+                    }
                     others.push(OtherPlan {
                         name: pass.name.clone(),
                         pass: desc,

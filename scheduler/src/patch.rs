@@ -91,7 +91,8 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
         let Some(rec) = rec.as_mut().filter(|_| f || s) else { continue };
         let shader = &mut shaders[rec.shader as usize];
         let variant = ctx.mat_frames[m].variant;
-        let err = |source| RenderError::DisplayList { material: m as u32, source };
+        let handle = rec.handle;
+        let err = |source| RenderError::DisplayList { material: handle, source };
         let built = (|| {
             if f {
                 let i = rec.list(shader, variant, PassKind::Forward, &ctx.build, &mut counts).map_err(err)?;

@@ -44,6 +44,9 @@ pub struct FaultBackend<B: Backend> {
     lost: AtomicBool,
     /// Buffer and texture creations from now until one fails out of memory (0: none).
     oom_in: AtomicU64,
+    /// CPU writes (buffers and textures) from now until the one that loses the device (0:
+    /// none).
+    lose_in_writes: AtomicU64,
     /// GPU time of each submission.
     gpu_ms: AtomicU64,
     /// Finish times of the submissions on the modelled GPU, oldest first.
@@ -80,6 +83,7 @@ impl<B: Backend> FaultBackend<B> {
             lose_at_submit: AtomicU64::new(0),
             lost: AtomicBool::new(false),
             oom_in: AtomicU64::new(0),
+            lose_in_writes: AtomicU64::new(0),
             gpu_ms: AtomicU64::new(0),
             queue: Mutex::new(VecDeque::new()),
             max_in_flight: AtomicUsize::new(0),
@@ -120,6 +124,24 @@ impl<B: Backend> FaultBackend<B> {
     /// The device is lost now.
     pub fn lose_device(&self) {
         self.lost.store(true, SeqCst);
+    }
+
+    /// The device is lost at the `n`-th CPU write from now (1: the next; buffer or
+    /// texture): it and every call after it fail with `DeviceLost`.
+    pub fn lose_device_at_write(&self, n: u64) {
+        self.lose_in_writes.store(n, SeqCst);
+    }
+
+    /// A write: counts down to a loss.
+    fn write_fault(&self) -> Result<(), WriteError> {
+        let left = self.lose_in_writes.load(SeqCst);
+        if left > 0 {
+            self.lose_in_writes.store(left - 1, SeqCst);
+            if left == 1 {
+                self.lost.store(true, SeqCst);
+            }
+        }
+        self.lost_or(WriteError::DeviceLost)
     }
 
     /// The `n`-th buffer or texture creation from now (1: the next) fails out of memory.
@@ -198,7 +220,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.create_buffer(desc)
     }
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
-        self.lost_or(WriteError::DeviceLost)?;
+        self.write_fault()?;
         self.inner.write_buffer(buffer, offset, data)
     }
     fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
@@ -206,7 +228,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.create_texture(desc)
     }
     fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
-        self.lost_or(WriteError::DeviceLost)?;
+        self.write_fault()?;
         self.inner.write_texture(texture, data)
     }
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {

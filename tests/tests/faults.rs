@@ -263,6 +263,44 @@ fn device_lost_mid_frame_while_creating_is_typed_and_recoverable() {
     assert_eq!(fresh.submits(), 1);
 }
 
+/// A device lost during a CPU write is a loss wherever the write happens: a texture's
+/// texels, a mesh's vertices, a fullscreen pass's uniform block (set_graph), the renderer's
+/// own fixed objects (new, recover), a frame's uploads.
+#[test]
+fn device_lost_during_each_kind_of_write_is_recognised() {
+    let _one = serial();
+    let lost_at_write = || {
+        let b = Arc::new(FaultBackend::new(NullBackend::new(true)));
+        b.lose_device_at_write(1);
+        b
+    };
+    // Renderer::new uploads its white texture.
+    let e = Renderer::new(lost_at_write(), config(1)).unwrap_err();
+    assert!(matches!(e, InitError::Write(WriteError::DeviceLost)), "{e}");
+    // A texture, a mesh.
+    let mut w = scene(1);
+    w.backend.lose_device_at_write(1);
+    assert!(w.r.create_texture(1, 1, &[0; 4]).unwrap_err().is_device_lost());
+    let mut w = scene(1);
+    w.backend.lose_device_at_write(1);
+    assert!(w.r.create_mesh(&cube()).unwrap_err().is_device_lost());
+    // set_graph writes each fullscreen pass's uniform block: the renderer is lost.
+    let mut w = scene(1);
+    w.backend.lose_device_at_write(1);
+    let bar = bar_pipeline(&*w.backend).unwrap();
+    assert_eq!(w.r.set_graph(full_graph(TargetKind::Retained, 64, bar).0), Err(RenderError::DeviceLost));
+    assert!(w.r.is_lost());
+    // recover's mesh buffers, onto a backend lost at its first write: refused, and
+    // recognised as a loss.
+    let e = w.r.recover(lost_at_write()).unwrap_err();
+    assert!(matches!(e, InitError::Write(WriteError::DeviceLost)), "{e}");
+    let fresh = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    w.r.recover(fresh.clone()).unwrap();
+    set_graph(&mut w.r, &fresh);
+    frame(&mut w.r).unwrap();
+    w.r.flush().unwrap();
+}
+
 #[test]
 fn out_of_memory_and_device_limits_are_typed_and_change_nothing() {
     let _one = serial();
@@ -290,7 +328,11 @@ fn out_of_memory_and_device_limits_are_typed_and_change_nothing() {
     w.backend.out_of_memory_in(1);
     let (g, _) = full_graph(TargetKind::Retained, 128, bar_pipeline(&*w.backend).unwrap());
     let e = w.r.set_graph(g).unwrap_err();
-    assert!(matches!(e, RenderError::FrameBuffer(CreateError::OutOfMemory { requested }) if requested > 0), "{e}");
+    assert!(
+        matches!(&e, RenderError::Target { target, source: CreateError::OutOfMemory { requested } }
+            if *requested > 0 && !target.is_empty()),
+        "{e}"
+    );
     let after = frame(&mut w.r).unwrap().digest;
     assert_eq!(before, after, "the scene and the graph are as they were");
     // The mesh that failed left nothing: the next one lands where it would have.

@@ -362,6 +362,8 @@ pub(crate) struct Library {
 /// A material and its display lists.
 #[derive(Debug)]
 pub(crate) struct MaterialRecord {
+    /// The engine's handle of it (errors name it).
+    pub(crate) handle: crate::MaterialHandle,
     pub(crate) shader: u32,
     pub(crate) keyword_mask: u32,
     pub(crate) sheet: PropertySheet,
@@ -396,6 +398,7 @@ mod tests {
         // The list only names the material's group.
         let group = switchyard_backend::BindGroupId::default();
         let mut mat = MaterialRecord {
+            handle: crate::MaterialHandle::default(),
             shader: 0,
             keyword_mask: 0,
             sheet: PropertySheet::new()

@@ -38,6 +38,8 @@ const INPUT_GROUPS: usize = 4;
 /// combination of the textures a frame gives, and kept for the next frames.
 #[derive(Debug)]
 pub(crate) struct FrameInputs {
+    /// The pass (errors name it).
+    pub(crate) pass: String,
     pub(crate) layout: BindGroupLayoutId,
     /// The group's entries; those of external inputs are filled per frame.
     pub(crate) entries: Vec<BindEntry>,
@@ -67,7 +69,8 @@ impl FrameInputs {
         }
         let desc =
             BindGroupDesc { label: "fullscreen-inputs".into(), layout: self.layout, entries: self.entries.clone() };
-        let group = b.create_bind_group(&desc).map_err(RenderError::FrameBuffer)?;
+        let group =
+            b.create_bind_group(&desc).map_err(|source| RenderError::BindGroup { pass: self.pass.clone(), source })?;
         if self.groups.len() == INPUT_GROUPS {
             retire(self.groups.remove(0).1);
         }
@@ -113,9 +116,10 @@ pub(super) fn fullscreen<B: Backend>(
         let kind = if f.is_depth() { TextureSampleKind::UnfilterableFloat } else { TextureSampleKind::Float };
         entries.push(LayoutEntry { binding: 3 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
     }
+    let group_error = |source| RenderError::BindGroup { pass: pass.to_owned(), source };
     let layout = b
         .create_bind_group_layout(&BindGroupLayoutDesc { label: format!("{pass}-layout"), entries })
-        .map_err(RenderError::FrameBuffer)?;
+        .map_err(group_error)?;
     made.push(Resource::BindGroupLayout(layout));
     let uniform = buffer(b, &format!("{pass}-frame"), 64, BufferUsage::UNIFORM).map_err(RenderError::FrameBuffer)?;
     made.push(Resource::Buffer(uniform));
@@ -123,8 +127,7 @@ pub(super) fn fullscreen<B: Backend>(
     let mut block = [0f32; 16];
     block[..4].copy_from_slice(&[w, h, 1.0 / w, 1.0 / h]);
     block[4..12].copy_from_slice(&shader.params);
-    b.write_buffer(uniform, 0, bytemuck::cast_slice(&block))
-        .map_err(|e| RenderError::FrameBuffer(CreateError::Invalid(e.to_string())))?;
+    b.write_buffer(uniform, 0, bytemuck::cast_slice(&block)).map_err(RenderError::Write)?;
     let mut bind = vec![
         BindEntry { binding: 0, resource: BindResource::Buffer { buffer: uniform, offset: 0, size: None } },
         BindEntry { binding: 1, resource: BindResource::Sampler(gpu.post_sampler) },
@@ -138,11 +141,11 @@ pub(super) fn fullscreen<B: Backend>(
     let (group, per_frame) = if externals.is_empty() {
         let group = b
             .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })
-            .map_err(RenderError::FrameBuffer)?;
+            .map_err(group_error)?;
         made.push(Resource::BindGroup(group));
         (Some(group), None)
     } else {
-        (None, Some(FrameInputs { layout, entries: bind, externals, groups: Vec::new() }))
+        (None, Some(FrameInputs { pass: pass.to_owned(), layout, entries: bind, externals, groups: Vec::new() }))
     };
     let pipeline = b
         .create_pipeline(&PipelineDesc {

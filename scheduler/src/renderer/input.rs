@@ -31,16 +31,37 @@ pub enum RenderError {
         message: String,
     },
     /// Building a display list failed (pipeline creation).
-    #[error("display list for material {material}: {source}")]
+    #[error("display list for material {material:?}: {source}")]
     DisplayList {
-        /// Material dense index.
-        material: u32,
+        /// The material.
+        material: MaterialHandle,
         /// The cause.
         source: ResourceError,
     },
-    /// A per-frame buffer (instances, indirect arguments) could not be created or grown.
+    /// A per-frame buffer (instances, indirect arguments, a fullscreen pass's uniform
+    /// block) could not be created or grown.
     #[error("frame buffer: {0}")]
     FrameBuffer(CreateError),
+    /// A texture of the graph's target could not be created.
+    #[error("target `{target}`: {source}")]
+    Target {
+        /// The target (a physical texture several aliased targets share is named by its
+        /// first).
+        target: String,
+        /// The backend's reason.
+        source: CreateError,
+    },
+    /// A bind group or layout of a pass could not be created.
+    #[error("pass `{pass}`: bind group: {source}")]
+    BindGroup {
+        /// The pass.
+        pass: String,
+        /// The backend's reason.
+        source: CreateError,
+    },
+    /// An upload the frame or its plan needs failed (a lost device among others).
+    #[error(transparent)]
+    Write(WriteError),
     /// The backend rejected a recorded chunk (a scheduler bug).
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -127,6 +148,9 @@ impl RenderError {
         match self {
             E::DeviceLost
             | E::FrameBuffer(CreateError::DeviceLost)
+            | E::Target { source: CreateError::DeviceLost, .. }
+            | E::BindGroup { source: CreateError::DeviceLost, .. }
+            | E::Write(WriteError::DeviceLost)
             | E::Record(RecordError::DeviceLost)
             | E::Readback(ReadbackError::DeviceLost)
             | E::Shader { source: CreateError::DeviceLost, .. } => true,

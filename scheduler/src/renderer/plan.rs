@@ -258,7 +258,10 @@ impl FramePlan {
         reuse: &mut Vec<(TextureKey, TextureId)>,
         objects: &mut PlanObjects,
     ) -> Result<Self, RenderError> {
-        let frame_buffer = RenderError::FrameBuffer;
+        let target_error = |target: &str| {
+            let target = target.to_owned();
+            move |source| RenderError::Target { target, source }
+        };
         let caps = b.caps();
         let mut texture = |key: TextureKey, label: &str| -> Result<TextureId, CreateError> {
             let id = match reuse.iter().position(|(k, _)| *k == key) {
@@ -293,7 +296,9 @@ impl FramePlan {
                 TextureUsage::RENDER_TARGET
             };
             let key = TextureKey { format: p.format, width: p.width, height: p.height, usage, samples: p.samples };
-            physical_ids.push(texture(key, &format!("graph-target-{i}")).map_err(frame_buffer)?);
+            // Named by the first target it holds.
+            let first = (0..n).find(|&t| compiled.aliases[t] == Some(i)).map_or("", |t| graph.targets[t].name.as_str());
+            physical_ids.push(texture(key, &format!("graph-target-{i}")).map_err(target_error(first))?);
             if !memoryless {
                 memory.bytes += bytes(p.width, p.height, p.format, p.samples);
             }
@@ -318,7 +323,7 @@ impl FramePlan {
                         usage = TextureUsage::RENDER_TARGET;
                     }
                     let key = TextureKey { format: decl.format, width: w, height: h, usage, samples: decl.samples };
-                    textures[t] = Some(texture(key, &decl.name).map_err(frame_buffer)?);
+                    textures[t] = Some(texture(key, &decl.name).map_err(target_error(&decl.name))?);
                     memory.bytes += bytes(w, h, decl.format, decl.samples);
                 }
                 TargetKind::Retained | TargetKind::External => {}
@@ -379,7 +384,9 @@ impl FramePlan {
                                 maps[k] = tex(s);
                                 cams[k] = shadow_camera(graph, &compiled.order, p, s);
                             }
-                            let group = gpu.forward_group(b, maps).map_err(frame_buffer)?;
+                            let group = gpu
+                                .forward_group(b, maps)
+                                .map_err(|source| RenderError::BindGroup { pass: pass.name.clone(), source })?;
                             objects.others.push(Resource::BindGroup(group));
                             (group, cams)
                         }

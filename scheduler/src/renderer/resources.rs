@@ -107,6 +107,7 @@ impl<B: Backend> Renderer<B> {
         let group = self.shared.gpu.material_group(&*self.shared.backend, texture)?;
         let materials = &mut self.library.get_mut().materials;
         let record = Some(MaterialRecord {
+            handle: MaterialHandle::default(),
             shader,
             keyword_mask: mask,
             sheet: desc.properties.clone(),
@@ -126,7 +127,9 @@ impl<B: Backend> Renderer<B> {
                 materials.len() - 1
             }
         };
-        Ok(self.material_handles.insert(dense as u32))
+        let handle = self.material_handles.insert(dense as u32);
+        materials[dense].as_mut().expect("just placed").handle = handle;
+        Ok(handle)
     }
 
     /// Sets a material property (declared by its shader). Its display lists rebuild once.

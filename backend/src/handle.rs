@@ -28,6 +28,10 @@ new_key_type! {
     pub struct SurfaceId;
 }
 
+/// Bits of a handle's FFI form that hold its backend's tag: the top 16 of its slot
+/// version (see the registry's `Table`).
+pub(crate) const TAG_BITS: u64 = 0xFFFF << 48;
+
 /// A stable 64-bit encoding of a handle (slot and generation), used by digests. The
 /// backend's tag is left out (see the registry): the same creation order gives the same
 /// bits on every backend.
@@ -41,7 +45,7 @@ macro_rules! impl_bits {
         impl HandleBits for $t {
             #[inline]
             fn bits(self) -> u64 {
-                self.data().as_ffi() & !crate::registry::TAG_BITS
+                self.data().as_ffi() & !TAG_BITS
             }
         }
     )*};

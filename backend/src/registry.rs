@@ -201,9 +201,6 @@ pub(crate) struct Table<K: Key, V> {
     tag: u64,
 }
 
-/// Bits of a key's FFI form that hold a registry's tag: the top 16 of its version.
-pub(crate) const TAG_BITS: u64 = 0xFFFF << 48;
-
 impl<K: Key, V> Table<K, V> {
     fn new(tag: u64) -> Self {
         Self { map: SlotMap::with_key(), tag }

@@ -6,10 +6,11 @@
 //! Boundaries are found per block of the queue in parallel and joined at block edges; the
 //! result equals the serial loop's.
 
+use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::Objects;
-use crate::sort::{MaterialFrame, SortedQueue};
+use crate::sort::SortedQueue;
 use crate::view::View;
 
 /// A run of queue items with equal state: one instanced draw.
@@ -173,7 +174,7 @@ mod tests {
             objects.material.push(rng.gen_range(0..4));
             objects.cx.push(0.0);
         }
-        let mats: Vec<MaterialFrame> = (0..4).map(|m| MaterialFrame::new(m, 0, 0, false, m / 2)).collect();
+        let mats: Vec<MaterialFrame> = (0..4).map(|m| crate::sort::material_frame(m, 0, 0, false, m / 2)).collect();
         // Runs of equal state of varied lengths, like a sorted queue.
         let mut queue: Vec<u32> = (0..n as u32).collect();
         queue.sort_by_key(|&o| (objects.material[o as usize] / 2, objects.mesh[o as usize], o / 5000));

@@ -10,10 +10,10 @@ use rayon::prelude::*;
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
 
 use crate::frame_graph::Queue;
+use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
-use crate::sort::MaterialFrame;
 use crate::view::View;
 
 /// Objects per culling part (one parallel task).

@@ -87,6 +87,7 @@ mod view;
 
 mod batch;
 mod cull;
+mod error;
 pub mod frame_graph;
 mod graph;
 pub mod material;
@@ -99,17 +100,18 @@ mod stats;
 mod submit;
 
 pub use batch::Batch;
+pub use error::{InitError, RenderError, ResourceError};
 pub use frame_graph::{
     Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer, GraphError, GraphWarning,
     LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
-    MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS,
+    MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
 pub use renderer::{
-    FrameInput, InitError, Lighting, MeshData, MeshMemory, Presented, RecoverStats, ReferenceFrame, RenderError,
-    Renderer, RendererConfig, ResourceError, Vertex, ViewOutput, MAX_PASSES, MAX_SHADOW_VIEWS, MAX_VIEWS,
+    FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, ReferenceFrame, Renderer, RendererConfig,
+    Vertex, ViewOutput, MAX_SHADOW_VIEWS,
 };
 pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,

@@ -12,10 +12,10 @@ use rayon::prelude::*;
 use switchyard_backend::{Backend, BindGroupId, PipelineId};
 
 use crate::cull::MaterialSet;
+use crate::error::RenderError;
+use crate::material::MaterialFrame;
 use crate::material::{BuildCtx, Library, ListCounts, PassKind, PropertySheet, CONSTANT_SLOT};
 use crate::profile;
-use crate::renderer::RenderError;
-use crate::sort::MaterialFrame;
 
 /// What a material draws with this frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -16,10 +16,10 @@ use switchyard_backend::{
 };
 
 use crate::batch::{Batch, Batches};
+use crate::error::RenderError;
 use crate::material::PassKind;
 use crate::patch::FrameList;
 use crate::profile;
-use crate::renderer::RenderError;
 use crate::sort::key::SortKey;
 use crate::sort::SortedQueue;
 use crate::submit::ViewUpload;

@@ -1,7 +1,7 @@
 //! Per-frame statistics: time per stage and the frame's counters.
 
+use crate::frame_graph::{MAX_PASSES, MAX_VIEWS};
 use crate::material::ListCounts;
-use crate::renderer::{MAX_PASSES, MAX_VIEWS};
 
 /// What one frame did. Stage times are the sum of that stage's job times (ms); submit and
 /// GPU-wait times come from the most recent frame the submission thread finished.

@@ -130,6 +130,13 @@ pub const FORWARD_FORMATS: [TextureFormat; 2] = [TextureFormat::Rgba8UnormSrgb, 
 pub const MAX_FULLSCREEN_INPUTS: usize = 8;
 /// Most shadow maps (depth targets) a forward scene pass samples.
 pub const MAX_SHADOW_MAPS: usize = 4;
+/// Most views per frame: scene passes of a frame graph that run, or views given to
+/// `render` (shadow cascades of several lights are views too). Bounds the fixed-size
+/// per-view arrays of [`crate::FrameStats`] and the globals buffer (512 bytes a view).
+pub const MAX_VIEWS: usize = 64;
+/// Most passes of any kind that run per frame (the per-pass array of
+/// [`crate::FrameStats`]).
+pub const MAX_PASSES: usize = 64;
 
 /// How a pass touches one target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

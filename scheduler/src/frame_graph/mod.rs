@@ -43,7 +43,9 @@ use std::fmt;
 use std::sync::Arc;
 
 pub(crate) use compile::{CompiledGraph, GraphCaps};
-pub use compile::{GraphError, GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_SHADOW_MAPS};
+pub use compile::{
+    GraphError, GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
+};
 
 use glam::{Mat4, Vec3};
 use switchyard_backend::{Command, TextureFormat, TextureId};

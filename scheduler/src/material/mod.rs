@@ -252,6 +252,26 @@ impl ShaderRecord {
     }
 }
 
+/// Per-material data resolved once per frame, before the jobs run: what keys and batches
+/// need of a material without touching its record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MaterialFrame {
+    /// Variant mask (material | global keywords).
+    pub(crate) variant: u32,
+    /// Dense shader index.
+    pub(crate) shader: u32,
+    /// Alpha blended.
+    pub(crate) transparent: bool,
+    /// Shadow-pass state id: materials with equal shader and variant share it.
+    pub(crate) shadow_state: u32,
+    /// Key hash of the pipeline state (shader and variant).
+    pub(crate) pipeline_hash: u16,
+    /// Key hash of the material.
+    pub(crate) material_hash: u16,
+    /// The pass kinds its shader has entry points for ([`crate::PassKind::bit`]s).
+    pub(crate) passes: u8,
+}
+
 /// Bind group layouts every pipeline follows (the binding convention).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Layouts {

@@ -4,17 +4,18 @@
 use switchyard_backend::Backend;
 use switchyard_kernels::cull::CullBlocks;
 
-use super::plan::{OtherContent, OtherPlan};
+use super::passes::{OtherContent, OtherPlan};
 use super::{OtherRecorded, Shared, ViewFrame, GLOBALS_SLOT};
 use crate::batch::batch_view;
 use crate::cull::{cull_view, CullCtx};
 use crate::frame_graph::CallbackContext;
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
+use crate::material::MaterialFrame;
 use crate::material::{BuildCtx, Library, PropertySheet};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::{record_view, RecordInput};
 use crate::scene::Objects;
-use crate::sort::{sort_view, MaterialFrame, SortCtx};
+use crate::sort::{sort_view, SortCtx};
 use crate::view::View;
 use switchyard_backend::{ChunkPosition, Command, Digest, DynamicOffsets};
 

@@ -85,6 +85,13 @@ pub(crate) struct MeshStore {
     pub(crate) vertex_counts: Vec<u32>,
 }
 
+impl super::retire::FreeRanges for MeshStore {
+    fn give(&mut self, vertices: Range<u32>, indices: Range<u32>) {
+        self.free_vertices.give(vertices);
+        self.free_indices.give(indices);
+    }
+}
+
 /// What [`Renderer::mesh_memory`] reports: the shared buffers' elements, in use and free.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MeshMemory {

@@ -19,14 +19,16 @@ use switchyard_kernels::cull::{CullLoop, Frustum};
 
 use crate::batch::Batches;
 use crate::cull::VisibleList;
+use crate::error::{InitError, RenderError, ResourceError};
 use crate::frame_graph::{Camera, FrameGraph, Queue, TargetId};
 use crate::graph::Slot;
+use crate::material::MaterialFrame;
 use crate::material::*;
 use crate::patch::PatchedLists;
 use crate::profile;
 use crate::record::{GrowBuffer, MeshRange, RecordedPass};
 use crate::scene::*;
-use crate::sort::{MaterialFrame, SortedQueue};
+use crate::sort::SortedQueue;
 use crate::stats::{FrameStats, PassTraffic};
 use crate::submit::{FramePacket, SubmitReport, SubmitThread};
 use crate::view::View;
@@ -37,6 +39,7 @@ pub(crate) mod gpu;
 mod input;
 mod jobs;
 mod meshes;
+mod passes;
 mod plan;
 mod present;
 mod recover;
@@ -45,19 +48,13 @@ mod render;
 mod resources;
 mod retire;
 
-pub use input::{FrameInput, RenderError};
+pub use input::FrameInput;
 pub use meshes::MeshMemory;
 pub use present::Presented;
 pub use recover::RecoverStats;
 pub use reference::{ReferenceFrame, ViewOutput};
-pub use resources::ResourceError;
 
-/// Most views per frame: scene passes of a frame graph, or views given to `render`
-/// (shadow cascades of several lights are views too). Bounds the fixed-size per-view
-/// arrays of [`FrameStats`] and the globals buffer (512 bytes a view).
-pub const MAX_VIEWS: usize = 64;
-/// Most passes of any kind that run per frame (the per-pass array of [`FrameStats`]).
-pub const MAX_PASSES: usize = 64;
+use crate::frame_graph::{MAX_PASSES, MAX_VIEWS};
 /// Most shadow views of a frame given as views (forward views sample every shadow map,
 /// and the lit shader samples four).
 pub const MAX_SHADOW_VIEWS: usize = crate::frame_graph::MAX_SHADOW_MAPS;
@@ -136,31 +133,6 @@ impl RendererConfig {
         }
         Ok(())
     }
-}
-
-/// Creating a renderer failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum InitError {
-    /// A configuration value is out of range.
-    #[error("invalid config: {0}")]
-    Config(&'static str),
-    /// The backend refused a resource.
-    #[error(transparent)]
-    Backend(#[from] CreateError),
-    /// The backend refused an upload (a lost device among others).
-    #[error(transparent)]
-    Write(#[from] WriteError),
-    /// The worker pool could not start.
-    #[error("thread pool: {0}")]
-    Pool(String),
-    /// The submission thread could not start.
-    #[error("submission thread: {0}")]
-    Thread(String),
-    /// The frame graph set does not fit the new backend ([`Renderer::recover`]: a target
-    /// larger than its textures, a sample count it lacks).
-    #[error("frame graph: {0}")]
-    Graph(#[from] crate::frame_graph::GraphError),
 }
 
 /// Vertex of the shared mesh buffers.

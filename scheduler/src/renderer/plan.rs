@@ -10,11 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use glam::Mat4;
 use switchyard_backend::Backend;
-use switchyard_backend::{
-    BindGroupId, Caps, CreateError, PassDesc, PipelineId, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
-};
+use switchyard_backend::{Caps, CreateError, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
 
-use super::fullscreen::{backend_pass, fullscreen, writes_every_texel, FrameInputs};
+use super::fullscreen::{backend_pass, fullscreen, writes_every_texel};
 use super::gpu::FrameResources;
 use super::jobs::{build_graph, Job};
 use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
@@ -33,68 +31,7 @@ pub(crate) enum Origin {
     Graph(u64),
 }
 
-/// One backend pass of the plan, in submission order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Entry {
-    /// Scene pass `s` (a view: cull, sort, batch, record).
-    Scene(usize),
-    /// Fullscreen or callback pass `o`.
-    Other(usize),
-}
-
-/// Which of a pass's attachments are external targets (their texture comes per frame).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ExternalSlots {
-    pub(crate) color: Option<usize>,
-    pub(crate) depth: Option<usize>,
-    pub(crate) resolve: Option<usize>,
-}
-
-/// A scene pass: one view of the frame.
-#[derive(Debug)]
-pub(crate) struct ScenePlan {
-    pub(crate) label: &'static str,
-    pub(crate) camera: usize,
-    pub(crate) kind: PassKind,
-    pub(crate) queue: Queue,
-    /// The backend pass (external attachments are filled per frame).
-    pub(crate) pass: PassDesc,
-    pub(crate) externals: ExternalSlots,
-    /// Group 0: globals, transforms and (forward) the shadow maps.
-    pub(crate) group: BindGroupId,
-    /// The cameras whose depth the shadow maps hold (forward passes), by map.
-    pub(crate) shadow_cameras: [Option<usize>; MAX_SHADOW_MAPS],
-    pub(crate) shadowed: bool,
-}
-
-/// What a fullscreen or callback pass records.
-pub(crate) enum OtherContent {
-    /// `group`: its inputs, or `None` when it samples external targets (`inputs` makes the
-    /// group per frame).
-    Fullscreen {
-        pipeline: PipelineId,
-        group: Option<BindGroupId>,
-        inputs: Option<FrameInputs>,
-    },
-    Callback(PassCallback),
-}
-
-/// A fullscreen or callback pass.
-pub(crate) struct OtherPlan {
-    pub(crate) name: String,
-    pub(crate) pass: PassDesc,
-    pub(crate) externals: ExternalSlots,
-    pub(crate) size: (u32, u32),
-    pub(crate) content: OtherContent,
-    /// The targets a callback or compute pass samples (its context's inputs).
-    pub(crate) inputs: Vec<TargetId>,
-}
-
-impl std::fmt::Debug for OtherPlan {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OtherPlan").field("name", &self.name).field("pass", &self.pass).finish_non_exhaustive()
-    }
-}
+pub(crate) use super::passes::{Entry, ExternalSlots, OtherContent, OtherPlan, ScenePlan};
 
 /// What a texture of the plan was made as: a later plan reuses a texture of equal
 /// description instead of creating one.

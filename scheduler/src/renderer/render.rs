@@ -169,7 +169,7 @@ impl<B: Backend> Renderer<B> {
                 self.shadow_states.push(key);
                 self.shadow_states.len() - 1
             }) as u32;
-            let mut frame = MaterialFrame::new(m as u32, variant, r.shader, r.transparent, state);
+            let mut frame = crate::sort::material_frame(m as u32, variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
             self.lacking_passes |= !frame.passes & 0b11;
             self.mat_frames.push(frame);

@@ -1,53 +1,10 @@
 //! Creating and changing resources and scene objects.
 
 use glam::Mat4;
-use switchyard_backend::{CreateError, WriteError};
 
 use super::retire::Retiree;
 use super::*;
 use crate::material::ShaderDesc;
-
-/// Creating or changing a resource (shader, mesh, material, texture) failed.
-#[derive(Debug, thiserror::Error, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ResourceError {
-    /// A handle is stale or was never created.
-    #[error("{0:?} handle is stale or was never created")]
-    StaleHandle(HandleKind),
-    /// A property the material's shader does not declare.
-    #[error("unknown property `{0}`")]
-    UnknownProperty(String),
-    /// A property set with a type other than its declaration.
-    #[error("property `{name}` is declared as {expected:?}")]
-    PropertyType {
-        /// Property name.
-        name: String,
-        /// Its declared type.
-        expected: PropertyType,
-    },
-    /// A keyword the shader does not declare.
-    #[error("unknown keyword `{0}`")]
-    UnknownKeyword(String),
-    /// The description is malformed.
-    #[error("invalid description: {0}")]
-    Invalid(String),
-    /// The resource is still referenced (a mesh or material used by objects).
-    #[error("{0:?} still in use by {1} objects")]
-    InUse(HandleKind, usize),
-    /// The backend refused to create it.
-    #[error(transparent)]
-    Backend(#[from] CreateError),
-    /// The backend refused an upload.
-    #[error(transparent)]
-    Write(#[from] WriteError),
-}
-
-impl ResourceError {
-    /// Whether the backend refused because its device is lost ([`Renderer::recover`]).
-    pub fn is_device_lost(&self) -> bool {
-        matches!(self, Self::Backend(CreateError::DeviceLost) | Self::Write(WriteError::DeviceLost))
-    }
-}
 
 impl<B: Backend> Renderer<B> {
     // ---- resources -------------------------------------------------------------------

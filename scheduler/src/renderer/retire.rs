@@ -24,7 +24,11 @@ use std::ops::Range;
 
 use switchyard_backend::{Backend, Resource};
 
-use super::meshes::MeshStore;
+/// Where a released mesh's ranges go (the shared buffers' free lists).
+pub(crate) trait FreeRanges {
+    /// `vertices` and `indices` are free for later meshes.
+    fn give(&mut self, vertices: Range<u32>, indices: Range<u32>);
+}
 
 /// One thing given up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +63,7 @@ impl Retired {
 
     /// Gives `what` up: released at once when no frame handed over since the last flush
     /// may read it, else queued with the last frame handed over as its stamp.
-    pub(crate) fn retire<B: Backend>(&mut self, what: Retiree, b: &B, meshes: &mut MeshStore) {
+    pub(crate) fn retire<B: Backend>(&mut self, what: Retiree, b: &B, meshes: &mut impl FreeRanges) {
         if self.sent <= self.flushed && self.queue.is_empty() {
             release_one(what, b, meshes);
         } else {
@@ -81,7 +85,7 @@ impl Retired {
 
     /// Releases every entry of stamp at most `upto` (their frames are finished): destroys
     /// the objects on `b`, gives the ranges back to `meshes`. Returns how many.
-    pub(crate) fn release<B: Backend>(&mut self, upto: u64, b: &B, meshes: &mut MeshStore) -> usize {
+    pub(crate) fn release<B: Backend>(&mut self, upto: u64, b: &B, meshes: &mut impl FreeRanges) -> usize {
         let n = self.queue.partition_point(|(s, _)| *s <= upto);
         for (_, what) in self.queue.drain(..n) {
             release_one(what, b, meshes);
@@ -104,17 +108,14 @@ impl Retired {
     }
 }
 
-fn release_one<B: Backend>(what: Retiree, b: &B, meshes: &mut MeshStore) {
+fn release_one<B: Backend>(what: Retiree, b: &B, meshes: &mut impl FreeRanges) {
     match what {
         Retiree::Resource(r) => {
             // Only this renderer destroys what it made, once: a failure would be a handle
             // it gave up twice, which the tests see as a live-count difference.
             let _ = b.destroy(r);
         }
-        Retiree::MeshRanges { vertices, indices } => {
-            meshes.free_vertices.give(vertices);
-            meshes.free_indices.give(indices);
-        }
+        Retiree::MeshRanges { vertices, indices } => meshes.give(vertices, indices),
     }
 }
 
@@ -123,8 +124,23 @@ mod tests {
     use switchyard_backend::null::NullBackend;
     use switchyard_backend::{Backend, BufferDesc, BufferUsage, Resource};
 
-    use super::{Retired, Retiree};
-    use crate::renderer::meshes::MeshStore;
+    use std::ops::Range;
+
+    use super::{FreeRanges, Retired, Retiree};
+
+    /// Counts the elements given back.
+    #[derive(Default)]
+    struct MeshStore {
+        vertices: u64,
+        indices: u64,
+    }
+
+    impl FreeRanges for MeshStore {
+        fn give(&mut self, vertices: Range<u32>, indices: Range<u32>) {
+            self.vertices += vertices.len() as u64;
+            self.indices += indices.len() as u64;
+        }
+    }
 
     #[test]
     fn entries_release_in_stamp_order_and_only_when_due() {
@@ -143,7 +159,7 @@ mod tests {
         assert_eq!(r.release(2, &b, &mut meshes), 0);
         assert_eq!(b.live().buffers, 2);
         assert_eq!(r.release(4, &b, &mut meshes), 2);
-        assert_eq!((b.live().buffers, meshes.free_vertices.total(), meshes.free_indices.total()), (1, 10, 30));
+        assert_eq!((b.live().buffers, meshes.vertices, meshes.indices), (1, 10, 30));
         assert_eq!(r.len(), 1);
         assert_eq!(r.release(u64::MAX, &b, &mut meshes), 1);
         assert_eq!((b.live().buffers, r.len()), (0, 0));
@@ -164,6 +180,6 @@ mod tests {
         r.flushed();
         r.release(u64::MAX, &b, &mut meshes);
         r.retire(Retiree::MeshRanges { vertices: 4..8, indices: 0..3 }, &b, &mut meshes);
-        assert_eq!((r.len(), meshes.free_vertices.total()), (0, 4), "flushed: free at once");
+        assert_eq!((r.len(), meshes.vertices), (0, 4), "flushed: free at once");
     }
 }

@@ -10,44 +10,29 @@ pub mod key;
 use switchyard_kernels::sort::RadixSorter;
 
 use crate::cull::VisibleList;
+use crate::material::MaterialFrame;
 use crate::profile;
 use crate::scene::Objects;
 use crate::view::View;
 use key::{SortKey, SortKeyFields};
 
-/// Per-material data resolved once per frame, before the jobs run: what keys and batches
-/// need of a material without touching its record.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct MaterialFrame {
-    /// Variant mask (material | global keywords).
-    pub(crate) variant: u32,
-    /// Dense shader index.
-    pub(crate) shader: u32,
-    /// Alpha blended.
-    pub(crate) transparent: bool,
-    /// Shadow-pass state id: materials with equal shader and variant share it.
-    pub(crate) shadow_state: u32,
-    /// Key hash of the pipeline state (shader and variant).
-    pub(crate) pipeline_hash: u16,
-    /// Key hash of the material.
-    pub(crate) material_hash: u16,
-    /// The pass kinds its shader has entry points for ([`crate::PassKind::bit`]s).
-    pub(crate) passes: u8,
-}
-
-impl MaterialFrame {
-    /// The frame data of dense material `material`; its key hashes are computed here, once
-    /// per material and frame, not per queue item.
-    pub(crate) fn new(material: u32, variant: u32, shader: u32, transparent: bool, shadow_state: u32) -> Self {
-        Self {
-            variant,
-            shader,
-            transparent,
-            shadow_state,
-            pipeline_hash: key::pipeline_hash(shader, variant),
-            material_hash: key::material_hash(material),
-            passes: 0b11,
-        }
+/// The frame data of dense material `material`; its key hashes are computed here, once
+/// per material and frame, not per queue item.
+pub(crate) fn material_frame(
+    material: u32,
+    variant: u32,
+    shader: u32,
+    transparent: bool,
+    shadow_state: u32,
+) -> MaterialFrame {
+    MaterialFrame {
+        variant,
+        shader,
+        transparent,
+        shadow_state,
+        pipeline_hash: key::pipeline_hash(shader, variant),
+        material_hash: key::material_hash(material),
+        passes: 0b11,
     }
 }
 

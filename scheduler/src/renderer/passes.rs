@@ -1,0 +1,72 @@
+//! The passes of a plan, as it made them: which backend pass each entry of the submission
+//! order is (a scene pass, or a fullscreen, callback or compute pass), and what each
+//! records with. The plan (`plan.rs`) makes them; the frame's jobs (`jobs.rs`) read them.
+
+use switchyard_backend::{BindGroupId, PassDesc, PipelineId};
+
+use super::fullscreen::FrameInputs;
+use crate::frame_graph::{PassCallback, Queue, TargetId, MAX_SHADOW_MAPS};
+use crate::material::PassKind;
+
+/// One backend pass of the plan, in submission order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// Scene pass `s` (a view: cull, sort, batch, record).
+    Scene(usize),
+    /// Fullscreen or callback pass `o`.
+    Other(usize),
+}
+
+/// Which of a pass's attachments are external targets (their texture comes per frame).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ExternalSlots {
+    pub(crate) color: Option<usize>,
+    pub(crate) depth: Option<usize>,
+    pub(crate) resolve: Option<usize>,
+}
+
+/// A scene pass: one view of the frame.
+#[derive(Debug)]
+pub(crate) struct ScenePlan {
+    pub(crate) label: &'static str,
+    pub(crate) camera: usize,
+    pub(crate) kind: PassKind,
+    pub(crate) queue: Queue,
+    /// The backend pass (external attachments are filled per frame).
+    pub(crate) pass: PassDesc,
+    pub(crate) externals: ExternalSlots,
+    /// Group 0: globals, transforms and (forward) the shadow maps.
+    pub(crate) group: BindGroupId,
+    /// The cameras whose depth the shadow maps hold (forward passes), by map.
+    pub(crate) shadow_cameras: [Option<usize>; MAX_SHADOW_MAPS],
+    pub(crate) shadowed: bool,
+}
+
+/// What a fullscreen or callback pass records.
+pub(crate) enum OtherContent {
+    /// `group`: its inputs, or `None` when it samples external targets (`inputs` makes the
+    /// group per frame).
+    Fullscreen {
+        pipeline: PipelineId,
+        group: Option<BindGroupId>,
+        inputs: Option<FrameInputs>,
+    },
+    Callback(PassCallback),
+}
+
+/// A fullscreen or callback pass.
+pub(crate) struct OtherPlan {
+    pub(crate) name: String,
+    pub(crate) pass: PassDesc,
+    pub(crate) externals: ExternalSlots,
+    pub(crate) size: (u32, u32),
+    pub(crate) content: OtherContent,
+    /// The targets a callback or compute pass samples (its context's inputs).
+    pub(crate) inputs: Vec<TargetId>,
+}
+
+impl std::fmt::Debug for OtherPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtherPlan").field("name", &self.name).field("pass", &self.pass).finish_non_exhaustive()
+    }
+}

@@ -93,6 +93,7 @@ impl VisibleList {
         &self.parts[part].visible[start..start + len]
     }
 
+    #[cfg(feature = "reference")]
     /// The whole list in one array (tests and the reference comparison).
     pub(crate) fn to_vec(&self) -> Vec<u32> {
         (0..self.pieces.len()).flat_map(|p| self.piece(p).iter().copied()).collect()

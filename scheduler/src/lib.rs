@@ -109,9 +109,11 @@ pub use frame_graph::{
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
+#[cfg(feature = "reference")]
+pub use renderer::{ReferenceFrame, ViewOutput};
 pub use renderer::{
-    FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, ReferenceFrame, Renderer, RendererConfig,
-    Vertex, ViewOutput, MAX_SHADOW_VIEWS,
+    FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig, Vertex,
+    MAX_SHADOW_VIEWS,
 };
 pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,

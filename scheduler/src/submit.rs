@@ -175,10 +175,6 @@ impl<B: Backend> SubmitThread<B> {
         ring.flush(&mut |r| reports.note(r))
     }
 
-    /// The packets not in flight.
-    pub(crate) fn free_packets(&self) -> &[Box<FramePacket<B::Chunk>>] {
-        self.ring.as_ref().map_or(&[], |r| r.free_items())
-    }
 }
 
 impl<B: Backend> Drop for SubmitThread<B> {

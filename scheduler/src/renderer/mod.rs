@@ -43,6 +43,7 @@ mod passes;
 mod plan;
 mod present;
 mod recover;
+#[cfg(feature = "reference")]
 mod reference;
 mod render;
 mod resources;
@@ -52,6 +53,7 @@ pub use input::FrameInput;
 pub use meshes::MeshMemory;
 pub use present::Presented;
 pub use recover::RecoverStats;
+#[cfg(feature = "reference")]
 pub use reference::{ReferenceFrame, ViewOutput};
 
 use crate::frame_graph::{MAX_PASSES, MAX_VIEWS};
@@ -201,6 +203,10 @@ pub(crate) struct ViewFrame<C> {
     pub(crate) sorted: Slot<SortedQueue>,
     pub(crate) batches: Slot<Batches>,
     pub(crate) recorded: Slot<RecordedPass<C>>,
+    /// The last frame's indirect arguments, kept for `view_output` (its packet's copy
+    /// went to the GPU).
+    #[cfg(feature = "reference")]
+    pub(crate) args: Vec<DrawIndexedIndirectArgs>,
 }
 
 impl<C> ViewFrame<C> {
@@ -211,6 +217,8 @@ impl<C> ViewFrame<C> {
             sorted: Slot::default(),
             batches: Slot::default(),
             recorded: Slot::default(),
+            #[cfg(feature = "reference")]
+            args: Vec::new(),
         }
     }
 }

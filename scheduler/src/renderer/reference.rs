@@ -31,8 +31,7 @@ pub struct ViewOutput {
     pub batches: Vec<Batch>,
     /// Each chunk's commands, in order.
     pub chunks: Vec<Vec<Command>>,
-    /// Indirect arguments per batch (from [`Renderer::view_output`]: once the frame is
-    /// finished, after [`Renderer::flush`]; empty while it is in flight).
+    /// Indirect arguments per batch.
     pub args: Vec<DrawIndexedIndirectArgs>,
 }
 
@@ -50,10 +49,7 @@ impl<B: Backend> Renderer<B> {
     pub fn view_output(&self, v: usize) -> Option<ViewOutput> {
         let w = self.views.get(v)?;
         let (sorted, rec) = (w.sorted.read(), w.recorded.read());
-        // The indirect arguments went to the GPU with the frame's packet; it is back once
-        // the frame is finished.
-        let packet = self.submit.free_packets().iter().find(|p| p.frame == self.frame);
-        let args = packet.and_then(|p| p.views.get(v)).map(|u| u.args.clone()).unwrap_or_default();
+        let args = w.args.clone();
         Some(ViewOutput {
             visible: w.visible.read().to_vec(),
             keys: sorted.keys.iter().map(|&k| SortKey(k)).collect(),

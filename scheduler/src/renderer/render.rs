@@ -422,6 +422,8 @@ impl<B: Backend> Renderer<B> {
                     rec.digests.iter().for_each(|d| digest.combine(*d));
                     p.desc = w.setup.pass;
                     p.chunks.extend(rec.chunks.drain(..).flatten());
+                    #[cfg(feature = "reference")]
+                    w.args.clone_from(&packet.views[v].args);
                 }
                 Entry::Other(o) => {
                     let rec = self.others[o].get_mut();

@@ -133,10 +133,10 @@ pub struct DepthAttachment {
 
 /// One pass: a render pass with its attachments and their load/store ops, or a compute
 /// pass (no attachments; its chunks dispatch).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PassDesc {
-    /// Debug label (static: passes are configured, not generated per frame).
-    pub label: &'static str,
+    /// Debug label: the pass's name (shared, so a frame copies a pointer, not the text).
+    pub label: std::sync::Arc<str>,
     /// Color attachment.
     pub color: Option<ColorAttachment>,
     /// Depth attachment.
@@ -148,8 +148,8 @@ pub struct PassDesc {
 
 impl PassDesc {
     /// A compute pass.
-    pub fn compute(label: &'static str) -> Self {
-        Self { label, color: None, depth: None, compute: true }
+    pub fn compute(label: impl Into<std::sync::Arc<str>>) -> Self {
+        Self { label: label.into(), color: None, depth: None, compute: true }
     }
 }
 
@@ -474,7 +474,7 @@ mod tests {
         assert_eq!(Digest::of_commands(&[]).value(), SEED);
         let mut d = Digest::default();
         d.pass(&PassDesc {
-            label: "pinned",
+            label: "pinned".into(),
             color: Some(ColorAttachment {
                 texture: TextureId::default(),
                 load: LoadOp::Clear([0.25, 0.5, 0.75, 1.0]),
@@ -506,7 +506,7 @@ mod tests {
     #[test]
     fn a_dont_care_load_is_its_own_pass_word() {
         let pass = |load| PassDesc {
-            label: "p",
+            label: "p".into(),
             color: Some(ColorAttachment { texture: TextureId::default(), load, store: StoreOp::Store, resolve: None }),
             depth: None,
             compute: false,

@@ -43,7 +43,7 @@ impl Objects for NullObjects {
 }
 
 /// A chunk recorded by the null backend.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NullChunk {
     /// The pass it was recorded for.
     pub pass: PassDesc,
@@ -327,7 +327,7 @@ impl Backend for NullBackend {
         let reg = self.reg.read();
         let layout = resolve_pass(&reg, pass)?;
         let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
-        Ok(NullChunk { pass: *pass, digest: Digest::of_commands(commands), counts })
+        Ok(NullChunk { pass: pass.clone(), digest: Digest::of_commands(commands), counts })
     }
 
     fn submit(

@@ -236,7 +236,7 @@ impl Churn {
             ibs.push(ib);
         }
         let pass = PassDesc {
-            label: "churn",
+            label: "churn".into(),
             color: Some(ColorAttachment { texture: color, load: LoadOp::Load, store: StoreOp::Store, resolve: None }),
             depth: None,
             compute: false,

@@ -147,13 +147,14 @@ pub(crate) struct Batches {
 
 /// Batches `view`'s sorted queue on the current pool.
 pub(crate) fn batch_view(
+    label: &str,
     view: &View,
     objects: &Objects,
     mats: &[MaterialFrame],
     sorted: &SortedQueue,
     out: &mut Batches,
 ) {
-    let _z = profile::zone_text!("batch", "view {} ({:?})", view.label, view.pass);
+    let _z = profile::zone_text!("batch", "view {} ({:?})", label, view.pass);
     let t = std::time::Instant::now();
     build_batches_parallel(view.pass, &sorted.queue, objects, mats, &mut out.scratch, &mut out.batches);
     out.ms = t.elapsed().as_secs_f64() * 1e3;

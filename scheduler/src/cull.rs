@@ -103,6 +103,8 @@ impl VisibleList {
 /// What the cull stage of one view reads.
 #[derive(Clone, Copy)]
 pub(crate) struct CullCtx<'a> {
+    /// The pass's name (Tracy).
+    pub(crate) label: &'a str,
     pub(crate) objects: &'a Objects,
     pub(crate) blocks: &'a CullBlocks,
     pub(crate) kernel: CullLoop,
@@ -118,7 +120,7 @@ pub(crate) struct CullCtx<'a> {
 
 /// Culls `view`'s frustum over every object, in parallel parts on the current pool.
 pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: &mut VisibleList) {
-    let _z = profile::zone_text!("cull", "view {} ({:?})", view.label, view.pass);
+    let _z = profile::zone_text!("cull", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let o = ctx.objects;
     let n = o.len();

@@ -109,12 +109,12 @@ pub use frame_graph::{
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
-#[cfg(feature = "reference")]
-pub use renderer::{ReferenceFrame, ViewOutput};
 pub use renderer::{
     FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig, Vertex,
     MAX_SHADOW_VIEWS,
 };
+#[cfg(feature = "reference")]
+pub use renderer::{ReferenceFrame, ViewOutput};
 pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,
     CASTS_SHADOWS,

@@ -261,7 +261,7 @@ pub(crate) fn record_view<B: Backend>(
     lists: &[FrameList],
     out: &mut RecordedPass<B::Chunk>,
 ) {
-    let _z = profile::zone_text!("record", "view {} ({:?})", input.view.label, input.view.pass);
+    let _z = profile::zone_text!("record", "view {} ({:?})", input.pass.label, input.view.pass);
     let t = std::time::Instant::now();
     out.error = None;
     out.counts = ChunkCounts::default();
@@ -312,7 +312,7 @@ pub(crate) fn record_view<B: Backend>(
             let _z = profile::zone_text!(
                 "record-chunk",
                 "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
-                view.label,
+                pass.label,
                 b0 + bs.len(),
                 first.material,
                 last.material,

@@ -174,7 +174,6 @@ impl<B: Backend> SubmitThread<B> {
         let (ring, reports) = self.parts();
         ring.flush(&mut |r| reports.note(r))
     }
-
 }
 
 impl<B: Backend> Drop for SubmitThread<B> {

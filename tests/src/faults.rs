@@ -273,7 +273,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         let inner = self.inner.record(pass, position, commands)?;
         let live = self.live_chunks.fetch_add(1, SeqCst) + 1;
         self.max_live_chunks.fetch_max(live, SeqCst);
-        Ok(FaultChunk { inner, pass: *pass, commands: commands.to_vec(), _live: Live(self.live_chunks.clone()) })
+        Ok(FaultChunk { inner, pass: pass.clone(), commands: commands.to_vec(), _live: Live(self.live_chunks.clone()) })
     }
 
     fn submit(
@@ -293,7 +293,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         let frame = canonical(passes);
         let mut inner: Vec<PassSubmit<B::Chunk>> = passes
             .iter_mut()
-            .map(|p| PassSubmit { desc: p.desc, chunks: p.chunks.drain(..).map(|c| c.inner).collect() })
+            .map(|p| PassSubmit { desc: p.desc.clone(), chunks: p.chunks.drain(..).map(|c| c.inner).collect() })
             .collect();
         let id = self.inner.submit(uploads, &mut inner)?;
         self.frames.lock().expect("not poisoned").push(frame);

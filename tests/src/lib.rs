@@ -231,7 +231,7 @@ impl TwoQuads {
     /// The pass: clear color to blue and depth to 1.
     pub fn pass(&self) -> PassDesc {
         PassDesc {
-            label: "two-quads",
+            label: "two-quads".into(),
             color: Some(ColorAttachment {
                 texture: self.color,
                 load: LoadOp::Clear([0.0, 0.0, 1.0, 1.0]),

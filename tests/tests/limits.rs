@@ -317,3 +317,48 @@ fn views_of_one_label_and_graphs_at_the_pass_limits() {
     assert_eq!(s.pass_count, 64);
     assert!(matches!(r.set_graph(graph(true)), Err(RenderError::Graph(GraphError::InvalidPass { .. }))));
 }
+
+/// Resident memory of this process, bytes (Linux `/proc/self/statm`, 4 KiB pages).
+fn resident() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    Some(statm.split_whitespace().nth(1)?.parse::<u64>().ok()? * 4096)
+}
+
+/// Pass names belong to the graph that has them: 10,000 graphs of fresh, long names (an
+/// engine naming passes per light or per level) leave the process's memory where it was
+/// after the first thousand (a leaked name each would add over 30 MB).
+#[test]
+fn graphs_of_fresh_pass_names_keep_memory_flat() {
+    let mut r = renderer(Arc::new(NullBackend::new(true)), 16);
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let mesh = r.create_mesh(&quad()).unwrap();
+    r.insert_objects(&[ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 }]).unwrap();
+    let long = "x".repeat(1000);
+    let mut after_warm_up = None;
+    for i in 0..10_000 {
+        let mut g = FrameGraph::new();
+        let cam = g.camera("main");
+        let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+        let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+        g.pass(
+            Pass::scene(format!("scene-{i}-{long}"), cam, PassKind::Forward, Queue::All)
+                .color(out, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+                .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard),
+        );
+        g.pass(Pass::callback(format!("ui-{i}-{long}"), |_, _| {}).color(out, LoadOp::Load, StoreOp::Store));
+        g.pass(Pass::compute(format!("sim-{i}-{long}"), |_, _| {}));
+        r.set_graph(g).unwrap();
+        if i % 1000 == 0 {
+            r.render_graph(&FrameInput { cameras: &[camera()], targets: &[] }).unwrap();
+        }
+        if i == 999 {
+            r.flush().unwrap();
+            after_warm_up = resident();
+        }
+    }
+    r.flush().unwrap();
+    if let (Some(before), Some(after)) = (after_warm_up, resident()) {
+        assert!(after < before + (8 << 20), "resident memory grew from {before} to {after} bytes");
+    }
+}

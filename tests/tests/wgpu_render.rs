@@ -36,6 +36,7 @@ fn render(b: &WgpuBackend, s: &TwoQuads, chunks: &[Vec<Command>], threads: usize
             .map(|(i, c)| b.record(&pass, ChunkPosition { index: i as u32, count }, c).expect("record"))
             .collect()
     } else {
+        let pass = &pass;
         std::thread::scope(|sc| {
             let per = chunks.len().div_ceil(threads);
             let handles: Vec<_> = chunks
@@ -47,8 +48,7 @@ fn render(b: &WgpuBackend, s: &TwoQuads, chunks: &[Vec<Command>], threads: usize
                             .iter()
                             .enumerate()
                             .map(|(j, c)| {
-                                b.record(&pass, ChunkPosition { index: (t * per + j) as u32, count }, c)
-                                    .expect("record")
+                                b.record(pass, ChunkPosition { index: (t * per + j) as u32, count }, c).expect("record")
                             })
                             .collect::<Vec<_>>()
                     })

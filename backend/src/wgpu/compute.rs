@@ -45,7 +45,7 @@ impl WgpuBackend {
 pub(super) fn encode_compute(
     enc: &mut wgpu::CommandEncoder,
     reg: &Registry<WgpuObjects>,
-    label: &'static str,
+    label: &str,
     chunks: &[WgpuChunk],
     timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
 ) {

@@ -162,7 +162,7 @@ impl WgpuBackend {
             let (color, depth) = Self::pass_views(reg, pass, position);
             let colors = [color];
             let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some(pass.label),
+                label: Some(&pass.label),
                 color_attachments: if pass.color.is_some() { &colors } else { &[] },
                 depth_stencil_attachment: depth,
                 timestamp_writes: None,
@@ -190,7 +190,7 @@ impl WgpuBackend {
                 for (pass_index, p) in passes.iter_mut().enumerate() {
                     if p.desc.compute {
                         let writes = compute_timestamps(zone_slot.as_ref(), pass_index);
-                        encode_compute(&mut enc, reg, p.desc.label, &p.chunks, writes);
+                        encode_compute(&mut enc, reg, &p.desc.label, &p.chunks, writes);
                         p.chunks.clear();
                         continue;
                     }
@@ -198,7 +198,7 @@ impl WgpuBackend {
                     let (color, depth) = Self::pass_views(reg, &p.desc, ChunkPosition::SINGLE);
                     let colors = [color];
                     let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                        label: Some(p.desc.label),
+                        label: Some(&p.desc.label),
                         color_attachments: if p.desc.color.is_some() { &colors } else { &[] },
                         depth_stencil_attachment: depth,
                         timestamp_writes,
@@ -214,7 +214,7 @@ impl WgpuBackend {
                 }
                 #[cfg(feature = "tracy")]
                 if let (Some(z), Some(slot)) = (&self.zones, zone_slot) {
-                    let labels: Vec<&'static str> = passes.iter().map(|p| p.desc.label).collect();
+                    let labels: Vec<&str> = passes.iter().map(|p| &*p.desc.label).collect();
                     z.end(&mut enc, slot, &labels, SubmissionId(*self.next_submission.lock() + 1));
                 }
                 buffers.push(enc.finish());
@@ -224,8 +224,8 @@ impl WgpuBackend {
                     if p.desc.compute {
                         let mut enc = self
                             .device
-                            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(p.desc.label) });
-                        encode_compute(&mut enc, reg, p.desc.label, &p.chunks, None);
+                            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&p.desc.label) });
+                        encode_compute(&mut enc, reg, &p.desc.label, &p.chunks, None);
                         p.chunks.clear();
                         buffers.push(enc.finish());
                         continue;

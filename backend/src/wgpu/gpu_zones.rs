@@ -142,13 +142,7 @@ impl GpuZones {
     }
 
     /// Opens and closes the CPU side of the zones and queues the resolve and copy.
-    pub(super) fn end(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        slot: Slot,
-        labels: &[&'static str],
-        submission: SubmissionId,
-    ) {
+    pub(super) fn end(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, labels: &[&str], submission: SubmissionId) {
         let n = labels.len().min(MAX_PASSES as usize);
         if n == 0 {
             self.pool.lock().push(slot);

@@ -412,7 +412,7 @@ impl Backend for WgpuBackend {
             Encoding::RenderBundle => Encoded::Bundle(self.record_bundle(&reg, &layout, commands)),
             Encoding::CommandBuffer => Encoded::Buffer(self.record_command_buffer(&reg, pass, position, commands)),
         };
-        Ok(WgpuChunk { pass: *pass, encoded, counts })
+        Ok(WgpuChunk { pass: pass.clone(), encoded, counts })
     }
 
     fn submit(

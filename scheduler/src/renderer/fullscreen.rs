@@ -172,7 +172,7 @@ pub(super) fn writes_every_texel(shader: &FullscreenShader) -> bool {
 }
 
 /// The backend's description of a graph pass.
-pub(super) fn backend_pass(p: &Pass, label: &'static str, texture: &dyn Fn(TargetId) -> TextureId) -> PassDesc {
+pub(super) fn backend_pass(p: &Pass, label: std::sync::Arc<str>, texture: &dyn Fn(TargetId) -> TextureId) -> PassDesc {
     let store = |s| match s {
         StoreOp::Store => backend::StoreOp::Store,
         StoreOp::Discard => backend::StoreOp::Discard,

@@ -183,8 +183,10 @@ impl Default for Lighting {
 }
 
 /// What the frame's jobs read of one view, set before they run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ViewSetup {
+    /// The camera and the pipelines it draws with (its label is unused: the pass's name is
+    /// `pass.label`).
     pub(crate) view: View,
     pub(crate) frustum: Frustum,
     pub(crate) pass: PassDesc,
@@ -247,7 +249,7 @@ pub(crate) struct OtherRecorded<C> {
 impl<C> Default for OtherRecorded<C> {
     fn default() -> Self {
         Self {
-            pass: PassDesc { label: "", color: None, depth: None, compute: false },
+            pass: PassDesc { label: "".into(), color: None, depth: None, compute: false },
             commands: Vec::new(),
             chunk: None,
             digest: None,

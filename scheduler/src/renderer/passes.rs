@@ -28,7 +28,7 @@ pub(crate) struct ExternalSlots {
 /// A scene pass: one view of the frame.
 #[derive(Debug)]
 pub(crate) struct ScenePlan {
-    pub(crate) label: &'static str,
+    pub(crate) label: std::sync::Arc<str>,
     pub(crate) camera: usize,
     pub(crate) kind: PassKind,
     pub(crate) queue: Queue,

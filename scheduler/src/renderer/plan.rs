@@ -6,9 +6,8 @@
 //! Frames given as views ([`super::Renderer::render`]) go through the same path: their
 //! views become a graph of one scene pass per view (`views_graph` in `input.rs`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use glam::Mat4;
 use switchyard_backend::Backend;
 use switchyard_backend::{Caps, CreateError, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
 
@@ -19,7 +18,6 @@ use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
 use crate::frame_graph::*;
 use crate::graph::JobGraph;
 use crate::material::PassKind;
-use crate::view::View;
 
 /// Where a plan's graph came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -116,19 +114,6 @@ pub(crate) struct FramePlan {
     pub(crate) readback: Option<TextureId>,
     pub(crate) memory: TargetMemory,
     pub(crate) objects: PlanObjects,
-}
-
-/// Strings that live as long as the process, one per distinct pass name: backend pass
-/// labels and Tracy zone names are `&'static str`. Bounded by the distinct names used.
-pub(crate) fn intern(name: &str) -> &'static str {
-    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(n) = names.iter().find(|n| **n == name) {
-        return n;
-    }
-    let n: &'static str = Box::leak(name.to_owned().into_boxed_str());
-    names.push(n);
-    n
 }
 
 /// Compiles `graph` for an output of `output` texels on a device of `caps`: what the
@@ -303,8 +288,9 @@ impl FramePlan {
         compiled.order.iter().for_each(|&p| runs[p] = true);
         // Scene passes are numbered in declaration order (a views frame's view index).
         for (p, pass) in graph.passes.iter().enumerate().filter(|&(p, _)| runs[p]) {
-            let label = intern(&pass.name);
-            let desc = backend_pass(pass, label, &tex);
+            // The plan owns its passes' names (frames share them: a pointer each).
+            let label: Arc<str> = pass.name.as_str().into();
+            let desc = backend_pass(pass, label.clone(), &tex);
             let externals = ExternalSlots {
                 color: pass.color.and_then(|c| ext(c.target)),
                 depth: pass.depth.and_then(|d| ext(d.target)),
@@ -384,18 +370,8 @@ impl FramePlan {
             });
         }
         let entries: Vec<Entry> = compiled.order.iter().map(|&p| index_of[p].expect("every pass in order")).collect();
-        let views: Vec<View> = scenes
-            .iter()
-            .map(|s| View {
-                label: s.label,
-                view_proj: Mat4::IDENTITY,
-                eye: glam::Vec3::ZERO,
-                far: 1.0,
-                layer_mask: u16::MAX,
-                pass: s.kind,
-            })
-            .collect();
-        let labels: Vec<&'static str> = others.iter().map(|o| intern(&o.name)).collect();
+        let views: Vec<&str> = scenes.iter().map(|s| &*s.label).collect();
+        let labels: Vec<&str> = others.iter().map(|o| o.name.as_str()).collect();
         let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
         let names = compiled.order.iter().map(|&p| graph.passes[p].name.clone()).collect();
         let readback = compiled.order.iter().rev().find_map(|&p| {

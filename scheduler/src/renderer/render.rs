@@ -249,7 +249,8 @@ impl<B: Backend> Renderer<B> {
         for (s, sp) in plan.scenes.iter().enumerate() {
             let c = &cameras[sp.camera];
             let view = View {
-                label: sp.label,
+                // The pass's name is `pass.label` (owned by the plan).
+                label: "",
                 view_proj: c.view_proj,
                 eye: c.eye,
                 far: c.far,
@@ -259,7 +260,7 @@ impl<B: Backend> Renderer<B> {
             let setup = ViewSetup {
                 view,
                 frustum: Frustum::from_view_proj(&c.view_proj),
-                pass: with_externals(sp.pass, &sp.externals),
+                pass: with_externals(sp.pass.clone(), &sp.externals),
                 group: sp.group,
                 queue: sp.queue,
                 slot: s as u32,
@@ -272,7 +273,7 @@ impl<B: Backend> Renderer<B> {
         let b = &*self.shared.backend;
         for (o, op) in plan.others.iter_mut().enumerate() {
             let rec = self.others[o].get_mut();
-            rec.pass = with_externals(op.pass, &op.externals);
+            rec.pass = with_externals(op.pass.clone(), &op.externals);
             rec.inputs.clear();
             for &t in &op.inputs {
                 if let Some(tex) = plan.textures[t.0 as usize].or_else(|| given(t.0 as usize)) {
@@ -390,7 +391,7 @@ impl<B: Backend> Renderer<B> {
         let plan = self.plan.as_ref().expect("the caller made the plan");
         stats.views = plan.scenes.len() as u32;
         packet.passes.resize_with(plan.entries.len(), || PassSubmit {
-            desc: PassDesc { label: "", color: None, depth: None, compute: false },
+            desc: PassDesc { label: "".into(), color: None, depth: None, compute: false },
             chunks: Vec::new(),
         });
         stats.pass_count = plan.entries.len() as u32;
@@ -420,7 +421,7 @@ impl<B: Backend> Renderer<B> {
                     stats.chunks += rec.chunks.len() as u32;
                     digest.pass(&w.setup.pass);
                     rec.digests.iter().for_each(|d| digest.combine(*d));
-                    p.desc = w.setup.pass;
+                    p.desc.clone_from(&w.setup.pass);
                     p.chunks.extend(rec.chunks.drain(..).flatten());
                     #[cfg(feature = "reference")]
                     w.args.clone_from(&packet.views[v].args);
@@ -436,7 +437,7 @@ impl<B: Backend> Renderer<B> {
                     if let Some(d) = rec.digest {
                         digest.combine(d);
                     }
-                    p.desc = rec.pass;
+                    p.desc.clone_from(&rec.pass);
                     if let Some(c) = rec.chunk.take() {
                         stats.chunks += 1;
                         p.chunks.push(c);

@@ -66,6 +66,8 @@ pub(crate) struct SortedQueue {
 /// What the sort stage reads besides the view and its visible list.
 #[derive(Clone, Copy)]
 pub(crate) struct SortCtx<'a> {
+    /// The pass's name (Tracy).
+    pub(crate) label: &'a str,
     pub(crate) objects: &'a Objects,
     pub(crate) materials: &'a [MaterialFrame],
     pub(crate) mesh_hashes: &'a [u16],
@@ -73,7 +75,7 @@ pub(crate) struct SortCtx<'a> {
 
 /// Writes the queue and keys of `visible` in one parallel pass over its pieces, then sorts.
 pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, out: &mut SortedQueue) {
-    let _z = profile::zone_text!("sort", "view {} ({:?})", view.label, view.pass);
+    let _z = profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let n = visible.len();
     switchyard_kernels::par::set_len(&mut out.queue, n);

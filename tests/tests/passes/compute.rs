@@ -380,7 +380,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
         })
         .unwrap();
     let render = PassDesc {
-        label: "r",
+        label: "r".into(),
         color: Some(ColorAttachment {
             texture: target,
             load: switchyard::backend::LoadOp::Clear([0.0; 4]),

@@ -163,7 +163,7 @@ fn the_backends_check_sample_counts_alike() {
     let ms_depth = b.create_texture(&TextureDesc { format: TextureFormat::Depth32Float, ..desc(4, rt) }).unwrap();
     let depth = b.create_texture(&TextureDesc { format: TextureFormat::Depth32Float, ..desc(1, rt) }).unwrap();
     let pass = |color, resolve, depth: Option<TextureId>| PassDesc {
-        label: "p",
+        label: "p".into(),
         color: Some(ColorAttachment {
             texture: color,
             load: switchyard::backend::LoadOp::Clear([0.0; 4]),

@@ -222,7 +222,7 @@ pub struct SamplerDesc {
 
 /// Creates a shader module from WGSL.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ShaderDesc {
+pub struct ShaderModuleDesc {
     /// Debug label.
     pub label: String,
     /// WGSL source.

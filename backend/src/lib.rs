@@ -184,7 +184,7 @@ pub trait Backend: Send + Sync + 'static {
     /// Creates a sampler.
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError>;
     /// Compiles and validates a WGSL module.
-    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError>;
+    fn create_shader(&self, desc: &ShaderModuleDesc) -> Result<ShaderId, CreateError>;
     /// Creates a bind group layout.
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError>;
     /// Creates a bind group.

@@ -11,7 +11,7 @@ use crate::command::{Caps, Command, Counts, Digest, PassDesc, ResourceKind};
 use crate::desc::*;
 use crate::error::*;
 use crate::handle::*;
-use crate::registry::{reflect_wgsl, Entry, Objects, Registry};
+use crate::registry::{reflect_wgsl, NativeObjects, Registry, Stored};
 use crate::surface::{check_size, Swapchains};
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{Acquired, SkipReason, SurfaceError};
@@ -32,7 +32,7 @@ struct NullSurface {
 const SWAPCHAIN_IMAGES: usize = 3;
 
 struct NullObjects;
-impl Objects for NullObjects {
+impl NativeObjects for NullObjects {
     type Buffer = ();
     type Texture = ();
     type Sampler = ();
@@ -185,12 +185,16 @@ fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), W
     Ok(())
 }
 
-pub(crate) fn check_buffer_write<O: Objects>(reg: &Registry<O>, w: &BufferWrite<'_>) -> Result<(), WriteError> {
+pub(crate) fn check_buffer_write<O: NativeObjects>(reg: &Registry<O>, w: &BufferWrite<'_>) -> Result<(), WriteError> {
     let b = &reg.buffers.get(w.buffer).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Buffer })?.meta;
     check_write(b.size, b.usage.contains(BufferUsage::COPY_DST), w.offset, w.data.len() as u64)
 }
 
-pub(crate) fn check_texture_write<O: Objects>(reg: &Registry<O>, t: TextureId, data: &[u8]) -> Result<(), WriteError> {
+pub(crate) fn check_texture_write<O: NativeObjects>(
+    reg: &Registry<O>,
+    t: TextureId,
+    data: &[u8],
+) -> Result<(), WriteError> {
     let m = &reg.textures.get(t).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
     if !m.usage.contains(TextureUsage::COPY_DST) {
         return Err(WriteError::Invalid("texture lacks COPY_DST usage"));
@@ -202,7 +206,7 @@ pub(crate) fn check_texture_write<O: Objects>(reg: &Registry<O>, t: TextureId, d
     Ok(())
 }
 
-pub(crate) fn destroy_in<O: Objects>(reg: &mut Registry<O>, r: Resource) -> Result<(), DestroyError> {
+pub(crate) fn destroy_in<O: NativeObjects>(reg: &mut Registry<O>, r: Resource) -> Result<(), DestroyError> {
     let gone = |kind| DestroyError::InvalidHandle { kind };
     match r {
         Resource::Buffer(id) => reg.buffers.remove(id).map(drop).ok_or(gone(ResourceKind::Buffer)),
@@ -244,7 +248,7 @@ impl Backend for NullBackend {
         self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_buffer(desc, &self.caps)?;
-        Ok(reg.buffers.insert(Entry { meta, obj: () }))
+        Ok(reg.buffers.insert(Stored { meta, obj: () }))
     }
 
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
@@ -256,7 +260,7 @@ impl Backend for NullBackend {
         self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_texture(desc, &self.caps)?;
-        Ok(reg.textures.insert(Entry { meta, obj: () }))
+        Ok(reg.textures.insert(Stored { meta, obj: () }))
     }
 
     fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
@@ -267,27 +271,27 @@ impl Backend for NullBackend {
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
         self.alive(CreateError::DeviceLost)?;
         let meta = crate::registry::SamplerMeta::of(desc);
-        Ok(self.reg.write().samplers.insert(Entry { meta, obj: () }))
+        Ok(self.reg.write().samplers.insert(Stored { meta, obj: () }))
     }
 
-    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError> {
+    fn create_shader(&self, desc: &ShaderModuleDesc) -> Result<ShaderId, CreateError> {
         self.alive(CreateError::DeviceLost)?;
         let meta = reflect_wgsl(desc)?;
-        Ok(self.reg.write().shaders.insert(Entry { meta, obj: () }))
+        Ok(self.reg.write().shaders.insert(Stored { meta, obj: () }))
     }
 
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError> {
         self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_layout(desc)?;
-        Ok(reg.layouts.insert(Entry { meta, obj: () }))
+        Ok(reg.layouts.insert(Stored { meta, obj: () }))
     }
 
     fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError> {
         self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_bind_group(desc, &self.caps)?;
-        Ok(reg.bind_groups.insert(Entry { meta, obj: () }))
+        Ok(reg.bind_groups.insert(Stored { meta, obj: () }))
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
@@ -297,7 +301,7 @@ impl Backend for NullBackend {
             return Ok(id);
         }
         let meta = reg.check_pipeline(desc, &self.caps)?;
-        let id = reg.pipelines.insert(Entry { meta, obj: () });
+        let id = reg.pipelines.insert(Stored { meta, obj: () });
         reg.pipeline_cache.insert(desc.clone(), id);
         Ok(id)
     }
@@ -306,7 +310,7 @@ impl Backend for NullBackend {
         self.alive(CreateError::DeviceLost)?;
         let mut reg = self.reg.write();
         let meta = reg.check_compute_pipeline(desc, &self.caps)?;
-        Ok(reg.pipelines.insert(Entry { meta, obj: () }))
+        Ok(reg.pipelines.insert(Stored { meta, obj: () }))
     }
 
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
@@ -415,7 +419,7 @@ impl Backend for NullBackend {
                 samples: 1,
             };
             let meta = reg.check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
-            s.images.push(reg.textures.insert(Entry { meta, obj: () }));
+            s.images.push(reg.textures.insert(Stored { meta, obj: () }));
         }
         Ok(())
     }

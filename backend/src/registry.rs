@@ -14,7 +14,7 @@ use crate::error::CreateError;
 use crate::handle::*;
 
 /// Native objects of one backend (all `()` for the null backend).
-pub(crate) trait Objects {
+pub(crate) trait NativeObjects {
     type Buffer: Send + Sync;
     type Texture: Send + Sync;
     type Sampler: Send + Sync;
@@ -26,7 +26,7 @@ pub(crate) trait Objects {
 
 /// Metadata plus the native object.
 #[derive(Debug)]
-pub(crate) struct Entry<M, O> {
+pub(crate) struct Stored<M, O> {
     pub(crate) meta: M,
     pub(crate) obj: O,
 }
@@ -178,14 +178,14 @@ pub(crate) struct PipelineMeta {
     pub(crate) uniform_sizes: Vec<(u32, u32, u64)>,
 }
 
-pub(crate) struct Registry<O: Objects> {
-    pub(crate) buffers: Table<BufferId, Entry<BufferMeta, O::Buffer>>,
-    pub(crate) textures: Table<TextureId, Entry<TextureMeta, O::Texture>>,
-    pub(crate) samplers: Table<SamplerId, Entry<SamplerMeta, O::Sampler>>,
-    pub(crate) shaders: Table<ShaderId, Entry<ShaderMeta, O::Shader>>,
-    pub(crate) layouts: Table<BindGroupLayoutId, Entry<LayoutMeta, O::Layout>>,
-    pub(crate) bind_groups: Table<BindGroupId, Entry<BindGroupMeta, O::BindGroup>>,
-    pub(crate) pipelines: Table<PipelineId, Entry<PipelineMeta, O::Pipeline>>,
+pub(crate) struct Registry<O: NativeObjects> {
+    pub(crate) buffers: Table<BufferId, Stored<BufferMeta, O::Buffer>>,
+    pub(crate) textures: Table<TextureId, Stored<TextureMeta, O::Texture>>,
+    pub(crate) samplers: Table<SamplerId, Stored<SamplerMeta, O::Sampler>>,
+    pub(crate) shaders: Table<ShaderId, Stored<ShaderMeta, O::Shader>>,
+    pub(crate) layouts: Table<BindGroupLayoutId, Stored<LayoutMeta, O::Layout>>,
+    pub(crate) bind_groups: Table<BindGroupId, Stored<BindGroupMeta, O::BindGroup>>,
+    pub(crate) pipelines: Table<PipelineId, Stored<PipelineMeta, O::Pipeline>>,
     /// Pipeline cache: descriptor → id, hashed with ahash (fixed seeds: deterministic).
     pub(crate) pipeline_cache: HashMap<PipelineDesc, PipelineId, ahash::RandomState>,
 }
@@ -257,7 +257,7 @@ fn next_tag() -> u64 {
     (n << 48) & TAG_BITS
 }
 
-impl<O: Objects> Default for Registry<O> {
+impl<O: NativeObjects> Default for Registry<O> {
     fn default() -> Self {
         let tag = next_tag();
         Self {
@@ -277,7 +277,7 @@ fn invalid(kind: ResourceKind) -> CreateError {
     CreateError::InvalidHandle { kind }
 }
 
-impl<O: Objects> Registry<O> {
+impl<O: NativeObjects> Registry<O> {
     pub(crate) fn check_buffer(&self, d: &BufferDesc, caps: &Caps) -> Result<BufferMeta, CreateError> {
         if d.size == 0 || d.size > caps.max_buffer_size {
             return Err(CreateError::Limit { what: "buffer size", requested: d.size, maximum: caps.max_buffer_size });
@@ -538,7 +538,7 @@ fn check_samples(samples: u32, caps: &Caps) -> Result<(), CreateError> {
     Ok(())
 }
 
-impl<O: Objects> Registry<O> {
+impl<O: NativeObjects> Registry<O> {
     /// Every binding an entry point uses is in the pipeline's layouts, visible to its stage,
     /// of a type that serves it (what wgpu checks when it creates the pipeline). The
     /// layouts are live (checked before).
@@ -612,7 +612,7 @@ fn min_size_of(ty: BindingType) -> u64 {
 }
 
 /// Parses and validates WGSL with naga, returning the entry points.
-pub(crate) fn reflect_wgsl(d: &ShaderDesc) -> Result<ShaderMeta, CreateError> {
+pub(crate) fn reflect_wgsl(d: &ShaderModuleDesc) -> Result<ShaderMeta, CreateError> {
     use wgpu::naga;
     let err = |message: String| CreateError::Shader { label: d.label.clone(), message };
     let module = naga::front::wgsl::parse_str(&d.wgsl).map_err(|e| err(e.emit_to_string(&d.wgsl)))?;
@@ -707,7 +707,7 @@ fn shader_resource(
     }
 }
 
-impl<O: Objects> Registry<O> {
+impl<O: NativeObjects> Registry<O> {
     /// How many resources of each kind are alive.
     pub(crate) fn live(&self) -> crate::LiveResources {
         crate::LiveResources {

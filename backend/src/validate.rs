@@ -10,7 +10,7 @@ use crate::command::{DISPATCH_INDIRECT_SIZE, MAX_WORKGROUPS_PER_DIMENSION};
 use crate::desc::{BufferUsage, IndexFormat, StepMode, TextureFormat, TextureUsage};
 use crate::error::{PassError, RecordError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, TextureId};
-use crate::registry::{Objects, PipelineMeta, Registry};
+use crate::registry::{NativeObjects, PipelineMeta, Registry};
 
 /// Most bind groups and vertex slots the validator tracks.
 const MAX_GROUPS: usize = 8;
@@ -36,7 +36,7 @@ pub struct PassLayout {
     pub attachments: [Option<TextureId>; 3],
 }
 
-pub(crate) fn resolve_pass<O: Objects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
+pub(crate) fn resolve_pass<O: NativeObjects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
     if pass.compute {
         if pass.color.is_some() || pass.depth.is_some() {
             return Err(PassError::ComputeWithAttachments);
@@ -125,7 +125,7 @@ struct BoundGroup {
 }
 
 /// Validates one chunk against `pass`; returns what it counts.
-pub(crate) fn validate_chunk<O: Objects>(
+pub(crate) fn validate_chunk<O: NativeObjects>(
     reg: &Registry<O>,
     pass: &PassLayout,
     commands: &[Command],
@@ -328,7 +328,7 @@ fn end(first: u32, count: u32) -> u64 {
 }
 
 #[inline]
-fn check_bindings<'a, O: Objects>(
+fn check_bindings<'a, O: NativeObjects>(
     reg: &Registry<O>,
     i: usize,
     pipeline: Option<&'a PipelineMeta>,

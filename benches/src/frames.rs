@@ -79,7 +79,7 @@ pub fn keyword_switching_patch_ms(objects: usize, threads: usize, cache: bool, f
 pub fn pipeline_descs(n: usize) -> Vec<switchyard::backend::PipelineDesc> {
     let b = NullBackend::new(true);
     let shader = b
-        .create_shader(&switchyard::backend::ShaderDesc {
+        .create_shader(&switchyard::backend::ShaderModuleDesc {
             label: "s".into(),
             wgsl: "@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }".into(),
         })

@@ -170,7 +170,8 @@ impl Churn {
                     .collect(),
             })
             .map_err(e)?;
-        let shader = b.create_shader(&ShaderDesc { label: "churn".into(), wgsl: CHURN_WGSL.into() }).map_err(e)?;
+        let shader =
+            b.create_shader(&ShaderModuleDesc { label: "churn".into(), wgsl: CHURN_WGSL.into() }).map_err(e)?;
         let color = b
             .create_texture(&TextureDesc {
                 label: "churn-target".into(),

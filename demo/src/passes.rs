@@ -176,7 +176,8 @@ impl DemoFrame {
 
 /// The overlay's pipeline: an engine object, made through the renderer's backend.
 fn bar_pipeline<B: Backend>(b: &B) -> Result<PipelineId, switchyard::backend::CreateError> {
-    let shader = b.create_shader(&switchyard::backend::ShaderDesc { label: "overlay".into(), wgsl: BAR.into() })?;
+    let shader =
+        b.create_shader(&switchyard::backend::ShaderModuleDesc { label: "overlay".into(), wgsl: BAR.into() })?;
     b.create_pipeline(&PipelineDesc {
         label: "overlay".into(),
         shader,

@@ -10,9 +10,10 @@
 //!   consumer never blocks on the way back (that channel holds every item and a flush
 //!   marker), so neither side can wait on the other in a cycle.
 //!
-//! Under `--cfg loom` the primitives are loom's and `loom_model` (in `tests/loom.rs`)
-//! explores every interleaving of the ring's protocol: nothing lost, nothing duplicated,
-//! no deadlock, shutdown with items in flight.
+//! Under `--cfg loom` the primitives are loom's, and the tests of `tests/ring.rs` explore
+//! every interleaving of the ring's protocol (up to a preemption bound), at small sizes and
+//! at the renderer's default ones: nothing lost, nothing duplicated, no deadlock, shutdown
+//! with items in flight.
 
 #![deny(missing_docs)]
 

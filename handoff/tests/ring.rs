@@ -91,6 +91,29 @@ fn frames_come_back_in_order_and_the_ring_is_reused() {
     });
 }
 
+/// The renderer's default sizes: three packets, three frames queued at most (frames in
+/// flight 3), four frames and a flush.
+#[test]
+fn at_the_renderers_default_sizes_frames_come_back_in_order() {
+    model(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (mut p, c) = ring(packets(3, &drops), 3);
+        let t = submission(c);
+        let mut reports = Vec::new();
+        for frame in 1..=4 {
+            let mut packet = p.take(&mut |r| reports.push(r)).expect("the consumer is there");
+            packet.frame = frame;
+            assert!(p.send(packet).is_ok());
+        }
+        assert!(p.flush(&mut |r| reports.push(r)));
+        assert_eq!(reports, [1, 2, 3, 4], "each frame once, in order");
+        assert_eq!(p.free(), 3, "every packet is back");
+        drop(p);
+        t.join().unwrap();
+        assert_eq!(drops.load(Ordering::SeqCst), 3, "each dropped once at the end");
+    });
+}
+
 #[test]
 fn shutdown_with_frames_in_flight_drops_each_packet_once() {
     model(|| {

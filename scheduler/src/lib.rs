@@ -17,9 +17,10 @@
 //! | record | `record` | `RecordedPass`: backend command chunks, in order |
 //! | submit | `submit` | the frame packet, handed to the one submission thread |
 //!
-//! `renderer` owns it all: [`Renderer::render`] is the frame loop (start reading there),
-//! `renderer/jobs.rs` the job graph, `graph` the executor that checks the jobs' data
-//! access. The CPU kernels (radix sort, culling loops) live in `switchyard_kernels`.
+//! `renderer` owns it all: [`Renderer::render_graph`] and [`Renderer::render`]
+//! (`renderer/input.rs`) check what a frame is given and lead to the frame loop,
+//! `render_frame` in `renderer/render.rs` (start reading there); `renderer/jobs.rs` is the
+//! job graph, `graph` the executor that checks the jobs' data access. The CPU kernels (radix sort, culling loops) live in `switchyard_kernels`.
 //!
 //! Design choices:
 //! - **Handles, not lookups**: objects, meshes, materials, shaders and textures are slotmap

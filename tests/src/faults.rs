@@ -235,7 +235,7 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.lost_or(CreateError::DeviceLost)?;
         self.inner.create_sampler(desc)
     }
-    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError> {
+    fn create_shader(&self, desc: &ShaderModuleDesc) -> Result<ShaderId, CreateError> {
         self.lost_or(CreateError::DeviceLost)?;
         self.inner.create_shader(desc)
     }

@@ -103,7 +103,7 @@ fn fs_bar() -> @location(0) vec4<f32> {
 
 /// The overlay's pipeline (an engine object, made through the renderer's backend).
 pub fn bar_pipeline<B: Backend>(b: &B) -> Result<PipelineId, CreateError> {
-    let shader = b.create_shader(&backend::ShaderDesc { label: "bar".into(), wgsl: BAR.into() })?;
+    let shader = b.create_shader(&backend::ShaderModuleDesc { label: "bar".into(), wgsl: BAR.into() })?;
     b.create_pipeline(&PipelineDesc {
         label: "bar".into(),
         shader,

@@ -533,7 +533,7 @@ impl<B: Backend> Drop for Destroy<'_, B> {
 fn compute_fixture<B: Backend>(b: &B) -> Option<(PipelineId, BindGroupId, BufferId, [Resource; 5])> {
     let wgsl = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;
         @compute @workgroup_size(1) fn main() { v[0] = 1u; }";
-    let desc = switchyard::backend::ShaderDesc { label: "fuzz-compute".into(), wgsl: wgsl.into() };
+    let desc = switchyard::backend::ShaderModuleDesc { label: "fuzz-compute".into(), wgsl: wgsl.into() };
     let shader = b.create_shader(&desc).expect("a shader");
     let ty = BindingType::StorageReadWrite { dynamic: false };
     let entries = vec![LayoutEntry { binding: 0, visibility: Stages::COMPUTE, ty }];
@@ -651,7 +651,7 @@ fn run_resource_descs<B: Backend>(
     let mut layouts = Vec::new();
     let mut shaders = Vec::new();
     for wgsl in RESOURCE_SHADERS {
-        let s = b.create_shader(&switchyard::backend::ShaderDesc { label: "descs".into(), wgsl: wgsl.into() });
+        let s = b.create_shader(&switchyard::backend::ShaderModuleDesc { label: "descs".into(), wgsl: wgsl.into() });
         if let Ok(s) = log.note("create_shader", s) {
             made.push(s.into());
             shaders.push(s);

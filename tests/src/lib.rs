@@ -106,7 +106,7 @@ impl TwoQuads {
             usage: TextureUsage::RENDER_TARGET,
             ..target("depth", TextureFormat::Depth32Float)
         })?;
-        let shader = b.create_shader(&ShaderDesc { label: "two-quads".into(), wgsl: SHADER.into() })?;
+        let shader = b.create_shader(&ShaderModuleDesc { label: "two-quads".into(), wgsl: SHADER.into() })?;
         let layout = b.create_bind_group_layout(&BindGroupLayoutDesc {
             label: "tint".into(),
             entries: vec![LayoutEntry {

@@ -187,7 +187,8 @@ fn pass_structure_is_checked() {
     );
 
     // A pipeline whose color format differs from the pass's.
-    let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
+    let shader =
+        b.create_shader(&ShaderModuleDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
     let srgb = b.create_pipeline(&TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8UnormSrgb)).unwrap();
     assert_eq!(record_err(&b, &s, &[Command::SetPipeline(srgb)]), RecordError::FormatMismatch { index: 0 });
 
@@ -204,9 +205,10 @@ fn pass_structure_is_checked() {
 #[test]
 fn creation_errors_are_typed_and_the_pipeline_cache_hits() {
     let (b, s) = setup();
-    let bad = b.create_shader(&ShaderDesc { label: "bad".into(), wgsl: "fn main( {".into() });
+    let bad = b.create_shader(&ShaderModuleDesc { label: "bad".into(), wgsl: "fn main( {".into() });
     assert!(matches!(bad, Err(CreateError::Shader { .. })), "{bad:?}");
-    let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
+    let shader =
+        b.create_shader(&ShaderModuleDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
     let mut d = TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8Unorm);
     let p1 = b.create_pipeline(&d).unwrap();
     assert_eq!(b.create_pipeline(&d).unwrap(), p1, "equal descriptors share one pipeline");
@@ -294,7 +296,7 @@ fn what_wgpu_refuses_the_validator_refuses() {
             "{decl}\n@vertex fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> {{ return vec4<f32>(p, 1.0); }}\n\
              @fragment fn fs() -> @location(0) vec4<f32> {{ {body} }}"
         );
-        let shader = b.create_shader(&ShaderDesc { label: "uses".into(), wgsl }).unwrap();
+        let shader = b.create_shader(&ShaderModuleDesc { label: "uses".into(), wgsl }).unwrap();
         let mut d = TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8Unorm);
         d.vertex_buffers.truncate(1);
         d
@@ -325,7 +327,8 @@ fn what_wgpu_refuses_the_validator_refuses() {
             }],
         })
         .unwrap();
-    let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
+    let shader =
+        b.create_shader(&ShaderModuleDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
     let pipeline = b.create_pipeline(&TwoQuads::pipeline_desc(shader, open, TextureFormat::Rgba8Unorm)).unwrap();
     let group = |size| {
         b.create_bind_group(&BindGroupDesc {
@@ -348,7 +351,8 @@ fn what_wgpu_refuses_the_validator_refuses() {
     assert!(draw(group(16)).is_ok());
 
     // The pipeline cache counts creations: each destroy gives one back.
-    let shader = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
+    let shader =
+        b.create_shader(&ShaderModuleDesc { label: "s".into(), wgsl: switchyard_tests::SHADER.into() }).unwrap();
     let d = TwoQuads::pipeline_desc(shader, s.layout, TextureFormat::Rgba8Unorm);
     let (p1, p2) = (b.create_pipeline(&d).unwrap(), b.create_pipeline(&d).unwrap());
     assert_eq!(p1, p2);

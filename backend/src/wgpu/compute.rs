@@ -36,7 +36,7 @@ impl WgpuBackend {
             })
         })?;
         drop(layouts);
-        Ok(reg.pipelines.insert(Entry { meta, obj: NativePipeline::Compute(obj) }))
+        Ok(reg.pipelines.insert(Stored { meta, obj: NativePipeline::Compute(obj) }))
     }
 }
 

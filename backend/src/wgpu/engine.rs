@@ -51,7 +51,7 @@ impl WgpuBackend {
         };
         let meta = self.reg.read().check_texture(&desc, &self.caps)?;
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Ok(self.reg.write().textures.insert(Entry { meta, obj: (texture.clone(), view) }))
+        Ok(self.reg.write().textures.insert(Stored { meta, obj: (texture.clone(), view) }))
     }
 
     /// Whether the device was lost (its device-lost callback ran, on a device this backend
@@ -174,7 +174,7 @@ impl WgpuBackend {
         let meta =
             self.reg.read().check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
         let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let id = self.reg.write().textures.insert(Entry { meta, obj: (texture.texture.clone(), view) });
+        let id = self.reg.write().textures.insert(Stored { meta, obj: (texture.texture.clone(), view) });
         s.current = Some((texture, id));
         Ok(Acquired::Image(id))
     }

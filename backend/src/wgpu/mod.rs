@@ -44,7 +44,7 @@ use crate::desc::*;
 use crate::error::*;
 use crate::handle::*;
 use crate::null::{check_buffer_write, check_texture_write, destroy_in};
-use crate::registry::{reflect_wgsl, Entry, Objects, Registry, SamplerMeta};
+use crate::registry::{reflect_wgsl, NativeObjects, Registry, SamplerMeta, Stored};
 use crate::validate::{resolve_pass, validate_chunk, PassLayout};
 use crate::{Acquired, SurfaceError};
 use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
@@ -88,7 +88,7 @@ impl Default for WgpuConfig {
 }
 
 struct WgpuObjects;
-impl Objects for WgpuObjects {
+impl NativeObjects for WgpuObjects {
     type Buffer = wgpu::Buffer;
     type Texture = (wgpu::Texture, wgpu::TextureView);
     type Sampler = wgpu::Sampler;
@@ -243,7 +243,7 @@ impl Backend for WgpuBackend {
                 })
             })
             .map_err(|e| e.requesting(desc.size))?;
-        Ok(self.reg.write().buffers.insert(Entry { meta, obj }))
+        Ok(self.reg.write().buffers.insert(Stored { meta, obj }))
     }
 
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError> {
@@ -278,7 +278,7 @@ impl Backend for WgpuBackend {
             .map_err(|e| {
                 e.requesting(u64::from(desc.width) * u64::from(desc.height) * u64::from(desc.format.bytes_per_texel()))
             })?;
-        Ok(self.reg.write().textures.insert(Entry { meta, obj }))
+        Ok(self.reg.write().textures.insert(Stored { meta, obj }))
     }
 
     fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
@@ -309,10 +309,10 @@ impl Backend for WgpuBackend {
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
         let obj = self.scoped(|| self.device.create_sampler(&sampler(desc)))?;
         let meta = SamplerMeta::of(desc);
-        Ok(self.reg.write().samplers.insert(Entry { meta, obj }))
+        Ok(self.reg.write().samplers.insert(Stored { meta, obj }))
     }
 
-    fn create_shader(&self, desc: &ShaderDesc) -> Result<ShaderId, CreateError> {
+    fn create_shader(&self, desc: &ShaderModuleDesc) -> Result<ShaderId, CreateError> {
         let meta = reflect_wgsl(desc)?;
         let obj = self.scoped(|| {
             self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -320,7 +320,7 @@ impl Backend for WgpuBackend {
                 source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&desc.wgsl)),
             })
         })?;
-        Ok(self.reg.write().shaders.insert(Entry { meta, obj }))
+        Ok(self.reg.write().shaders.insert(Stored { meta, obj }))
     }
 
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError> {
@@ -341,7 +341,7 @@ impl Backend for WgpuBackend {
                 entries: &entries,
             })
         })?;
-        Ok(self.reg.write().layouts.insert(Entry { meta, obj }))
+        Ok(self.reg.write().layouts.insert(Stored { meta, obj }))
     }
 
     fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId, CreateError> {
@@ -378,7 +378,7 @@ impl Backend for WgpuBackend {
         let mut reg = self.reg.write();
         // Re-check under the write lock: a resource may have been destroyed in between.
         let meta = reg.check_bind_group(desc, &self.caps)?;
-        Ok(reg.bind_groups.insert(Entry { meta, obj }))
+        Ok(reg.bind_groups.insert(Stored { meta, obj }))
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {

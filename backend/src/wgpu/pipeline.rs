@@ -97,7 +97,7 @@ impl WgpuBackend {
             })
         })?;
         drop(layouts);
-        let id = reg.pipelines.insert(Entry { meta, obj: super::compute::NativePipeline::Render(obj) });
+        let id = reg.pipelines.insert(Stored { meta, obj: super::compute::NativePipeline::Render(obj) });
         reg.pipeline_cache.insert(desc.clone(), id);
         Ok(id)
     }

@@ -22,8 +22,8 @@ pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
 
 use switchyard_backend::{
     Backend, BindGroupId, BindGroupLayoutId, ColorTargetState, CompareFunction, CullMode, DepthState, PipelineDesc,
-    PipelineId, Resource, ShaderDesc as BackendShaderDesc, ShaderId, StepMode, TextureFormat, VertexAttribute,
-    VertexBufferLayout, VertexFormat,
+    PipelineId, Resource, ShaderId, ShaderModuleDesc, StepMode, TextureFormat, VertexAttribute, VertexBufferLayout,
+    VertexFormat,
 };
 
 use crate::ResourceError;
@@ -202,7 +202,7 @@ impl ShaderRecord {
         if let Some(&(_, id)) = self.variants.iter().find(|(m, _)| *m == mask) {
             return Ok(id);
         }
-        let id = backend.create_shader(&BackendShaderDesc {
+        let id = backend.create_shader(&ShaderModuleDesc {
             label: format!("{}#{mask:x}", self.name),
             wgsl: self.variant_source(mask),
         })?;

@@ -37,7 +37,7 @@ const INPUT_GROUPS: usize = 4;
 /// The bind group of a fullscreen pass that samples external targets: made per
 /// combination of the textures a frame gives, and kept for the next frames.
 #[derive(Debug)]
-pub(crate) struct FrameInputs {
+pub(crate) struct ExternalInputGroups {
     /// The pass (errors name it).
     pub(crate) pass: String,
     pub(crate) layout: BindGroupLayoutId,
@@ -49,7 +49,7 @@ pub(crate) struct FrameInputs {
     pub(crate) groups: Vec<(Vec<TextureId>, BindGroupId)>,
 }
 
-impl FrameInputs {
+impl ExternalInputGroups {
     /// The group for this frame's textures of the external inputs (`texture` gives them):
     /// a kept one, or a new one (past [`INPUT_GROUPS`] the oldest kept one goes to
     /// `retire`: queued frames may still bind it).
@@ -86,7 +86,7 @@ impl FrameInputs {
 
 /// Shader, layout, uniform buffer, bind group and pipeline of a fullscreen pass. Inputs
 /// are (texture, format, external target): an external one's texture comes per frame, and
-/// then the group does too (the returned `FrameInputs`).
+/// then the group does too (the returned `ExternalInputGroups`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fullscreen<B: Backend>(
     b: &B,
@@ -97,10 +97,10 @@ pub(super) fn fullscreen<B: Backend>(
     size: (u32, u32),
     inputs: &[(TextureId, TextureFormat, Option<usize>)],
     made: &mut Vec<Resource>,
-) -> Result<(PipelineId, Option<BindGroupId>, Option<FrameInputs>), RenderError> {
+) -> Result<(PipelineId, Option<BindGroupId>, Option<ExternalInputGroups>), RenderError> {
     let shader_error = |e: CreateError| RenderError::Shader { pass: pass.to_owned(), source: e };
     let module = b
-        .create_shader(&backend::ShaderDesc {
+        .create_shader(&backend::ShaderModuleDesc {
             label: shader.name.clone(),
             wgsl: format!("{FULLSCREEN_PRELUDE}\n{}", shader.wgsl),
         })
@@ -145,7 +145,10 @@ pub(super) fn fullscreen<B: Backend>(
         made.push(Resource::BindGroup(group));
         (Some(group), None)
     } else {
-        (None, Some(FrameInputs { pass: pass.to_owned(), layout, entries: bind, externals, groups: Vec::new() }))
+        (
+            None,
+            Some(ExternalInputGroups { pass: pass.to_owned(), layout, entries: bind, externals, groups: Vec::new() }),
+        )
     };
     let pipeline = b
         .create_pipeline(&PipelineDesc {

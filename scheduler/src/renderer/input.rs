@@ -197,7 +197,7 @@ impl<B: Backend> Renderer<B> {
         let b = &*self.shared.backend;
         let mut reuse: Vec<_> = self.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
         let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
-        self.others.resize_with(new.others.len(), Slot::default);
+        self.engine_passes.resize_with(new.engine_passes.len(), Slot::default);
         // The materials' forward pipelines are built for the forward passes' color format:
         // a graph of another one builds the forward display lists again (once; a list
         // records the format it was built for).

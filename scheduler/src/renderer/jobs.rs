@@ -4,8 +4,8 @@
 use switchyard_backend::Backend;
 use switchyard_kernels::cull::CullBlocks;
 
-use super::passes::{OtherContent, OtherPlan};
-use super::{OtherRecorded, Shared, ViewFrame, GLOBALS_SLOT};
+use super::passes::{EngineContent, EnginePlan};
+use super::{EngineRecorded, Shared, ViewFrame, GLOBALS_SLOT};
 use crate::batch::batch_view;
 use crate::cull::{cull_view, CullCtx};
 use crate::frame_graph::CallbackContext;
@@ -31,8 +31,9 @@ pub(crate) enum Job {
     Patch { views: usize },
     /// Record view `v`'s batches.
     Record(usize),
-    /// Record fullscreen or callback pass `o`.
-    Other(usize),
+    /// Record engine pass `o`: a fullscreen, callback or compute pass (what it draws or
+    /// dispatches comes from the engine: its shader or its callback).
+    Engine(usize),
 }
 
 /// What the frame's jobs read and write: one stage output of one view, or frame-wide data.
@@ -42,8 +43,8 @@ pub(crate) enum Datum {
     Sorted(usize),
     Batches(usize),
     Recorded(usize),
-    /// A fullscreen or callback pass's chunk.
-    Other(usize),
+    /// An engine pass's chunk.
+    Engine(usize),
     Patched,
     /// Shaders and materials (compiled variants, display lists).
     Library,
@@ -68,15 +69,15 @@ impl GraphJob for Job {
                 Read(Datum::Patched),
                 Write(Datum::Recorded(v)),
             ]),
-            Job::Other(o) => out.push(Write(Datum::Other(o))),
+            Job::Engine(o) => out.push(Write(Datum::Engine(o))),
         }
     }
 }
 
 /// The graph for `views`: per view cull → sort → batch → record, and one patch job after
-/// every cull that every record waits for; one job per fullscreen or callback pass
-/// (`others`: their names), which depends on nothing.
-pub(super) fn build_graph(views: &[&str], others: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
+/// every cull that every record waits for; one job per engine pass (fullscreen, callback, compute)
+/// (`engine`: their names), which depends on nothing.
+pub(super) fn build_graph(views: &[&str], engine: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
     let mut g = JobGraphBuilder::new();
     let culls: Vec<_> =
         views.iter().enumerate().map(|(v, name)| g.add(Job::Cull(v), format!("cull[{name}]"), &[])).collect();
@@ -86,8 +87,8 @@ pub(super) fn build_graph(views: &[&str], others: &[&str]) -> Result<JobGraph<Jo
         let batch = g.add(Job::Batch(v), format!("batch[{name}]"), &[sort]);
         g.add(Job::Record(v), format!("record[{name}]"), &[batch, patch]);
     }
-    for (o, name) in others.iter().enumerate() {
-        g.add(Job::Other(o), format!("pass[{name}]"), &[]);
+    for (o, name) in engine.iter().enumerate() {
+        g.add(Job::Engine(o), format!("pass[{name}]"), &[]);
     }
     g.build()
 }
@@ -102,8 +103,8 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) globals: &'a PropertySheet,
     pub(super) globals_version: u64,
     pub(super) views: &'a [ViewFrame<B::Chunk>],
-    pub(super) others: &'a [Slot<OtherRecorded<B::Chunk>>],
-    pub(super) other_plans: &'a [OtherPlan],
+    pub(super) engine_passes: &'a [Slot<EngineRecorded<B::Chunk>>],
+    pub(super) engine_plans: &'a [EnginePlan],
     pub(super) frame: u64,
     pub(super) library: &'a Slot<Library>,
     pub(super) patched: &'a Slot<PatchedLists>,
@@ -198,21 +199,21 @@ impl<B: Backend> FrameJobs<'_, B> {
                     &mut view.recorded.write(),
                 );
             }
-            Job::Other(o) => self.record_other(o),
+            Job::Engine(o) => self.record_engine_pass(o),
         }
     }
 
     /// Records a fullscreen pass's triangle, or what an engine callback writes.
-    fn record_other(&self, o: usize) {
-        let plan = &self.other_plans[o];
+    fn record_engine_pass(&self, o: usize) {
+        let plan = &self.engine_plans[o];
         let _z = crate::profile::zone_text!("record-pass", "pass {}", plan.name);
         let t = std::time::Instant::now();
-        let mut rec = self.others[o].write();
+        let mut rec = self.engine_passes[o].write();
         let rec = &mut *rec;
         (rec.chunk, rec.error) = (None, None);
         rec.commands.clear();
         match &plan.content {
-            OtherContent::Fullscreen { pipeline, group, .. } => rec.commands.extend([
+            EngineContent::Fullscreen { pipeline, group, .. } => rec.commands.extend([
                 Command::SetPipeline(*pipeline),
                 // No plan-time group: the one made for this frame's external inputs.
                 Command::SetBindGroup {
@@ -222,7 +223,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                 },
                 Command::Draw { first_vertex: 0, vertex_count: 3, first_instance: 0, instance_count: 1 },
             ]),
-            OtherContent::Callback(record) => {
+            EngineContent::Callback(record) => {
                 let ctx = CallbackContext { pass: &plan.name, frame: self.frame, size: plan.size, inputs: &rec.inputs };
                 record(&ctx, &mut rec.commands)
             }

@@ -1,6 +1,7 @@
 //! The renderer: resources, the scene, and the frame loop.
 //!
-//! [`Renderer::render`] (in `render.rs`) runs one frame's job graph (`jobs.rs`) on the
+//! `render_frame` (in `render.rs`, reached from [`Renderer::render_graph`] and
+//! [`Renderer::render`] in `input.rs`) runs one frame's job graph (`jobs.rs`) on the
 //! worker pool, stage by stage in the order data flows:
 //!
 //! ```text
@@ -225,9 +226,9 @@ impl<C> ViewFrame<C> {
     }
 }
 
-/// What a fullscreen or callback pass recorded this frame.
+/// What an engine pass (fullscreen, callback, compute) recorded this frame.
 #[derive(Debug)]
-pub(crate) struct OtherRecorded<C> {
+pub(crate) struct EngineRecorded<C> {
     /// The backend pass (external attachments filled in for this frame).
     pub(crate) pass: PassDesc,
     pub(crate) commands: Vec<Command>,
@@ -246,7 +247,7 @@ pub(crate) struct OtherRecorded<C> {
     pub(crate) ms: f64,
 }
 
-impl<C> Default for OtherRecorded<C> {
+impl<C> Default for EngineRecorded<C> {
     fn default() -> Self {
         Self {
             pass: PassDesc { label: "".into(), color: None, depth: None, compute: false },
@@ -370,8 +371,8 @@ pub struct Renderer<B: Backend> {
     plan: Option<plan::FramePlan>,
     /// Per scene pass.
     views: Vec<ViewFrame<B::Chunk>>,
-    /// Per fullscreen or callback pass.
-    others: Vec<Slot<OtherRecorded<B::Chunk>>>,
+    /// Per engine pass (fullscreen, callback, compute).
+    engine_passes: Vec<Slot<EngineRecorded<B::Chunk>>>,
     /// The cameras of a frame given as views.
     view_cameras: Vec<Camera>,
     patched: Slot<PatchedLists>,
@@ -495,7 +496,7 @@ impl<B: Backend> Renderer<B> {
             graph_generation: 0,
             plan: None,
             views: Vec::new(),
-            others: Vec::new(),
+            engine_passes: Vec::new(),
             view_cameras: Vec::new(),
             patched: Slot::default(),
             mat_frames: Vec::new(),

@@ -4,7 +4,7 @@
 
 use switchyard_backend::{BindGroupId, PassDesc, PipelineId};
 
-use super::fullscreen::FrameInputs;
+use super::fullscreen::ExternalInputGroups;
 use crate::frame_graph::{PassCallback, Queue, TargetId, MAX_SHADOW_MAPS};
 use crate::material::PassKind;
 
@@ -13,8 +13,9 @@ use crate::material::PassKind;
 pub(crate) enum Entry {
     /// Scene pass `s` (a view: cull, sort, batch, record).
     Scene(usize),
-    /// Fullscreen or callback pass `o`.
-    Other(usize),
+    /// Engine pass `o`: a fullscreen, callback or compute pass (its shader or callback is
+    /// the engine's; one job records it).
+    Engine(usize),
 }
 
 /// Which of a pass's attachments are external targets (their texture comes per frame).
@@ -42,31 +43,31 @@ pub(crate) struct ScenePlan {
     pub(crate) shadowed: bool,
 }
 
-/// What a fullscreen or callback pass records.
-pub(crate) enum OtherContent {
+/// What an engine pass records with.
+pub(crate) enum EngineContent {
     /// `group`: its inputs, or `None` when it samples external targets (`inputs` makes the
     /// group per frame).
     Fullscreen {
         pipeline: PipelineId,
         group: Option<BindGroupId>,
-        inputs: Option<FrameInputs>,
+        inputs: Option<ExternalInputGroups>,
     },
     Callback(PassCallback),
 }
 
-/// A fullscreen or callback pass.
-pub(crate) struct OtherPlan {
+/// An engine pass: a fullscreen, callback or compute pass.
+pub(crate) struct EnginePlan {
     pub(crate) name: String,
     pub(crate) pass: PassDesc,
     pub(crate) externals: ExternalSlots,
     pub(crate) size: (u32, u32),
-    pub(crate) content: OtherContent,
+    pub(crate) content: EngineContent,
     /// The targets a callback or compute pass samples (its context's inputs).
     pub(crate) inputs: Vec<TargetId>,
 }
 
-impl std::fmt::Debug for OtherPlan {
+impl std::fmt::Debug for EnginePlan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OtherPlan").field("name", &self.name).field("pass", &self.pass).finish_non_exhaustive()
+        f.debug_struct("EnginePlan").field("name", &self.name).field("pass", &self.pass).finish_non_exhaustive()
     }
 }

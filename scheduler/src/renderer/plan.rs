@@ -29,12 +29,12 @@ pub(crate) enum Origin {
     Graph(u64),
 }
 
-pub(crate) use super::passes::{Entry, ExternalSlots, OtherContent, OtherPlan, ScenePlan};
+pub(crate) use super::passes::{EngineContent, EnginePlan, Entry, ExternalSlots, ScenePlan};
 
 /// What a texture of the plan was made as: a later plan reuses a texture of equal
 /// description instead of creating one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TextureKey {
+pub(crate) struct TextureSpec {
     format: TextureFormat,
     width: u32,
     height: u32,
@@ -45,8 +45,8 @@ pub(crate) struct TextureKey {
 /// GPU objects a plan made, destroyed with it (textures go back to the next plan first).
 #[derive(Debug, Default)]
 pub(crate) struct PlanObjects {
-    pub(crate) textures: Vec<(TextureKey, TextureId)>,
-    others: Vec<Resource>,
+    pub(crate) textures: Vec<(TextureSpec, TextureId)>,
+    resources: Vec<Resource>,
 }
 
 impl PlanObjects {
@@ -59,7 +59,7 @@ impl PlanObjects {
 
     /// Everything, given up.
     fn into_resources(self) -> impl Iterator<Item = Resource> {
-        self.textures.into_iter().map(|(_, t)| Resource::Texture(t)).chain(self.others)
+        self.textures.into_iter().map(|(_, t)| Resource::Texture(t)).chain(self.resources)
     }
 }
 
@@ -101,7 +101,7 @@ pub(crate) struct FramePlan {
     pub(crate) graph: CompiledGraph,
     pub(crate) entries: Vec<Entry>,
     pub(crate) scenes: Vec<ScenePlan>,
-    pub(crate) others: Vec<OtherPlan>,
+    pub(crate) engine_passes: Vec<EnginePlan>,
     /// Pass names in submission order.
     pub(crate) names: Vec<String>,
     /// Camera slots a frame fills.
@@ -147,7 +147,7 @@ impl FramePlan {
         config: &RendererConfig,
         origin: Origin,
         graph: &FrameGraph,
-        reuse: &mut Vec<(TextureKey, TextureId)>,
+        reuse: &mut Vec<(TextureSpec, TextureId)>,
     ) -> Result<Self, RenderError> {
         let compiled = compile(graph, (config.width, config.height), &b.caps())?;
         let mut objects = PlanObjects::default();
@@ -177,7 +177,7 @@ impl FramePlan {
         graph: &FrameGraph,
         compiled: CompiledGraph,
         output: (u32, u32),
-        reuse: &mut Vec<(TextureKey, TextureId)>,
+        reuse: &mut Vec<(TextureSpec, TextureId)>,
         objects: &mut PlanObjects,
     ) -> Result<Self, RenderError> {
         let target_error = |target: &str| {
@@ -185,7 +185,7 @@ impl FramePlan {
             move |source| RenderError::Target { target, source }
         };
         let caps = b.caps();
-        let mut texture = |key: TextureKey, label: &str| -> Result<TextureId, CreateError> {
+        let mut texture = |key: TextureSpec, label: &str| -> Result<TextureId, CreateError> {
             let id = match reuse.iter().position(|(k, _)| *k == key) {
                 Some(i) => reuse.swap_remove(i).1,
                 None => b.create_texture(&TextureDesc {
@@ -217,7 +217,7 @@ impl FramePlan {
             } else {
                 TextureUsage::RENDER_TARGET
             };
-            let key = TextureKey { format: p.format, width: p.width, height: p.height, usage, samples: p.samples };
+            let key = TextureSpec { format: p.format, width: p.width, height: p.height, usage, samples: p.samples };
             // Named by the first target it holds.
             let first = (0..n).find(|&t| compiled.aliases[t] == Some(i)).map_or("", |t| graph.targets[t].name.as_str());
             physical_ids.push(texture(key, &format!("graph-target-{i}")).map_err(target_error(first))?);
@@ -244,7 +244,7 @@ impl FramePlan {
                         // Kept content of a multisampled target: render target only.
                         usage = TextureUsage::RENDER_TARGET;
                     }
-                    let key = TextureKey { format: decl.format, width: w, height: h, usage, samples: decl.samples };
+                    let key = TextureSpec { format: decl.format, width: w, height: h, usage, samples: decl.samples };
                     textures[t] = Some(texture(key, &decl.name).map_err(target_error(&decl.name))?);
                     memory.bytes += bytes(w, h, decl.format, decl.samples);
                 }
@@ -282,7 +282,7 @@ impl FramePlan {
 
         // Passes, in declaration order; entries in submission order.
         let mut scenes = Vec::new();
-        let mut others = Vec::new();
+        let mut engine_passes = Vec::new();
         let mut index_of = vec![None; graph.passes.len()];
         let mut runs = vec![false; graph.passes.len()];
         compiled.order.iter().for_each(|&p| runs[p] = true);
@@ -310,7 +310,7 @@ impl FramePlan {
                             let group = gpu
                                 .forward_group(b, maps)
                                 .map_err(|source| RenderError::BindGroup { pass: pass.name.clone(), source })?;
-                            objects.others.push(Resource::BindGroup(group));
+                            objects.resources.push(Resource::BindGroup(group));
                             (group, cams)
                         }
                     };
@@ -334,7 +334,7 @@ impl FramePlan {
                         pass.samples.iter().map(|&s| (tex(s), graph.targets[s.0 as usize].format, ext(s))).collect();
                     let target_format = graph.targets[c.target.0 as usize].format;
                     let (pipeline, group, inputs) =
-                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &mut objects.others)?;
+                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &mut objects.resources)?;
                     // A shader that compiles but may leave texels unwritten cannot take a
                     // don't-care load (its texels would be undefined).
                     if c.load == LoadOp::DontCare && !writes_every_texel(shader) {
@@ -344,34 +344,34 @@ impl FramePlan {
                                    (no discard, no sample_mask); load or clear instead",
                         }));
                     }
-                    others.push(OtherPlan {
+                    engine_passes.push(EnginePlan {
                         name: pass.name.clone(),
                         pass: desc,
                         externals,
                         size,
-                        content: OtherContent::Fullscreen { pipeline, group, inputs },
+                        content: EngineContent::Fullscreen { pipeline, group, inputs },
                         inputs: Vec::new(),
                     });
-                    Entry::Other(others.len() - 1)
+                    Entry::Engine(engine_passes.len() - 1)
                 }
                 PassContent::Callback(cb) | PassContent::Compute(cb) => {
                     let t = pass.color.map(|c| c.target).or(pass.depth.map(|d| d.target));
-                    others.push(OtherPlan {
+                    engine_passes.push(EnginePlan {
                         name: pass.name.clone(),
                         pass: desc,
                         externals,
                         // A compute pass has no attachments: the output's size.
                         size: t.map_or(output, |t| compiled.sizes[t.0 as usize]),
-                        content: OtherContent::Callback(Arc::clone(cb)),
+                        content: EngineContent::Callback(Arc::clone(cb)),
                         inputs: pass.samples.clone(),
                     });
-                    Entry::Other(others.len() - 1)
+                    Entry::Engine(engine_passes.len() - 1)
                 }
             });
         }
         let entries: Vec<Entry> = compiled.order.iter().map(|&p| index_of[p].expect("every pass in order")).collect();
         let views: Vec<&str> = scenes.iter().map(|s| &*s.label).collect();
-        let labels: Vec<&str> = others.iter().map(|o| o.name.as_str()).collect();
+        let labels: Vec<&str> = engine_passes.iter().map(|o| o.name.as_str()).collect();
         let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
         let names = compiled.order.iter().map(|&p| graph.passes[p].name.clone()).collect();
         let readback = compiled.order.iter().rev().find_map(|&p| {
@@ -388,7 +388,7 @@ impl FramePlan {
             graph: compiled,
             entries,
             scenes,
-            others,
+            engine_passes,
             names,
             cameras: graph.cameras.len(),
             externals,
@@ -405,8 +405,8 @@ impl FramePlan {
     /// made per frame (for the caller to retire: frames may still use them).
     pub(crate) fn into_resources(mut self) -> Vec<Resource> {
         let mut out = Vec::new();
-        for o in &mut self.others {
-            if let OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut o.content {
+        for o in &mut self.engine_passes {
+            if let EngineContent::Fullscreen { inputs: Some(inputs), .. } = &mut o.content {
                 out.extend(inputs.take_groups().map(Resource::BindGroup));
             }
         }

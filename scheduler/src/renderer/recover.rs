@@ -83,7 +83,7 @@ impl<B: Backend> Renderer<B> {
         self.forget_lists();
         // Plans, per-view buffers and recorded chunks named the old device's objects.
         self.views.clear();
-        self.others.clear();
+        self.engine_passes.clear();
         let n = self.scene.len() as u32;
         self.scene.dirty.clear();
         if n > 0 {

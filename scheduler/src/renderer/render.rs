@@ -227,7 +227,7 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// Each scene pass's setup (view, frustum, pass with this frame's external textures,
-    /// slot) and instance and indirect buffers grown to the scene; each other pass's
+    /// slot) and instance and indirect buffers grown to the scene; each engine pass's
     /// backend pass, sampled textures and (fullscreen passes over external targets) this
     /// frame's bind group.
     fn prepare_views(&mut self, cameras: &[Camera], targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
@@ -271,8 +271,8 @@ impl<B: Backend> Renderer<B> {
             }
         }
         let b = &*self.shared.backend;
-        for (o, op) in plan.others.iter_mut().enumerate() {
-            let rec = self.others[o].get_mut();
+        for (o, op) in plan.engine_passes.iter_mut().enumerate() {
+            let rec = self.engine_passes[o].get_mut();
             rec.pass = with_externals(op.pass.clone(), &op.externals);
             rec.inputs.clear();
             for &t in &op.inputs {
@@ -280,7 +280,7 @@ impl<B: Backend> Renderer<B> {
                     rec.inputs.push((t, tex));
                 }
             }
-            if let plan::OtherContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
+            if let plan::EngineContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
                 let (retired, meshes) = (&mut self.shared.retired, &mut self.shared.meshes);
                 let retire = |g| retired.retire(Retiree::Resource(Resource::BindGroup(g)), b, meshes);
                 rec.input_group = Some(inputs.group(b, given, retire)?);
@@ -340,8 +340,8 @@ impl<B: Backend> Renderer<B> {
             globals: &self.globals,
             globals_version: self.globals_version,
             views: &self.views[..views],
-            others: &self.others,
-            other_plans: &plan.others,
+            engine_passes: &self.engine_passes,
+            engine_plans: &plan.engine_passes,
             frame: self.frame,
             library: &self.library,
             patched: &self.patched,
@@ -426,8 +426,8 @@ impl<B: Backend> Renderer<B> {
                     #[cfg(feature = "reference")]
                     w.args.clone_from(&packet.views[v].args);
                 }
-                Entry::Other(o) => {
-                    let rec = self.others[o].get_mut();
+                Entry::Engine(o) => {
+                    let rec = self.engine_passes[o].get_mut();
                     error = error.or(rec.error.take());
                     stats.record_ms += rec.ms;
                     stats.draw_calls += rec.draw_calls;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::Encoding;
-use switchyard::backend::ShaderDesc;
+use switchyard::backend::ShaderModuleDesc;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
@@ -79,7 +79,7 @@ fn engine<B: Backend>(b: &B) -> Result<Engine, CreateError> {
     };
     let (args_layout, compute_group) = rw(0, args)?;
     let (colors_layout, fill_group) = rw(1, colors)?;
-    let module = b.create_shader(&ShaderDesc { label: "compute".into(), wgsl: COMPUTE.into() })?;
+    let module = b.create_shader(&ShaderModuleDesc { label: "compute".into(), wgsl: COMPUTE.into() })?;
     let pipeline = |entry: &str, layout| {
         b.create_compute_pipeline(&ComputePipelineDesc {
             label: entry.into(),
@@ -102,7 +102,7 @@ fn engine<B: Backend>(b: &B) -> Result<Engine, CreateError> {
         layout: show_layout,
         entries: vec![BindEntry { binding: 0, resource: whole(colors) }],
     })?;
-    let show_module = b.create_shader(&ShaderDesc { label: "show".into(), wgsl: SHOW.into() })?;
+    let show_module = b.create_shader(&ShaderModuleDesc { label: "show".into(), wgsl: SHOW.into() })?;
     let show = b.create_pipeline(&PipelineDesc {
         label: "show".into(),
         shader: show_module,
@@ -433,7 +433,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
     assert_eq!(rec(&with_color, &[]), Err(RecordError::Pass(PassError::ComputeWithAttachments)));
 
     // Pipelines and layouts.
-    let module = b.create_shader(&ShaderDesc { label: "m".into(), wgsl: COMPUTE.into() }).unwrap();
+    let module = b.create_shader(&ShaderModuleDesc { label: "m".into(), wgsl: COMPUTE.into() }).unwrap();
     let desc = |entry: &str| ComputePipelineDesc {
         label: "p".into(),
         shader: module,
@@ -441,7 +441,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
         bind_group_layouts: Vec::new(),
     };
     assert!(matches!(b.create_compute_pipeline(&desc("missing")), Err(CreateError::Invalid(_))));
-    let show = b.create_shader(&ShaderDesc { label: "s".into(), wgsl: SHOW.into() }).unwrap();
+    let show = b.create_shader(&ShaderModuleDesc { label: "s".into(), wgsl: SHOW.into() }).unwrap();
     let vertex_entry = ComputePipelineDesc { shader: show, ..desc("vs") };
     assert!(matches!(b.create_compute_pipeline(&vertex_entry), Err(CreateError::Invalid(_))), "a vertex entry");
     let stale = BindGroupLayoutId::default();
@@ -457,7 +457,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
     };
     assert!(matches!(b.create_bind_group_layout(&in_vertex), Err(CreateError::Invalid(_))));
     let no_compute = NullBackend::with_caps(Caps { compute: false, ..b.caps() });
-    let m = no_compute.create_shader(&ShaderDesc { label: "m".into(), wgsl: COMPUTE.into() }).unwrap();
+    let m = no_compute.create_shader(&ShaderModuleDesc { label: "m".into(), wgsl: COMPUTE.into() }).unwrap();
     assert!(matches!(
         no_compute.create_compute_pipeline(&ComputePipelineDesc { shader: m, ..desc("fill") }),
         Err(CreateError::Unsupported(_))

@@ -189,7 +189,8 @@ fn the_backends_check_sample_counts_alike() {
     // A pipeline's sample count must be the pass's.
     let wgsl = "@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }
         @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }";
-    let shader = b.create_shader(&switchyard::backend::ShaderDesc { label: "s".into(), wgsl: wgsl.into() }).unwrap();
+    let shader =
+        b.create_shader(&switchyard::backend::ShaderModuleDesc { label: "s".into(), wgsl: wgsl.into() }).unwrap();
     let pipeline = |samples| PipelineDesc {
         label: "p".into(),
         shader,

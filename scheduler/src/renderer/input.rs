@@ -88,7 +88,7 @@ impl<B: Backend> Renderer<B> {
         }
         validate_views(views)?;
         self.views_plan(views, true)?;
-        let plan = self.plan.as_ref().expect("views_plan built it");
+        let plan = self.plan.as_ref().ok_or(RenderError::NoGraph)?;
         let color = TargetId(plan.externals[0].target as u32, plan.tag);
         self.render_views(views, &[(color, output)])
     }
@@ -118,6 +118,15 @@ impl<B: Backend> Renderer<B> {
     /// non-finite camera, a missing or unfit external texture) is a typed error before any
     /// work is done.
     pub fn render_graph(&mut self, input: &FrameInput<'_>) -> Result<FrameStats, RenderError> {
+        self.graph_frame(input, None)
+    }
+
+    /// A frame of the graph set, drawing into `present`'s acquired image where given.
+    pub(super) fn graph_frame(
+        &mut self,
+        input: &FrameInput<'_>,
+        present: Option<SurfaceId>,
+    ) -> Result<FrameStats, RenderError> {
         let generation = self.graph_generation;
         if self.graph.is_none() {
             return Err(RenderError::NoGraph);
@@ -130,7 +139,7 @@ impl<B: Backend> Renderer<B> {
         }
         // Everything is checked before the output resizes to the engine's textures: a
         // refused frame changes nothing.
-        let plan = self.plan.as_ref().expect("built above");
+        let plan = self.plan.as_ref().ok_or(RenderError::NoGraph)?;
         if input.cameras.len() != plan.cameras {
             return Err(RenderError::CameraCount { expected: plan.cameras, given: input.cameras.len() });
         }
@@ -139,11 +148,11 @@ impl<B: Backend> Renderer<B> {
         }
         let current = (self.config.width, self.config.height);
         let output = self.external_output_size(input.targets).unwrap_or(current);
-        self.check_targets(input.targets, output)?;
+        check_targets(plan, &*self.shared.backend, input.targets, output)?;
         if output != current {
             self.resize(output.0, output.1)?;
         }
-        self.render_frame(input.cameras, input.targets)
+        self.render_frame(input.cameras, input.targets, present)
     }
 
     pub(super) fn render_views(
@@ -154,7 +163,7 @@ impl<B: Backend> Renderer<B> {
         let mut cameras = std::mem::take(&mut self.view_cameras);
         cameras.clear();
         cameras.extend(views.iter().map(camera_of));
-        let r = self.render_frame(&cameras, targets);
+        let r = self.render_frame(&cameras, targets, None);
         self.view_cameras = cameras;
         r
     }
@@ -227,53 +236,6 @@ impl<B: Backend> Renderer<B> {
         let first = sizes.next()??;
         let agree = sizes.all(|s| s == Some(first));
         (agree && first != (self.config.width, self.config.height)).then_some(first)
-    }
-
-    /// Every external target the plan uses has a fitting texture for an output of
-    /// `output` texels, and nothing else is given.
-    pub(super) fn check_targets(
-        &self,
-        targets: &[(TargetId, TextureId)],
-        output: (u32, u32),
-    ) -> Result<(), RenderError> {
-        let plan = self.plan.as_ref().expect("the caller made the plan");
-        let graph_name = |t: TargetId| {
-            let e = plan.externals.iter().find(|e| e.target == t.0 as usize && t.1 == plan.tag)?;
-            Some(&e.name)
-        };
-        for &(t, _) in targets {
-            if graph_name(t).is_none() {
-                let what =
-                    if t.1 == plan.tag { "not an external target the graph uses" } else { "a target of another graph" };
-                return Err(RenderError::InvalidTarget { target: format!("#{}", t.0), what });
-            }
-        }
-        for e in &plan.externals {
-            let (name, format) = (&e.name, &e.format);
-            let size = e.declared.at(output).unwrap_or(e.size);
-            let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
-            let mut given = targets.iter().filter(|(id, _)| id.0 as usize == e.target);
-            let (Some(&(_, texture)), None) = (given.next(), given.next()) else {
-                return invalid("the frame must give exactly one texture for it");
-            };
-            let Some(info) = self.shared.backend.texture_info(texture) else { return invalid("stale handle") };
-            if info.format != *format {
-                return invalid("format differs from the declared one");
-            }
-            if (info.width, info.height) != size {
-                return invalid("size differs from the declared one");
-            }
-            if info.samples != e.samples {
-                return invalid("sample count differs from the declared one");
-            }
-            if e.rendered && !info.usage.contains(TextureUsage::RENDER_TARGET) {
-                return invalid("not usable as a render target");
-            }
-            if e.sampled && !info.usage.contains(TextureUsage::SAMPLED) {
-                return invalid("a pass samples it: it needs SAMPLED usage");
-            }
-        }
-        Ok(())
     }
 
     /// Changes the output size (of the renderer's color target, of what `render_to`
@@ -374,4 +336,51 @@ fn views_graph(config: &RendererConfig, views: &[View], external: bool) -> Frame
         g.pass(pass);
     }
     g
+}
+
+/// Every external target the plan uses has a fitting texture for an output of
+/// `output` texels, and nothing else is given.
+pub(super) fn check_targets<B: Backend>(
+    plan: &FramePlan,
+    backend: &B,
+    targets: &[(TargetId, TextureId)],
+    output: (u32, u32),
+) -> Result<(), RenderError> {
+    let graph_name = |t: TargetId| {
+        let e = plan.externals.iter().find(|e| e.target == t.0 as usize && t.1 == plan.tag)?;
+        Some(&e.name)
+    };
+    for &(t, _) in targets {
+        if graph_name(t).is_none() {
+            let what =
+                if t.1 == plan.tag { "not an external target the graph uses" } else { "a target of another graph" };
+            return Err(RenderError::InvalidTarget { target: format!("#{}", t.0), what });
+        }
+    }
+    for e in &plan.externals {
+        let (name, format) = (&e.name, &e.format);
+        let size = e.declared.at(output).unwrap_or(e.size);
+        let invalid = |what| Err(RenderError::InvalidTarget { target: name.clone(), what });
+        let mut given = targets.iter().filter(|(id, _)| id.0 as usize == e.target);
+        let (Some(&(_, texture)), None) = (given.next(), given.next()) else {
+            return invalid("the frame must give exactly one texture for it");
+        };
+        let Some(info) = backend.texture_info(texture) else { return invalid("stale handle") };
+        if info.format != *format {
+            return invalid("format differs from the declared one");
+        }
+        if (info.width, info.height) != size {
+            return invalid("size differs from the declared one");
+        }
+        if info.samples != e.samples {
+            return invalid("sample count differs from the declared one");
+        }
+        if e.rendered && !info.usage.contains(TextureUsage::RENDER_TARGET) {
+            return invalid("not usable as a render target");
+        }
+        if e.sampled && !info.usage.contains(TextureUsage::SAMPLED) {
+            return invalid("a pass samples it: it needs SAMPLED usage");
+        }
+    }
+    Ok(())
 }

@@ -388,8 +388,6 @@ pub struct Renderer<B: Backend> {
     frame: u64,
     /// The device was lost; frames fail until [`Renderer::recover`].
     lost: bool,
-    /// The surface the frame being rendered presents to (`present_graph`).
-    present_to: Option<SurfaceId>,
     /// `present_graph`'s external targets plus the surface image (kept for its memory).
     surface_targets: Vec<(TargetId, TextureId)>,
     /// Surfaces configured again after an outdated or lost acquire.
@@ -505,7 +503,6 @@ impl<B: Backend> Renderer<B> {
             submit,
             frame: 0,
             lost: false,
-            present_to: None,
             surface_targets: Vec::new(),
             reconfigures: 0,
             #[cfg(feature = "fault-injection")]

@@ -9,7 +9,9 @@
 use std::sync::Arc;
 
 use switchyard_backend::Backend;
-use switchyard_backend::{Caps, CreateError, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
+use switchyard_backend::{
+    BindGroupId, Caps, CreateError, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
+};
 
 use super::fullscreen::{backend_pass, fullscreen, writes_every_texel};
 use super::gpu::FrameResources;
@@ -149,64 +151,108 @@ impl FramePlan {
         graph: &FrameGraph,
         reuse: &mut Vec<(TextureSpec, TextureId)>,
     ) -> Result<Self, RenderError> {
-        let compiled = compile(graph, (config.width, config.height), &b.caps())?;
-        let mut objects = PlanObjects::default();
+        let output = (config.width, config.height);
+        let compiled = compile(graph, output, &b.caps())?;
+        let mut maker = Maker { b, gpu, graph, compiled: &compiled, objects: PlanObjects::default() };
         let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
-        match Self::make(b, gpu, origin, graph, compiled, (config.width, config.height), reuse, &mut objects) {
-            Ok(mut plan) => {
-                plan.objects = objects;
-                plan.size = (config.width, config.height);
-                Ok(plan)
-            }
+        let made = maker.targets(reuse).and_then(|(textures, memory)| {
+            let (entries, scenes, engine_passes) = maker.passes(&textures, output)?;
+            let views: Vec<&str> = scenes.iter().map(|s| &*s.label).collect();
+            let labels: Vec<&str> = engine_passes.iter().map(|o| o.name.as_str()).collect();
+            let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
+            Ok((textures, memory, entries, scenes, engine_passes, jobs))
+        });
+        let mut objects = maker.objects;
+        let (textures, memory, entries, scenes, engine_passes, jobs) = match made {
+            Ok(made) => made,
             Err(e) => {
                 // Textures taken from `reuse` go back; what was made here goes.
                 let (back, made): (Vec<_>, Vec<_>) = objects.textures.drain(..).partition(|(_, t)| offered.contains(t));
                 reuse.extend(back);
                 objects.textures = made;
                 objects.destroy(b);
-                Err(e)
+                return Err(e);
             }
-        }
+        };
+        let tex = |t: TargetId| textures[t.0 as usize].unwrap_or_default();
+        let readback = compiled.order.iter().rev().find_map(|&p| {
+            let c = graph.passes[p].color?;
+            let t = c.resolve.unwrap_or(c.target);
+            let d = &graph.targets[t.0 as usize];
+            (d.kind == TargetKind::Retained && d.samples == 1).then(|| tex(t))
+        });
+        Ok(Self {
+            origin,
+            tag: graph.tag,
+            size: output,
+            jobs,
+            names: compiled.order.iter().map(|&p| graph.passes[p].name.clone()).collect(),
+            externals: external_targets(graph, &compiled),
+            graph: compiled,
+            entries,
+            scenes,
+            engine_passes,
+            cameras: graph.cameras.len(),
+            textures,
+            readback,
+            memory,
+            objects,
+        })
+    }
+}
+
+/// What a plan is made from, and what it made so far (destroyed again if a later step
+/// fails).
+struct Maker<'a, B: Backend> {
+    b: &'a B,
+    gpu: &'a FrameResources,
+    graph: &'a FrameGraph,
+    compiled: &'a CompiledGraph,
+    objects: PlanObjects,
+}
+
+fn bytes(w: u32, h: u32, f: TextureFormat, samples: u32) -> u64 {
+    u64::from(w) * u64::from(h) * u64::from(f.bytes_per_texel()) * u64::from(samples)
+}
+
+impl<B: Backend> Maker<'_, B> {
+    /// A texture of `spec`: one of `reuse` (the last plan's) or a new one.
+    fn texture(
+        &mut self,
+        spec: TextureSpec,
+        label: &str,
+        reuse: &mut Vec<(TextureSpec, TextureId)>,
+    ) -> Result<TextureId, CreateError> {
+        let id = match reuse.iter().position(|(k, _)| *k == spec) {
+            Some(i) => reuse.swap_remove(i).1,
+            None => self.b.create_texture(&TextureDesc {
+                label: label.into(),
+                width: spec.width,
+                height: spec.height,
+                format: spec.format,
+                usage: spec.usage,
+                samples: spec.samples,
+            })?,
+        };
+        self.objects.textures.push((spec, id));
+        Ok(id)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn make<B: Backend>(
-        b: &B,
-        gpu: &FrameResources,
-        origin: Origin,
-        graph: &FrameGraph,
-        compiled: CompiledGraph,
-        output: (u32, u32),
+    /// The targets' textures: one per physical transient target (aliased targets share
+    /// it), one per retained target that is used; and the memory they take and save.
+    fn targets(
+        &mut self,
         reuse: &mut Vec<(TextureSpec, TextureId)>,
-        objects: &mut PlanObjects,
-    ) -> Result<Self, RenderError> {
+    ) -> Result<(Vec<Option<TextureId>>, TargetMemory), RenderError> {
+        let (graph, compiled) = (self.graph, self.compiled);
+        let caps = self.b.caps();
         let target_error = |target: &str| {
             let target = target.to_owned();
             move |source| RenderError::Target { target, source }
         };
-        let caps = b.caps();
-        let mut texture = |key: TextureSpec, label: &str| -> Result<TextureId, CreateError> {
-            let id = match reuse.iter().position(|(k, _)| *k == key) {
-                Some(i) => reuse.swap_remove(i).1,
-                None => b.create_texture(&TextureDesc {
-                    label: label.into(),
-                    width: key.width,
-                    height: key.height,
-                    format: key.format,
-                    usage: key.usage,
-                    samples: key.samples,
-                })?,
-            };
-            objects.textures.push((key, id));
-            Ok(id)
-        };
-        // Targets: one texture per physical transient target, one per retained target.
         let n = graph.targets.len();
         let mut textures: Vec<Option<TextureId>> = vec![None; n];
         let mut memory = TargetMemory::default();
-        let bytes = |w: u32, h: u32, f: TextureFormat, samples: u32| {
-            u64::from(w) * u64::from(h) * u64::from(f.bytes_per_texel()) * u64::from(samples)
-        };
         let mut physical_ids = Vec::with_capacity(compiled.physical.len());
         for (i, p) in compiled.physical.iter().enumerate() {
             let memoryless = p.transient && caps.transient_saves_memory;
@@ -217,10 +263,10 @@ impl FramePlan {
             } else {
                 TextureUsage::RENDER_TARGET
             };
-            let key = TextureSpec { format: p.format, width: p.width, height: p.height, usage, samples: p.samples };
+            let spec = TextureSpec { format: p.format, width: p.width, height: p.height, usage, samples: p.samples };
             // Named by the first target it holds.
             let first = (0..n).find(|&t| compiled.aliases[t] == Some(i)).map_or("", |t| graph.targets[t].name.as_str());
-            physical_ids.push(texture(key, &format!("graph-target-{i}")).map_err(target_error(first))?);
+            physical_ids.push(self.texture(spec, &format!("graph-target-{i}"), reuse).map_err(target_error(first))?);
             if !memoryless {
                 memory.bytes += bytes(p.width, p.height, p.format, p.samples);
             }
@@ -244,8 +290,8 @@ impl FramePlan {
                         // Kept content of a multisampled target: render target only.
                         usage = TextureUsage::RENDER_TARGET;
                     }
-                    let key = TextureSpec { format: decl.format, width: w, height: h, usage, samples: decl.samples };
-                    textures[t] = Some(texture(key, &decl.name).map_err(target_error(&decl.name))?);
+                    let spec = TextureSpec { format: decl.format, width: w, height: h, usage, samples: decl.samples };
+                    textures[t] = Some(self.texture(spec, &decl.name, reuse).map_err(target_error(&decl.name))?);
                     memory.bytes += bytes(w, h, decl.format, decl.samples);
                 }
                 TargetKind::Retained | TargetKind::External => {}
@@ -259,34 +305,25 @@ impl FramePlan {
                 .map(|p| bytes(p.width, p.height, p.format, p.samples))
                 .sum(),
         );
-        let used = |t: usize| compiled.lifetimes[t].is_some();
-        let externals: Vec<_> = (0..n)
-            .filter(|&t| graph.targets[t].kind == TargetKind::External && used(t))
-            .map(|t| {
-                let (rendered, sampled) = graph.rendered_and_sampled(&compiled.order, graph.target_id(t));
-                ExternalTarget {
-                    target: t,
-                    name: graph.targets[t].name.clone(),
-                    format: graph.targets[t].format,
-                    size: compiled.sizes[t],
-                    declared: graph.targets[t].size,
-                    samples: graph.targets[t].samples,
-                    follows_output: graph.targets[t].size == TargetSize::Output,
-                    rendered,
-                    sampled,
-                }
-            })
-            .collect();
+        Ok((textures, memory))
+    }
+
+    /// The passes that run, in declaration order (scene passes are numbered so: a views
+    /// frame's view index), and the submission order as entries into them.
+    #[allow(clippy::type_complexity)] // three lists, named where they are taken apart
+    fn passes(
+        &mut self,
+        textures: &[Option<TextureId>],
+        output: (u32, u32),
+    ) -> Result<(Vec<Entry>, Vec<ScenePlan>, Vec<EnginePlan>), RenderError> {
+        let (graph, compiled) = (self.graph, self.compiled);
         let tex = |t: TargetId| textures[t.0 as usize].unwrap_or_default();
         let ext = |t: TargetId| (graph.targets[t.0 as usize].kind == TargetKind::External).then_some(t.0 as usize);
-
-        // Passes, in declaration order; entries in submission order.
         let mut scenes = Vec::new();
         let mut engine_passes = Vec::new();
         let mut index_of = vec![None; graph.passes.len()];
         let mut runs = vec![false; graph.passes.len()];
         compiled.order.iter().for_each(|&p| runs[p] = true);
-        // Scene passes are numbered in declaration order (a views frame's view index).
         for (p, pass) in graph.passes.iter().enumerate().filter(|&(p, _)| runs[p]) {
             // The plan owns its passes' names (frames share them: a pointer each).
             let label: Arc<str> = pass.name.as_str().into();
@@ -298,22 +335,7 @@ impl FramePlan {
             };
             index_of[p] = Some(match &pass.content {
                 PassContent::Scene { camera, kind, queue } => {
-                    let (group, shadow_cameras) = match kind {
-                        PassKind::Shadow => (gpu.shadow_group, [None; MAX_SHADOW_MAPS]),
-                        PassKind::Forward => {
-                            let mut maps = [gpu.no_shadow; MAX_SHADOW_MAPS];
-                            let mut cams = [None; MAX_SHADOW_MAPS];
-                            for (k, &s) in pass.samples.iter().enumerate() {
-                                maps[k] = tex(s);
-                                cams[k] = shadow_camera(graph, &compiled.order, p, s);
-                            }
-                            let group = gpu
-                                .forward_group(b, maps)
-                                .map_err(|source| RenderError::BindGroup { pass: pass.name.clone(), source })?;
-                            objects.resources.push(Resource::BindGroup(group));
-                            (group, cams)
-                        }
-                    };
+                    let (group, shadow_cameras) = self.scene_group(p, *kind, &tex)?;
                     scenes.push(ScenePlan {
                         label,
                         camera: camera.0 as usize,
@@ -328,13 +350,15 @@ impl FramePlan {
                     Entry::Scene(scenes.len() - 1)
                 }
                 PassContent::Fullscreen(shader) => {
-                    let c = pass.color.expect("checked: a fullscreen pass has a color attachment");
+                    let c = pass.color.ok_or(GraphError::NoAttachments { pass: pass.name.clone() })?;
                     let size = compiled.sizes[c.target.0 as usize];
                     let inputs: Vec<_> =
                         pass.samples.iter().map(|&s| (tex(s), graph.targets[s.0 as usize].format, ext(s))).collect();
                     let target_format = graph.targets[c.target.0 as usize].format;
+                    let (b, gpu) = (self.b, self.gpu);
+                    let made = &mut self.objects.resources;
                     let (pipeline, group, inputs) =
-                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &mut objects.resources)?;
+                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, made)?;
                     // A shader that compiles but may leave texels unwritten cannot take a
                     // don't-care load (its texels would be undefined).
                     if c.load == LoadOp::DontCare && !writes_every_texel(shader) {
@@ -369,35 +393,58 @@ impl FramePlan {
                 }
             });
         }
-        let entries: Vec<Entry> = compiled.order.iter().map(|&p| index_of[p].expect("every pass in order")).collect();
-        let views: Vec<&str> = scenes.iter().map(|s| &*s.label).collect();
-        let labels: Vec<&str> = engine_passes.iter().map(|o| o.name.as_str()).collect();
-        let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
-        let names = compiled.order.iter().map(|&p| graph.passes[p].name.clone()).collect();
-        let readback = compiled.order.iter().rev().find_map(|&p| {
-            let c = graph.passes[p].color?;
-            let t = c.resolve.unwrap_or(c.target);
-            let d = &graph.targets[t.0 as usize];
-            (d.kind == TargetKind::Retained && d.samples == 1).then(|| tex(t))
-        });
-        Ok(Self {
-            origin,
-            tag: graph.tag,
-            size: (0, 0),
-            jobs,
-            graph: compiled,
-            entries,
-            scenes,
-            engine_passes,
-            names,
-            cameras: graph.cameras.len(),
-            externals,
-            textures,
-            readback,
-            memory,
-            objects: PlanObjects::default(),
-        })
+        let entries = compiled.order.iter().filter_map(|&p| index_of[p]).collect();
+        Ok((entries, scenes, engine_passes))
     }
+
+    /// Group 0 of scene pass `p` of `kind` and, for a forward pass, the cameras whose depth
+    /// its shadow maps hold.
+    fn scene_group(
+        &mut self,
+        p: usize,
+        kind: PassKind,
+        tex: &dyn Fn(TargetId) -> TextureId,
+    ) -> Result<(BindGroupId, [Option<usize>; MAX_SHADOW_MAPS]), RenderError> {
+        let (gpu, pass) = (self.gpu, &self.graph.passes[p]);
+        match kind {
+            PassKind::Shadow => Ok((gpu.shadow_group, [None; MAX_SHADOW_MAPS])),
+            PassKind::Forward => {
+                let mut maps = [gpu.no_shadow; MAX_SHADOW_MAPS];
+                let mut cams = [None; MAX_SHADOW_MAPS];
+                for (k, &s) in pass.samples.iter().enumerate() {
+                    maps[k] = tex(s);
+                    cams[k] = shadow_camera(self.graph, &self.compiled.order, p, s);
+                }
+                let group = gpu
+                    .forward_group(self.b, maps)
+                    .map_err(|source| RenderError::BindGroup { pass: pass.name.clone(), source })?;
+                self.objects.resources.push(Resource::BindGroup(group));
+                Ok((group, cams))
+            }
+        }
+    }
+}
+
+/// The external targets the passes that run use: the textures a frame must give.
+fn external_targets(graph: &FrameGraph, compiled: &CompiledGraph) -> Vec<ExternalTarget> {
+    let used = |t: usize| compiled.lifetimes[t].is_some();
+    (0..graph.targets.len())
+        .filter(|&t| graph.targets[t].kind == TargetKind::External && used(t))
+        .map(|t| {
+            let (rendered, sampled) = graph.rendered_and_sampled(&compiled.order, graph.target_id(t));
+            ExternalTarget {
+                target: t,
+                name: graph.targets[t].name.clone(),
+                format: graph.targets[t].format,
+                size: compiled.sizes[t],
+                declared: graph.targets[t].size,
+                samples: graph.targets[t].samples,
+                follows_output: graph.targets[t].size == TargetSize::Output,
+                rendered,
+                sampled,
+            }
+        })
+        .collect()
 }
 
 impl FramePlan {

@@ -42,9 +42,7 @@ impl<B: Backend> Renderer<B> {
         targets.clear();
         targets.extend_from_slice(input.targets);
         targets.push((target, image));
-        self.present_to = Some(surface);
-        let r = self.render_graph(&FrameInput { cameras: input.cameras, targets: &targets });
-        self.present_to = None;
+        let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(surface));
         self.surface_targets = targets;
         if r.is_err() {
             // Nothing of the frame was handed over: its image goes back unpresented.

@@ -8,35 +8,44 @@ use glam::{Mat4, Vec3};
 use switchyard_backend::*;
 use switchyard_kernels::cull::Frustum;
 
+use super::input::check_targets;
 use super::jobs::FrameJobs;
-use super::plan::{self, Entry};
+use super::plan::{self, Entry, FramePlan};
 use super::retire::Retiree;
 use super::*;
 use crate::submit::ViewUpload;
 
 impl<B: Backend> Renderer<B> {
     /// Runs one frame of the current plan: `cameras` fill its camera slots, `targets` its
-    /// external targets (checked by the caller).
+    /// external targets (checked by the caller); `present`: the surface whose image the
+    /// frame draws into, presented after its submit.
     pub(super) fn render_frame(
         &mut self,
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
+        present: Option<SurfaceId>,
     ) -> Result<FrameStats, RenderError> {
         if self.lost {
             return Err(RenderError::DeviceLost);
         }
-        let r = self.frame_steps(cameras, targets);
+        // The frame's steps borrow the plan beside the rest of the renderer.
+        // (The callers made the plan: none would be a bug, reported rather than a panic.)
+        let Some(mut plan) = self.plan.take() else { return Err(RenderError::NoGraph) };
+        let r = self.frame_steps(&mut plan, cameras, targets, present);
+        self.plan = Some(plan);
         self.note_lost(r)
     }
 
     fn frame_steps(
         &mut self,
+        plan: &mut FramePlan,
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
+        present: Option<SurfaceId>,
     ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let _z = profile::zone!("frame");
-        self.check_targets(targets, (self.config.width, self.config.height))?;
+        check_targets(plan, &*self.shared.backend, targets, (self.config.width, self.config.height))?;
         let mut packet = self.take_packet()?;
         self.frame += 1;
         packet.frame = self.frame;
@@ -44,22 +53,22 @@ impl<B: Backend> Renderer<B> {
             self.submit.give_back(packet);
             return Err(e);
         }
-        packet.present = self.present_to;
+        packet.present = present;
         self.resolve_materials();
-        let scenes = self.plan.as_ref().expect("the caller made the plan").scenes.len();
-        self.write_globals(cameras, &mut packet.globals.1);
+        let scenes = plan.scenes.len();
+        self.write_globals(plan, cameras, &mut packet.globals.1);
         packet.globals.0 = Some(self.shared.gpu.globals_buf);
         self.write_dirty_transforms(&mut packet);
-        if let Err(e) = self.prepare_views(cameras, targets) {
+        if let Err(e) = self.prepare_views(plan, cameras, targets) {
             self.drop_frame(packet);
             return Err(e);
         }
         let blocks_ms = self.refresh_cull_blocks();
         self.swap_uploads(&mut packet, scenes);
-        let ran = self.run_jobs(scenes);
+        let ran = self.run_jobs(plan, scenes);
         self.swap_uploads(&mut packet, scenes);
         let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame, ..FrameStats::default() };
-        let error = ran.err().or_else(|| self.gather(&mut packet, &mut stats));
+        let error = ran.err().or_else(|| self.gather(plan, &mut packet, &mut stats));
         if let Some(e) = error {
             self.drop_frame(packet);
             return Err(e);
@@ -178,8 +187,7 @@ impl<B: Backend> Renderer<B> {
 
     /// Each scene pass's globals block: its camera's matrix, the matrices of the cameras
     /// that rendered its shadow maps, light, eye, fog, time.
-    fn write_globals(&self, cameras: &[Camera], out: &mut Vec<u8>) {
-        let plan = self.plan.as_ref().expect("the caller made the plan");
+    fn write_globals(&self, plan: &FramePlan, cameras: &[Camera], out: &mut Vec<u8>) {
         let time = self
             .globals
             .find("_Time")
@@ -230,8 +238,12 @@ impl<B: Backend> Renderer<B> {
     /// slot) and instance and indirect buffers grown to the scene; each engine pass's
     /// backend pass, sampled textures and (fullscreen passes over external targets) this
     /// frame's bind group.
-    fn prepare_views(&mut self, cameras: &[Camera], targets: &[(TargetId, TextureId)]) -> Result<(), RenderError> {
-        let plan = self.plan.as_mut().expect("the caller made the plan");
+    fn prepare_views(
+        &mut self,
+        plan: &mut FramePlan,
+        cameras: &[Camera],
+        targets: &[(TargetId, TextureId)],
+    ) -> Result<(), RenderError> {
         let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
         let external = |slot: Option<usize>| slot.and_then(given);
         let with_externals = |mut pass: PassDesc, e: &plan::ExternalSlots| {
@@ -329,8 +341,7 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// Runs the frame's job graph on the pool.
-    fn run_jobs(&mut self, views: usize) -> Result<(), RenderError> {
-        let plan = self.plan.as_ref().expect("the caller made the plan");
+    fn run_jobs(&mut self, plan: &FramePlan, views: usize) -> Result<(), RenderError> {
         let jobs = FrameJobs {
             shared: &self.shared,
             objects: &self.scene.objects,
@@ -345,7 +356,7 @@ impl<B: Backend> Renderer<B> {
             frame: self.frame,
             library: &self.library,
             patched: &self.patched,
-            panics: self.injected_panic(),
+            panics: self.injected_panic(plan),
         };
         let ran = plan.jobs.run(&self.pool, &|j| jobs.run(j));
         ran.map_err(|p| {
@@ -370,25 +381,30 @@ impl<B: Backend> Renderer<B> {
 
     /// The job a test made panic this frame.
     #[cfg(feature = "fault-injection")]
-    fn injected_panic(&self) -> Option<super::jobs::Job> {
+    fn injected_panic(&self, plan: &FramePlan) -> Option<super::jobs::Job> {
         let (name, frame) = self.fault_panic.as_ref()?;
-        (*frame == self.frame).then(|| self.plan.as_ref()?.jobs.job_named(name)).flatten()
+        (*frame == self.frame).then(|| plan.jobs.job_named(name)).flatten()
     }
 
     #[cfg(not(feature = "fault-injection"))]
-    fn injected_panic(&self) -> Option<super::jobs::Job> {
+    fn injected_panic(&self, _plan: &FramePlan) -> Option<super::jobs::Job> {
         None
     }
 
     /// Moves the recorded chunks into the packet in submission order and sums the stats;
     /// returns the first stage error.
-    fn gather(&mut self, packet: &mut FramePacket<B::Chunk>, stats: &mut FrameStats) -> Option<RenderError> {
+    fn gather(
+        &mut self,
+        plan: &FramePlan,
+        packet: &mut FramePacket<B::Chunk>,
+        stats: &mut FrameStats,
+    ) -> Option<RenderError> {
         let patched = self.patched.get_mut();
         let mut error = patched.error.take();
         stats.patch_ms = patched.ms;
         stats.lists = patched.counts;
         stats.objects = self.scene.len() as u32;
-        let plan = self.plan.as_ref().expect("the caller made the plan");
+
         stats.views = plan.scenes.len() as u32;
         packet.passes.resize_with(plan.entries.len(), || PassSubmit {
             desc: PassDesc { label: "".into(), color: None, depth: None, compute: false },

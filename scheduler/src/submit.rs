@@ -40,6 +40,10 @@ pub(crate) struct FramePacket<C> {
     pub(crate) transforms: (Option<BufferId>, Vec<u8>),
     /// (byte offset in the transform buffer, range in `transforms.1`).
     pub(crate) transform_writes: Vec<(u64, Range<usize>)>,
+    /// Meshes made since the last frame, written into the shared mesh buffers before this
+    /// frame's passes: (buffer, byte offset, range in `mesh_bytes`).
+    pub(crate) mesh_writes: Vec<(BufferId, u64, Range<usize>)>,
+    pub(crate) mesh_bytes: Vec<u8>,
     pub(crate) views: Vec<ViewUpload>,
     /// The surface whose image the frame draws into: presented after its submit.
     pub(crate) present: Option<SurfaceId>,
@@ -54,6 +58,8 @@ impl<C> Default for FramePacket<C> {
             constants: (None, Vec::new()),
             transforms: (None, Vec::new()),
             transform_writes: Vec::new(),
+            mesh_writes: Vec::new(),
+            mesh_bytes: Vec::new(),
             views: Vec::new(),
             present: None,
         }
@@ -64,7 +70,7 @@ impl<C> FramePacket<C> {
     pub(crate) fn upload_bytes(&self) -> u64 {
         let views: usize = self.views.iter().map(|v| v.instances.len() * 4 + v.args.len() * 20).sum();
         let transforms: usize = self.transform_writes.iter().map(|(_, r)| r.len()).sum();
-        (self.globals.1.len() + self.constants.1.len() + transforms + views) as u64
+        (self.globals.1.len() + self.constants.1.len() + transforms + self.mesh_bytes.len() + views) as u64
     }
 }
 
@@ -264,7 +270,8 @@ fn submit_packet<B: Backend>(
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
 ) -> Result<SubmissionId, SubmitError> {
-    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3+ views.
+    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 meshes;
+    // the views' follow.
     writes.clear();
     for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
         if let (Some(b), false) = (buf, bytes.is_empty()) {
@@ -276,6 +283,9 @@ fn submit_packet<B: Backend>(
             writes.push((b, *off, 2, r.clone()));
         }
     }
+    for (b, off, r) in &p.mesh_writes {
+        writes.push((*b, *off, 3, r.clone()));
+    }
     let mut uploads = recycle(std::mem::take(spare));
     uploads.extend(
         writes
@@ -284,7 +294,8 @@ fn submit_packet<B: Backend>(
                 let data = match src {
                     0 => &p.globals.1[r.clone()],
                     1 => &p.constants.1[r.clone()],
-                    _ => &p.transforms.1[r.clone()],
+                    2 => &p.transforms.1[r.clone()],
+                    _ => &p.mesh_bytes[r.clone()],
                 };
                 BufferWrite { buffer: *buffer, offset: *offset, data }
             })

@@ -126,8 +126,9 @@ impl<B: Backend> FaultBackend<B> {
         self.lost.store(true, SeqCst);
     }
 
-    /// The device is lost at the `n`-th CPU write from now (1: the next; buffer or
-    /// texture): it and every call after it fail with `DeviceLost`.
+    /// The device is lost at the `n`-th CPU write from now (1: the next; a buffer or
+    /// texture write, or one upload of a submitted frame): it and every call after it fail
+    /// with `DeviceLost`.
     pub fn lose_device_at_write(&self, n: u64) {
         self.lose_in_writes.store(n, SeqCst);
     }
@@ -286,6 +287,13 @@ impl<B: Backend> Backend for FaultBackend<B> {
             self.lost.store(true, SeqCst);
         }
         self.lost_or(SubmitError::DeviceLost)?;
+        // A frame's uploads are writes too (the device may be lost at one of them).
+        for _ in uploads {
+            if let Err(e) = self.write_fault() {
+                passes.iter_mut().for_each(|p| p.chunks.clear());
+                return Err(SubmitError::Write(e));
+            }
+        }
         if n == self.fail_submit.load(SeqCst) {
             passes.iter_mut().for_each(|p| p.chunks.clear());
             return Err(SubmitError::Validation("fault injected into submit".into()));

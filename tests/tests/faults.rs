@@ -281,9 +281,16 @@ fn device_lost_during_each_kind_of_write_is_recognised() {
     let mut w = scene(1);
     w.backend.lose_device_at_write(1);
     assert!(w.r.create_texture(1, 1, &[0; 4]).unwrap_err().is_device_lost());
+    // A mesh's vertices and indices go with the next frame's uploads: that frame's submit
+    // meets the loss, and the renderer is lost.
     let mut w = scene(1);
+    set_graph(&mut w.r, &w.backend);
     w.backend.lose_device_at_write(1);
-    assert!(w.r.create_mesh(&cube()).unwrap_err().is_device_lost());
+    w.r.create_mesh(&cube()).unwrap();
+    frame(&mut w.r).unwrap();
+    assert_eq!(w.r.flush(), Err(RenderError::DeviceLost));
+    assert!(w.r.is_lost());
+    assert!(w.r.create_mesh(&cube()).unwrap_err().is_device_lost(), "refused while lost");
     // set_graph writes each fullscreen pass's uniform block: the renderer is lost.
     let mut w = scene(1);
     w.backend.lose_device_at_write(1);

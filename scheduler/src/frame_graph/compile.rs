@@ -1,7 +1,10 @@
 //! Compiling a [`FrameGraph`]: checks, order, culling, lifetimes, aliasing, transience,
 //! bandwidth and warnings.
 
-use super::*;
+use switchyard_backend::TextureFormat;
+
+use crate::frame_graph::{FrameGraph, GraphBuffer, LoadOp, Pass, PassContent, StoreOp, TargetId, TargetKind};
+use crate::material::PassKind;
 
 /// A graph description that cannot be compiled. Each variant names the pass or target.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

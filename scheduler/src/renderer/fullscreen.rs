@@ -11,7 +11,12 @@ use switchyard_backend::{
 
 use super::gpu::{buffer, FrameResources};
 use super::RenderError;
-use crate::frame_graph::*;
+use crate::frame_graph::FullscreenShader;
+use crate::frame_graph::LoadOp;
+use crate::frame_graph::Pass;
+use crate::frame_graph::PassContent;
+use crate::frame_graph::StoreOp;
+use crate::frame_graph::TargetId;
 
 /// The vertex stage and bindings every fullscreen shader gets (see [`FullscreenShader`]).
 const FULLSCREEN_PRELUDE: &str = "

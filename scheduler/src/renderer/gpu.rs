@@ -2,7 +2,11 @@
 //! targets, the bind group layouts every pipeline follows, the shared per-frame buffers,
 //! the samplers, and the bind groups of the views.
 
-use switchyard_backend::*;
+use switchyard_backend::{
+    AddressMode, Backend, BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindResource, BindingType,
+    BufferDesc, BufferId, BufferUsage, CompareFunction, CreateError, FilterMode, LayoutEntry, Resource, SamplerDesc,
+    SamplerId, Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
+};
 
 use super::{InitError, RendererConfig, GLOBALS_SLOT, MAX_VIEWS};
 use crate::frame_graph::MAX_SHADOW_MAPS;

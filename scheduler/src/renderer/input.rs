@@ -3,12 +3,19 @@
 //! [`Renderer::render_graph`]); checking it, and making the plan current. A new output
 //! size ([`Renderer::resize`]) plans again. Then `render.rs` runs the frame.
 
-use switchyard_backend::*;
+use switchyard_backend::{Backend, Image, SurfaceId, TextureFormat, TextureId, TextureUsage};
 
 use super::plan::{self, FramePlan};
 use super::retire::Retiree;
-use super::*;
-use crate::frame_graph::{LoadOp, Pass, Queue, StoreOp, TargetKind, TargetSize, MAX_SHADOW_MAPS};
+use super::{Renderer, RendererConfig, MAX_SHADOW_VIEWS};
+use crate::error::RenderError;
+use crate::frame_graph::{
+    Camera, FrameGraph, LoadOp, Pass, Queue, StoreOp, TargetId, TargetKind, TargetSize, MAX_SHADOW_MAPS, MAX_VIEWS,
+};
+use crate::graph::Slot;
+use crate::material::PassKind;
+use crate::stats::FrameStats;
+use crate::view::View;
 
 /// What one frame of a graph gets from the engine.
 #[derive(Clone, Copy, Debug)]

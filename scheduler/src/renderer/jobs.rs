@@ -1,7 +1,7 @@
 //! The frame's jobs: which stage runs for which view, what each reads and writes, and the
 //! graph that orders them.
 
-use switchyard_backend::Backend;
+use switchyard_backend::{Backend, ChunkPosition, Command, Digest, DynamicOffsets};
 use switchyard_kernels::cull::CullBlocks;
 
 use super::passes::{EngineContent, EnginePlan};
@@ -10,13 +10,11 @@ use crate::batch::batch_view;
 use crate::cull::{cull_view, CullCtx};
 use crate::frame_graph::CallbackContext;
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
-use crate::material::MaterialFrame;
-use crate::material::{BuildCtx, Library, PropertySheet};
+use crate::material::{BuildCtx, Library, MaterialFrame, PropertySheet};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::{record_view, RecordInput};
 use crate::scene::Objects;
 use crate::sort::{sort_view, SortCtx};
-use switchyard_backend::{ChunkPosition, Command, Digest, DynamicOffsets};
 
 /// One job of the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

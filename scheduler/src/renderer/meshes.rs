@@ -11,9 +11,14 @@
 use std::ops::Range;
 
 use glam::Vec3;
+use switchyard_backend::{Backend, BufferId, BufferUsage, CreateError, Resource};
 
+use super::gpu::buffer;
 use super::retire::Retiree;
-use super::*;
+use super::{MeshData, Renderer};
+use crate::error::ResourceError;
+use crate::record::{GrowBuffer, MeshRange};
+use crate::scene::{HandleKind, LocalBounds, MeshHandle, TextureHandle};
 use crate::sort::key::mesh_hash;
 
 /// Free element ranges of one shared buffer: sorted, disjoint, never adjacent.
@@ -119,6 +124,11 @@ impl<B: Backend> Renderer<B> {
     /// that fit (removed meshes' space), or at their end (growing them). On an error
     /// nothing stays: no CPU copy, no range taken.
     pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
+        // Like every resource, refused while the device is lost (its upload would only
+        // reach the backend with the next frame).
+        if self.lost {
+            return Err(ResourceError::Backend(CreateError::DeviceLost));
+        }
         if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
             return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
         }
@@ -160,6 +170,8 @@ impl<B: Backend> Renderer<B> {
             s.cpu_indices.truncate(old_i);
             return Err(e);
         }
+        // The frame after this writes the mesh into the shared buffers (see `upload`).
+        s.pending_uploads.push((v_at..v_at + nv, i_at..i_at + ni));
         if (v_at as usize) < old_v {
             s.meshes.free_vertices.take(v_at, nv);
         }
@@ -252,11 +264,12 @@ fn place<T: Copy>(all: &mut Vec<T>, at: usize, items: &[T]) {
     all.extend_from_slice(&items[inside..]);
 }
 
-/// Puts elements `at..at + n` of `all` into the buffer `g` (`size` bytes each): written in
-/// place, or, when they end past its capacity, into a new buffer of twice the size that
-/// gets all of `all`; returns the buffer it replaced, for the caller to retire. (A write in
-/// place lands in a range no queued frame draws: a removed mesh's range is free only once
-/// its frames finished.)
+/// Makes room for elements `at..at + n` of `all` in the buffer `g` (`size` bytes each):
+/// nothing to do when they end within its capacity (the next frame's packet writes them,
+/// on the submission thread, in frame order: a write from this thread could race a submit
+/// that zero-fills the buffer's unwritten ranges); else a new buffer of twice the size
+/// that gets all of `all` now (no queued frame uses it yet). Returns the buffer it
+/// replaced, for the caller to retire.
 #[allow(clippy::too_many_arguments)]
 fn upload<B: Backend, T: bytemuck::Pod>(
     b: &B,
@@ -270,8 +283,6 @@ fn upload<B: Backend, T: bytemuck::Pod>(
 ) -> Result<Option<BufferId>, ResourceError> {
     let end = (u64::from(at) + u64::from(n)) * size;
     if end <= g.capacity {
-        let bytes = bytemuck::cast_slice(&all[at as usize..(at + n) as usize]);
-        b.write_buffer(g.id, u64::from(at) * size, bytes)?;
         return Ok(None);
     }
     let cap = end.next_power_of_two();

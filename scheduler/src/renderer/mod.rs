@@ -15,25 +15,25 @@
 use std::sync::Arc;
 
 use glam::Vec3;
-use switchyard_backend::*;
+use gpu::{buffer, FrameResources, Made};
+use switchyard_backend::{Backend, BindGroupId, BufferUsage, Caps, Command, Digest, PassDesc, TextureId};
 use switchyard_kernels::cull::{CullLoop, Frustum};
 
 use crate::batch::Batches;
 use crate::cull::VisibleList;
-use crate::error::{InitError, RenderError, ResourceError};
-use crate::frame_graph::{Camera, FrameGraph, Queue, TargetId};
+use crate::error::{InitError, RenderError};
+use crate::frame_graph::{Camera, FrameGraph, Queue, TargetId, MAX_PASSES, MAX_VIEWS};
 use crate::graph::Slot;
-use crate::material::MaterialFrame;
-use crate::material::*;
+use crate::material::{Library, MaterialFrame, PropertySheet};
 use crate::patch::PatchedLists;
 use crate::profile;
 use crate::record::{GrowBuffer, MeshRange, RecordedPass};
-use crate::scene::*;
+use crate::scene::{
+    new_owner, Handles, LocalBounds, MaterialHandle, MeshHandle, Resolve, Scene, ShaderHandle, TextureHandle,
+};
 use crate::sort::SortedQueue;
-use crate::stats::{FrameStats, PassTraffic};
-use crate::submit::{FramePacket, SubmitReport, SubmitThread};
+use crate::submit::SubmitThread;
 use crate::view::View;
-use gpu::{buffer, FrameResources};
 
 mod fullscreen;
 pub(crate) mod gpu;
@@ -57,7 +57,6 @@ pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{ReferenceFrame, ViewOutput};
 
-use crate::frame_graph::{MAX_PASSES, MAX_VIEWS};
 /// Most shadow views of a frame given as views (forward views sample every shadow map,
 /// and the lit shader samples four).
 pub const MAX_SHADOW_VIEWS: usize = crate::frame_graph::MAX_SHADOW_MAPS;
@@ -86,7 +85,7 @@ pub struct RendererConfig {
     /// Keep display lists between frames (the default). `false` rebuilds every used list
     /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
     pub display_list_cache: bool,
-    /// Digest the command stream every frame ([`FrameStats::digest`]). `None` (the
+    /// Digest the command stream every frame ([`FrameStats::digest`](crate::FrameStats::digest)). `None` (the
     /// default): where the backend asks for it ([`Backend::digests_commands`]: the null
     /// backend does, wgpu does not, since it costs CPU time per command).
     pub digest: Option<bool>,
@@ -209,7 +208,7 @@ pub(crate) struct ViewFrame<C> {
     /// The last frame's indirect arguments, kept for `view_output` (its packet's copy
     /// went to the GPU).
     #[cfg(feature = "reference")]
-    pub(crate) args: Vec<DrawIndexedIndirectArgs>,
+    pub(crate) args: Vec<switchyard_backend::DrawIndexedIndirectArgs>,
 }
 
 impl<C> ViewFrame<C> {
@@ -341,6 +340,9 @@ struct Shared<B: Backend> {
     meshes: meshes::MeshStore,
     /// What was given up and waits for the frames that may read it.
     retired: retire::Retired,
+    /// Meshes made since the last frame: (vertex range, index range) of the shared
+    /// buffers, written by the next frame's packet.
+    pending_uploads: Vec<(std::ops::Range<u32>, std::ops::Range<u32>)>,
     multi_draw: bool,
     display_list_cache: bool,
     /// Digest every chunk's commands.
@@ -450,7 +452,7 @@ impl<B: Backend> Renderer<B> {
         let b = &*backend;
         // On an error nothing made here stays on the backend.
         let gpu = FrameResources::create(b, &config)?;
-        let mut m = gpu::Made::new(b);
+        let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let vertices =
             GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX))?, capacity: 1 << 16 };
@@ -476,6 +478,7 @@ impl<B: Backend> Renderer<B> {
                 cpu_indices: Vec::new(),
                 meshes: meshes::MeshStore::default(),
                 retired: retire::Retired::default(),
+                pending_uploads: Vec::new(),
                 multi_draw,
                 display_list_cache: config.display_list_cache,
                 digest,
@@ -540,7 +543,7 @@ impl<B: Backend> Renderer<B> {
         self.shared.multi_draw
     }
 
-    /// Whether each frame's command stream is digested ([`FrameStats::digest`]).
+    /// Whether each frame's command stream is digested ([`FrameStats::digest`](crate::FrameStats::digest)).
     pub fn digests(&self) -> bool {
         self.shared.digest
     }
@@ -573,7 +576,7 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// The names of the last frame's passes in submission order (the order of
-    /// [`FrameStats::passes`]): the views' labels, made unique.
+    /// [`FrameStats::passes`](crate::FrameStats::passes)): the views' labels, made unique.
     pub fn pass_names(&self) -> &[String] {
         self.plan.as_ref().map_or(&[], |p| &p.names)
     }

@@ -7,7 +7,13 @@
 //! is rendered or submitted. A new surface size needs no call here: the image has it, and
 //! an output-sized external target of a new size resizes the frame.
 
-use super::*;
+use switchyard_backend::{Acquired, Backend, SkipReason, SurfaceError, SurfaceId};
+
+use super::input::FrameInput;
+use super::Renderer;
+use crate::error::RenderError;
+use crate::frame_graph::TargetId;
+use crate::stats::FrameStats;
 
 /// What [`Renderer::present_graph`] did.
 #[derive(Clone, Debug, PartialEq)]

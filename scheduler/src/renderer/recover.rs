@@ -9,9 +9,16 @@
 //! materials' bind groups; shader variants, pipelines and display lists compile again on
 //! first use; the plan (targets, fullscreen pipelines) is built again by the next frame.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use super::*;
+use switchyard_backend::{Backend, BufferUsage, CreateError, Resource};
+
+use super::gpu::{buffer, FrameResources, Made};
+use super::Renderer;
+use crate::error::{InitError, RenderError, ResourceError};
+use crate::record::GrowBuffer;
+use crate::submit::SubmitThread;
 
 impl<B: Backend> Renderer<B> {
     /// Replaces the backend — after a lost device ([`RenderError::DeviceLost`]), or to move
@@ -36,7 +43,7 @@ impl<B: Backend> Renderer<B> {
         let b = &*backend;
         // On an error nothing made here stays on the new backend.
         let gpu = FrameResources::create(b, &self.config)?;
-        let mut m = gpu::Made::new(b);
+        let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let s = &self.shared;
         let mut remake = |old: &GrowBuffer, label, usage, data: &[u8]| -> Result<GrowBuffer, InitError> {
@@ -92,6 +99,8 @@ impl<B: Backend> Renderer<B> {
         let s = &mut self.shared;
         s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
         (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
+        // The new buffers hold every mesh already.
+        s.pending_uploads.clear();
         let old = std::mem::replace(&mut s.backend, backend);
         drop(old);
         Ok(RecoverStats {

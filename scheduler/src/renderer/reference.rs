@@ -8,14 +8,20 @@
 //! batches, chunks and commands come from plain loops.
 
 use glam::Vec3;
-use switchyard_backend::*;
+use switchyard_backend::{
+    Backend, Command, Digest, DrawIndexedIndirectArgs, DynamicOffsets, IndexFormat, DRAW_INDEXED_INDIRECT_SIZE,
+};
 use switchyard_kernels::cull::Frustum;
 
-use super::*;
+use super::Renderer;
+use super::GLOBALS_SLOT;
 use crate::batch::Batch;
+use crate::material::PassKind;
 use crate::patch::FrameList;
 use crate::record::{CHUNK_BATCHES, CHUNK_DRAWS};
+use crate::scene::CASTS_SHADOWS;
 use crate::sort::key::{mix, SortKey};
+use crate::view::View;
 
 /// One view of a frame, stage by stage: what the parallel pipeline produced
 /// ([`Renderer::view_output`]) or what the reference computes ([`Renderer::reference_frame`]).

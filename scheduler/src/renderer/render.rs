@@ -5,15 +5,30 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::*;
+use switchyard_backend::{
+    Backend, BufferId, BufferUsage, CreateError, Digest, Image, PassDesc, PassSubmit, Resource, SurfaceId, TextureId,
+};
 use switchyard_kernels::cull::Frustum;
 
+use super::gpu::buffer;
 use super::input::check_targets;
 use super::jobs::FrameJobs;
 use super::plan::{self, Entry, FramePlan};
 use super::retire::Retiree;
-use super::*;
-use crate::submit::ViewUpload;
+use super::Renderer;
+use super::{gpu, ViewFrame, ViewSetup, GLOBALS_SLOT};
+use crate::error::RenderError;
+use crate::frame_graph::Camera;
+use crate::frame_graph::TargetId;
+use crate::material::MaterialFrame;
+use crate::patch::PatchedLists;
+use crate::profile;
+use crate::record::GrowBuffer;
+use crate::stats::FrameStats;
+use crate::stats::PassTraffic;
+use crate::submit::SubmitReport;
+use crate::submit::{FramePacket, ViewUpload};
+use crate::view::View;
 
 impl<B: Backend> Renderer<B> {
     /// Runs one frame of the current plan: `cameras` fill its camera slots, `targets` its
@@ -73,6 +88,8 @@ impl<B: Backend> Renderer<B> {
             self.drop_frame(packet);
             return Err(e);
         }
+        self.write_mesh_uploads(&mut packet);
+        stats.upload_bytes = packet.upload_bytes();
         if !self.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
@@ -231,6 +248,25 @@ impl<B: Backend> Renderer<B> {
             let src = &self.scene.objects.transforms[s..e];
             packet.transforms.1.extend_from_slice(bytemuck::cast_slice(src));
             packet.transform_writes.push((s as u64 * gpu::TRANSFORM_SIZE, start..packet.transforms.1.len()));
+        }
+    }
+
+    /// The meshes made since the last frame, into the packet's uploads: their vertices and
+    /// indices as the CPU copies hold them now, written into the current shared buffers
+    /// before the frame's passes, on the submission thread.
+    fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
+        packet.mesh_writes.clear();
+        packet.mesh_bytes.clear();
+        let s = &mut self.shared;
+        for (v, i) in s.pending_uploads.drain(..) {
+            let start = packet.mesh_bytes.len();
+            packet
+                .mesh_bytes
+                .extend_from_slice(bytemuck::cast_slice(&s.cpu_vertices[v.start as usize..v.end as usize]));
+            packet.mesh_writes.push((s.vertices.id, u64::from(v.start) * 32, start..packet.mesh_bytes.len()));
+            let start = packet.mesh_bytes.len();
+            packet.mesh_bytes.extend_from_slice(bytemuck::cast_slice(&s.cpu_indices[i.start as usize..i.end as usize]));
+            packet.mesh_writes.push((s.indices.id, u64::from(i.start) * 4, start..packet.mesh_bytes.len()));
         }
     }
 
@@ -462,7 +498,6 @@ impl<B: Backend> Renderer<B> {
             }
         }
         stats.digest = self.shared.digest.then(|| digest.value());
-        stats.upload_bytes = packet.upload_bytes();
         error
     }
 

@@ -1,10 +1,13 @@
 //! Creating and changing resources and scene objects.
 
 use glam::Mat4;
+use switchyard_backend::{Backend, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
 
 use super::retire::Retiree;
-use super::*;
-use crate::material::ShaderDesc;
+use super::{Lighting, Renderer, Resolver, TextureRecord};
+use crate::error::ResourceError;
+use crate::material::{MaterialDesc, MaterialRecord, PassKind, PropertyValue, ShaderDesc, ShaderRecord};
+use crate::scene::{HandleKind, MaterialHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle};
 
 impl<B: Backend> Renderer<B> {
     // ---- resources -------------------------------------------------------------------

@@ -78,8 +78,7 @@ impl<B: Backend> Renderer<B> {
     /// (RGBA8 sRGB) and size, usable as a render target. Anything else is an
     /// [`RenderError::InvalidOutput`] before any work is done.
     pub fn render_to(&mut self, views: &[View], output: TextureId) -> Result<FrameStats, RenderError> {
-        let info =
-            self.shared.backend.texture_info(output).ok_or(RenderError::InvalidOutput { what: "stale handle" })?;
+        let info = self.res.backend.texture_info(output).ok_or(RenderError::InvalidOutput { what: "stale handle" })?;
         let invalid = |what| Err(RenderError::InvalidOutput { what });
         if info.format != TextureFormat::Rgba8UnormSrgb {
             return invalid("format differs from the renderer's color format");
@@ -95,7 +94,7 @@ impl<B: Backend> Renderer<B> {
         }
         validate_views(views)?;
         self.views_plan(views, true)?;
-        let plan = self.plan.as_ref().ok_or(RenderError::NoGraph)?;
+        let plan = self.frame.plan.as_ref().ok_or(RenderError::NoGraph)?;
         let color = TargetId(plan.externals[0].target as u32, plan.tag);
         self.render_views(views, &[(color, output)])
     }
@@ -108,16 +107,16 @@ impl<B: Backend> Renderer<B> {
     /// [`RenderError::Graph`] naming the pass or target, a refused shader, a failed
     /// creation — nothing changes.
     pub fn set_graph(&mut self, graph: FrameGraph) -> Result<(), RenderError> {
-        let origin = plan::Origin::Graph(self.graph_generation + 1);
+        let origin = plan::Origin::Graph(self.frame.graph_generation + 1);
         self.replace_plan(origin, &graph)?;
-        self.graph = Some(graph);
-        self.graph_generation += 1;
+        self.frame.graph = Some(graph);
+        self.frame.graph_generation += 1;
         Ok(())
     }
 
     /// The graph set with [`Renderer::set_graph`].
     pub fn graph(&self) -> Option<&FrameGraph> {
-        self.graph.as_ref()
+        self.frame.graph.as_ref()
     }
 
     /// Renders one frame of the graph set with [`Renderer::set_graph`]: `input` fills its
@@ -134,19 +133,19 @@ impl<B: Backend> Renderer<B> {
         input: &FrameInput<'_>,
         present: Option<SurfaceId>,
     ) -> Result<FrameStats, RenderError> {
-        let generation = self.graph_generation;
-        if self.graph.is_none() {
+        let generation = self.frame.graph_generation;
+        if self.frame.graph.is_none() {
             return Err(RenderError::NoGraph);
         }
         if !self.plan_fits(&plan::Origin::Graph(generation)) {
-            let graph = self.graph.take().expect("checked");
+            let graph = self.frame.graph.take().expect("checked");
             let built = self.replace_plan(plan::Origin::Graph(generation), &graph);
-            self.graph = Some(graph);
+            self.frame.graph = Some(graph);
             built?;
         }
         // Everything is checked before the output resizes to the engine's textures: a
         // refused frame changes nothing.
-        let plan = self.plan.as_ref().ok_or(RenderError::NoGraph)?;
+        let plan = self.frame.plan.as_ref().ok_or(RenderError::NoGraph)?;
         if input.cameras.len() != plan.cameras {
             return Err(RenderError::CameraCount { expected: plan.cameras, given: input.cameras.len() });
         }
@@ -155,7 +154,7 @@ impl<B: Backend> Renderer<B> {
         }
         let current = (self.config.width, self.config.height);
         let output = self.external_output_size(input.targets).unwrap_or(current);
-        check_targets(plan, &*self.shared.backend, input.targets, output)?;
+        check_targets(plan, &*self.res.backend, input.targets, output)?;
         if output != current {
             self.resize(output.0, output.1)?;
         }
@@ -167,17 +166,20 @@ impl<B: Backend> Renderer<B> {
         views: &[View],
         targets: &[(TargetId, TextureId)],
     ) -> Result<FrameStats, RenderError> {
-        let mut cameras = std::mem::take(&mut self.view_cameras);
+        let mut cameras = std::mem::take(&mut self.frame.view_cameras);
         cameras.clear();
         cameras.extend(views.iter().map(camera_of));
         let r = self.render_frame(&cameras, targets, None);
-        self.view_cameras = cameras;
+        self.frame.view_cameras = cameras;
         r
     }
 
     /// Whether the current plan was built for `origin` at the current output size.
     pub(super) fn plan_fits(&self, origin: &plan::Origin) -> bool {
-        self.plan.as_ref().is_some_and(|p| p.origin == *origin && p.size == (self.config.width, self.config.height))
+        self.frame
+            .plan
+            .as_ref()
+            .is_some_and(|p| p.origin == *origin && p.size == (self.config.width, self.config.height))
     }
 
     /// Makes the plan of a views frame current (built again when the views' passes,
@@ -185,7 +187,7 @@ impl<B: Backend> Renderer<B> {
     pub(super) fn views_plan(&mut self, views: &[View], external: bool) -> Result<(), RenderError> {
         // Compared in place: a frame whose views did not change allocates nothing here.
         let size = (self.config.width, self.config.height);
-        let fits = self.plan.as_ref().is_some_and(|p| {
+        let fits = self.frame.plan.as_ref().is_some_and(|p| {
             p.size == size
                 && matches!(&p.origin, plan::Origin::Views(key, ext)
                     if *ext == external && key.iter().copied().eq(views.iter().map(|v| (v.pass, v.label))))
@@ -202,7 +204,7 @@ impl<B: Backend> Renderer<B> {
     /// description move over, the rest of it is destroyed (after the frames in flight).
     /// On an error the old plan stays.
     pub(super) fn replace_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
-        if self.lost {
+        if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
         let r = self.build_plan(origin, graph);
@@ -210,23 +212,23 @@ impl<B: Backend> Renderer<B> {
     }
 
     fn build_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
-        let b = &*self.shared.backend;
-        let mut reuse: Vec<_> = self.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
-        let new = FramePlan::build(b, &self.shared.gpu, &self.config, origin, graph, &mut reuse)?;
-        self.engine_passes.resize_with(new.engine_passes.len(), Slot::default);
+        let b = &*self.res.backend;
+        let mut reuse: Vec<_> = self.frame.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
+        let new = FramePlan::build(b, &self.res.gpu, &self.config, origin, graph, &mut reuse)?;
+        self.frame.engine_passes.resize_with(new.engine_passes.len(), Slot::default);
         // The materials' forward pipelines are built for the forward passes' color format:
         // a graph of another one builds the forward display lists again (once; a list
         // records the format it was built for).
         if let Some((format, samples)) = new.graph.forward_format {
-            self.shared.gpu.layouts.color_format = format;
-            self.shared.gpu.layouts.color_samples = samples;
+            self.res.gpu.layouts.color_format = format;
+            self.res.gpu.layouts.color_samples = samples;
         }
-        if let Some(mut old) = self.plan.replace(new) {
+        if let Some(mut old) = self.frame.plan.replace(new) {
             // Textures the new plan took over are its own now; the rest goes once the
             // frames queued with the old plan have finished.
             old.objects.textures.retain(|(_, t)| reuse.iter().any(|(_, r)| r == t));
             for r in old.into_resources() {
-                self.shared.retired.retire(Retiree::Resource(r), b, &mut self.shared.meshes);
+                self.device.retired.retire(Retiree::Resource(r), b, &mut self.res.meshes);
             }
         }
         Ok(())
@@ -235,10 +237,10 @@ impl<B: Backend> Renderer<B> {
     /// The size the output-sized external textures of this frame agree on, where it differs
     /// from the output's: an engine's swapchain image of a new size resizes the frame.
     fn external_output_size(&self, targets: &[(TargetId, TextureId)]) -> Option<(u32, u32)> {
-        let plan = self.plan.as_ref()?;
+        let plan = self.frame.plan.as_ref()?;
         let mut sizes = plan.externals.iter().filter(|e| e.follows_output).map(|e| {
             let given = targets.iter().find(|(id, _)| id.0 as usize == e.target && id.1 == plan.tag)?;
-            self.shared.backend.texture_info(given.1).map(|i| (i.width, i.height))
+            self.res.backend.texture_info(given.1).map(|i| (i.width, i.height))
         });
         let first = sizes.next()??;
         let agree = sizes.all(|s| s == Some(first));
@@ -256,15 +258,15 @@ impl<B: Backend> Renderer<B> {
         if (width, height) == (self.config.width, self.config.height) {
             return Ok(());
         }
-        let max = self.shared.backend.caps().max_texture_size;
+        let max = self.res.backend.caps().max_texture_size;
         if width == 0 || height == 0 || width > max || height > max {
             return Err(RenderError::InvalidSize { width, height, maximum: max });
         }
         let old = (self.config.width, self.config.height);
         (self.config.width, self.config.height) = (width, height);
-        let Some(origin) = self.plan.as_ref().map(|p| p.origin.clone()) else { return Ok(()) };
+        let Some(origin) = self.frame.plan.as_ref().map(|p| p.origin.clone()) else { return Ok(()) };
         let graph = match &origin {
-            plan::Origin::Graph(_) => self.graph.clone(),
+            plan::Origin::Graph(_) => self.frame.graph.clone(),
             plan::Origin::Views(..) => None,
         };
         // A views frame is planned again by its next `render` (the plan's size differs;
@@ -281,14 +283,15 @@ impl<B: Backend> Renderer<B> {
     pub fn read_target(&mut self, target: TargetId) -> Result<Image, RenderError> {
         self.flush()?;
         let graph_target =
-            self.graph.as_ref().filter(|g| g.tag == target.1).and_then(|g| g.targets.get(target.0 as usize));
+            self.frame.graph.as_ref().filter(|g| g.tag == target.1).and_then(|g| g.targets.get(target.0 as usize));
         let name = graph_target.map_or_else(|| format!("#{}", target.0), |t| t.name.clone());
         let retained = graph_target.is_some_and(|t| t.kind == TargetKind::Retained);
-        let current = self.plan.as_ref().is_some_and(|p| p.origin == plan::Origin::Graph(self.graph_generation));
+        let current =
+            self.frame.plan.as_ref().is_some_and(|p| p.origin == plan::Origin::Graph(self.frame.graph_generation));
         let texture = self.target_texture(target).filter(|_| retained && current);
         let t = texture
             .ok_or(RenderError::InvalidTarget { target: name, what: "not a retained target of the current graph" })?;
-        Ok(self.shared.backend.read_rgba8(t)?)
+        Ok(self.res.backend.read_rgba8(t)?)
     }
 }
 

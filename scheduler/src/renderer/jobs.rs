@@ -5,12 +5,12 @@ use switchyard_backend::{Backend, ChunkPosition, Command, Digest, DynamicOffsets
 use switchyard_kernels::cull::CullBlocks;
 
 use super::passes::{EngineContent, EnginePlan};
-use super::{EngineRecorded, Shared, ViewFrame, GLOBALS_SLOT};
+use super::{EngineRecorded, Resources, ViewFrame, GLOBALS_SLOT};
 use crate::batch::batch_view;
 use crate::cull::{cull_view, CullCtx};
 use crate::frame_graph::CallbackContext;
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
-use crate::material::{BuildCtx, Library, MaterialFrame, PropertySheet};
+use crate::material::{BuildCtx, MaterialFrame};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::{record_view, RecordInput};
 use crate::scene::Objects;
@@ -93,18 +93,15 @@ pub(super) fn build_graph(views: &[&str], engine: &[&str]) -> Result<JobGraph<Jo
 
 /// What the jobs of one frame run against: read-only inputs, and the slots they fill.
 pub(super) struct FrameJobs<'a, B: Backend> {
-    pub(super) shared: &'a Shared<B>,
+    pub(super) res: &'a Resources<B>,
     pub(super) objects: &'a Objects,
     pub(super) blocks: &'a CullBlocks,
     pub(super) mat_frames: &'a [MaterialFrame],
     pub(super) lacking_passes: u8,
-    pub(super) globals: &'a PropertySheet,
-    pub(super) globals_version: u64,
     pub(super) views: &'a [ViewFrame<B::Chunk>],
     pub(super) engine_passes: &'a [Slot<EngineRecorded<B::Chunk>>],
     pub(super) engine_plans: &'a [EnginePlan],
     pub(super) frame: u64,
-    pub(super) library: &'a Slot<Library>,
     pub(super) patched: &'a Slot<PatchedLists>,
     /// The job that panics this frame, injected by a test (`fault-injection`).
     pub(super) panics: Option<Job>,
@@ -123,7 +120,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     label: &view.setup.pass.label,
                     objects: self.objects,
                     blocks: self.blocks,
-                    kernel: self.shared.kernel,
+                    kernel: self.res.kernel,
                     materials: self.mat_frames.len(),
                     mat_frames: self.mat_frames,
                     queue: view.setup.queue,
@@ -137,7 +134,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     label: &view.setup.pass.label,
                     objects: self.objects,
                     materials: self.mat_frames,
-                    mesh_hashes: &self.shared.mesh_hashes,
+                    mesh_hashes: &self.res.mesh_hashes,
                 };
                 sort_view(&ctx, &view.setup.view, &view.visible.read(), &mut view.sorted.write());
             }
@@ -158,18 +155,18 @@ impl<B: Backend> FrameJobs<'_, B> {
                 for v in &self.views[..views] {
                     patched.add_used(v.setup.view.pass, &v.visible.read().used);
                 }
-                let s = self.shared;
+                let s = self.res;
                 let ctx = PatchCtx {
                     build: BuildCtx {
                         backend: &*s.backend,
                         layouts: &s.gpu.layouts,
-                        globals: self.globals,
-                        globals_version: self.globals_version,
+                        globals: &self.res.globals,
+                        globals_version: self.res.globals_version,
                         cache: s.display_list_cache,
                     },
                     mat_frames: self.mat_frames,
                 };
-                patch_frame(&ctx, &mut self.library.write(), &mut patched);
+                patch_frame(&ctx, &mut self.res.library.write(), &mut patched);
             }
             Job::Record(v) => {
                 let view = &self.views[v];
@@ -177,7 +174,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                 if patched.error.is_some() {
                     return; // the frame fails with the patch error
                 }
-                let s = self.shared;
+                let s = self.res;
                 let setup = &view.setup;
                 let input = RecordInput {
                     backend: &*s.backend,
@@ -226,14 +223,14 @@ impl<B: Backend> FrameJobs<'_, B> {
                 record(&ctx, &mut rec.commands)
             }
         }
-        rec.digest = self.shared.digest.then(|| Digest::of_commands(&rec.commands));
+        rec.digest = self.res.digest.then(|| Digest::of_commands(&rec.commands));
         let count = |f: fn(&Command) -> bool| rec.commands.iter().filter(|c| f(c)).count() as u32;
         rec.draw_calls = count(|c| {
             matches!(c, Command::Draw { .. } | Command::DrawIndexed { .. } | Command::MultiDrawIndexedIndirect { .. })
         });
         rec.dispatches = count(|c| matches!(c, Command::Dispatch { .. } | Command::DispatchIndirect { .. }));
         rec.state_changes = rec.commands.len() as u32 - rec.draw_calls - rec.dispatches;
-        match self.shared.backend.record(&rec.pass, ChunkPosition::SINGLE, &rec.commands) {
+        match self.res.backend.record(&rec.pass, ChunkPosition::SINGLE, &rec.commands) {
             Ok(c) => rec.chunk = Some(c),
             Err(e) => rec.error = Some(e.into()),
         }

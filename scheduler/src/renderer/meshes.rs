@@ -126,7 +126,7 @@ impl<B: Backend> Renderer<B> {
     pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
         // Like every resource, refused while the device is lost (its upload would only
         // reach the backend with the next frame).
-        if self.lost {
+        if self.device.lost {
             return Err(ResourceError::Backend(CreateError::DeviceLost));
         }
         if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
@@ -139,7 +139,7 @@ impl<B: Backend> Renderer<B> {
             return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
         }
         let (nv, ni) = (mesh.vertices.len(), mesh.indices.len());
-        let s = &mut self.shared;
+        let s = &mut self.res;
         if (s.cpu_vertices.len() + nv) as u64 >= u64::from(i32::MAX as u32)
             || (s.cpu_indices.len() + ni) as u64 >= u64::from(u32::MAX)
         {
@@ -161,7 +161,7 @@ impl<B: Backend> Renderer<B> {
             .map(|old| replaced[1] = old);
         // A buffer that grew replaced one that queued frames still draw from.
         for old in replaced.into_iter().flatten() {
-            s.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
+            self.device.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
         }
         if let Err(e) = uploaded {
             // Nothing of this mesh stays: what it appended goes, what it wrote into a free
@@ -200,27 +200,27 @@ impl<B: Backend> Renderer<B> {
                 s.mesh_ranges.len() as u32 - 1
             }
         };
-        Ok(self.mesh_handles.insert(dense))
+        Ok(self.res.mesh_handles.insert(dense))
     }
 
     /// Removes a mesh no object uses; its ranges in the shared buffers are free for later
     /// meshes once the frames queued or on the GPU that may draw it have finished (see
     /// `retire.rs`). A stale handle or a mesh in use is a typed error that changes nothing.
     pub fn remove_mesh(&mut self, m: MeshHandle) -> Result<(), ResourceError> {
-        let &i = self.mesh_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Mesh))?;
+        let &i = self.res.mesh_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Mesh))?;
         let users = self.scene.mesh_users.get(i as usize).copied().unwrap_or(0);
         if users > 0 {
             return Err(ResourceError::InUse(HandleKind::Mesh, users as usize));
         }
-        self.mesh_handles.remove(m);
-        let s = &mut self.shared;
+        self.res.mesh_handles.remove(m);
+        let s = &mut self.res;
         let r = s.mesh_ranges[i as usize];
         let first = r.base_vertex as u32;
         let ranges = Retiree::MeshRanges {
             vertices: first..first + s.meshes.vertex_counts[i as usize],
             indices: r.first_index..r.first_index + r.index_count,
         };
-        s.retired.retire(ranges, &*s.backend, &mut s.meshes);
+        self.device.retired.retire(ranges, &*s.backend, &mut s.meshes);
         // The dense slot is the CPU's alone (recorded draws name ranges): free at once.
         s.meshes.free_slots.insert(i);
         Ok(())
@@ -229,23 +229,23 @@ impl<B: Backend> Renderer<B> {
     /// Removes a texture no material uses (a material keeps its texture bound); it is
     /// destroyed once the frames that may sample it have finished.
     pub fn remove_texture(&mut self, t: TextureHandle) -> Result<(), ResourceError> {
-        let id = self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id;
-        let users = self.library.get_mut().materials.iter().flatten().filter(|m| m.texture == Some(t)).count();
+        let id = self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id;
+        let users = self.res.library.get_mut().materials.iter().flatten().filter(|m| m.texture == Some(t)).count();
         if users > 0 {
             return Err(ResourceError::InUse(HandleKind::Texture, users));
         }
-        self.textures.remove(t);
-        let s = &mut self.shared;
-        s.retired.retire(Retiree::Resource(Resource::Texture(id)), &*s.backend, &mut s.meshes);
+        self.res.textures.remove(t);
+        let s = &mut self.res;
+        self.device.retired.retire(Retiree::Resource(Resource::Texture(id)), &*s.backend, &mut s.meshes);
         Ok(())
     }
 
     /// The shared mesh buffers: elements held, free, and their GPU bytes.
     pub fn mesh_memory(&self) -> MeshMemory {
-        let s = &self.shared;
-        let (retired_vertices, retired_indices) = s.retired.mesh_elements();
+        let s = &self.res;
+        let (retired_vertices, retired_indices) = self.device.retired.mesh_elements();
         MeshMemory {
-            meshes: self.mesh_handles.iter().count(),
+            meshes: self.res.mesh_handles.iter().count(),
             vertices: s.cpu_vertices.len() as u64,
             free_vertices: s.meshes.free_vertices.total(),
             retired_vertices,

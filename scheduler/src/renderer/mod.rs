@@ -22,19 +22,17 @@ use switchyard_kernels::cull::{CullLoop, Frustum};
 use crate::batch::Batches;
 use crate::cull::VisibleList;
 use crate::error::{InitError, RenderError};
-use crate::frame_graph::{Camera, FrameGraph, Queue, TargetId, MAX_PASSES, MAX_VIEWS};
+use crate::frame_graph::{Queue, TargetId, MAX_PASSES, MAX_VIEWS};
 use crate::graph::Slot;
-use crate::material::{Library, MaterialFrame, PropertySheet};
-use crate::patch::PatchedLists;
+use crate::material::PropertySheet;
 use crate::profile;
-use crate::record::{GrowBuffer, MeshRange, RecordedPass};
-use crate::scene::{
-    new_owner, Handles, LocalBounds, MaterialHandle, MeshHandle, Resolve, Scene, ShaderHandle, TextureHandle,
-};
+use crate::record::{GrowBuffer, RecordedPass};
+use crate::scene::{new_owner, Handles, LocalBounds, MaterialHandle, MeshHandle, Resolve, Scene};
 use crate::sort::SortedQueue;
 use crate::submit::SubmitThread;
 use crate::view::View;
 
+mod device;
 mod fullscreen;
 pub(crate) mod gpu;
 mod input;
@@ -49,6 +47,10 @@ mod reference;
 mod render;
 mod resources;
 mod retire;
+
+use device::DeviceSide;
+use render::FrameState;
+use resources::Resources;
 
 pub use input::FrameInput;
 pub use meshes::MeshMemory;
@@ -324,79 +326,16 @@ struct TextureRecord {
     texels: Box<[u8]>,
 }
 
-/// Resources and settings that jobs read during a frame.
-struct Shared<B: Backend> {
-    backend: Arc<B>,
-    gpu: FrameResources,
-    mesh_ranges: Vec<MeshRange>,
-    /// Sort-key hash of each dense mesh.
-    mesh_hashes: Vec<u16>,
-    mesh_bounds: Vec<LocalBounds>,
-    vertices: GrowBuffer,
-    indices: GrowBuffer,
-    cpu_vertices: Vec<Vertex>,
-    cpu_indices: Vec<u32>,
-    /// Free ranges and slots of the shared mesh buffers.
-    meshes: meshes::MeshStore,
-    /// What was given up and waits for the frames that may read it.
-    retired: retire::Retired,
-    /// Meshes made since the last frame: (vertex range, index range) of the shared
-    /// buffers, written by the next frame's packet.
-    pending_uploads: Vec<(std::ops::Range<u32>, std::ops::Range<u32>)>,
-    multi_draw: bool,
-    display_list_cache: bool,
-    /// Digest every chunk's commands.
-    digest: bool,
-    kernel: CullLoop,
-}
-
-/// The Switchyard renderer over a backend.
+/// The Switchyard renderer over a backend: a thin owner of the worker pool, the scene and
+/// three parts — what it owns on the GPU (`Resources`), the frames (`FrameState`) and
+/// the device side (`DeviceSide`), each a struct in `renderer/mod.rs`.
 pub struct Renderer<B: Backend> {
     config: RendererConfig,
     pool: Workers,
-    shared: Shared<B>,
     scene: Scene,
-    shader_handles: Handles<ShaderHandle, u32>,
-    textures: Handles<TextureHandle, TextureRecord>,
-    mesh_handles: Handles<MeshHandle, u32>,
-    material_handles: Handles<MaterialHandle, u32>,
-    /// Shader and material records; the patch job compiles variants and builds lists.
-    library: Slot<Library>,
-    globals: PropertySheet,
-    globals_version: u64,
-    global_keywords: Vec<String>,
-    lighting: Lighting,
-    /// The graph set with `set_graph` and its generation (each `set_graph` adds one).
-    graph: Option<FrameGraph>,
-    graph_generation: u64,
-    /// The frame graph and job graph of the current frame configuration.
-    plan: Option<plan::FramePlan>,
-    /// Per scene pass.
-    views: Vec<ViewFrame<B::Chunk>>,
-    /// Per engine pass (fullscreen, callback, compute).
-    engine_passes: Vec<Slot<EngineRecorded<B::Chunk>>>,
-    /// The cameras of a frame given as views.
-    view_cameras: Vec<Camera>,
-    patched: Slot<PatchedLists>,
-    mat_frames: Vec<MaterialFrame>,
-    /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
-    shadow_states: Vec<(u32, u32)>,
-    /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter
-    /// their objects out of passes of those kinds.
-    lacking_passes: u8,
-    /// The hand-off to the submission thread: the ring of frame packets, the last
-    /// report and the first error not yet returned.
-    submit: SubmitThread<B>,
-    frame: u64,
-    /// The device was lost; frames fail until [`Renderer::recover`].
-    lost: bool,
-    /// `present_graph`'s external targets plus the surface image (kept for its memory).
-    surface_targets: Vec<(TargetId, TextureId)>,
-    /// Surfaces configured again after an outdated or lost acquire.
-    reconfigures: u64,
-    /// A job to panic in and the frame (`fault-injection`).
-    #[cfg(feature = "fault-injection")]
-    fault_panic: Option<(String, u64)>,
+    res: Resources<B>,
+    frame: FrameState<B>,
+    device: DeviceSide<B>,
 }
 
 // An engine moves its renderer between threads and shares it behind a lock.
@@ -411,14 +350,17 @@ impl<B: Backend> Drop for Renderer<B> {
     /// backend (an engine's backend outlives it: nothing stays behind). The workers and
     /// the submission thread are joined after.
     fn drop(&mut self) {
-        let _ = self.submit.flush();
+        let _ = self.device.submit.flush();
         self.give_up_backend();
     }
 }
 
 impl<B: Backend> std::fmt::Debug for Renderer<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Renderer").field("config", &self.config).field("frame", &self.frame).finish_non_exhaustive()
+        f.debug_struct("Renderer")
+            .field("config", &self.config)
+            .field("frame", &self.frame.number)
+            .finish_non_exhaustive()
     }
 }
 
@@ -466,7 +408,7 @@ impl<B: Backend> Renderer<B> {
         Ok(Self {
             scene: Scene::with_capacity(config.max_objects, owner),
             pool,
-            shared: Shared {
+            res: Resources {
                 backend,
                 gpu,
                 mesh_ranges: Vec::new(),
@@ -477,39 +419,43 @@ impl<B: Backend> Renderer<B> {
                 cpu_vertices: Vec::new(),
                 cpu_indices: Vec::new(),
                 meshes: meshes::MeshStore::default(),
-                retired: retire::Retired::default(),
                 pending_uploads: Vec::new(),
+                shader_handles: Handles::new(owner),
+                textures: Handles::new(owner),
+                mesh_handles: Handles::new(owner),
+                material_handles: Handles::new(owner),
+                library: Slot::default(),
+                globals: PropertySheet::new(),
+                globals_version: 0,
+                global_keywords: Vec::new(),
+                lighting: Lighting::default(),
                 multi_draw,
                 display_list_cache: config.display_list_cache,
                 digest,
                 kernel: CullLoop::best(),
             },
-            shader_handles: Handles::new(owner),
-            textures: Handles::new(owner),
-            mesh_handles: Handles::new(owner),
-            material_handles: Handles::new(owner),
-            library: Slot::default(),
-            globals: PropertySheet::new(),
-            globals_version: 0,
-            global_keywords: Vec::new(),
-            lighting: Lighting::default(),
-            graph: None,
-            graph_generation: 0,
-            plan: None,
-            views: Vec::new(),
-            engine_passes: Vec::new(),
-            view_cameras: Vec::new(),
-            patched: Slot::default(),
-            mat_frames: Vec::new(),
-            shadow_states: Vec::new(),
-            lacking_passes: 0,
-            submit,
-            frame: 0,
-            lost: false,
-            surface_targets: Vec::new(),
-            reconfigures: 0,
-            #[cfg(feature = "fault-injection")]
-            fault_panic: None,
+            frame: FrameState {
+                graph: None,
+                graph_generation: 0,
+                plan: None,
+                views: Vec::new(),
+                engine_passes: Vec::new(),
+                view_cameras: Vec::new(),
+                patched: Slot::default(),
+                mat_frames: Vec::new(),
+                shadow_states: Vec::new(),
+                lacking_passes: 0,
+                number: 0,
+                #[cfg(feature = "fault-injection")]
+                fault_panic: None,
+            },
+            device: DeviceSide {
+                submit,
+                retired: retire::Retired::default(),
+                lost: false,
+                reconfigures: 0,
+                surface_targets: Vec::new(),
+            },
             config,
         })
     }
@@ -520,12 +466,12 @@ impl<B: Backend> Renderer<B> {
     /// `stats.frame + 1`). Fault injection for tests; one fault at a time.
     #[cfg(feature = "fault-injection")]
     pub fn inject_job_panic(&mut self, job: &str, frame: u64) {
-        self.fault_panic = Some((job.to_owned(), frame));
+        self.frame.fault_panic = Some((job.to_owned(), frame));
     }
 
     /// The backend.
     pub fn backend(&self) -> &Arc<B> {
-        &self.shared.backend
+        &self.res.backend
     }
 
     /// The configuration.
@@ -540,25 +486,26 @@ impl<B: Backend> Renderer<B> {
 
     /// Whether draws go through multi-draw-indirect.
     pub fn multi_draw(&self) -> bool {
-        self.shared.multi_draw
+        self.res.multi_draw
     }
 
     /// Whether each frame's command stream is digested ([`FrameStats::digest`](crate::FrameStats::digest)).
     pub fn digests(&self) -> bool {
-        self.shared.digest
+        self.res.digest
     }
 
     /// What [`Renderer::read_color`] reads: the retained color target the last frame's
     /// last pass wrote (`None` before the first frame, or when it wrote an external one).
     pub fn color_target(&self) -> Option<TextureId> {
-        self.plan.as_ref().and_then(|p| p.readback)
+        self.frame.plan.as_ref().and_then(|p| p.readback)
     }
 
     /// The texture of a retained or transient target of the current graph (`None` for an
     /// external or unused target, a target of another graph, or before the graph's first
     /// frame).
     pub fn target_texture(&self, target: TargetId) -> Option<TextureId> {
-        self.plan
+        self.frame
+            .plan
             .as_ref()
             .filter(|p| p.tag == target.1)
             .and_then(|p| p.textures.get(target.0 as usize).copied().flatten())
@@ -567,7 +514,7 @@ impl<B: Backend> Renderer<B> {
     /// Bytes the current graph's own targets take on the GPU, and the bytes aliasing and
     /// memoryless targets save against one texture per target: (used, saved).
     pub fn target_memory(&self) -> (u64, u64) {
-        self.plan.as_ref().map_or((0, 0), |p| (p.memory.bytes, p.memory.saved))
+        self.frame.plan.as_ref().map_or((0, 0), |p| (p.memory.bytes, p.memory.saved))
     }
 
     /// The scene (read-only).
@@ -578,13 +525,13 @@ impl<B: Backend> Renderer<B> {
     /// The names of the last frame's passes in submission order (the order of
     /// [`FrameStats::passes`](crate::FrameStats::passes)): the views' labels, made unique.
     pub fn pass_names(&self) -> &[String] {
-        self.plan.as_ref().map_or(&[], |p| &p.names)
+        self.frame.plan.as_ref().map_or(&[], |p| &p.names)
     }
 
     /// What the last frame's graph does that is legal but likely not meant (a store nothing
     /// reads, a load of a target nothing wrote), worded for a log; the same until the views'
     /// configuration changes.
     pub fn frame_warnings(&self) -> Vec<String> {
-        self.plan.as_ref().map_or_else(Vec::new, |p| p.graph.warnings.iter().map(|w| w.to_string()).collect())
+        self.frame.plan.as_ref().map_or_else(Vec::new, |p| p.graph.warnings.iter().map(|w| w.to_string()).collect())
     }
 }

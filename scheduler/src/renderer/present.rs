@@ -36,7 +36,7 @@ impl<B: Backend> Renderer<B> {
         surface: SurfaceId,
         target: TargetId,
     ) -> Result<Presented, RenderError> {
-        if self.lost {
+        if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
         let image = match self.acquire(surface) {
@@ -44,31 +44,31 @@ impl<B: Backend> Renderer<B> {
             Ok(Acquired::Skip(reason)) => return Ok(Presented::Skipped(reason)),
             Err(e) => return self.note_lost(Err(e)),
         };
-        let mut targets = std::mem::take(&mut self.surface_targets);
+        let mut targets = std::mem::take(&mut self.device.surface_targets);
         targets.clear();
         targets.extend_from_slice(input.targets);
         targets.push((target, image));
         let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(surface));
-        self.surface_targets = targets;
+        self.device.surface_targets = targets;
         if r.is_err() {
             // Nothing of the frame was handed over: its image goes back unpresented.
-            self.shared.backend.release_image(surface);
+            self.res.backend.release_image(surface);
         }
         r.map(|s| Presented::Frame(Box::new(s)))
     }
 
     /// How often `present_graph` configured a surface again (outdated or lost).
     pub fn surface_reconfigures(&self) -> u64 {
-        self.reconfigures
+        self.device.reconfigures
     }
 
     fn acquire(&mut self, surface: SurfaceId) -> Result<Acquired, RenderError> {
-        let b = &*self.shared.backend;
+        let b = &*self.res.backend;
         match b.acquire(surface) {
             Err(SurfaceError::Outdated | SurfaceError::Lost) => {
                 let (w, h) = b.surface_size(surface).ok_or(RenderError::Surface(SurfaceError::InvalidHandle))?;
                 b.configure_surface(surface, w, h).map_err(RenderError::Surface)?;
-                self.reconfigures += 1;
+                self.device.reconfigures += 1;
                 b.acquire(surface).map_err(RenderError::Surface)
             }
             r => r.map_err(RenderError::Surface),

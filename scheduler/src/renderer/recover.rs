@@ -37,7 +37,7 @@ impl<B: Backend> Renderer<B> {
         let t = Instant::now();
         self.config.check(&backend.caps())?;
         // The graph set must fit the new device too (its frames would fail otherwise).
-        if let Some(graph) = &self.graph {
+        if let Some(graph) = &self.frame.graph {
             super::plan::compile(graph, (self.config.width, self.config.height), &backend.caps())?;
         }
         let b = &*backend;
@@ -45,7 +45,7 @@ impl<B: Backend> Renderer<B> {
         let gpu = FrameResources::create(b, &self.config)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
-        let s = &self.shared;
+        let s = &self.res;
         let mut remake = |old: &GrowBuffer, label, usage, data: &[u8]| -> Result<GrowBuffer, InitError> {
             let id = m.add(buffer(b, label, old.capacity, usage))?;
             b.write_buffer(id, 0, data)?;
@@ -55,7 +55,7 @@ impl<B: Backend> Renderer<B> {
             remake(&s.vertices, "mesh-vertices", BufferUsage::VERTEX, bytemuck::cast_slice(&s.cpu_vertices))?;
         let indices = remake(&s.indices, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))?;
         let mut textures = std::collections::HashMap::new();
-        for (h, tex) in self.textures.iter() {
+        for (h, tex) in self.res.textures.iter() {
             let id = m.add(super::resources::upload_texture(b, tex.width, tex.height, &tex.texels)).map_err(
                 |e| match e {
                     ResourceError::Backend(e) => InitError::Backend(e),
@@ -66,7 +66,7 @@ impl<B: Backend> Renderer<B> {
             textures.insert(h, id);
         }
         let mut groups = Vec::new();
-        for rec in self.library.get_mut().materials.iter().flatten() {
+        for rec in self.res.library.get_mut().materials.iter().flatten() {
             let texture = rec.texture.and_then(|h| textures.get(&h).copied()).unwrap_or(gpu.white);
             groups.push(m.add(gpu.material_group(b, texture))?);
         }
@@ -77,26 +77,26 @@ impl<B: Backend> Renderer<B> {
         // Everything is made: switch over. The old submission thread ends with its frames;
         // what the renderer made on the old backend is released there (what a lost device
         // still lets go of).
-        drop(std::mem::replace(&mut self.submit, submit));
+        drop(std::mem::replace(&mut self.device.submit, submit));
         self.give_up_backend();
-        self.lost = false;
+        self.device.lost = false;
         for (h, id) in textures {
-            self.textures.get_mut(h).expect("made from the live textures").id = id;
+            self.res.textures.get_mut(h).expect("made from the live textures").id = id;
         }
-        let lib = self.library.get_mut();
+        let lib = self.res.library.get_mut();
         for (rec, group) in lib.materials.iter_mut().flatten().zip(groups) {
             rec.group = group;
         }
         self.forget_lists();
         // Plans, per-view buffers and recorded chunks named the old device's objects.
-        self.views.clear();
-        self.engine_passes.clear();
+        self.frame.views.clear();
+        self.frame.engine_passes.clear();
         let n = self.scene.len() as u32;
         self.scene.dirty.clear();
         if n > 0 {
             self.scene.dirty.push((0, n));
         }
-        let s = &mut self.shared;
+        let s = &mut self.res;
         s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
         (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
         // The new buffers hold every mesh already.
@@ -105,9 +105,9 @@ impl<B: Backend> Renderer<B> {
         drop(old);
         Ok(RecoverStats {
             ms: t.elapsed().as_secs_f64() * 1e3,
-            meshes: self.mesh_handles.iter().count(),
-            textures: self.textures.iter().count(),
-            materials: self.library.get_mut().materials.iter().flatten().count(),
+            meshes: self.res.mesh_handles.iter().count(),
+            textures: self.res.textures.iter().count(),
+            materials: self.res.library.get_mut().materials.iter().flatten().count(),
             objects: self.scene.len(),
         })
     }
@@ -118,26 +118,26 @@ impl<B: Backend> Renderer<B> {
     /// frame uses it: the submission thread must be flushed or gone. Handles that name them
     /// stay in the renderer's records (`recover` replaces them; `Drop` ends them).
     pub(super) fn give_up_backend(&mut self) {
-        let s = &mut self.shared;
+        let s = &mut self.res;
         let b = &*s.backend;
-        s.retired.flushed();
-        s.retired.release(u64::MAX, b, &mut s.meshes);
+        self.device.retired.flushed();
+        self.device.retired.release(u64::MAX, b, &mut s.meshes);
         let mut gone: Vec<Resource> = Vec::new();
-        if let Some(plan) = self.plan.take() {
+        if let Some(plan) = self.frame.plan.take() {
             gone.extend(plan.into_resources());
         }
-        for v in &mut self.views {
+        for v in &mut self.frame.views {
             let rec = v.recorded.get_mut();
             gone.extend(
                 [rec.instance_buf.take(), rec.args_buf.take()].into_iter().flatten().map(|g| Resource::Buffer(g.id)),
             );
         }
-        let lib = self.library.get_mut();
+        let lib = s.library.get_mut();
         gone.extend(lib.materials.iter().flatten().map(|m| Resource::BindGroup(m.group)));
         for shader in &mut lib.shaders {
             gone.extend(shader.take_compiled());
         }
-        gone.extend(self.textures.iter().map(|(_, t)| Resource::Texture(t.id)));
+        gone.extend(s.textures.iter().map(|(_, t)| Resource::Texture(t.id)));
         gone.extend([Resource::Buffer(s.vertices.id), Resource::Buffer(s.indices.id)]);
         gone.extend(s.gpu.resources());
         for r in gone {
@@ -150,19 +150,13 @@ impl<B: Backend> Renderer<B> {
     /// frame until then is a [`RenderError::DeviceLost`] that touches nothing. The scene
     /// can still be edited meanwhile.
     pub fn is_lost(&self) -> bool {
-        self.lost
+        self.device.lost
     }
 
     /// A device-lost error of any operation becomes [`RenderError::DeviceLost`] and marks
     /// the renderer lost.
     pub(super) fn note_lost<T>(&mut self, r: Result<T, RenderError>) -> Result<T, RenderError> {
-        match r {
-            Err(e) if e.is_device_lost() => {
-                self.lost = true;
-                Err(RenderError::DeviceLost)
-            }
-            r => r,
-        }
+        self.device.note_lost(r)
     }
 }
 

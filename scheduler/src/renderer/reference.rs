@@ -53,7 +53,7 @@ pub struct ReferenceFrame {
 impl<B: Backend> Renderer<B> {
     /// The parallel pipeline's outputs of the last frame for view `v`.
     pub fn view_output(&self, v: usize) -> Option<ViewOutput> {
-        let w = self.views.get(v)?;
+        let w = self.frame.views.get(v)?;
         let (sorted, rec) = (w.sorted.read(), w.recorded.read());
         let args = w.args.clone();
         Some(ViewOutput {
@@ -70,16 +70,16 @@ impl<B: Backend> Renderer<B> {
     /// pipeline. Tests compare it with the parallel pipeline; benchmarks use it as the
     /// baseline.
     pub fn reference_frame(&self, views: &[View]) -> ReferenceFrame {
-        let lists = &self.patched.read().lists;
+        let lists = &self.frame.patched.read().lists;
         let mut out = ReferenceFrame { views: Vec::with_capacity(views.len()), digest: 0 };
         for (v, view) in views.iter().enumerate() {
             out.views.push(self.reference_view(v, view, lists));
         }
         let mut digest = Digest::default();
-        let entries = self.plan.as_ref().map_or(&[][..], |p| &p.entries);
+        let entries = self.frame.plan.as_ref().map_or(&[][..], |p| &p.entries);
         for e in entries {
             let &super::plan::Entry::Scene(v) = e else { continue };
-            digest.pass(&self.views[v].setup.pass);
+            digest.pass(&self.frame.views[v].setup.pass);
             for chunk in &out.views[v].chunks {
                 digest.combine(Digest::of_commands(chunk));
             }
@@ -91,8 +91,8 @@ impl<B: Backend> Renderer<B> {
     /// Per dense material: whether scene pass `v`'s queue holds its objects (its shader
     /// has the pass's entry points, its transparency fits the queue).
     fn in_queue(&self, v: usize) -> Vec<bool> {
-        let lib = self.library.read();
-        let setup = self.views.get(v).map(|w| (w.setup.view.pass, w.setup.queue));
+        let lib = self.res.library.read();
+        let setup = self.frame.views.get(v).map(|w| (w.setup.view.pass, w.setup.queue));
         lib.materials
             .iter()
             .map(|rec| {
@@ -129,7 +129,7 @@ impl<B: Backend> Renderer<B> {
             .collect();
         // Keys, packed from the documented layout; a stable sort. Each material's state
         // (shader, variant from its keywords and the global ones, transparency) once.
-        let lib = self.library.read();
+        let lib = self.res.library.read();
         let states: Vec<Option<(u32, u32, bool)>> = lib
             .materials
             .iter()
@@ -137,7 +137,7 @@ impl<B: Backend> Renderer<B> {
                 rec.as_ref().map(|r| {
                     let shader = &lib.shaders[r.shader as usize];
                     let global =
-                        self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+                        self.res.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
                     (r.shader, r.keyword_mask | global, r.transparent)
                 })
             })
@@ -189,7 +189,7 @@ impl<B: Backend> Renderer<B> {
                 }),
             }
         }
-        let meshes = &self.shared.mesh_ranges;
+        let meshes = &self.res.mesh_ranges;
         let args: Vec<DrawIndexedIndirectArgs> = batches
             .iter()
             .map(|b| {
@@ -218,7 +218,7 @@ impl<B: Backend> Renderer<B> {
         batches: &[Batch],
         args: &[DrawIndexedIndirectArgs],
     ) -> Vec<Vec<Command>> {
-        let s = &self.shared;
+        let s = &self.res;
         let forward = view.pass == PassKind::Forward;
         let multi = s.multi_draw;
         let binding = |b: &Batch| {
@@ -246,12 +246,12 @@ impl<B: Backend> Renderer<B> {
         if batches.is_empty() {
             starts.truncate(1);
         }
-        let rec = self.views[v].recorded.read();
+        let rec = self.frame.views[v].recorded.read();
         let (instances, indirect) = (
             rec.instance_buf.as_ref().map(|g| g.id).unwrap_or_default(),
             rec.args_buf.as_ref().map(|g| g.id).unwrap_or_default(),
         );
-        let group = self.views[v].setup.group;
+        let group = self.frame.views[v].setup.group;
         let mut chunks = Vec::new();
         for c in starts.windows(2) {
             let mut cmds = vec![

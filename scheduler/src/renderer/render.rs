@@ -15,11 +15,14 @@ use super::input::check_targets;
 use super::jobs::FrameJobs;
 use super::plan::{self, Entry, FramePlan};
 use super::retire::Retiree;
+use super::EngineRecorded;
 use super::Renderer;
 use super::{gpu, ViewFrame, ViewSetup, GLOBALS_SLOT};
 use crate::error::RenderError;
 use crate::frame_graph::Camera;
+use crate::frame_graph::FrameGraph;
 use crate::frame_graph::TargetId;
+use crate::graph::Slot;
 use crate::material::MaterialFrame;
 use crate::patch::PatchedLists;
 use crate::profile;
@@ -29,6 +32,34 @@ use crate::stats::PassTraffic;
 use crate::submit::SubmitReport;
 use crate::submit::{FramePacket, ViewUpload};
 use crate::view::View;
+
+/// The frames: the graph set and the plan made from it, and every frame's per-pass
+/// outputs and per-material data (`render.rs` runs the steps, `jobs.rs` the jobs).
+pub(super) struct FrameState<B: Backend> {
+    /// The graph set with `set_graph` and its generation (each `set_graph` adds one).
+    pub(super) graph: Option<FrameGraph>,
+    pub(super) graph_generation: u64,
+    /// The frame graph and job graph of the current frame configuration.
+    pub(super) plan: Option<plan::FramePlan>,
+    /// Per scene pass.
+    pub(super) views: Vec<ViewFrame<B::Chunk>>,
+    /// Per engine pass (fullscreen, callback, compute).
+    pub(super) engine_passes: Vec<Slot<EngineRecorded<B::Chunk>>>,
+    /// The cameras of a frame given as views.
+    pub(super) view_cameras: Vec<Camera>,
+    pub(super) patched: Slot<PatchedLists>,
+    pub(super) mat_frames: Vec<MaterialFrame>,
+    /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
+    pub(super) shadow_states: Vec<(u32, u32)>,
+    /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter
+    /// their objects out of passes of those kinds.
+    pub(super) lacking_passes: u8,
+    /// The number of the last frame begun.
+    pub(super) number: u64,
+    /// A job to panic in and the frame (`fault-injection`).
+    #[cfg(feature = "fault-injection")]
+    pub(super) fault_panic: Option<(String, u64)>,
+}
 
 impl<B: Backend> Renderer<B> {
     /// Runs one frame of the current plan: `cameras` fill its camera slots, `targets` its
@@ -40,14 +71,14 @@ impl<B: Backend> Renderer<B> {
         targets: &[(TargetId, TextureId)],
         present: Option<SurfaceId>,
     ) -> Result<FrameStats, RenderError> {
-        if self.lost {
+        if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
         // The frame's steps borrow the plan beside the rest of the renderer.
         // (The callers made the plan: none would be a bug, reported rather than a panic.)
-        let Some(mut plan) = self.plan.take() else { return Err(RenderError::NoGraph) };
+        let Some(mut plan) = self.frame.plan.take() else { return Err(RenderError::NoGraph) };
         let r = self.frame_steps(&mut plan, cameras, targets, present);
-        self.plan = Some(plan);
+        self.frame.plan = Some(plan);
         self.note_lost(r)
     }
 
@@ -60,19 +91,19 @@ impl<B: Backend> Renderer<B> {
     ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let _z = profile::zone!("frame");
-        check_targets(plan, &*self.shared.backend, targets, (self.config.width, self.config.height))?;
-        let mut packet = self.take_packet()?;
-        self.frame += 1;
-        packet.frame = self.frame;
+        check_targets(plan, &*self.res.backend, targets, (self.config.width, self.config.height))?;
+        let mut packet = self.device.take_packet()?;
+        self.frame.number += 1;
+        packet.frame = self.frame.number;
         if let Err(e) = self.release_retired() {
-            self.submit.give_back(packet);
+            self.device.submit.give_back(packet);
             return Err(e);
         }
         packet.present = present;
         self.resolve_materials();
         let scenes = plan.scenes.len();
         self.write_globals(plan, cameras, &mut packet.globals.1);
-        packet.globals.0 = Some(self.shared.gpu.globals_buf);
+        packet.globals.0 = Some(self.res.gpu.globals_buf);
         self.write_dirty_transforms(&mut packet);
         if let Err(e) = self.prepare_views(plan, cameras, targets) {
             self.drop_frame(packet);
@@ -82,7 +113,7 @@ impl<B: Backend> Renderer<B> {
         self.swap_uploads(&mut packet, scenes);
         let ran = self.run_jobs(plan, scenes);
         self.swap_uploads(&mut packet, scenes);
-        let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame, ..FrameStats::default() };
+        let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame.number, ..FrameStats::default() };
         let error = ran.err().or_else(|| self.gather(plan, &mut packet, &mut stats));
         if let Some(e) = error {
             self.drop_frame(packet);
@@ -90,11 +121,11 @@ impl<B: Backend> Renderer<B> {
         }
         self.write_mesh_uploads(&mut packet);
         stats.upload_bytes = packet.upload_bytes();
-        if !self.submit.send(packet) {
+        if !self.device.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
-        self.shared.retired.sent(self.frame);
-        if let Some(r) = &self.submit.reports.last {
+        self.device.retired.sent(self.frame.number);
+        if let Some(r) = &self.device.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
         }
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -106,15 +137,10 @@ impl<B: Backend> Renderer<B> {
     /// Waits until every frame handed to the submission thread is finished on the GPU;
     /// returns a submission error of any of them.
     pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
-        if self.lost {
+        if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
-        if !self.submit.flush() {
-            return Err(RenderError::SubmitThreadGone);
-        }
-        let s = &mut self.shared;
-        s.retired.flushed();
-        s.retired.release(u64::MAX, &*s.backend, &mut s.meshes);
+        self.device.flush(&*self.res.backend, &mut self.res.meshes)?;
         self.poll()
     }
 
@@ -123,16 +149,7 @@ impl<B: Backend> Renderer<B> {
     /// latest report. An engine that renders rarely calls it to learn of a failed frame
     /// before its next `render`.
     pub fn poll(&mut self) -> Result<Option<SubmitReport>, RenderError> {
-        if self.lost {
-            return Err(RenderError::DeviceLost);
-        }
-        if !self.submit.collect() {
-            return Err(RenderError::SubmitThreadGone);
-        }
-        if let Some((frame, source)) = self.submit.reports.pending.take() {
-            return self.note_lost(Err(RenderError::Submit { frame, source }));
-        }
-        Ok(self.submit.reports.last.clone())
+        self.device.poll()
     }
 
     /// Flushes, then reads the color target the last frame's last pass wrote (retained,
@@ -142,76 +159,65 @@ impl<B: Backend> Renderer<B> {
         let t = self
             .color_target()
             .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
-        let read = self.shared.backend.read_rgba8(t).map_err(RenderError::from);
+        let read = self.res.backend.read_rgba8(t).map_err(RenderError::from);
         self.note_lost(read)
     }
 
     // ---- the steps of a frame ------------------------------------------------------
-
-    /// A free frame packet: finished frames are collected first (waiting for one when all
-    /// are in flight); an earlier frame's submission error is returned here.
-    fn take_packet(&mut self) -> Result<Box<FramePacket<B::Chunk>>, RenderError> {
-        let packet = self.submit.take().ok_or(RenderError::SubmitThreadGone)?;
-        if let Some((frame, source)) = self.submit.reports.pending.take() {
-            self.submit.give_back(packet);
-            return Err(RenderError::Submit { frame, source });
-        }
-        Ok(packet)
-    }
 
     /// Releases what was given up before the frames that may still be queued or on the
     /// GPU: a frame `2 * frames_in_flight - 1` before this one has finished (see
     /// `retire.rs`; the completion count is checked, and waited for where a frame failed
     /// in between).
     fn release_retired(&mut self) -> Result<(), RenderError> {
-        let upto = self.frame.saturating_sub(2 * self.config.frames_in_flight as u64 - 1);
-        if let Some(stamp) = self.shared.retired.due(upto) {
-            if !self.submit.wait_completed(stamp) {
+        let upto = self.frame.number.saturating_sub(2 * self.config.frames_in_flight as u64 - 1);
+        if let Some(stamp) = self.device.retired.due(upto) {
+            if !self.device.submit.wait_completed(stamp) {
                 return Err(RenderError::SubmitThreadGone);
             }
         }
-        let s = &mut self.shared;
-        s.retired.release(upto, &*s.backend, &mut s.meshes);
+        let s = &mut self.res;
+        self.device.retired.release(upto, &*s.backend, &mut s.meshes);
         Ok(())
     }
 
     /// Per-material frame data: the variant (material | global keywords), the key hashes,
     /// and the shadow-pass state id shared by materials of equal shader and variant.
     fn resolve_materials(&mut self) {
-        self.mat_frames.clear();
-        self.shadow_states.clear();
-        self.lacking_passes = 0;
-        let lib = self.library.get_mut();
+        self.frame.mat_frames.clear();
+        self.frame.shadow_states.clear();
+        self.frame.lacking_passes = 0;
+        let lib = self.res.library.get_mut();
         for (m, rec) in lib.materials.iter().enumerate() {
             let Some(r) = rec else {
-                self.mat_frames.push(MaterialFrame::default());
+                self.frame.mat_frames.push(MaterialFrame::default());
                 continue;
             };
             let shader = &lib.shaders[r.shader as usize];
-            let global = self.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+            let global = self.res.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
             let variant = r.keyword_mask | global;
             let key = (r.shader, variant);
-            let state = self.shadow_states.iter().position(|s| *s == key).unwrap_or_else(|| {
-                self.shadow_states.push(key);
-                self.shadow_states.len() - 1
+            let state = self.frame.shadow_states.iter().position(|s| *s == key).unwrap_or_else(|| {
+                self.frame.shadow_states.push(key);
+                self.frame.shadow_states.len() - 1
             }) as u32;
             let mut frame = crate::sort::material_frame(m as u32, variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
-            self.lacking_passes |= !frame.passes & 0b11;
-            self.mat_frames.push(frame);
+            self.frame.lacking_passes |= !frame.passes & 0b11;
+            self.frame.mat_frames.push(frame);
         }
     }
 
     /// Each scene pass's globals block: its camera's matrix, the matrices of the cameras
     /// that rendered its shadow maps, light, eye, fog, time.
     fn write_globals(&self, plan: &FramePlan, cameras: &[Camera], out: &mut Vec<u8>) {
-        let time = self
-            .globals
+        let globals = &self.res.globals;
+        let time = globals
             .find("_Time")
-            .map_or(0.0, |i| f32::from_le_bytes(self.globals.bytes(i)[..4].try_into().expect("an f32 is 4 bytes")));
+            .map_or(0.0, |i| f32::from_le_bytes(globals.bytes(i)[..4].try_into().expect("an f32 is 4 bytes")));
         out.clear();
         out.resize(plan.scenes.len() * GLOBALS_SLOT, 0);
-        let l = &self.lighting;
+        let l = &self.res.lighting;
         for (s, dst) in plan.scenes.iter().zip(out.chunks_mut(GLOBALS_SLOT)) {
             let c = &cameras[s.camera];
             // The layout of `Globals` in shaders/lit.wgsl.
@@ -234,7 +240,7 @@ impl<B: Backend> Renderer<B> {
     /// The transforms of objects changed since the last frame, as writes into the
     /// persistent transform buffer.
     fn write_dirty_transforms(&mut self, packet: &mut FramePacket<B::Chunk>) {
-        packet.transforms.0 = Some(self.shared.gpu.transforms_buf);
+        packet.transforms.0 = Some(self.res.gpu.transforms_buf);
         packet.transforms.1.clear();
         packet.transform_writes.clear();
         let len = self.scene.objects.len();
@@ -257,7 +263,7 @@ impl<B: Backend> Renderer<B> {
     fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
         packet.mesh_writes.clear();
         packet.mesh_bytes.clear();
-        let s = &mut self.shared;
+        let s = &mut self.res;
         for (v, i) in s.pending_uploads.drain(..) {
             let start = packet.mesh_bytes.len();
             packet
@@ -313,14 +319,14 @@ impl<B: Backend> Renderer<B> {
                 queue: sp.queue,
                 slot: s as u32,
             };
-            match self.views.get_mut(s) {
+            match self.frame.views.get_mut(s) {
                 Some(w) => w.setup = setup,
-                None => self.views.push(ViewFrame::new(setup)),
+                None => self.frame.views.push(ViewFrame::new(setup)),
             }
         }
-        let b = &*self.shared.backend;
+        let b = &*self.res.backend;
         for (o, op) in plan.engine_passes.iter_mut().enumerate() {
-            let rec = self.engine_passes[o].get_mut();
+            let rec = self.frame.engine_passes[o].get_mut();
             rec.pass = with_externals(op.pass.clone(), &op.externals);
             rec.inputs.clear();
             for &t in &op.inputs {
@@ -329,7 +335,7 @@ impl<B: Backend> Renderer<B> {
                 }
             }
             if let plan::EngineContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
-                let (retired, meshes) = (&mut self.shared.retired, &mut self.shared.meshes);
+                let (retired, meshes) = (&mut self.device.retired, &mut self.res.meshes);
                 let retire = |g| retired.retire(Retiree::Resource(Resource::BindGroup(g)), b, meshes);
                 rec.input_group = Some(inputs.group(b, given, retire)?);
             }
@@ -337,18 +343,18 @@ impl<B: Backend> Renderer<B> {
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;
-        let s = &mut self.shared;
+        let s = &mut self.res;
         let b = &*s.backend;
         for e in &plan.entries {
             let &Entry::Scene(v) = e else { continue };
-            let rec = self.views[v].recorded.get_mut();
+            let rec = self.frame.views[v].recorded.get_mut();
             for (buffer, size, usage, label) in [
                 (&mut rec.instance_buf, 4, BufferUsage::VERTEX, "instances"),
                 (&mut rec.args_buf, 20, BufferUsage::INDIRECT, "indirect"),
             ] {
                 // The old buffer goes once the frames that upload into it have finished.
                 if let Some(old) = grow(b, buffer, need * size, usage, label).map_err(RenderError::FrameBuffer)? {
-                    s.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
+                    self.device.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
                 }
             }
         }
@@ -369,29 +375,26 @@ impl<B: Backend> Renderer<B> {
     /// places).
     fn swap_uploads(&mut self, packet: &mut FramePacket<B::Chunk>, views: usize) {
         packet.views.resize_with(views, ViewUpload::default);
-        for (w, up) in self.views.iter_mut().zip(&mut packet.views) {
+        for (w, up) in self.frame.views.iter_mut().zip(&mut packet.views) {
             std::mem::swap(&mut w.recorded.get_mut().upload, up);
         }
-        std::mem::swap(&mut self.patched.get_mut().constants, &mut packet.constants.1);
-        packet.constants.0 = Some(self.shared.gpu.constants_buf);
+        std::mem::swap(&mut self.frame.patched.get_mut().constants, &mut packet.constants.1);
+        packet.constants.0 = Some(self.res.gpu.constants_buf);
     }
 
     /// Runs the frame's job graph on the pool.
     fn run_jobs(&mut self, plan: &FramePlan, views: usize) -> Result<(), RenderError> {
         let jobs = FrameJobs {
-            shared: &self.shared,
+            res: &self.res,
             objects: &self.scene.objects,
             blocks: &self.scene.blocks,
-            mat_frames: &self.mat_frames,
-            lacking_passes: self.lacking_passes,
-            globals: &self.globals,
-            globals_version: self.globals_version,
-            views: &self.views[..views],
-            engine_passes: &self.engine_passes,
+            mat_frames: &self.frame.mat_frames,
+            lacking_passes: self.frame.lacking_passes,
+            views: &self.frame.views[..views],
+            engine_passes: &self.frame.engine_passes,
             engine_plans: &plan.engine_passes,
-            frame: self.frame,
-            library: &self.library,
-            patched: &self.patched,
+            frame: self.frame.number,
+            patched: &self.frame.patched,
             panics: self.injected_panic(plan),
         };
         let ran = plan.jobs.run(&self.pool, &|j| jobs.run(j));
@@ -406,10 +409,10 @@ impl<B: Backend> Renderer<B> {
     /// Drops every material's display lists and the patch stage's state; the next frame
     /// rebuilds the lists it uses.
     pub(super) fn forget_lists(&mut self) {
-        for rec in self.library.get_mut().materials.iter_mut().flatten() {
+        for rec in self.res.library.get_mut().materials.iter_mut().flatten() {
             rec.lists.clear();
         }
-        let patched = self.patched.get_mut();
+        let patched = self.frame.patched.get_mut();
         let constants = std::mem::take(&mut patched.constants);
         *patched = PatchedLists::default();
         patched.constants = constants;
@@ -418,8 +421,8 @@ impl<B: Backend> Renderer<B> {
     /// The job a test made panic this frame.
     #[cfg(feature = "fault-injection")]
     fn injected_panic(&self, plan: &FramePlan) -> Option<super::jobs::Job> {
-        let (name, frame) = self.fault_panic.as_ref()?;
-        (*frame == self.frame).then(|| plan.jobs.job_named(name)).flatten()
+        let (name, frame) = self.frame.fault_panic.as_ref()?;
+        (*frame == self.frame.number).then(|| plan.jobs.job_named(name)).flatten()
     }
 
     #[cfg(not(feature = "fault-injection"))]
@@ -435,7 +438,7 @@ impl<B: Backend> Renderer<B> {
         packet: &mut FramePacket<B::Chunk>,
         stats: &mut FrameStats,
     ) -> Option<RenderError> {
-        let patched = self.patched.get_mut();
+        let patched = self.frame.patched.get_mut();
         let mut error = patched.error.take();
         stats.patch_ms = patched.ms;
         stats.lists = patched.counts;
@@ -457,7 +460,7 @@ impl<B: Backend> Renderer<B> {
             p.chunks.clear();
             match *e {
                 Entry::Scene(v) => {
-                    let w = &mut self.views[v];
+                    let w = &mut self.frame.views[v];
                     let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
                     stats.visible[v] = visible.len() as u32;
                     stats.queue_items += sorted.queue.len() as u32;
@@ -479,7 +482,7 @@ impl<B: Backend> Renderer<B> {
                     w.args.clone_from(&packet.views[v].args);
                 }
                 Entry::Engine(o) => {
-                    let rec = self.engine_passes[o].get_mut();
+                    let rec = self.frame.engine_passes[o].get_mut();
                     error = error.or(rec.error.take());
                     stats.record_ms += rec.ms;
                     stats.draw_calls += rec.draw_calls;
@@ -497,7 +500,7 @@ impl<B: Backend> Renderer<B> {
                 }
             }
         }
-        stats.digest = self.shared.digest.then(|| digest.value());
+        stats.digest = self.res.digest.then(|| digest.value());
         error
     }
 
@@ -506,7 +509,7 @@ impl<B: Backend> Renderer<B> {
     fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
         packet.passes.iter_mut().for_each(|p| p.chunks.clear());
         packet.present = None;
-        self.submit.give_back(packet);
+        self.device.submit.give_back(packet);
         let n = self.scene.len() as u32;
         if n > 0 {
             self.scene.dirty.clear();

@@ -1,13 +1,61 @@
 //! Creating and changing resources and scene objects.
 
+use std::sync::Arc;
+
 use glam::Mat4;
 use switchyard_backend::{Backend, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
+use switchyard_kernels::cull::CullLoop;
 
+use super::gpu::FrameResources;
 use super::retire::Retiree;
-use super::{Lighting, Renderer, Resolver, TextureRecord};
+use super::{Lighting, Renderer, Resolver, TextureRecord, Vertex};
 use crate::error::ResourceError;
-use crate::material::{MaterialDesc, MaterialRecord, PassKind, PropertyValue, ShaderDesc, ShaderRecord};
-use crate::scene::{HandleKind, MaterialHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle};
+use crate::graph::Slot;
+use crate::material::{
+    Library, MaterialDesc, MaterialRecord, PassKind, PropertySheet, PropertyValue, ShaderDesc, ShaderRecord,
+};
+use crate::record::{GrowBuffer, MeshRange};
+use crate::scene::{
+    HandleKind, Handles, LocalBounds, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle,
+    TextureHandle,
+};
+
+/// What the renderer owns on the GPU and the records behind it: the backend, the fixed
+/// objects, the shared mesh buffers, the shaders, materials and textures and their handles,
+/// the global properties and the lighting. The frame's jobs read it (through `&`; the
+/// library's slot is the patch job's to write).
+pub(super) struct Resources<B: Backend> {
+    pub(super) backend: Arc<B>,
+    pub(super) gpu: FrameResources,
+    pub(super) mesh_ranges: Vec<MeshRange>,
+    /// Sort-key hash of each dense mesh.
+    pub(super) mesh_hashes: Vec<u16>,
+    pub(super) mesh_bounds: Vec<LocalBounds>,
+    pub(super) vertices: GrowBuffer,
+    pub(super) indices: GrowBuffer,
+    pub(super) cpu_vertices: Vec<Vertex>,
+    pub(super) cpu_indices: Vec<u32>,
+    /// Free ranges and slots of the shared mesh buffers.
+    pub(super) meshes: super::meshes::MeshStore,
+    /// Meshes made since the last frame: (vertex range, index range) of the shared
+    /// buffers, written by the next frame's packet.
+    pub(super) pending_uploads: Vec<(std::ops::Range<u32>, std::ops::Range<u32>)>,
+    pub(super) shader_handles: Handles<ShaderHandle, u32>,
+    pub(super) textures: Handles<TextureHandle, TextureRecord>,
+    pub(super) mesh_handles: Handles<MeshHandle, u32>,
+    pub(super) material_handles: Handles<MaterialHandle, u32>,
+    /// Shader and material records; the patch job compiles variants and builds lists.
+    pub(super) library: Slot<Library>,
+    pub(super) globals: PropertySheet,
+    pub(super) globals_version: u64,
+    pub(super) global_keywords: Vec<String>,
+    pub(super) lighting: Lighting,
+    pub(super) multi_draw: bool,
+    pub(super) display_list_cache: bool,
+    /// Digest every chunk's commands.
+    pub(super) digest: bool,
+    pub(super) kernel: CullLoop,
+}
 
 impl<B: Backend> Renderer<B> {
     // ---- resources -------------------------------------------------------------------
@@ -19,8 +67,8 @@ impl<B: Backend> Renderer<B> {
         // WGSL or a missing entry point fails here, not mid-frame. (The record keeps the
         // pipelines: the display lists' first frame finds them.) A refusal destroys what
         // was made.
-        let b = &*self.shared.backend;
-        let layouts = self.shared.gpu.layouts;
+        let b = &*self.res.backend;
+        let layouts = self.res.gpu.layouts;
         let mask = rec.passes.mask();
         let made = [PassKind::Shadow, PassKind::Forward]
             .into_iter()
@@ -32,26 +80,26 @@ impl<B: Backend> Renderer<B> {
             });
             return Err(e);
         }
-        let shaders = &mut self.library.get_mut().shaders;
+        let shaders = &mut self.res.library.get_mut().shaders;
         shaders.push(rec);
-        Ok(self.shader_handles.insert(shaders.len() as u32 - 1))
+        Ok(self.res.shader_handles.insert(shaders.len() as u32 - 1))
     }
 
     /// Uploads an RGBA8 sRGB texture.
     pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
-        let id = upload_texture(&*self.shared.backend, width, height, rgba8)?;
-        Ok(self.textures.insert(TextureRecord { id, width, height, texels: rgba8.into() }))
+        let id = upload_texture(&*self.res.backend, width, height, rgba8)?;
+        Ok(self.res.textures.insert(TextureRecord { id, width, height, texels: rgba8.into() }))
     }
 
     /// Creates a material. Keywords and properties must be declared by its shader.
     pub fn create_material(&mut self, desc: &MaterialDesc) -> Result<MaterialHandle, ResourceError> {
         // Removed materials leave free dense slots: a new material takes the first one.
-        let free = self.library.get_mut().materials.iter().position(Option::is_none);
-        if free.is_none() && self.library.get_mut().materials.len() >= self.config.max_materials {
+        let free = self.res.library.get_mut().materials.iter().position(Option::is_none);
+        if free.is_none() && self.res.library.get_mut().materials.len() >= self.config.max_materials {
             return Err(ResourceError::Invalid(format!("more than {} materials", self.config.max_materials)));
         }
-        let &shader = self.shader_handles.get(desc.shader).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
-        let rec = &self.library.get_mut().shaders[shader as usize];
+        let &shader = self.res.shader_handles.get(desc.shader).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
+        let rec = &self.res.library.get_mut().shaders[shader as usize];
         let mut mask = 0;
         for k in &desc.keywords {
             mask |= rec.keyword_bit(k).ok_or_else(|| ResourceError::UnknownKeyword(k.clone()))?;
@@ -61,11 +109,11 @@ impl<B: Backend> Renderer<B> {
             rec.check_property(name, ty)?;
         }
         let texture = match desc.base_texture {
-            Some(t) => self.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id,
-            None => self.shared.gpu.white,
+            Some(t) => self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id,
+            None => self.res.gpu.white,
         };
-        let group = self.shared.gpu.material_group(&*self.shared.backend, texture)?;
-        let materials = &mut self.library.get_mut().materials;
+        let group = self.res.gpu.material_group(&*self.res.backend, texture)?;
+        let materials = &mut self.res.library.get_mut().materials;
         let record = Some(MaterialRecord {
             handle: MaterialHandle::default(),
             shader,
@@ -87,7 +135,7 @@ impl<B: Backend> Renderer<B> {
                 materials.len() - 1
             }
         };
-        let handle = self.material_handles.insert(dense as u32);
+        let handle = self.res.material_handles.insert(dense as u32);
         materials[dense].as_mut().expect("just placed").handle = handle;
         Ok(handle)
     }
@@ -99,8 +147,8 @@ impl<B: Backend> Renderer<B> {
         name: &str,
         value: PropertyValue,
     ) -> Result<(), ResourceError> {
-        let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
-        let lib = self.library.get_mut();
+        let &i = self.res.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let lib = self.res.library.get_mut();
         let rec = lib.materials[i as usize].as_mut().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
         lib.shaders[rec.shader as usize].check_property(name, value.ty())?;
         rec.sheet.set(name, value);
@@ -110,8 +158,8 @@ impl<B: Backend> Renderer<B> {
 
     /// Turns a material keyword on or off (no rebuild: each variant keeps its lists).
     pub fn set_material_keyword(&mut self, m: MaterialHandle, keyword: &str, on: bool) -> Result<(), ResourceError> {
-        let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
-        let lib = self.library.get_mut();
+        let &i = self.res.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let lib = self.res.library.get_mut();
         let rec = lib.materials[i as usize].as_mut().ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
         let bit = lib.shaders[rec.shader as usize]
             .keyword_bit(keyword)
@@ -126,40 +174,40 @@ impl<B: Backend> Renderer<B> {
 
     /// Removes a material no object uses.
     pub fn remove_material(&mut self, m: MaterialHandle) -> Result<(), ResourceError> {
-        let &i = self.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
+        let &i = self.res.material_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Material))?;
         let users = self.scene.material_users.get(i as usize).copied().unwrap_or(0);
         if users > 0 {
             return Err(ResourceError::InUse(HandleKind::Material, users as usize));
         }
-        self.material_handles.remove(m);
-        if let Some(rec) = self.library.get_mut().materials[i as usize].take() {
+        self.res.material_handles.remove(m);
+        if let Some(rec) = self.res.library.get_mut().materials[i as usize].take() {
             // Queued frames may still bind it: destroyed once they finish.
-            let s = &mut self.shared;
-            s.retired.retire(Retiree::Resource(Resource::BindGroup(rec.group)), &*s.backend, &mut s.meshes);
+            let s = &mut self.res;
+            self.device.retired.retire(Retiree::Resource(Resource::BindGroup(rec.group)), &*s.backend, &mut s.meshes);
         }
         Ok(())
     }
 
     /// Sets a global property; materials whose shader declares it but do not set it take it.
     pub fn set_global(&mut self, name: &str, value: PropertyValue) -> Result<(), ResourceError> {
-        let existed = self.globals.find(name).is_some();
-        if !self.globals.set(name, value) {
-            let i = self.globals.find(name).expect("exists with another type");
-            return Err(ResourceError::PropertyType { name: name.into(), expected: self.globals.property(i).1 });
+        let existed = self.res.globals.find(name).is_some();
+        if !self.res.globals.set(name, value) {
+            let i = self.res.globals.find(name).expect("exists with another type");
+            return Err(ResourceError::PropertyType { name: name.into(), expected: self.res.globals.property(i).1 });
         }
         if !existed {
-            self.globals_version += 1; // a new global changes which properties lists patch
+            self.res.globals_version += 1; // a new global changes which properties lists patch
         }
         Ok(())
     }
 
     /// Turns a global keyword on or off.
     pub fn set_global_keyword(&mut self, keyword: &str, on: bool) {
-        let pos = self.global_keywords.iter().position(|k| k == keyword);
+        let pos = self.res.global_keywords.iter().position(|k| k == keyword);
         match (pos, on) {
-            (None, true) => self.global_keywords.push(keyword.into()),
+            (None, true) => self.res.global_keywords.push(keyword.into()),
             (Some(i), false) => {
-                self.global_keywords.swap_remove(i);
+                self.res.global_keywords.swap_remove(i);
             }
             _ => {}
         }
@@ -167,12 +215,12 @@ impl<B: Backend> Renderer<B> {
 
     /// Sets light and fog.
     pub fn set_lighting(&mut self, lighting: Lighting) {
-        self.lighting = lighting;
+        self.res.lighting = lighting;
     }
 
     /// The light and fog every view shades with.
     pub fn lighting(&self) -> Lighting {
-        self.lighting
+        self.res.lighting
     }
 
     // ---- scene -----------------------------------------------------------------------
@@ -180,9 +228,9 @@ impl<B: Backend> Renderer<B> {
     /// Inserts objects; all or nothing.
     pub fn insert_objects(&mut self, objects: &[ObjectDesc]) -> Result<Vec<ObjectId>, SceneError> {
         let r = Resolver {
-            meshes: &self.mesh_handles,
-            bounds: &self.shared.mesh_bounds,
-            materials: &self.material_handles,
+            meshes: &self.res.mesh_handles,
+            bounds: &self.res.mesh_bounds,
+            materials: &self.res.material_handles,
         };
         self.scene.insert(&r, objects)
     }
@@ -190,16 +238,16 @@ impl<B: Backend> Renderer<B> {
     /// Replaces objects' descriptions; all or nothing.
     pub fn update_objects(&mut self, edits: &[(ObjectId, ObjectDesc)]) -> Result<(), SceneError> {
         let r = Resolver {
-            meshes: &self.mesh_handles,
-            bounds: &self.shared.mesh_bounds,
-            materials: &self.material_handles,
+            meshes: &self.res.mesh_handles,
+            bounds: &self.res.mesh_bounds,
+            materials: &self.res.material_handles,
         };
         self.scene.update(&r, edits)
     }
 
     /// Moves objects; all or nothing.
     pub fn set_transforms(&mut self, edits: &[(ObjectId, Mat4)]) -> Result<(), SceneError> {
-        let bounds = &self.shared.mesh_bounds;
+        let bounds = &self.res.mesh_bounds;
         self.scene.set_transforms(|m| bounds[m as usize], edits)
     }
 

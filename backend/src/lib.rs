@@ -27,12 +27,23 @@ mod surface;
 mod validate;
 pub mod wgpu;
 
-pub use command::*;
-pub use desc::*;
-pub use error::*;
-pub use handle::*;
+pub use command::{
+    AttachmentRole, Caps, ColorAttachment, Command, Counts, DepthAttachment, Digest, DontCareToken,
+    DrawIndexedIndirectArgs, DynamicOffsets, LoadOp, PassDesc, ResourceKind, StoreOp, DISPATCH_INDIRECT_SIZE,
+    DRAW_INDEXED_INDIRECT_SIZE, MAX_DYNAMIC_OFFSETS, MAX_WORKGROUPS_PER_DIMENSION,
+};
+pub use desc::{
+    AddressMode, BindEntry, BindGroupDesc, BindGroupLayoutDesc, BindResource, BindingType, BlendMode, BufferDesc,
+    BufferUsage, ColorTargetState, CompareFunction, ComputePipelineDesc, CullMode, DepthState, FilterMode, IndexFormat,
+    LayoutEntry, PipelineDesc, SamplerDesc, ShaderModuleDesc, Stages, StepMode, TextureDesc, TextureFormat,
+    TextureSampleKind, TextureUsage, VertexAttribute, VertexBufferLayout, VertexFormat,
+};
+pub use error::{CreateError, DestroyError, InitError, PassError, ReadbackError, RecordError, SubmitError, WriteError};
+pub use handle::{
+    BindGroupId, BindGroupLayoutId, BufferId, HandleBits, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId,
+};
 pub use registry::fragment_writes_every_texel;
-pub use surface::*;
+pub use surface::{Acquired, SkipReason, SurfaceError};
 pub use validate::PassLayout;
 
 /// Any resource handle, for [`Backend::destroy`].

@@ -8,14 +8,19 @@
 use parking_lot::{Mutex, RwLock};
 
 use crate::command::{Caps, Command, Counts, Digest, PassDesc, ResourceKind};
-use crate::desc::*;
-use crate::error::*;
-use crate::handle::*;
+use crate::desc::{
+    BindGroupDesc, BindGroupLayoutDesc, BufferDesc, BufferUsage, ComputePipelineDesc, PipelineDesc, SamplerDesc,
+    ShaderModuleDesc, TextureDesc, TextureFormat, TextureUsage,
+};
+use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
+use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
 use crate::registry::{reflect_wgsl, NativeObjects, Registry, Stored};
 use crate::surface::{check_size, Swapchains};
 use crate::validate::{resolve_pass, validate_chunk};
-use crate::{Acquired, SkipReason, SurfaceError};
-use crate::{Backend, BufferWrite, ChunkPosition, Image, LiveResources, PassSubmit, Resource, SubmissionId};
+use crate::{
+    Acquired, Backend, BufferWrite, ChunkPosition, Image, LiveResources, PassSubmit, Resource, SkipReason,
+    SubmissionId, SurfaceError,
+};
 
 /// A null surface: a swapchain of three render-target textures of its size.
 #[derive(Debug)]

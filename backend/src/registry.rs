@@ -9,9 +9,13 @@ use std::collections::HashMap;
 use slotmap::{Key, KeyData, SlotMap};
 
 use crate::command::{Caps, ResourceKind};
-use crate::desc::*;
+use crate::desc::{
+    BindGroupDesc, BindGroupLayoutDesc, BindResource, BindingType, BufferDesc, BufferUsage, ComputePipelineDesc,
+    FilterMode, LayoutEntry, PipelineDesc, SamplerDesc, ShaderModuleDesc, Stages, StepMode, TextureDesc, TextureFormat,
+    TextureSampleKind, TextureUsage,
+};
 use crate::error::CreateError;
-use crate::handle::*;
+use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, TextureId, TAG_BITS};
 
 /// Native objects of one backend (all `()` for the null backend).
 pub(crate) trait NativeObjects {

@@ -4,8 +4,12 @@
 //! submission thread encodes them into a compute pass in the frame's order, under the same
 //! registry lock the frame was checked with. Dispatches are few per frame, so this costs
 //! the submission thread little.
-
-use super::*;
+use super::{Encoded, WgpuBackend, WgpuChunk, WgpuObjects};
+use crate::command::Command;
+use crate::desc::ComputePipelineDesc;
+use crate::error::CreateError;
+use crate::handle::PipelineId;
+use crate::registry::{Registry, Stored};
 
 /// A pipeline object: render or compute.
 #[derive(Debug)]

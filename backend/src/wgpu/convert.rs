@@ -1,7 +1,10 @@
 //! Conversions between Switchyard's descriptors and errors and wgpu's.
 
 use crate::command::{LoadOp, StoreOp};
-use crate::desc::*;
+use crate::desc::{
+    AddressMode, BindingType, BufferUsage, CompareFunction, FilterMode, IndexFormat, SamplerDesc, Stages,
+    TextureFormat, TextureSampleKind, TextureUsage, VertexFormat,
+};
 use crate::error::CreateError;
 
 pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {

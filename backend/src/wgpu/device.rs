@@ -1,7 +1,17 @@
 //! Making the backend: on an adapter it picks (headless), on one the caller picked, or on
 //! an engine's own device and queue.
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use super::*;
+use parking_lot::{Mutex, RwLock};
+
+use super::convert::texture_format;
+#[cfg(feature = "tracy")]
+use super::gpu_zones;
+use super::{DeviceSink, Encoding, WgpuBackend, WgpuConfig};
+use crate::command::Caps;
+use crate::desc::TextureFormat;
+use crate::error::InitError;
 
 impl WgpuBackend {
     /// Picks the best adapter (high performance; a software one where there is no GPU) and

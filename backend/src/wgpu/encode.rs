@@ -2,7 +2,14 @@
 //! command buffers for `queue.submit`.
 
 use super::compute::{encode_compute, NativePipeline};
-use super::*;
+use super::convert::{color_ops, depth_ops, index_format, texture_format};
+#[cfg(feature = "tracy")]
+use super::gpu_zones;
+use super::{Encoded, Encoding, WgpuBackend, WgpuChunk, WgpuObjects};
+use crate::command::{Command, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
+use crate::registry::Registry;
+use crate::validate::PassLayout;
+use crate::{ChunkPosition, PassSubmit};
 
 /// A trait over `RenderPass` and `RenderBundleEncoder` so one encoder loop serves both.
 pub(super) trait Encoder<'a>: wgpu::util::RenderEncoder<'a> {
@@ -215,7 +222,7 @@ impl WgpuBackend {
                 #[cfg(feature = "tracy")]
                 if let (Some(z), Some(slot)) = (&self.zones, zone_slot) {
                     let labels: Vec<&str> = passes.iter().map(|p| &*p.desc.label).collect();
-                    z.end(&mut enc, slot, &labels, SubmissionId(*self.next_submission.lock() + 1));
+                    z.end(&mut enc, slot, &labels, crate::SubmissionId(*self.next_submission.lock() + 1));
                 }
                 buffers.push(enc.finish());
             }

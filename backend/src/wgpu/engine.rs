@@ -2,9 +2,17 @@
 //! textures, present to its window's surface, lose the device on purpose (to test
 //! recovery).
 
-use super::*;
+use std::sync::atomic::Ordering;
+
+use super::convert::{from_texture_format, from_texture_usage, texture_format};
+use super::WgpuBackend;
+use crate::desc::{TextureDesc, TextureFormat, TextureUsage};
+use crate::error::CreateError;
+use crate::handle::{SurfaceId, TextureId};
+use crate::null::destroy_in;
+use crate::registry::Stored;
 use crate::surface::check_size;
-use crate::SkipReason;
+use crate::{Acquired, Resource, SkipReason, SurfaceError};
 
 /// A window's surface as this backend drives it: its configuration (size 0 x 0: not
 /// configured, a minimized window) and the image acquired and not yet presented.

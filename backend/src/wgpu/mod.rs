@@ -37,19 +37,21 @@ mod readback;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use convert::{binding_type, buffer_usage, map_create_error, sampler, stages, texture_format, texture_usage};
+use encode::ZoneSlot;
 use parking_lot::{Mutex, RwLock};
 
-use crate::command::{Caps, Command, Counts, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
-use crate::desc::*;
-use crate::error::*;
-use crate::handle::*;
+use crate::command::{Caps, Command, Counts, PassDesc};
+use crate::desc::{
+    BindGroupDesc, BindGroupLayoutDesc, BindResource, BufferDesc, ComputePipelineDesc, PipelineDesc, SamplerDesc,
+    ShaderModuleDesc, TextureDesc,
+};
+use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
+use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
 use crate::null::{check_buffer_write, check_texture_write, destroy_in};
 use crate::registry::{reflect_wgsl, NativeObjects, Registry, SamplerMeta, Stored};
-use crate::validate::{resolve_pass, validate_chunk, PassLayout};
-use crate::{Acquired, SurfaceError};
-use crate::{Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId};
-use convert::*;
-use encode::*;
+use crate::validate::{resolve_pass, validate_chunk};
+use crate::{Acquired, Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId, SurfaceError};
 
 /// How workers encode their chunks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,6 +1,10 @@
 //! Render pipelines: a checked descriptor into a wgpu pipeline and its layout.
-
-use super::*;
+use super::convert::{compare, texture_format, vertex_format};
+use super::WgpuBackend;
+use crate::desc::{BlendMode, CullMode, PipelineDesc, StepMode};
+use crate::error::CreateError;
+use crate::handle::PipelineId;
+use crate::registry::Stored;
 
 impl WgpuBackend {
     /// The cached pipeline of an equal descriptor, or a new one, cached.

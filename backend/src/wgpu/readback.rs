@@ -1,6 +1,11 @@
 //! Reading a color target back to the CPU as tightly packed RGBA8 rows.
+use std::sync::atomic::Ordering;
 
-use super::*;
+use super::WgpuBackend;
+use crate::desc::{TextureFormat, TextureUsage};
+use crate::error::ReadbackError;
+use crate::handle::TextureId;
+use crate::Image;
 
 impl WgpuBackend {
     /// Copies `texture` into a mapped buffer and unpads its rows (waits for the GPU).

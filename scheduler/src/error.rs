@@ -1,12 +1,11 @@
 //! The errors of the renderer's operations, one enum per operation: creating a renderer
-//! ([`InitError`]), creating or changing a resource ([`ResourceError`]), rendering a frame
-//! ([`RenderError`]). Each keeps the backend's error it wraps, so a lost device is
+//! ([`InitError`]), creating or changing a resource ([`ResourceError`]), compiling a frame
+//! graph ([`GraphError`]), rendering a frame ([`RenderError`]). Each keeps the backend's error it wraps, so a lost device is
 //! recognised wherever the backend reports it (`is_device_lost`).
 
 use switchyard_backend::{CreateError, ReadbackError, RecordError, SubmitError, SurfaceError, WriteError};
 
-use crate::frame_graph::GraphError;
-use crate::material::PropertyType;
+use crate::material::sheet::PropertyType;
 use crate::scene::{HandleKind, MaterialHandle};
 
 /// Creating a renderer failed.
@@ -31,7 +30,7 @@ pub enum InitError {
     /// The frame graph set does not fit the new backend ([`Renderer::recover`](crate::Renderer::recover): a target
     /// larger than its textures, a sample count it lacks).
     #[error("frame graph: {0}")]
-    Graph(#[from] crate::frame_graph::GraphError),
+    Graph(#[from] GraphError),
 }
 
 /// Creating or changing a resource (shader, mesh, material, texture) failed.
@@ -231,4 +230,39 @@ impl RenderError {
             _ => false,
         }
     }
+}
+
+/// A graph description that cannot be compiled. Each variant names the pass or target.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it means
+pub enum GraphError {
+    #[error("two {what} are named `{name}`")]
+    DuplicateName { what: &'static str, name: String },
+    #[error("pass `{pass}` refers to target {target}, which the graph does not declare")]
+    UnknownTarget { pass: String, target: u32 },
+    #[error("pass `{pass}` refers to buffer {buffer}, which the graph does not declare")]
+    UnknownBuffer { pass: String, buffer: u32 },
+    #[error("pass `{pass}` has no attachment")]
+    NoAttachments { pass: String },
+    #[error("target `{target}`: {what}")]
+    InvalidTarget { target: String, what: &'static str },
+    #[error("pass `{pass}`, target `{target}`: {what}")]
+    FormatMismatch { pass: String, target: String, what: &'static str },
+    #[error("pass `{pass}`: its attachments differ in size or sample count")]
+    SizeMismatch { pass: String },
+    #[error("pass `{pass}` samples `{target}`, which it also renders to")]
+    SampledAndWritten { pass: String, target: String },
+    #[error("pass `{pass}` samples `{target}`, which no pass writes")]
+    MissingInput { pass: String, target: String },
+    #[error("pass `{pass}` samples `{target}`, which is multisampled (resolve it first)")]
+    SampledMultisampled { pass: String, target: String },
+    #[error("pass `{pass}` is on a dependency cycle")]
+    Cycle { pass: String },
+    #[error("pass `{pass}` uses camera {camera}, which the graph does not declare")]
+    UnknownCamera { pass: String, camera: u32 },
+    #[error("pass `{pass}`: {what}")]
+    InvalidPass { pass: String, what: &'static str },
+    #[error("the graph has no pass")]
+    Empty,
 }

@@ -3,43 +3,9 @@
 
 use switchyard_backend::TextureFormat;
 
+use crate::error::GraphError;
 use crate::frame_graph::{FrameGraph, GraphBuffer, LoadOp, Pass, PassContent, StoreOp, TargetId, TargetKind};
 use crate::material::PassKind;
-
-/// A graph description that cannot be compiled. Each variant names the pass or target.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-#[allow(missing_docs)] // each variant's message says what it means
-pub enum GraphError {
-    #[error("two {what} are named `{name}`")]
-    DuplicateName { what: &'static str, name: String },
-    #[error("pass `{pass}` refers to target {target}, which the graph does not declare")]
-    UnknownTarget { pass: String, target: u32 },
-    #[error("pass `{pass}` refers to buffer {buffer}, which the graph does not declare")]
-    UnknownBuffer { pass: String, buffer: u32 },
-    #[error("pass `{pass}` has no attachment")]
-    NoAttachments { pass: String },
-    #[error("target `{target}`: {what}")]
-    InvalidTarget { target: String, what: &'static str },
-    #[error("pass `{pass}`, target `{target}`: {what}")]
-    FormatMismatch { pass: String, target: String, what: &'static str },
-    #[error("pass `{pass}`: its attachments differ in size or sample count")]
-    SizeMismatch { pass: String },
-    #[error("pass `{pass}` samples `{target}`, which it also renders to")]
-    SampledAndWritten { pass: String, target: String },
-    #[error("pass `{pass}` samples `{target}`, which no pass writes")]
-    MissingInput { pass: String, target: String },
-    #[error("pass `{pass}` samples `{target}`, which is multisampled (resolve it first)")]
-    SampledMultisampled { pass: String, target: String },
-    #[error("pass `{pass}` is on a dependency cycle")]
-    Cycle { pass: String },
-    #[error("pass `{pass}` uses camera {camera}, which the graph does not declare")]
-    UnknownCamera { pass: String, camera: u32 },
-    #[error("pass `{pass}`: {what}")]
-    InvalidPass { pass: String, what: &'static str },
-    #[error("the graph has no pass")]
-    Empty,
-}
 
 /// Something a compiled graph does that is legal but likely not meant.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -42,9 +42,10 @@ mod compile;
 use std::fmt;
 use std::sync::Arc;
 
+pub use crate::error::GraphError;
 pub(crate) use compile::{CompiledGraph, GraphCaps};
 pub use compile::{
-    GraphError, GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
+    GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
 
 use glam::{Mat4, Vec3};

@@ -7,7 +7,7 @@
 use switchyard_backend::{Backend, BindGroupId, PipelineId, TextureFormat};
 
 use super::{Layouts, MaterialRecord, PassKind, PropertySheet, ShaderRecord};
-use crate::ResourceError;
+use crate::error::ResourceError;
 
 /// One entry of a patch table: copy `len` bytes of the global sheet at `src` into the
 /// constant block at `dst`.

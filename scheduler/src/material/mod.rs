@@ -11,7 +11,7 @@
 //! block is copied into the frame's ring and the globals are patched in.
 
 mod display_list;
-mod sheet;
+pub(crate) mod sheet;
 
 pub use display_list::ListCounts;
 #[cfg(test)]
@@ -26,7 +26,7 @@ use switchyard_backend::{
     VertexFormat,
 };
 
-use crate::ResourceError;
+use crate::error::ResourceError;
 
 /// Most keywords one shader declares (variant masks are u32).
 pub const MAX_KEYWORDS: usize = 16;
@@ -358,13 +358,13 @@ pub(crate) fn pipeline_desc(
 #[derive(Clone, Debug, Default)]
 pub struct MaterialDesc {
     /// Its shader.
-    pub shader: crate::ShaderHandle,
+    pub shader: crate::scene::ShaderHandle,
     /// Enabled keywords (must be declared by the shader).
     pub keywords: Vec<String>,
     /// Property values (must be declared by the shader, with the declared type).
     pub properties: PropertySheet,
     /// Base color texture (white when `None`).
-    pub base_texture: Option<crate::TextureHandle>,
+    pub base_texture: Option<crate::scene::TextureHandle>,
     /// Alpha-blended, sorted back to front, no depth writes.
     pub transparent: bool,
 }
@@ -383,13 +383,13 @@ pub(crate) struct Library {
 #[derive(Debug)]
 pub(crate) struct MaterialRecord {
     /// The engine's handle of it (errors name it).
-    pub(crate) handle: crate::MaterialHandle,
+    pub(crate) handle: crate::scene::MaterialHandle,
     pub(crate) shader: u32,
     pub(crate) keyword_mask: u32,
     pub(crate) sheet: PropertySheet,
     pub(crate) group: BindGroupId,
     /// Its base texture (`None`: white), to bind again on a new device.
-    pub(crate) texture: Option<crate::TextureHandle>,
+    pub(crate) texture: Option<crate::scene::TextureHandle>,
     pub(crate) transparent: bool,
     pub(crate) version: u64,
     pub(crate) lists: Vec<DisplayList>,
@@ -418,7 +418,7 @@ mod tests {
         // The list only names the material's group.
         let group = switchyard_backend::BindGroupId::default();
         let mut mat = MaterialRecord {
-            handle: crate::MaterialHandle::default(),
+            handle: crate::scene::MaterialHandle::default(),
             shader: 0,
             keyword_mask: 0,
             sheet: PropertySheet::new()

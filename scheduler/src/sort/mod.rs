@@ -40,7 +40,7 @@ pub(crate) fn material_frame(
 #[inline]
 pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame], mesh_hashes: &[u16]) -> u64 {
     let m = &mats[o.material[i] as usize];
-    let forward = view.pass == crate::PassKind::Forward;
+    let forward = view.pass == crate::material::PassKind::Forward;
     SortKey::encode(&SortKeyFields {
         layer: o.layer[i],
         transparent: m.transparent && forward,

@@ -24,6 +24,11 @@ pub(super) struct DeviceSide<B: Backend> {
 }
 
 impl<B: Backend> DeviceSide<B> {
+    /// The device side of a new renderer: its submission thread, nothing given up yet.
+    pub(super) fn new(submit: SubmitThread<B>) -> Self {
+        Self { submit, retired: retire::Retired::default(), lost: false, reconfigures: 0, surface_targets: Vec::new() }
+    }
+
     /// A free frame packet: finished frames are collected first (waiting for one when all
     /// are in flight); an earlier frame's submission error is returned here.
     pub(super) fn take_packet(&mut self) -> Result<Box<FramePacket<B::Chunk>>, RenderError> {

@@ -10,7 +10,7 @@ use switchyard_backend::{
 };
 
 use super::gpu::{buffer, FrameResources};
-use super::RenderError;
+use crate::error::RenderError;
 use crate::frame_graph::FullscreenShader;
 use crate::frame_graph::LoadOp;
 use crate::frame_graph::Pass;

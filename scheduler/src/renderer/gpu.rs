@@ -8,9 +8,14 @@ use switchyard_backend::{
     SamplerId, Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
 };
 
-use super::{InitError, RendererConfig, GLOBALS_SLOT, MAX_VIEWS};
+use super::config::RendererConfig;
+use crate::error::InitError;
 use crate::frame_graph::MAX_SHADOW_MAPS;
+use crate::frame_graph::MAX_VIEWS;
 use crate::material::{Layouts, CONSTANT_SLOT};
+
+/// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
+pub(super) const GLOBALS_SLOT: usize = 512;
 
 /// Bytes of one object transform in the transform buffer.
 pub(crate) const TRANSFORM_SIZE: u64 = 64;

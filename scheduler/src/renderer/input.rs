@@ -5,9 +5,10 @@
 
 use switchyard_backend::{Backend, Image, SurfaceId, TextureFormat, TextureId, TextureUsage};
 
+use super::config::RendererConfig;
 use super::plan::{self, FramePlan};
 use super::retire::Retiree;
-use super::{Renderer, RendererConfig, MAX_SHADOW_VIEWS};
+use super::Renderer;
 use crate::error::RenderError;
 use crate::frame_graph::{
     Camera, FrameGraph, LoadOp, Pass, Queue, StoreOp, TargetId, TargetKind, TargetSize, MAX_SHADOW_MAPS, MAX_VIEWS,
@@ -16,6 +17,10 @@ use crate::graph::Slot;
 use crate::material::PassKind;
 use crate::stats::FrameStats;
 use crate::view::View;
+
+/// Most shadow views of a frame given as views (forward views sample every shadow map,
+/// and the lit shader samples four).
+pub const MAX_SHADOW_VIEWS: usize = crate::frame_graph::MAX_SHADOW_MAPS;
 
 /// What one frame of a graph gets from the engine.
 #[derive(Clone, Copy, Debug)]

@@ -4,17 +4,109 @@
 use switchyard_backend::{Backend, ChunkPosition, Command, Digest, DynamicOffsets};
 use switchyard_kernels::cull::CullBlocks;
 
+use super::gpu::GLOBALS_SLOT;
 use super::passes::{EngineContent, EnginePlan};
-use super::{EngineRecorded, Resources, ViewFrame, GLOBALS_SLOT};
+use super::Resources;
 use crate::batch::batch_view;
+use crate::batch::Batches;
+use crate::cull::VisibleList;
 use crate::cull::{cull_view, CullCtx};
+use crate::error::RenderError;
 use crate::frame_graph::CallbackContext;
+use crate::frame_graph::{Queue, TargetId};
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
 use crate::material::{BuildCtx, MaterialFrame};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
+use crate::record::RecordedPass;
 use crate::record::{record_view, RecordInput};
 use crate::scene::Objects;
+use crate::sort::SortedQueue;
 use crate::sort::{sort_view, SortCtx};
+use crate::view::View;
+use switchyard_backend::{BindGroupId, PassDesc, TextureId};
+use switchyard_kernels::cull::Frustum;
+
+/// What the frame's jobs read of one view, set before they run.
+#[derive(Clone, Debug)]
+pub(crate) struct ViewSetup {
+    /// The camera and the pipelines it draws with (its label is unused: the pass's name is
+    /// `pass.label`).
+    pub(crate) view: View,
+    pub(crate) frustum: Frustum,
+    pub(crate) pass: PassDesc,
+    /// Group 0 of the pass (globals, transforms, shadow maps).
+    pub(crate) group: BindGroupId,
+    pub(crate) queue: Queue,
+    /// The view's index in the globals buffer (its order in the `render` call).
+    pub(crate) slot: u32,
+}
+
+/// One view's stage outputs, one slot each: written by its stage's job, read by the next.
+#[derive(Debug)]
+pub(crate) struct ViewFrame<C> {
+    pub(crate) setup: ViewSetup,
+    pub(crate) visible: Slot<VisibleList>,
+    pub(crate) sorted: Slot<SortedQueue>,
+    pub(crate) batches: Slot<Batches>,
+    pub(crate) recorded: Slot<RecordedPass<C>>,
+    /// The last frame's indirect arguments, kept for `view_output` (its packet's copy
+    /// went to the GPU).
+    #[cfg(feature = "reference")]
+    pub(crate) args: Vec<switchyard_backend::DrawIndexedIndirectArgs>,
+}
+
+impl<C> ViewFrame<C> {
+    pub(super) fn new(setup: ViewSetup) -> Self {
+        Self {
+            setup,
+            visible: Slot::default(),
+            sorted: Slot::default(),
+            batches: Slot::default(),
+            recorded: Slot::default(),
+            #[cfg(feature = "reference")]
+            args: Vec::new(),
+        }
+    }
+}
+
+/// What an engine pass (fullscreen, callback, compute) recorded this frame.
+#[derive(Debug)]
+pub(crate) struct EngineRecorded<C> {
+    /// The backend pass (external attachments filled in for this frame).
+    pub(crate) pass: PassDesc,
+    pub(crate) commands: Vec<Command>,
+    pub(crate) chunk: Option<C>,
+    pub(crate) digest: Option<Digest>,
+    pub(crate) error: Option<RenderError>,
+    /// Draw calls, dispatches and state changes among the commands, counted as backends
+    /// count them.
+    pub(crate) draw_calls: u32,
+    pub(crate) dispatches: u32,
+    pub(crate) state_changes: u32,
+    /// This frame's textures of the targets the pass samples (a callback's inputs).
+    pub(crate) inputs: Vec<(TargetId, TextureId)>,
+    /// A fullscreen pass's bind group for this frame's external inputs.
+    pub(crate) input_group: Option<BindGroupId>,
+    pub(crate) ms: f64,
+}
+
+impl<C> Default for EngineRecorded<C> {
+    fn default() -> Self {
+        Self {
+            pass: PassDesc { label: "".into(), color: None, depth: None, compute: false },
+            commands: Vec::new(),
+            chunk: None,
+            digest: None,
+            error: None,
+            draw_calls: 0,
+            dispatches: 0,
+            state_changes: 0,
+            inputs: Vec::new(),
+            input_group: None,
+            ms: 0.0,
+        }
+    }
+}
 
 /// One job of the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,7 +336,7 @@ mod tests {
 
     #[test]
     fn the_frame_graph_orders_every_conflicting_access() {
-        for n in 1..=super::super::MAX_VIEWS {
+        for n in 1..=crate::frame_graph::MAX_VIEWS {
             let views: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect();
             let g = build_graph(&views, &["post", "ui"]).expect("a valid graph");
             assert_eq!(g.len(), 4 * n + 3);

@@ -15,11 +15,32 @@ use switchyard_backend::{Backend, BufferId, BufferUsage, CreateError, Resource};
 
 use super::gpu::buffer;
 use super::retire::Retiree;
-use super::{MeshData, Renderer};
+use super::Renderer;
 use crate::error::ResourceError;
 use crate::record::{GrowBuffer, MeshRange};
 use crate::scene::{HandleKind, LocalBounds, MeshHandle, TextureHandle};
 use crate::sort::key::mesh_hash;
+
+/// Vertex of the shared mesh buffers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Vertex {
+    /// Position.
+    pub position: [f32; 3],
+    /// Normal.
+    pub normal: [f32; 3],
+    /// Texture coordinate.
+    pub uv: [f32; 2],
+}
+
+/// Mesh data to upload.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshData {
+    /// Vertices.
+    pub vertices: Vec<Vertex>,
+    /// Triangle list indices.
+    pub indices: Vec<u32>,
+}
 
 /// Free element ranges of one shared buffer: sorted, disjoint, never adjacent.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

@@ -13,10 +13,11 @@ use switchyard_backend::{
     BindGroupId, Caps, CreateError, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage,
 };
 
+use super::config::RendererConfig;
 use super::fullscreen::{backend_pass, fullscreen, writes_every_texel};
 use super::gpu::FrameResources;
 use super::jobs::{build_graph, Job};
-use super::{RenderError, RendererConfig, MAX_PASSES, MAX_VIEWS};
+use crate::error::RenderError;
 use crate::frame_graph::CompiledGraph;
 use crate::frame_graph::FrameGraph;
 use crate::frame_graph::GraphCaps;
@@ -29,6 +30,7 @@ use crate::frame_graph::TargetKind;
 use crate::frame_graph::TargetSize;
 use crate::frame_graph::FORWARD_FORMATS;
 use crate::frame_graph::MAX_SHADOW_MAPS;
+use crate::frame_graph::{MAX_PASSES, MAX_VIEWS};
 use crate::graph::JobGraph;
 use crate::material::PassKind;
 

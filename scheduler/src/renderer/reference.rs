@@ -13,8 +13,8 @@ use switchyard_backend::{
 };
 use switchyard_kernels::cull::Frustum;
 
+use super::gpu::GLOBALS_SLOT;
 use super::Renderer;
-use super::GLOBALS_SLOT;
 use crate::batch::Batch;
 use crate::material::PassKind;
 use crate::patch::FrameList;

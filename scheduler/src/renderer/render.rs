@@ -10,14 +10,12 @@ use switchyard_backend::{
 };
 use switchyard_kernels::cull::Frustum;
 
-use super::gpu::buffer;
+use super::gpu::{self, buffer, GLOBALS_SLOT};
 use super::input::check_targets;
-use super::jobs::FrameJobs;
+use super::jobs::{EngineRecorded, FrameJobs, ViewFrame, ViewSetup};
 use super::plan::{self, Entry, FramePlan};
 use super::retire::Retiree;
-use super::EngineRecorded;
 use super::Renderer;
-use super::{gpu, ViewFrame, ViewSetup, GLOBALS_SLOT};
 use crate::error::RenderError;
 use crate::frame_graph::Camera;
 use crate::frame_graph::FrameGraph;
@@ -59,6 +57,27 @@ pub(super) struct FrameState<B: Backend> {
     /// A job to panic in and the frame (`fault-injection`).
     #[cfg(feature = "fault-injection")]
     pub(super) fault_panic: Option<(String, u64)>,
+}
+
+impl<B: Backend> FrameState<B> {
+    /// No graph, no plan, no frame yet.
+    pub(super) fn new() -> Self {
+        Self {
+            graph: None,
+            graph_generation: 0,
+            plan: None,
+            views: Vec::new(),
+            engine_passes: Vec::new(),
+            view_cameras: Vec::new(),
+            patched: Slot::default(),
+            mat_frames: Vec::new(),
+            shadow_states: Vec::new(),
+            lacking_passes: 0,
+            number: 0,
+            #[cfg(feature = "fault-injection")]
+            fault_panic: None,
+        }
+    }
 }
 
 impl<B: Backend> Renderer<B> {

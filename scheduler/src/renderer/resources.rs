@@ -2,13 +2,16 @@
 
 use std::sync::Arc;
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 use switchyard_backend::{Backend, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
 use switchyard_kernels::cull::CullLoop;
 
-use super::gpu::FrameResources;
+use super::config::RendererConfig;
+use super::gpu::{buffer, FrameResources, Made};
+use super::meshes::{MeshStore, Vertex};
 use super::retire::Retiree;
-use super::{Lighting, Renderer, Resolver, TextureRecord, Vertex};
+use super::Renderer;
+use crate::error::InitError;
 use crate::error::ResourceError;
 use crate::graph::Slot;
 use crate::material::{
@@ -19,6 +22,56 @@ use crate::scene::{
     HandleKind, Handles, LocalBounds, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle,
     TextureHandle,
 };
+use crate::scene::{Owner, Resolve};
+use switchyard_backend::BufferUsage;
+
+/// Light and fog shared by every view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lighting {
+    /// Direction the light travels.
+    pub direction: Vec3,
+    /// Fog color (linear).
+    pub fog_color: Vec3,
+    /// Fog density per unit distance.
+    pub fog_density: f32,
+    /// 0: no shadowing, 1: full.
+    pub shadow_strength: f32,
+}
+
+impl Default for Lighting {
+    fn default() -> Self {
+        Self {
+            direction: Vec3::new(-0.4, -1.0, -0.3),
+            fog_color: Vec3::new(0.6, 0.7, 0.8),
+            fog_density: 0.0,
+            shadow_strength: 0.8,
+        }
+    }
+}
+
+/// A texture the engine made, and its texels (kept to upload again on a new device).
+#[derive(Debug)]
+pub(super) struct TextureRecord {
+    pub(super) id: TextureId,
+    pub(super) width: u32,
+    pub(super) height: u32,
+    pub(super) texels: Box<[u8]>,
+}
+
+pub(super) struct Resolver<'a> {
+    pub(super) meshes: &'a Handles<MeshHandle, u32>,
+    pub(super) bounds: &'a [LocalBounds],
+    pub(super) materials: &'a Handles<MaterialHandle, u32>,
+}
+
+impl Resolve for Resolver<'_> {
+    fn mesh(&self, h: MeshHandle) -> Option<(u32, LocalBounds)> {
+        self.meshes.get(h).map(|&i| (i, self.bounds[i as usize]))
+    }
+    fn material(&self, h: MaterialHandle) -> Option<u32> {
+        self.materials.get(h).copied()
+    }
+}
 
 /// What the renderer owns on the GPU and the records behind it: the backend, the fixed
 /// objects, the shared mesh buffers, the shaders, materials and textures and their handles,
@@ -55,6 +108,50 @@ pub(super) struct Resources<B: Backend> {
     /// Digest every chunk's commands.
     pub(super) digest: bool,
     pub(super) kernel: CullLoop,
+}
+
+impl<B: Backend> Resources<B> {
+    /// The fixed GPU objects and the shared mesh buffers, with no shader, material, mesh or
+    /// texture yet. On an error nothing made here stays on the backend.
+    pub(super) fn new(backend: Arc<B>, config: &RendererConfig, owner: Owner) -> Result<Self, InitError> {
+        let b = &*backend;
+        let gpu = FrameResources::create(b, config)?;
+        let mut m = Made::new(b);
+        m.adopt(gpu.resources());
+        let vertices =
+            GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX))?, capacity: 1 << 16 };
+        let indices =
+            GrowBuffer { id: m.add(buffer(b, "mesh-indices", 1 << 16, BufferUsage::INDEX))?, capacity: 1 << 16 };
+        let multi_draw = config.multi_draw && b.caps().multi_draw_indirect;
+        let digest = config.digest.unwrap_or_else(|| b.digests_commands());
+        m.keep();
+        Ok(Self {
+            backend,
+            gpu,
+            mesh_ranges: Vec::new(),
+            mesh_hashes: Vec::new(),
+            mesh_bounds: Vec::new(),
+            vertices,
+            indices,
+            cpu_vertices: Vec::new(),
+            cpu_indices: Vec::new(),
+            meshes: MeshStore::default(),
+            pending_uploads: Vec::new(),
+            shader_handles: Handles::new(owner),
+            textures: Handles::new(owner),
+            mesh_handles: Handles::new(owner),
+            material_handles: Handles::new(owner),
+            library: Slot::default(),
+            globals: PropertySheet::new(),
+            globals_version: 0,
+            global_keywords: Vec::new(),
+            lighting: Lighting::default(),
+            multi_draw,
+            display_list_cache: config.display_list_cache,
+            digest,
+            kernel: CullLoop::best(),
+        })
+    }
 }
 
 impl<B: Backend> Renderer<B> {

@@ -1,0 +1,80 @@
+//! The renderer's options and their limits.
+
+use switchyard_backend::Caps;
+
+use super::gpu;
+use crate::error::InitError;
+
+/// Renderer options.
+#[derive(Clone, Debug)]
+pub struct RendererConfig {
+    /// Worker threads (0: available parallelism).
+    pub threads: usize,
+    /// Frames queued to the submission thread and the GPU (default 3; 1..=16).
+    pub frames_in_flight: usize,
+    /// Main target size.
+    pub width: u32,
+    /// Main target size.
+    pub height: u32,
+    /// Shadow map side.
+    pub shadow_map_size: u32,
+    /// Most objects in the scene (sizes the transform buffer).
+    pub max_objects: usize,
+    /// Most materials (sizes the constant ring).
+    pub max_materials: usize,
+    /// Use multi-draw-indirect where the backend has it.
+    pub multi_draw: bool,
+    /// Keep display lists between frames (the default). `false` rebuilds every used list
+    /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
+    pub display_list_cache: bool,
+    /// Digest the command stream every frame ([`FrameStats::digest`](crate::FrameStats::digest)). `None` (the
+    /// default): where the backend asks for it ([`Backend::digests_commands`]: the null
+    /// backend does, wgpu does not, since it costs CPU time per command).
+    pub digest: Option<bool>,
+}
+
+impl Default for RendererConfig {
+    fn default() -> Self {
+        Self {
+            threads: 0,
+            frames_in_flight: 3,
+            width: 640,
+            height: 360,
+            shadow_map_size: 1024,
+            max_objects: 1 << 20,
+            max_materials: 4096,
+            multi_draw: true,
+            display_list_cache: true,
+            digest: None,
+        }
+    }
+}
+
+impl RendererConfig {
+    /// The configuration's sizes within what `caps` allows.
+    pub(super) fn check(&self, caps: &Caps) -> Result<(), InitError> {
+        if self.width == 0 || self.height == 0 || self.shadow_map_size == 0 {
+            return Err(InitError::Config("target sizes must be non-zero"));
+        }
+        if [self.width, self.height, self.shadow_map_size].iter().any(|&s| s > caps.max_texture_size) {
+            return Err(InitError::Config("width, height and shadow_map_size at most the backend's largest texture"));
+        }
+        if self.frames_in_flight == 0 || self.max_objects == 0 || self.max_materials == 0 {
+            return Err(InitError::Config("frames_in_flight, max_objects and max_materials must be non-zero"));
+        }
+        // The buffers these sizes make: each within the backend's largest buffer (and the
+        // object count within the u32 dense indices).
+        let bytes = |n: usize, each: u64| u64::try_from(n).ok().and_then(|n| n.checked_mul(each));
+        let fits = |b: Option<u64>| b.is_some_and(|b| b <= caps.max_buffer_size);
+        if self.max_objects > u32::MAX as usize / 2 || !fits(bytes(self.max_objects, gpu::TRANSFORM_SIZE)) {
+            return Err(InitError::Config("max_objects: its transform buffer exceeds the backend's largest buffer"));
+        }
+        if !fits(bytes(self.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
+            return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
+        }
+        if self.frames_in_flight > 16 {
+            return Err(InitError::Config("frames_in_flight above 16"));
+        }
+        Ok(())
+    }
+}

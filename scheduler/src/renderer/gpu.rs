@@ -8,7 +8,6 @@ use switchyard_backend::{
     SamplerId, Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
 };
 
-use super::config::RendererConfig;
 use crate::error::InitError;
 use crate::frame_graph::MAX_SHADOW_MAPS;
 use crate::frame_graph::MAX_VIEWS;
@@ -92,8 +91,9 @@ impl<B: Backend> Drop for Made<'_, B> {
 }
 
 impl FrameResources {
-    /// Creates the fixed objects; on an error, none stays.
-    pub(crate) fn create<B: Backend>(b: &B, config: &RendererConfig) -> Result<Self, InitError> {
+    /// Creates the fixed objects, the transform buffer for `max_objects` and the constant
+    /// ring for `max_materials`; on an error, none stays.
+    pub(crate) fn create<B: Backend>(b: &B, max_objects: usize, max_materials: usize) -> Result<Self, InitError> {
         let mut m = Made::new(b);
         let target = |label: &str, w, h, format, usage| {
             b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage, samples: 1 })
@@ -115,9 +115,9 @@ impl FrameResources {
         ))?;
         let layouts = create_layouts(&mut m)?;
         let globals_buf = m.add(buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM))?;
-        let constants_size = config.max_materials as u64 * u64::from(CONSTANT_SLOT);
+        let constants_size = max_materials as u64 * u64::from(CONSTANT_SLOT);
         let constants_buf = m.add(buffer(b, "material-constants", constants_size, BufferUsage::UNIFORM))?;
-        let transforms_size = config.max_objects as u64 * TRANSFORM_SIZE;
+        let transforms_size = max_objects as u64 * TRANSFORM_SIZE;
         let transforms_buf = m.add(buffer(b, "transforms", transforms_size, BufferUsage::STORAGE))?;
         let mut sampler = |label: &str, filter, address, compare| {
             m.add(b.create_sampler(&SamplerDesc { label: label.into(), filter, address, compare }))

@@ -42,7 +42,7 @@ impl<B: Backend> Renderer<B> {
         }
         let b = &*backend;
         // On an error nothing made here stays on the new backend.
-        let gpu = FrameResources::create(b, &self.config)?;
+        let gpu = FrameResources::create(b, self.config.max_objects, self.config.max_materials)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let s = &self.res;

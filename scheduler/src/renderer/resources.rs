@@ -115,7 +115,7 @@ impl<B: Backend> Resources<B> {
     /// texture yet. On an error nothing made here stays on the backend.
     pub(super) fn new(backend: Arc<B>, config: &RendererConfig, owner: Owner) -> Result<Self, InitError> {
         let b = &*backend;
-        let gpu = FrameResources::create(b, config)?;
+        let gpu = FrameResources::create(b, config.max_objects, config.max_materials)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let vertices =

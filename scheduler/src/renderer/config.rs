@@ -28,7 +28,7 @@ pub struct RendererConfig {
     /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
     pub display_list_cache: bool,
     /// Digest the command stream every frame ([`FrameStats::digest`](crate::FrameStats::digest)). `None` (the
-    /// default): where the backend asks for it ([`Backend::digests_commands`]: the null
+    /// default): where the backend asks for it ([`Backend::digests_commands`](switchyard_backend::Backend::digests_commands): the null
     /// backend does, wgpu does not, since it costs CPU time per command).
     pub digest: Option<bool>,
 }

@@ -44,6 +44,33 @@ pub fn run<B: Backend>(r: &mut Renderer<B>, c: &City, views: u32, warmup: u32, f
     out
 }
 
+/// Like [`run`], with each frame's critical path through the job graph, written
+/// `job start–end → job start–end ...` in ms after the graph began (formatted between
+/// frames, outside the timed `render`).
+pub fn run_traced<B: Backend>(
+    r: &mut Renderer<B>,
+    c: &City,
+    views: u32,
+    warmup: u32,
+    frames: u32,
+) -> Vec<(FrameStats, String)> {
+    let mut out = Vec::with_capacity(frames as usize);
+    for f in 0..warmup + frames {
+        let v = c.views(f, views, 16.0 / 9.0);
+        let s = r.render(&v).expect("frame");
+        if f >= warmup {
+            let path: Vec<String> = r
+                .last_critical_path()
+                .iter()
+                .map(|j| format!("{} {:.2}–{:.2}", j.name, j.start_ms, j.end_ms))
+                .collect();
+            out.push((s, path.join(" → ")));
+        }
+    }
+    r.flush().expect("flush");
+    out
+}
+
 /// Median time (ms) of the single-threaded reference pipeline for the city's frames.
 pub fn reference_ms<B: Backend>(r: &mut Renderer<B>, c: &City, views: u32, frames: u32) -> f64 {
     let mut times = Vec::with_capacity(frames as usize);

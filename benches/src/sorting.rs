@@ -101,8 +101,11 @@ impl voracious_radix_sort::Radixable<u64> for Pair {
 /// Sort implementations compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sorter {
-    /// Switchyard's parallel LSD radix sort (keys and values as two arrays).
+    /// Switchyard's radix sort (keys and values as two arrays), one sorter reused.
     Ours,
+    /// Switchyard's radix sort with a fresh sorter per call (allocates its scratch, as the
+    /// baselines do).
+    OursFresh,
     /// `slice::sort_unstable_by_key`.
     Std,
     /// rayon `par_sort_unstable_by_key`.
@@ -113,21 +116,26 @@ pub enum Sorter {
     Rdst,
     /// `voracious_radix_sort`, multithreaded.
     Voracious,
+    /// `voracious_radix_sort`, single-threaded (`voracious_sort`).
+    VoraciousSt,
 }
 
 impl Sorter {
     /// Every baseline.
-    pub const BASELINES: [Sorter; 5] = [Sorter::Std, Sorter::Rayon, Sorter::Radsort, Sorter::Rdst, Sorter::Voracious];
+    pub const BASELINES: [Sorter; 6] =
+        [Sorter::Std, Sorter::Rayon, Sorter::Radsort, Sorter::Rdst, Sorter::Voracious, Sorter::VoraciousSt];
 
     /// Crate name.
     pub fn name(self) -> &'static str {
         match self {
             Sorter::Ours => "switchyard",
+            Sorter::OursFresh => "switchyard, fresh sorter",
             Sorter::Std => "std sort_unstable",
             Sorter::Rayon => "rayon par_sort_unstable",
             Sorter::Radsort => "radsort",
             Sorter::Rdst => "rdst",
-            Sorter::Voracious => "voracious_radix_sort",
+            Sorter::Voracious => "voracious_radix_sort mt",
+            Sorter::VoraciousSt => "voracious_radix_sort st",
         }
     }
 }
@@ -145,7 +153,7 @@ pub struct SortInput {
 
 /// Fills `input` from `keys` for `sorter` (not timed).
 pub fn prepare(sorter: Sorter, keys: &[u64], input: &mut SortInput) {
-    if sorter == Sorter::Ours {
+    if matches!(sorter, Sorter::Ours | Sorter::OursFresh) {
         input.keys.clear();
         input.keys.extend_from_slice(keys);
         input.vals.clear();
@@ -160,17 +168,19 @@ pub fn prepare(sorter: Sorter, keys: &[u64], input: &mut SortInput) {
 pub fn run(sorter: Sorter, input: &mut SortInput, ours: &mut RadixSorter, threads: usize) {
     match sorter {
         Sorter::Ours => ours.sort(&mut input.keys, &mut input.vals),
+        Sorter::OursFresh => RadixSorter::new().sort(&mut input.keys, &mut input.vals),
         Sorter::Std => input.pairs.sort_unstable_by_key(|p| p.key),
         Sorter::Rayon => input.pairs.par_sort_unstable_by_key(|p| p.key),
         Sorter::Radsort => radsort::sort_by_key(&mut input.pairs, |p| p.key),
         Sorter::Rdst => rdst::RadixSort::radix_sort_unstable(&mut input.pairs),
         Sorter::Voracious => voracious_radix_sort::RadixSort::voracious_mt_sort(&mut input.pairs[..], threads),
+        Sorter::VoraciousSt => voracious_radix_sort::RadixSort::voracious_sort(&mut input.pairs[..]),
     }
 }
 
 /// Whether the output of `run` is sorted (sanity check of every run).
 pub fn is_sorted(sorter: Sorter, input: &SortInput) -> bool {
-    if sorter == Sorter::Ours {
+    if matches!(sorter, Sorter::Ours | Sorter::OursFresh) {
         input.keys.windows(2).all(|w| w[0] <= w[1])
     } else {
         input.pairs.windows(2).all(|w| w[0].key <= w[1].key)

@@ -401,7 +401,9 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             _ => println!("churn: {} frames (resident memory is read after {warm_up} frames)", args.frames),
         }
     }
-    summary(all.make_contiguous(), r.pass_names(), last.as_ref());
+    let critical: Vec<String> =
+        r.last_critical_path().iter().map(|j| format!("{} {:.3}–{:.3}", j.name, j.start_ms, j.end_ms)).collect();
+    summary(all.make_contiguous(), r.pass_names(), last.as_ref(), &critical.join(" → "));
     if let Some(path) = &args.stats {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -424,7 +426,7 @@ fn extent(scene: &scenes::Scene) -> f32 {
     }
 }
 
-fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>) {
+fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, critical: &str) {
     if all.is_empty() {
         return;
     }
@@ -442,7 +444,16 @@ fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>) {
     stage("submit", &|s| s.submit_ms);
     stage("gpu wait", &|s| s.gpu_wait_ms);
     stage("frame (cpu)", &|s| s.frame_ms);
+    stage("  of it: setup on the calling thread", &|s| s.setup_ms);
+    stage("  of it: job graph", &|s| s.jobs_ms);
     let s = all.last().expect("non-empty");
+    let busy: Vec<f64> = all.iter().map(|s| s.utilization() * 100.0).collect();
+    println!(
+        "\nworkers busy: {:.1} % of frame time × {} workers (median frame); last frame's critical path (ms after \
+         the job graph began): {critical}",
+        city::percentile(&busy, 0.5),
+        s.workers
+    );
     println!(
         "\nlast frame: objects {}, visible {:?}, queue items {}, batches {}, draw calls {}, state changes {}, chunks {}, \
          display lists {}/{}/{} (hits/misses/rebuilds), uploaded {} bytes",

@@ -12,6 +12,7 @@
 
 #![deny(missing_docs)]
 
+pub mod busy;
 pub mod cull;
 pub mod par;
 pub mod sort;

@@ -3,6 +3,8 @@
 
 use rayon::prelude::*;
 
+use crate::busy::timed;
+
 /// Items per parallel block.
 pub const BLOCK: usize = 16 * 1024;
 
@@ -15,7 +17,12 @@ pub fn set_len<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
 /// `dst = src`, copied in parallel blocks.
 pub fn copy<T: Copy + Default + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
     set_len(dst, src.len());
-    dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+    copy_into(dst, src);
+}
+
+/// `dst = src` (equal lengths), copied in parallel blocks.
+pub fn copy_into<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| timed(|| d.copy_from_slice(s)));
 }
 
 /// Output that splits at an index into two independent halves: a mutable slice, or a
@@ -51,7 +58,7 @@ pub fn fill_ranges<S: SplitAt>(offsets: &[usize], out: S, fill: &(dyn Fn(usize, 
     fn go<S: SplitAt>(first: usize, offsets: &[usize], out: S, fill: &(dyn Fn(usize, S) + Sync)) {
         let n = offsets.len() - 1;
         if n == 1 {
-            fill(first, out);
+            timed(|| fill(first, out));
             return;
         }
         let mid = n / 2;

@@ -7,6 +7,7 @@
 //! copied into one array.
 
 use rayon::prelude::*;
+use switchyard_kernels::busy::Region;
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
 
 use crate::frame_graph::Queue;
@@ -131,6 +132,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
     };
     out.parts.resize_with(n.div_ceil(CULL_PART).max(1), CullPart::default);
     out.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
+        let _busy = Region::enter();
         part.visible.clear();
         let range = p * CULL_PART..((p + 1) * CULL_PART).min(n);
         cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);

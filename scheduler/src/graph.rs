@@ -15,8 +15,9 @@
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use atomic_refcell::{AtomicRef, AtomicRefCell, AtomicRefMut};
 
@@ -74,6 +75,19 @@ struct Node<J> {
     deps: Vec<usize>,
     dependents: Vec<usize>,
     pending: AtomicU32,
+    /// When the job started and ended in its last run, in ns after the run began.
+    span: [AtomicU64; 2],
+}
+
+/// When one job of the last run started and ended, in ms after the run began.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JobSpan<'a> {
+    /// The job's name (`sort[main]`, `patch`, `pass[post]`).
+    pub name: &'a str,
+    /// Start, ms after the job graph began.
+    pub start_ms: f64,
+    /// End, ms after the job graph began.
+    pub end_ms: f64,
 }
 
 /// A job's place in a graph under construction.
@@ -104,7 +118,14 @@ impl<J: GraphJob> JobGraphBuilder<J> {
             self.nodes[d].dependents.push(i);
         }
         let deps = deps.iter().map(|d| d.0).collect();
-        self.nodes.push(Node { job, name: name.into(), deps, dependents: Vec::new(), pending: AtomicU32::new(0) });
+        self.nodes.push(Node {
+            job,
+            name: name.into(),
+            deps,
+            dependents: Vec::new(),
+            pending: AtomicU32::new(0),
+            span: Default::default(),
+        });
         JobId(i)
     }
 
@@ -162,11 +183,42 @@ impl<J: GraphJob> JobGraph<J> {
         self.nodes.iter().find(|n| n.name == name).map(|n| n.job)
     }
 
+    /// Every job's span in the last run, in the order they were added (a job that did not
+    /// run, after a panic, has an empty span at 0).
+    pub(crate) fn spans(&self) -> impl Iterator<Item = JobSpan<'_>> {
+        self.nodes.iter().map(|n| JobSpan {
+            name: &n.name,
+            start_ms: n.span[0].load(Ordering::Relaxed) as f64 / 1e6,
+            end_ms: n.span[1].load(Ordering::Relaxed) as f64 / 1e6,
+        })
+    }
+
+    /// The critical path of the last run, first job first: from the job that ended last,
+    /// back through the input that ended last each time.
+    pub(crate) fn critical_path(&self) -> Vec<JobSpan<'_>> {
+        let spans: Vec<JobSpan<'_>> = self.spans().collect();
+        let latest = |of: &mut dyn Iterator<Item = usize>| {
+            of.max_by(|&a, &b| spans[a].end_ms.total_cmp(&spans[b].end_ms).then(b.cmp(&a)))
+        };
+        let mut path = Vec::new();
+        let mut at = latest(&mut (0..spans.len()));
+        while let Some(i) = at {
+            path.push(spans[i]);
+            at = latest(&mut self.nodes[i].deps.iter().copied());
+        }
+        path.reverse();
+        path
+    }
+
     /// Runs every job on `pool`, each once its inputs are done; `work(job)` does the work.
+    /// Each job's span is kept for [`JobGraph::spans`].
     pub(crate) fn run(&self, pool: &rayon::ThreadPool, work: &(dyn Fn(J) + Sync)) -> Result<(), JobPanic> {
         for n in &self.nodes {
             n.pending.store(n.deps.len() as u32, Ordering::Relaxed);
+            n.span.iter().for_each(|s| s.store(0, Ordering::Relaxed));
         }
+        let epoch = Instant::now();
+        let epoch = &epoch;
         // Set by the first job that panics.
         let failed = OnceLock::new();
         let failed_ref = &failed;
@@ -174,7 +226,7 @@ impl<J: GraphJob> JobGraph<J> {
             rayon::scope(|s| {
                 for (i, n) in self.nodes.iter().enumerate() {
                     if n.deps.is_empty() {
-                        s.spawn(move |s| self.execute(s, i, work, failed_ref));
+                        s.spawn(move |s| self.execute(s, i, work, failed_ref, epoch));
                     }
                 }
             })
@@ -191,9 +243,13 @@ impl<J: GraphJob> JobGraph<J> {
         i: usize,
         work: &'s (dyn Fn(J) + Sync),
         failed: &'s OnceLock<JobPanic>,
+        epoch: &'s Instant,
     ) {
         let node = &self.nodes[i];
-        if let Err(e) = catch_unwind(AssertUnwindSafe(|| work(node.job))) {
+        node.span[0].store(epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let ran = catch_unwind(AssertUnwindSafe(|| switchyard_kernels::busy::timed(|| work(node.job))));
+        node.span[1].store(epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        if let Err(e) = ran {
             let message = e
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -204,7 +260,7 @@ impl<J: GraphJob> JobGraph<J> {
         }
         for &d in &node.dependents {
             if self.nodes[d].pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-                s.spawn(move |s| self.execute(s, d, work, failed));
+                s.spawn(move |s| self.execute(s, d, work, failed, epoch));
             }
         }
     }
@@ -296,6 +352,31 @@ mod tests {
         assert!(!ran.lock().contains(&3), "dependents of a failed job do not run");
         // The graph is reusable after a failure.
         g.run(&pool, &|_| {}).unwrap();
+    }
+
+    #[test]
+    fn spans_follow_the_run_and_the_critical_path_follows_the_latest_inputs() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mut g = JobGraphBuilder::new();
+        let a = g.add(job(0, 1, 9), "a", &[]);
+        let b = g.add(job(1, 2, 9), "b", &[]);
+        let c = g.add(job(2, 3, 1), "c", &[a, b]);
+        g.add(job(3, 4, 3), "d", &[c]);
+        g.add(job(4, 5, 9), "e", &[]);
+        let g = g.build().unwrap();
+        g.run(&pool, &|_| {}).unwrap();
+        let spans: Vec<_> = g.spans().collect();
+        assert_eq!(spans.iter().map(|s| s.name).collect::<Vec<_>>(), ["a", "b", "c", "d", "e"]);
+        assert!(spans.iter().all(|s| s.start_ms <= s.end_ms));
+        // A job starts after its inputs end.
+        assert!(spans[2].start_ms >= spans[0].end_ms.max(spans[1].end_ms) && spans[3].start_ms >= spans[2].end_ms);
+        // Set spans: e ends before d; b ends after a, so the path runs b → c → d.
+        for (n, (s, e)) in g.nodes.iter().zip([(0, 5), (0, 7), (7, 9), (9, 12), (0, 11)]) {
+            n.span[0].store(s * 1_000_000, Ordering::Relaxed);
+            n.span[1].store(e * 1_000_000, Ordering::Relaxed);
+        }
+        let path: Vec<_> = g.critical_path().iter().map(|s| (s.name, s.start_ms, s.end_ms)).collect();
+        assert_eq!(path, [("b", 0.0, 7.0), ("c", 7.0, 9.0), ("d", 9.0, 12.0)]);
     }
 
     #[test]

@@ -102,6 +102,7 @@ mod submit;
 
 pub use batch::Batch;
 pub use error::{InitError, RenderError, ResourceError};
+pub use graph::JobSpan;
 pub use frame_graph::{
     Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer, GraphError, GraphWarning,
     LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,

@@ -9,6 +9,7 @@
 //! command stream; the constant copies run in parallel.
 
 use rayon::prelude::*;
+use switchyard_kernels::busy::Region;
 use switchyard_backend::{Backend, BindGroupId, PipelineId};
 
 use crate::cull::MaterialSet;
@@ -119,6 +120,7 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
         let globals: &PropertySheet = ctx.build.globals;
         let (materials, list_index) = (&*materials, &out.list_index);
         out.constants.par_chunks_mut(slot).zip(out.slot_materials.par_iter()).for_each(|(dst, &m)| {
+            let _busy = Region::enter();
             let rec = materials[m as usize].as_ref().expect("a used material exists");
             rec.lists[list_index[m as usize] as usize].patch_into(dst, globals.values());
         });

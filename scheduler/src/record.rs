@@ -10,6 +10,7 @@
 //! state bucket is one API call whatever its mesh count.
 
 use rayon::prelude::*;
+use switchyard_kernels::busy::Region;
 use switchyard_backend::{
     Backend, BindGroupId, BufferId, ChunkPosition, Command, Digest, DrawIndexedIndirectArgs, DynamicOffsets,
     IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
@@ -277,7 +278,10 @@ pub(crate) fn record_view<B: Backend>(
     switchyard_kernels::par::copy(&mut up.instances, &sorted.queue);
     up.args.resize(batches.len(), DrawIndexedIndirectArgs::default());
     let meshes = input.meshes;
-    up.args.par_iter_mut().zip(batches.par_iter()).with_min_len(1024).for_each(|(a, b)| *a = draw_args(meshes, b));
+    up.args.par_chunks_mut(1024).zip(batches.par_chunks(1024)).for_each(|(a, b)| {
+        let _busy = Region::enter();
+        a.iter_mut().zip(b).for_each(|(a, b)| *a = draw_args(meshes, b));
+    });
     let ctx = RecordCtx {
         pass: input.view.pass,
         view_group: input.view_group.0,
@@ -305,6 +309,7 @@ pub(crate) fn record_view<B: Backend>(
         .zip(out.digests.par_iter_mut())
         .enumerate()
         .map(|(c, ((cmds, chunk), digest))| -> Result<ChunkCounts, RenderError> {
+            let _busy = Region::enter();
             let b0 = starts[c];
             let bs = &batches[b0..starts[c + 1]];
             // The sort-key range this chunk recorded: traces a reordered draw back here.

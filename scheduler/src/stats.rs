@@ -21,6 +21,19 @@ pub struct FrameStats {
     pub record_ms: f64,
     /// `render` wall time on the calling thread.
     pub frame_ms: f64,
+    /// The calling thread's work before the job graph starts (releasing retired objects,
+    /// resolving materials, globals, dirty transforms, preparing views, refreshing the
+    /// cull blocks on the workers). What follows the jobs (gathering the chunks, the digest,
+    /// the hand-off) is `frame_ms - setup_ms - jobs_ms`.
+    pub setup_ms: f64,
+    /// Wall time of the job graph (cull, sort, batch, patch, record, engine passes).
+    pub jobs_ms: f64,
+    /// Time the workers spent busy in this frame, summed over workers: the outermost
+    /// timed region of each (a job, or a piece of a stage it split off); a job waiting
+    /// for its pieces counts as busy.
+    pub busy_ms: f64,
+    /// Worker threads.
+    pub workers: u32,
     /// Frame the submit figures below belong to (0: none finished yet).
     pub submitted_frame: u64,
     /// Uploads and submit on the submission thread.
@@ -75,6 +88,10 @@ impl Default for FrameStats {
             patch_ms: 0.0,
             record_ms: 0.0,
             frame_ms: 0.0,
+            setup_ms: 0.0,
+            jobs_ms: 0.0,
+            busy_ms: 0.0,
+            workers: 0,
             submitted_frame: 0,
             submit_ms: 0.0,
             gpu_wait_ms: 0.0,
@@ -117,6 +134,16 @@ impl PassTraffic {
 }
 
 impl FrameStats {
+    /// Busy worker time over the frame's time × workers (0 when nothing was timed).
+    pub fn utilization(&self) -> f64 {
+        let capacity = self.frame_ms * f64::from(self.workers);
+        if capacity > 0.0 {
+            self.busy_ms / capacity
+        } else {
+            0.0
+        }
+    }
+
     /// The bytes all passes' attachments moved this frame.
     pub fn attachment_bytes(&self) -> u64 {
         self.passes[..self.pass_count as usize].iter().map(PassTraffic::total).sum()
@@ -131,6 +158,7 @@ impl FrameStats {
         crate::profile::plot!("display-list misses", f64::from(self.lists.misses + self.lists.rebuilds));
         crate::profile::plot!("upload bytes", self.upload_bytes as f64);
         crate::profile::plot!("cpu frame ms", self.frame_ms);
+        crate::profile::plot!("worker utilization %", self.utilization() * 100.0);
         crate::profile::plot!("attachment MB/frame", self.attachment_bytes() as f64 / 1e6);
     }
 }

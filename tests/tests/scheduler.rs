@@ -159,6 +159,26 @@ fn large_scene_uses_the_parallel_sort_and_still_matches() {
     assert_eq!(d1, d8);
 }
 
+#[test]
+fn frame_stats_account_for_worker_time_and_the_job_graph() {
+    let mut w = world(3, true, 4);
+    populate(&mut w, 7, 20_000);
+    let vs = views(0.0);
+    for _ in 0..3 {
+        let s = w.r.render(&vs).unwrap();
+        assert_eq!(s.workers, 3);
+        // Regions are timed inside the frame, on the frame's workers only.
+        assert!(s.busy_ms > 0.0 && s.busy_ms <= s.frame_ms * 3.0, "{} ms busy in {} ms", s.busy_ms, s.frame_ms);
+        assert!((0.0..=1.0).contains(&s.utilization()));
+        assert!(s.setup_ms >= 0.0 && s.jobs_ms > 0.0 && s.setup_ms + s.jobs_ms <= s.frame_ms);
+    }
+    let spans = w.r.last_job_spans();
+    assert!(spans.iter().any(|j| j.name.starts_with("sort[")) && spans.iter().any(|j| j.name == "patch"));
+    let path = w.r.last_critical_path();
+    assert!(!path.is_empty() && path.windows(2).all(|p| p[0].end_ms <= p[1].start_ms));
+    assert!(path[0].name.starts_with("cull[") || path[0].name.starts_with("pass["), "{path:?}");
+}
+
 /// A spatially coherent scene (a grid inserted row by row, so culling blocks are compact)
 /// changed between frames: objects moved into and out of view, edited, removed (the last
 /// objects move into the holes) and added. Every frame matches the reference pipeline,

@@ -37,6 +37,8 @@ struct Report {
     started: Instant,
     /// Each stage's throughput against threads, as a multiple of its 1-thread value.
     speedups: Vec<Series>,
+    /// Lines printed under the table (the median frames' critical paths).
+    notes: Vec<String>,
 }
 
 impl Report {
@@ -164,7 +166,7 @@ fn main() {
         None => println!("- GPU adapter: none used"),
     }
     drop(gpu);
-    let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now(), speedups: Vec::new() };
+    let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now(), speedups: Vec::new(), notes: Vec::new() };
     r.steps = steps(&o, threads.len(), all);
 
     if o.runs(Stage::Bandwidth) {
@@ -220,6 +222,11 @@ fn main() {
             row.metric, row.threads, row.ours, row.best, row.baseline, ratio, row.target, met
         ));
     }
+    if !r.notes.is_empty() {
+        md.push_str("\nThe median frame of each frame row: where its time went, and its critical path through \
+                     the job graph (ms after the graph began).\n\n");
+        r.notes.iter().for_each(|n| md.push_str(&format!("{n}\n")));
+    }
     println!("\n{md}");
     let _ = std::fs::write(o.out.join("report.md"), &md);
     println!("charts: {}", o.out.display());
@@ -232,7 +239,7 @@ fn steps(o: &Options, t: usize, all: usize) -> usize {
         n += 1;
     }
     if o.runs(Stage::Sort) {
-        n += 3 * t + if o.quick { 0 } else { 6 };
+        n += if o.quick { 2 * 3 * t } else { 5 * 3 * t };
     }
     if o.runs(Stage::Cull) {
         n += 1 + t + if o.quick { 0 } else { 3 };
@@ -259,7 +266,9 @@ fn steps(o: &Options, t: usize, all: usize) -> usize {
 }
 
 fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
-    let sizes: &[usize] = if o.quick { &[1_000_000] } else { &[1_000_000, 10_000_000] };
+    // Render queues are 10k–300k items per pass; 1M and 10M for whole-scene sorts.
+    let sizes: &[usize] =
+        if o.quick { &[1 << 14, 1_000_000] } else { &[1 << 14, 1 << 16, 1 << 18, 1_000_000, 10_000_000] };
     let shapes = [Shape::Uniform, Shape::Render, Shape::Coherent { percent: 3 }];
     let mut ours_sorter = RadixSorter::new();
     let mut input = SortInput::default();
@@ -269,17 +278,18 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
             3
         } else if o.quick {
             5
+        } else if n <= 1 << 16 {
+            51
         } else {
             9
         };
         for shape in shapes {
             let keys = sorting::keys(shape, n, 7);
-            let label = format!("sort {}M {}", n / 1_000_000, shape.name());
+            let size = if n >= 1_000_000 { format!("{}M", n / 1_000_000) } else { format!("{}k", n >> 10) };
+            let label = format!("sort {size} {}", shape.name());
             let mut ours_series = Series { name: format!("ours {}", shape.name()), points: vec![] };
             let mut best_series = Series { name: format!("best baseline {}", shape.name()), points: vec![] };
-            // 10M pairs: one thread and all threads only (each run is long).
-            let ts: Vec<usize> = if n > 2_000_000 { vec![1, all] } else { threads.to_vec() };
-            for &t in &ts {
+            for &t in threads {
                 r.progress(&format!("{label}, {t} threads"));
                 let p = pool(t);
                 let mut measure = |s: Sorter| {
@@ -295,21 +305,23 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                     mkeys(n, d.as_secs_f64())
                 };
                 let ours = measure(Sorter::Ours);
+                let fresh = measure(Sorter::OursFresh);
                 let base: Vec<(Sorter, f64)> = Sorter::BASELINES.iter().map(|&s| (s, measure(s))).collect();
                 let (best_s, best) =
                     base.iter().copied().fold((Sorter::Std, 0.0), |a, b| if b.1 > a.1 { b } else { a });
                 ours_series.points.push((t as f64, ours));
                 best_series.points.push((t as f64, best));
-                let (target, met) = match (n, shape, t == all) {
-                    (1_000_000, Shape::Uniform, true) if all >= 16 => {
-                        ("≥ 1.5x best (16 cores)", Some(ours / best >= 1.5))
-                    }
-                    _ => ("-", None),
+                // Met only when the fresh sorter (allocating, as the baselines do) meets it too.
+                let worst = ours.min(fresh) / best;
+                let (target, met) = match (n, shape, t == all && all >= 16) {
+                    (1_000_000, Shape::Uniform | Shape::Render, true) => ("≥ 1.5x best (16 cores)", Some(worst >= 1.5)),
+                    (_, Shape::Coherent { .. }, true) => ("≥ 3x best (16 cores)", Some(worst >= 3.0)),
+                    _ => ("≥ 1.0x best", Some(worst >= 1.0)),
                 };
                 r.row(
-                    &format!("{label} (Mkeys/s)"),
+                    &format!("{label} (Mkeys/s; ours reused, fresh sorter in brackets)"),
                     t,
-                    format!("{ours:.1}"),
+                    format!("{ours:.1} ({fresh:.1})"),
                     format!("{best:.1}"),
                     best_s.name(),
                     ours / best,
@@ -330,7 +342,7 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                     );
                 }
             }
-            if let Shape::Coherent { .. } = shape {
+            if matches!(shape, Shape::Coherent { .. }) && n == 1_000_000 {
                 // Against uniform keys of the same size, on one thread and on all.
                 let uni = sorting::keys(Shape::Uniform, n, 7);
                 for t in [1, all] {
@@ -362,7 +374,7 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                         })
                         .as_secs_f64();
                     r.row(
-                        &format!("sort {}M frame-coherent vs uniform, ours (ms)", n / 1_000_000),
+                        &format!("sort {size} frame-coherent vs uniform, ours (ms)"),
                         t,
                         format!("{:.2}", d_coh * 1e3),
                         format!("{:.2}", d_uni * 1e3),
@@ -372,7 +384,7 @@ fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                         Some(ratio >= 3.0),
                     );
                     r.row(
-                        &format!("sort {}M frame-coherent, merge path vs full radix sort, ours (ms)", n / 1_000_000),
+                        &format!("sort {size} frame-coherent, merge path vs full radix sort, ours (ms)"),
                         t,
                         format!("{:.2}", d_coh * 1e3),
                         format!("{:.2}", d_full * 1e3),
@@ -596,9 +608,40 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
         for &t in threads {
             r.progress(&format!("frame, null backend, {n} objects, {t} threads"));
             let (mut rd, c) = frames::city(Arc::new(NullBackend::new(true)), n, t, true);
-            let stats = frames::run(&mut rd, &c, 3, 3, frames);
+            let traced = frames::run_traced(&mut rd, &c, 3, 3, frames);
+            let stats: Vec<_> = traced.iter().map(|(s, _)| *s).collect();
             let ms: Vec<f64> = stats.iter().map(|s| s.frame_ms).collect();
             let (p50, p99) = (frames::percentile(&ms, 0.5), frames::percentile(&ms, 0.99));
+            // The median frame: its critical path and where its time went.
+            let mut order: Vec<usize> = (0..traced.len()).collect();
+            order.sort_by(|&a, &b| ms[a].total_cmp(&ms[b]));
+            let (median, path) = &traced[order[order.len() / 2]];
+            r.notes.push(format!(
+                "- {}k objects, {t} threads, median frame {:.2} ms: setup on the calling thread {:.2} ms, job graph \
+                 {:.2} ms, after it {:.2} ms; workers busy {:.0} %. Critical path: {path}",
+                n / 1000,
+                median.frame_ms,
+                median.setup_ms,
+                median.jobs_ms,
+                median.frame_ms - median.setup_ms - median.jobs_ms,
+                median.utilization() * 100.0,
+            ));
+            let busy: Vec<f64> = stats.iter().map(|s| s.utilization() * 100.0).collect();
+            let busy = frames::percentile(&busy, 0.5);
+            let (target, met) = match (n, t) {
+                (1_000_000, 16) => ("≥ 50 % (16 cores)", Some(busy >= 50.0)),
+                _ => ("-", None),
+            };
+            r.row(
+                &format!("utilization, null backend, {}k objects: busy worker time / (frame × threads), median", n / 1000),
+                t,
+                format!("{busy:.0} %"),
+                "-".into(),
+                "-",
+                f64::NAN,
+                target,
+                met,
+            );
             if t == 1 {
                 p50_1 = p50;
                 reference = frames::reference_ms(&mut rd, &c, 3, if o.quick { 3 } else { 8 });

@@ -71,9 +71,18 @@ impl CullBlocks {
             return;
         }
         let dirty = &self.dirty;
-        self.bounds.par_iter_mut().enumerate().with_min_len(16).for_each(|(b, out)| {
-            if dirty.get(b / 64).is_some_and(|w| w & (1 << (b % 64)) != 0) {
-                *out = block_bounds(objects, b * CULL_BLOCK..((b + 1) * CULL_BLOCK).min(n));
+        // 64 blocks (one dirty word) per task.
+        self.bounds.par_chunks_mut(64).enumerate().for_each(|(w, chunk)| {
+            let word = dirty.get(w).copied().unwrap_or(0);
+            if word == 0 {
+                return;
+            }
+            let _busy = crate::busy::Region::enter();
+            for (i, out) in chunk.iter_mut().enumerate() {
+                let b = w * 64 + i;
+                if word & (1 << i) != 0 {
+                    *out = block_bounds(objects, b * CULL_BLOCK..((b + 1) * CULL_BLOCK).min(n));
+                }
             }
         });
         self.dirty.iter_mut().for_each(|w| *w = 0);

@@ -3,7 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::{block_len, digit, survey, BLOCK, DIGITS, RADIX, SPLIT_BLOCKS};
+use crate::busy::{timed, Region};
+
+use super::{block_len, digit, survey, varying_digits, BLOCK, DIGITS, RADIX, SPLIT_BLOCKS};
 
 /// A pointer that workers write through at disjoint indices.
 #[derive(Clone, Copy)]
@@ -13,8 +15,26 @@ unsafe impl<T: Send> Send for Scatter<T> {}
 // SAFETY: as above; the pointer is never read through concurrently.
 unsafe impl<T: Send> Sync for Scatter<T> {}
 
-/// Buckets this small are insertion-sorted: a digit pass costs two 256-entry loops.
-const INSERTION_MAX: usize = 24;
+/// Buckets this small are insertion-sorted.
+pub(super) const INSERTION_MAX: usize = 24;
+/// Buckets at most this large split on 4-bit digits (16 buckets, so a level's fixed cost
+/// stays small against the bucket); larger ones on 8-bit digits.
+pub(super) const NARROW_MAX: usize = 256;
+/// An 8-bit digit with fewer distinct values than this in a bucket ends the MSD splitting
+/// there (when the bucket is at most `LSD_MAX` pairs): the rest is sorted LSD.
+const MSD_SPREAD_MIN: usize = 64;
+/// Largest bucket sorted LSD: its passes stay in the caches.
+pub(super) const LSD_MAX: usize = 1 << 16;
+
+/// The bits below bit `b` (all 64 for `b` ≥ 64).
+#[inline]
+pub(super) fn bits_below(b: u32) -> u64 {
+    if b >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << b) - 1
+    }
+}
 
 /// Stable insertion sort of `k`/`v` (an element moves left only past strictly larger keys).
 fn insertion_sort(k: &mut [u64], v: &mut [u32]) {
@@ -43,10 +63,12 @@ pub(super) fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], 
         insertion_sort(k, v);
         return false;
     }
+    // Every digit's histogram in one pass (a fixed loop the compiler unrolls; the digits
+    // not asked for are counted and left unused).
     let mut h = [[0u32; RADIX]; DIGITS];
     for &key in k.iter() {
-        for &d in digits {
-            h[d][digit(key, d)] += 1;
+        for (d, h) in h.iter_mut().enumerate() {
+            h[digit(key, d)] += 1;
         }
     }
     let mut in_scratch = false;
@@ -54,17 +76,91 @@ pub(super) fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], 
         if h[d].iter().any(|&c| c as usize == n) {
             continue;
         }
-        if in_scratch {
-            scatter_serial(&h[d], tk, tv, k, v, d);
-        } else {
-            scatter_serial(&h[d], k, v, tk, tv, d);
+        // SAFETY: `h[d]` counts digit `d` over `k` and so over any permutation of it (the
+        // scratch holds one after each pass); the four slices have length `n`.
+        unsafe {
+            if in_scratch {
+                scatter_serial(&h[d], tk, tv, k, v, d as u32 * 8, 0xff);
+            } else {
+                scatter_serial(&h[d], k, v, tk, tv, d as u32 * 8, 0xff);
+            }
         }
         in_scratch = !in_scratch;
     }
     in_scratch
 }
 
-/// Sorts each bucket `src[bounds[b]..bounds[b+1]]` on `digits` and writes it to the same
+/// Stable MSD radix sort of the pairs in `xk`/`xv` on the bits of `varying` (the bits in
+/// which keys of this bucket may still differ: all others are equal across it), with
+/// `yk`/`yv` (same length) as scratch. The result ends in `x` when `into_x`, else in `y`.
+///
+/// Each level scatters on the digit just below the highest varying bit (8 bits, or 4 in
+/// buckets of at most `NARROW_MAX` pairs; a digit the bucket's keys share is skipped) and
+/// recurses into the buckets with the arrays' roles swapped; buckets of at most
+/// `INSERTION_MAX` pairs are insertion-sorted. Uniform keys are told apart after two or
+/// three digits, so most bits are never visited. A digit with few distinct values in a
+/// bucket that fits the caches (render keys' hashed states) hands the bucket to an LSD
+/// sort over its remaining digits, which costs fewer passes than more levels.
+pub(super) fn msd(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32], varying: u64, into_x: bool) {
+    let n = xk.len();
+    if varying == 0 || n <= INSERTION_MAX {
+        if varying != 0 {
+            insertion_sort(xk, xv);
+        }
+        if !into_x {
+            yk.copy_from_slice(xk);
+            yv.copy_from_slice(xv);
+        }
+        return;
+    }
+    let top = 64 - varying.leading_zeros();
+    let width = if n <= NARROW_MAX { 4 } else { 8 };
+    let shift = top.saturating_sub(width);
+    let mask = bits_below(top - shift);
+    let buckets = mask as usize + 1;
+    let mut h = [0u32; RADIX];
+    for &k in xk.iter() {
+        h[((k >> shift) & mask) as usize] += 1;
+    }
+    let rest = varying & bits_below(shift);
+    let spread = h[..buckets].iter().filter(|&&c| c != 0).count();
+    if spread == 1 {
+        return msd(xk, xv, yk, yv, rest, into_x);
+    }
+    if width == 8 && spread < MSD_SPREAD_MIN && spread * 4 < n && n <= LSD_MAX && rest != 0 {
+        let (digits, count) = varying_digits(varying);
+        let in_y = lsd(xk, xv, yk, yv, &digits[..count]);
+        if in_y == into_x {
+            if into_x {
+                xk.copy_from_slice(yk);
+                xv.copy_from_slice(yv);
+            } else {
+                yk.copy_from_slice(xk);
+                yv.copy_from_slice(xv);
+            }
+        }
+        return;
+    }
+    // SAFETY: `h` is the histogram of `(k >> shift) & mask` over `xk`, counted just above;
+    // the caller gives scratch of the same length.
+    unsafe { scatter_serial(&h, xk, xv, yk, yv, shift, mask) };
+    let mut lo = 0;
+    for &c in &h[..buckets] {
+        let hi = lo + c as usize;
+        match c {
+            0 => {}
+            1 if into_x => {
+                xk[lo] = yk[lo];
+                xv[lo] = yv[lo];
+            }
+            1 => {}
+            _ => msd(&mut yk[lo..hi], &mut yv[lo..hi], &mut xk[lo..hi], &mut xv[lo..hi], rest, !into_x),
+        }
+        lo = hi;
+    }
+}
+
+/// Sorts each bucket `src[bounds[b]..bounds[b+1]]` on the bits of `varying` and writes it to the same
 /// range of `dst` (the other pair of arrays serves as scratch). Buckets split recursively
 /// with `rayon::join`, so no list of slices is allocated. `split`: run in parallel, and
 /// split buckets at least this large again; `None`: one thread.
@@ -74,7 +170,7 @@ pub(super) fn finish_buckets(
     src_v: &mut [u32],
     dst_k: &mut [u64],
     dst_v: &mut [u32],
-    digits: &[usize],
+    varying: u64,
     split: Option<usize>,
 ) {
     let buckets = bounds.len() - 1;
@@ -82,23 +178,20 @@ pub(super) fn finish_buckets(
     if buckets == 1 || split.is_none() {
         for b in 0..buckets {
             let (lo, hi) = (bounds[b] - base, bounds[b + 1] - base);
-            if let Some(split) = split.filter(|&s| hi - lo >= s && digits.len() >= 2) {
+            if let Some(split) = split.filter(|&s| hi - lo >= s && varying != 0) {
                 split_again(
                     &mut src_k[lo..hi],
                     &mut src_v[lo..hi],
                     &mut dst_k[lo..hi],
                     &mut dst_v[lo..hi],
-                    digits,
+                    varying,
                     split,
                 );
                 continue;
             }
-            // Sort in the source range with the destination range as scratch; move the result
-            // over unless it already ended there.
-            if !lsd(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], digits) {
-                dst_k[lo..hi].copy_from_slice(&src_k[lo..hi]);
-                dst_v[lo..hi].copy_from_slice(&src_v[lo..hi]);
-            }
+            // Sort the source range into the destination range (each serves as the other's
+            // scratch).
+            timed(|| msd(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], varying, false));
         }
         return;
     }
@@ -109,49 +202,77 @@ pub(super) fn finish_buckets(
     let (dk0, dk1) = dst_k.split_at_mut(at);
     let (dv0, dv1) = dst_v.split_at_mut(at);
     rayon::join(
-        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, digits, split),
-        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, digits, split),
+        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, varying, split),
+        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, varying, split),
     );
 }
 
 /// A bucket too big for one worker (render keys have few distinct top digits): split it
 /// again on its highest varying lower digit, in parallel, and finish the sub-buckets.
 /// Sorts `sk`/`sv` into `dk`/`dv`.
-fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], digits: &[usize], split: usize) {
+fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], varying: u64, split: usize) {
     let (and, or, _) = sk
         .par_chunks(BLOCK)
-        .map(survey)
+        .map(|c| timed(|| survey(c)))
         .reduce(|| (u64::MAX, 0, 0), |(a0, o0, d0), (a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
-    let varying = and ^ or;
-    let Some(pos) = digits.iter().rposition(|&d| (varying >> (d * 8)) & 0xff != 0) else {
+    let varying = varying & (and ^ or);
+    if varying == 0 {
         dk.copy_from_slice(sk);
         dv.copy_from_slice(sv);
         return;
-    };
+    }
+    let hi = (63 - varying.leading_zeros()) as usize / 8;
     // At most SPLIT_BLOCKS blocks, so their histograms fit on the stack (no allocation
     // while a frame sorts).
     let n = sk.len();
     let block = block_len(n).max(n.div_ceil(SPLIT_BLOCKS));
     let mut hist = [[0u32; RADIX]; SPLIT_BLOCKS];
-    let bounds = scatter_parallel(&mut hist[..n.div_ceil(block)], block, sk, sv, dk, dv, digits[pos]);
+    let bounds = scatter_parallel(&mut hist[..n.div_ceil(block)], block, sk, sv, dk, dv, hi);
     // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
-    finish_buckets(&bounds, dk, dv, sk, sv, &digits[..pos], Some(split));
-    dk.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
-    dv.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+    finish_buckets(&bounds, dk, dv, sk, sv, varying & bits_below(hi as u32 * 8), Some(split));
+    crate::par::copy_into(dk, sk);
+    crate::par::copy_into(dv, sv);
 }
 
-pub(super) fn scatter_serial(hist: &[u32; RADIX], sk: &[u64], sv: &[u32], dk: &mut [u64], dv: &mut [u32], d: usize) {
+/// Stable serial scatter of `sk`/`sv` into `dk`/`dv` on the digit `(key >> shift) & mask`
+/// (`mask` at most 255).
+///
+/// # Safety
+/// `hist` must be the histogram of that digit over `sk` (bucket `r` counts the keys whose
+/// digit is `r`), and `sv`, `dk`, `dv` as long as `sk`: then every write lands in
+/// `0..sk.len()`. (The writes are unchecked: this loop is the sort's hot path.)
+pub(super) unsafe fn scatter_serial(
+    hist: &[u32; RADIX],
+    sk: &[u64],
+    sv: &[u32],
+    dk: &mut [u64],
+    dv: &mut [u32],
+    shift: u32,
+    mask: u64,
+) {
+    debug_assert!(mask < RADIX as u64);
+    let n = sk.len();
+    assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
     let mut offs = [0usize; RADIX];
     let mut sum = 0;
     for r in 0..RADIX {
         offs[r] = sum;
         sum += hist[r] as usize;
     }
+    debug_assert_eq!(sum, n, "the histogram counts every key");
+    let (pk, pv) = (dk.as_mut_ptr(), dv.as_mut_ptr());
     for (&k, &v) in sk.iter().zip(sv) {
-        let b = digit(k, d);
-        dk[offs[b]] = k;
-        dv[offs[b]] = v;
-        offs[b] += 1;
+        let b = ((k >> shift) & mask) as usize;
+        let o = offs[b];
+        debug_assert!(o < n);
+        // SAFETY: bucket `b`'s offsets run from its exclusive prefix sum over `hist` for as
+        // many keys as `hist[b]` counts (the caller's promise), so `o < n` = `dk.len()` =
+        // `dv.len()` (asserted), and no index is written twice.
+        unsafe {
+            *pk.add(o) = k;
+            *pv.add(o) = v;
+        }
+        offs[b] = o + 1;
     }
 }
 
@@ -173,10 +294,12 @@ pub(super) fn scatter_parallel(
     assert!(n <= u32::MAX as usize, "more pairs than the u32 histograms count");
     assert_eq!(hist.len(), n.div_ceil(block), "one histogram per block");
     hist.par_iter_mut().zip(sk.par_chunks(block)).for_each(|(h, c)| {
-        *h = [0; RADIX];
-        for &k in c {
-            h[digit(k, d)] += 1;
-        }
+        timed(|| {
+            *h = [0; RADIX];
+            for &k in c {
+                h[digit(k, d)] += 1;
+            }
+        })
     });
     // Exclusive prefix over (bucket, block): block b's run of bucket r starts after every
     // earlier bucket and after bucket r of earlier blocks. This keeps the sort stable.
@@ -196,6 +319,7 @@ pub(super) fn scatter_parallel(
     hist.par_iter_mut().zip(sk.par_chunks(block).zip(sv.par_chunks(block))).for_each(|(offs, (ck, cv))| {
         // Capture the whole wrappers (Sync), not their raw-pointer fields.
         let (pk, pv) = (pk, pv);
+        let _busy = Region::enter();
         for (&k, &v) in ck.iter().zip(cv) {
             let b = digit(k, d);
             let o = offs[b] as usize;

@@ -4,8 +4,8 @@
 
 use rayon::prelude::*;
 
-use super::msd::lsd;
-use super::{block_len, survey, varying_digits, RadixSorter, BLOCK, PARALLEL_MIN};
+use super::msd::msd;
+use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 
 /// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
 /// `[j, j + 2)`, merging gaps that touch.
@@ -80,7 +80,7 @@ impl RadixSorter {
     pub(super) fn sort_nearly_sorted(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
         let n = keys.len();
         let limit = n / 8;
-        let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
+        let parallel = n >= MERGE_PARALLEL_MIN && rayon::current_num_threads() > 1;
         // Gaps as half-open ranges [start, end) of set-aside positions, ascending. Per block
         // (in parallel): the descents, then the gaps widened until the survivors around each
         // are ordered. Then, in order, each block's gaps are joined to the previous blocks':
@@ -95,6 +95,7 @@ impl RadixSorter {
             .zip(self.block_widened.par_iter_mut())
             .enumerate()
             .map(|(b, (r, w))| {
+                let _busy = crate::busy::Region::enter();
                 r.clear();
                 w.clear();
                 descent_runs(keys, b * block..((b + 1) * block).min(n - 1), r);
@@ -171,17 +172,7 @@ impl RadixSorter {
             self.keys.resize(m, 0);
             self.vals.resize(m, 0);
             let (and, or, _) = survey(&self.rest_keys);
-            let (active, count) = varying_digits(and ^ or);
-            if lsd(
-                &mut self.rest_keys,
-                &mut self.rest_order,
-                &mut self.keys[..m],
-                &mut self.vals[..m],
-                &active[..count],
-            ) {
-                self.rest_keys.copy_from_slice(&self.keys[..m]);
-                self.rest_order.copy_from_slice(&self.vals[..m]);
-            }
+            msd(&mut self.rest_keys, &mut self.rest_order, &mut self.keys[..m], &mut self.vals[..m], and ^ or, true);
         }
         self.keys.resize(n, 0);
         self.vals.resize(n, 0);
@@ -201,8 +192,8 @@ impl RadixSorter {
         let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
         merge.run(sk, sv, parts, &mut self.merge_splits, &mut self.merge_offsets);
         if parts > 1 {
-            keys.par_chunks_mut(BLOCK).zip(sk.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
-            vals.par_chunks_mut(BLOCK).zip(sv.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+            crate::par::copy_into(keys, sk);
+            crate::par::copy_into(vals, sv);
         } else {
             keys.copy_from_slice(sk);
             vals.copy_from_slice(sv);
@@ -243,12 +234,16 @@ impl Merge<'_> {
             start..end
         };
         let segments = self.runs.len() + 1;
-        // First segment whose last key is >= x (segments are never empty: gaps do not touch).
+        // The last kept key up to the end of segment `i`. Gaps do not touch, but the first
+        // segment is empty when a gap starts the input and the last when one ends it: an
+        // empty segment answers for the kept keys before it, so the search below stays
+        // monotonic (an empty last segment once made it skip the segment before).
+        let last_upto = |i: usize| (0..=i).rev().map(seg).find(|r| !r.is_empty()).map(|r| self.keys[r.end - 1]);
+        // First segment whose kept keys up to its end reach x.
         let (mut lo, mut hi) = (0, segments);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let r = seg(mid);
-            if r.is_empty() || self.keys[r.end - 1] < x {
+            if last_upto(mid).is_none_or(|k| k < x) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -354,5 +349,31 @@ impl Merge<'_> {
             skip(&mut p, &mut gap);
         }
         debug_assert_eq!(w, out_k.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_lower_bound_is_right_with_gaps_at_either_end() {
+        // Kept keys 0, 10, 20, ... outside the gaps; gap contents do not matter here.
+        let n = 40;
+        let keys: Vec<u64> = (0..n as u64).map(|i| i * 10).collect();
+        let gap_sets: [&[(usize, usize)]; 4] = [
+            &[(5, 7), (12, 14), (15, 17), (38, 40)], // the last segment empty
+            &[(0, 2), (12, 14), (20, 25)],           // the first segment empty
+            &[(0, 3), (9, 11), (37, 40)],            // both
+            &[(10, 12), (30, 31)],
+        ];
+        for runs in gap_sets {
+            let merge = Merge { keys: &keys, vals: &[], runs, prefix: &[], rk: &[], order: &[], rv: &[], rpos: &[] };
+            let kept = |p: usize| !runs.iter().any(|r| (r.0..r.1).contains(&p));
+            for x in 0..=n as u64 * 10 + 5 {
+                let expect = (0..n).find(|&p| kept(p) && keys[p] >= x).unwrap_or(n);
+                assert_eq!(merge.kept_lower_bound(x), expect, "key {x}, gaps {runs:?}");
+            }
+        }
     }
 }

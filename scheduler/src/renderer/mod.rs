@@ -28,6 +28,7 @@ use switchyard_backend::{Backend, TextureId};
 
 use crate::error::InitError;
 use crate::frame_graph::TargetId;
+use crate::graph::JobSpan;
 use crate::profile;
 use crate::scene::{new_owner, Scene};
 use crate::submit::SubmitThread;
@@ -192,6 +193,20 @@ impl<B: Backend> Renderer<B> {
     /// [`FrameStats::passes`](crate::FrameStats::passes)): the views' labels, made unique.
     pub fn pass_names(&self) -> &[String] {
         self.frame.plan.as_ref().map_or(&[], |p| &p.names)
+    }
+
+    /// When each job of the last frame ran (cull, sort, batch and record per scene pass,
+    /// patch, one per engine pass), in ms after the job graph began; empty before the first
+    /// frame. [`FrameStats::jobs_ms`](crate::FrameStats::jobs_ms) is the graph's length.
+    pub fn last_job_spans(&self) -> Vec<JobSpan<'_>> {
+        self.frame.plan.as_ref().map_or_else(Vec::new, |p| p.jobs.spans().collect())
+    }
+
+    /// The last frame's critical path through its job graph, first job first: the job
+    /// that ended last, preceded by its input that ended last, and so on back to a job
+    /// with no inputs. Shortening a job on it can shorten the frame; others cannot.
+    pub fn last_critical_path(&self) -> Vec<JobSpan<'_>> {
+        self.frame.plan.as_ref().map_or_else(Vec::new, |p| p.jobs.critical_path())
     }
 
     /// What the last frame's graph does that is legal but likely not meant (a store nothing

@@ -109,6 +109,7 @@ impl<B: Backend> Renderer<B> {
         present: Option<SurfaceId>,
     ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
+        let busy_before = self.pool.busy.total_ns();
         let _z = profile::zone!("frame");
         check_targets(plan, &*self.res.backend, targets, (self.config.width, self.config.height))?;
         let mut packet = self.device.take_packet()?;
@@ -130,9 +131,19 @@ impl<B: Backend> Renderer<B> {
         }
         let blocks_ms = self.refresh_cull_blocks();
         self.swap_uploads(&mut packet, scenes);
+        let setup_ms = started.elapsed().as_secs_f64() * 1e3;
         let ran = self.run_jobs(plan, scenes);
+        let jobs_ms = started.elapsed().as_secs_f64() * 1e3 - setup_ms;
+        let _gather = profile::zone!("gather");
         self.swap_uploads(&mut packet, scenes);
-        let mut stats = FrameStats { cull_ms: blocks_ms, frame: self.frame.number, ..FrameStats::default() };
+        let mut stats = FrameStats {
+            cull_ms: blocks_ms,
+            frame: self.frame.number,
+            setup_ms,
+            jobs_ms,
+            workers: self.pool.current_num_threads() as u32,
+            ..FrameStats::default()
+        };
         let error = ran.err().or_else(|| self.gather(plan, &mut packet, &mut stats));
         if let Some(e) = error {
             self.drop_frame(packet);
@@ -148,6 +159,7 @@ impl<B: Backend> Renderer<B> {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
         }
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
+        stats.busy_ms = self.pool.busy.total_ns().saturating_sub(busy_before) as f64 / 1e6;
         stats.plot();
         profile::frame_mark();
         Ok(stats)
@@ -203,6 +215,7 @@ impl<B: Backend> Renderer<B> {
     /// Per-material frame data: the variant (material | global keywords), the key hashes,
     /// and the shadow-pass state id shared by materials of equal shader and variant.
     fn resolve_materials(&mut self) {
+        let _z = profile::zone!("resolve-materials");
         self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
         self.frame.lacking_passes = 0;
@@ -230,6 +243,7 @@ impl<B: Backend> Renderer<B> {
     /// Each scene pass's globals block: its camera's matrix, the matrices of the cameras
     /// that rendered its shadow maps, light, eye, fog, time.
     fn write_globals(&self, plan: &FramePlan, cameras: &[Camera], out: &mut Vec<u8>) {
+        let _z = profile::zone!("globals");
         let globals = &self.res.globals;
         let time = globals
             .find("_Time")
@@ -259,6 +273,7 @@ impl<B: Backend> Renderer<B> {
     /// The transforms of objects changed since the last frame, as writes into the
     /// persistent transform buffer.
     fn write_dirty_transforms(&mut self, packet: &mut FramePacket<B::Chunk>) {
+        let _z = profile::zone!("dirty-transforms");
         packet.transforms.0 = Some(self.res.gpu.transforms_buf);
         packet.transforms.1.clear();
         packet.transform_writes.clear();
@@ -280,6 +295,7 @@ impl<B: Backend> Renderer<B> {
     /// indices as the CPU copies hold them now, written into the current shared buffers
     /// before the frame's passes, on the submission thread.
     fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
+        let _z = profile::zone!("mesh-uploads");
         packet.mesh_writes.clear();
         packet.mesh_bytes.clear();
         let s = &mut self.res;
@@ -305,6 +321,7 @@ impl<B: Backend> Renderer<B> {
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
     ) -> Result<(), RenderError> {
+        let _z = profile::zone!("prepare-views");
         let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
         let external = |slot: Option<usize>| slot.and_then(given);
         let with_externals = |mut pass: PassDesc, e: &plan::ExternalSlots| {

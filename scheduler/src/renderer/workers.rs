@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use switchyard_kernels::busy::BusyCounters;
+
 use crate::error::InitError;
 use crate::profile;
 
@@ -9,6 +11,8 @@ use crate::profile;
 /// rayon's own pool only asks them to.
 pub(super) struct Workers {
     pool: Option<rayon::ThreadPool>,
+    /// Each worker's busy time (the frame's utilization).
+    pub(super) busy: Arc<BusyCounters>,
     /// Workers that have not left yet, and a signal for each that does.
     alive: Arc<(parking_lot::Mutex<usize>, parking_lot::Condvar)>,
 }
@@ -17,10 +21,13 @@ impl Workers {
     pub(super) fn start(threads: usize) -> Result<Self, InitError> {
         let alive = Arc::new((parking_lot::Mutex::new(0), parking_lot::Condvar::new()));
         let (up, down) = (alive.clone(), alive.clone());
+        let busy = BusyCounters::new(threads);
+        let counters = busy.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("switchyard-worker-{i}"))
             .start_handler(move |i| {
+                counters.attach(i);
                 *up.0.lock() += 1;
                 up.1.notify_all();
                 profile::thread_name(&format!("switchyard-worker-{i}"));
@@ -36,7 +43,7 @@ impl Workers {
         let mut n = alive.0.lock();
         while *n < threads && !alive.1.wait_until(&mut n, deadline).timed_out() {}
         drop(n);
-        Ok(Self { pool: Some(pool), alive })
+        Ok(Self { pool: Some(pool), busy, alive })
     }
 }
 

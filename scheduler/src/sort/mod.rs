@@ -78,6 +78,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     let _z = profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let n = visible.len();
+    let keys_zone = profile::zone!("sort-keys");
     switchyard_kernels::par::set_len(&mut out.queue, n);
     switchyard_kernels::par::set_len(&mut out.keys, n);
     switchyard_kernels::par::fill_ranges(visible.offsets(), (&mut out.queue[..], &mut out.keys[..]), &|p,
@@ -94,6 +95,8 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
             *k = item_key(view, ctx.objects, i as usize, ctx.materials, ctx.mesh_hashes);
         }
     });
+    drop(keys_zone);
+    let _radix = profile::zone!("radix-sort");
     out.sorter.sort(&mut out.keys, &mut out.queue);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
 }

@@ -455,11 +455,15 @@ fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, cr
         s.workers
     );
     println!(
-        "\nlast frame: objects {}, visible {:?}, queue items {}, batches {}, draw calls {}, state changes {}, chunks {}, \
-         display lists {}/{}/{} (hits/misses/rebuilds), uploaded {} bytes",
+        "\nlast frame: objects {}, visible {:?}, queue items {} (sorts from last frame's order {}/{}, keys nearly in \
+         order {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
+         (hits/misses/rebuilds), uploaded {} bytes",
         s.objects,
         &s.visible[..s.views as usize],
         s.queue_items,
+        s.sorts_from_last_order,
+        s.views,
+        s.sorts_nearly_in_order,
         s.batches,
         s.draw_calls,
         s.state_changes,

@@ -217,53 +217,53 @@ impl<J: GraphJob> JobGraph<J> {
             n.pending.store(n.deps.len() as u32, Ordering::Relaxed);
             n.span.iter().for_each(|s| s.store(0, Ordering::Relaxed));
         }
-        let epoch = Instant::now();
-        let epoch = &epoch;
-        // Set by the first job that panics.
-        let failed = OnceLock::new();
-        let failed_ref = &failed;
+        let run = Run { work, failed: OnceLock::new(), epoch: Instant::now() };
+        let run = &run;
         pool.install(|| {
             rayon::scope(|s| {
                 for (i, n) in self.nodes.iter().enumerate() {
                     if n.deps.is_empty() {
-                        s.spawn(move |s| self.execute(s, i, work, failed_ref, epoch));
+                        s.spawn(move |s| self.execute(s, i, run));
                     }
                 }
             })
         });
-        match failed.into_inner() {
-            Some(p) => Err(p),
+        match run.failed.get() {
+            Some(p) => Err(p.clone()),
             None => Ok(()),
         }
     }
 
-    fn execute<'s>(
-        &'s self,
-        s: &rayon::Scope<'s>,
-        i: usize,
-        work: &'s (dyn Fn(J) + Sync),
-        failed: &'s OnceLock<JobPanic>,
-        epoch: &'s Instant,
-    ) {
+    fn execute<'s>(&'s self, s: &rayon::Scope<'s>, i: usize, run: &'s Run<'s, J>) {
         let node = &self.nodes[i];
-        node.span[0].store(epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        let ran = catch_unwind(AssertUnwindSafe(|| switchyard_kernels::busy::timed(|| work(node.job))));
-        node.span[1].store(epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        if let Err(e) = ran {
-            let message = e
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| e.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            let _ = failed.set(JobPanic { job: node.name.clone(), message });
-            return;
-        }
-        for &d in &node.dependents {
-            if self.nodes[d].pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-                s.spawn(move |s| self.execute(s, d, work, failed, epoch));
+        node.span[0].store(run.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let ran = catch_unwind(AssertUnwindSafe(|| switchyard_kernels::busy::timed(|| (run.work)(node.job))));
+        node.span[1].store(run.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        match ran {
+            Err(e) => {
+                let message = e
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| e.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                let _ = run.failed.set(JobPanic { job: node.name.clone(), message });
+            }
+            Ok(()) => {
+                for &d in &node.dependents {
+                    if self.nodes[d].pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+                        s.spawn(move |s| self.execute(s, d, run));
+                    }
+                }
             }
         }
     }
+}
+
+/// One run of a graph: the work, the first panic, and the clock of the spans.
+struct Run<'a, J> {
+    work: &'a (dyn Fn(J) + Sync),
+    failed: OnceLock<JobPanic>,
+    epoch: Instant,
 }
 
 /// One stage output of a frame (of one view, say): written by the job that produces it,

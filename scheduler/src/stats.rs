@@ -48,6 +48,12 @@ pub struct FrameStats {
     pub visible: [u32; MAX_VIEWS],
     /// Queue items over all views.
     pub queue_items: u32,
+    /// Views whose sort started from last frame's order (the rest from object order: the
+    /// first frame, or after a failed one).
+    pub sorts_from_last_order: u32,
+    /// Views whose keys arrived in order or nearly so: the sorter's nearly-sorted path ran
+    /// (a few keys set aside and merged back) or nothing moved, not the full radix sort.
+    pub sorts_nearly_in_order: u32,
     /// Batches (instanced draws) over all views.
     pub batches: u32,
     /// Draw API calls.
@@ -99,6 +105,8 @@ impl Default for FrameStats {
             views: 0,
             visible: [0; MAX_VIEWS],
             queue_items: 0,
+            sorts_from_last_order: 0,
+            sorts_nearly_in_order: 0,
             batches: 0,
             draw_calls: 0,
             state_changes: 0,

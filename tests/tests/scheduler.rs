@@ -164,9 +164,15 @@ fn frame_stats_account_for_worker_time_and_the_job_graph() {
     let mut w = world(3, true, 4);
     populate(&mut w, 7, 20_000);
     let vs = views(0.0);
+    // The first frame sorts in object order, later ones from last frame's order (nearly
+    // sorted: the scene did not change).
+    let first = w.r.render(&vs).unwrap();
+    assert_eq!(first.sorts_from_last_order, 0);
     for _ in 0..3 {
         let s = w.r.render(&vs).unwrap();
         assert_eq!(s.workers, 3);
+        assert_eq!(s.sorts_from_last_order, s.views, "{s:?}");
+        assert!(s.sorts_nearly_in_order > 0 || s.queue_items < 2_000, "{s:?}");
         // Regions are timed inside the frame, on the frame's workers only.
         assert!(s.busy_ms > 0.0 && s.busy_ms <= s.frame_ms * 3.0, "{} ms busy in {} ms", s.busy_ms, s.frame_ms);
         assert!((0.0..=1.0).contains(&s.utilization()));

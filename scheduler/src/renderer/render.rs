@@ -500,6 +500,8 @@ impl<B: Backend> Renderer<B> {
                     let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
                     stats.visible[v] = visible.len() as u32;
                     stats.queue_items += sorted.queue.len() as u32;
+                    stats.sorts_from_last_order += u32::from(sorted.from_last_order);
+                    stats.sorts_nearly_in_order += u32::from(sorted.nearly_in_order());
                     stats.batches += batches.batches.len() as u32;
                     stats.cull_ms += visible.ms;
                     stats.sort_ms += sorted.ms;

@@ -1,10 +1,13 @@
 //! Stage 2, sort: a 64-bit key per visible object ([`key`]), then the stable parallel radix
 //! sort of `switchyard_kernels::sort` over (key, object) pairs.
 //!
-//! Keys and the queue are written in one parallel pass over the cull stage's pieces. A
-//! frame's queue is mostly last frame's order, so the sorter's nearly-sorted path usually
-//! runs: a few changed keys are set aside, sorted and merged back.
+//! Keys and the queue are written in one parallel pass, in last frame's order of the
+//! objects still visible followed by the newly visible ones ([`coherent`]): the keys then
+//! arrive nearly sorted and the sorter's nearly-sorted path runs (a few changed keys set
+//! aside, sorted and merged back). Equal keys end in object order, so the queue does not
+//! depend on earlier frames.
 
+mod coherent;
 pub mod key;
 
 use switchyard_kernels::sort::RadixSorter;
@@ -14,6 +17,7 @@ use crate::material::MaterialFrame;
 use crate::profile;
 use crate::scene::Objects;
 use crate::view::View;
+use coherent::{coherent_order, order_ties_by_object, ObjectBits, OrderScratch};
 use key::{SortKey, SortKeyFields};
 
 /// The frame data of dense material `material`; its key hashes are computed here, once
@@ -53,14 +57,35 @@ pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame
 }
 
 /// The sort stage's output for one view: dense object indices in draw order and their
-/// keys (ascending), plus the sorter's scratch memory.
+/// keys (ascending), plus what the next frame's sort starts from and scratch memory.
 #[derive(Debug, Default)]
 pub(crate) struct SortedQueue {
     pub(crate) queue: Vec<u32>,
     pub(crate) keys: Vec<u64>,
     sorter: RadixSorter,
+    /// This frame's visible objects, and last frame's: the set of `queue` when `coherent`.
+    visible: ObjectBits,
+    prev_visible: ObjectBits,
+    /// `queue` is last frame's queue and `prev_visible` its set (false at first, and after
+    /// a sort that did not finish).
+    coherent: bool,
+    /// The next input order, built beside `queue`.
+    input: Vec<u32>,
+    scratch: OrderScratch,
+    tie_starts: Vec<usize>,
+    /// Whether this frame's input was last frame's order (stats and tests).
+    pub(crate) from_last_order: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
+}
+
+impl SortedQueue {
+    /// Whether the last sort found its keys in order or nearly so (the full radix sort did
+    /// not run).
+    pub(crate) fn nearly_in_order(&self) -> bool {
+        use switchyard_kernels::sort::SortPath;
+        matches!(self.sorter.last_path, SortPath::InOrder | SortPath::NearlySorted)
+    }
 }
 
 /// What the sort stage reads besides the view and its visible list.
@@ -73,30 +98,55 @@ pub(crate) struct SortCtx<'a> {
     pub(crate) mesh_hashes: &'a [u16],
 }
 
-/// Writes the queue and keys of `visible` in one parallel pass over its pieces, then sorts.
+/// Writes the keys of `visible`'s objects in last frame's order where it has one (see
+/// [`coherent`]), else in object order, in parallel; sorts; orders equal keys by object.
 pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, out: &mut SortedQueue) {
     let _z = profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let n = visible.len();
     let keys_zone = profile::zone!("sort-keys");
-    switchyard_kernels::par::set_len(&mut out.queue, n);
-    switchyard_kernels::par::set_len(&mut out.keys, n);
-    switchyard_kernels::par::fill_ranges(visible.offsets(), (&mut out.queue[..], &mut out.keys[..]), &|p,
-                                                                                                       (
-        queue,
-        keys,
-    ): (
-        &mut [u32],
-        &mut [u64],
-    )| {
-        let src = visible.piece(p);
-        queue.copy_from_slice(src);
-        for (k, &i) in keys.iter_mut().zip(src) {
-            *k = item_key(view, ctx.objects, i as usize, ctx.materials, ctx.mesh_hashes);
-        }
-    });
+    let key = |i: u32| item_key(view, ctx.objects, i as usize, ctx.materials, ctx.mesh_hashes);
+    let coherent = std::mem::take(&mut out.coherent);
+    out.visible.fill(ctx.objects.len(), visible);
+    out.from_last_order = coherent
+        && coherent_order(
+            &out.queue,
+            &out.prev_visible,
+            &out.visible,
+            visible,
+            &mut out.scratch,
+            (&mut out.input, &mut out.keys),
+            &key,
+        );
+    if out.from_last_order {
+        std::mem::swap(&mut out.queue, &mut out.input);
+    } else {
+        switchyard_kernels::par::set_len(&mut out.queue, n);
+        switchyard_kernels::par::set_len(&mut out.keys, n);
+        switchyard_kernels::par::fill_ranges(visible.offsets(), (&mut out.queue[..], &mut out.keys[..]), &|p,
+                                                                                                           (
+            queue,
+            keys,
+        ): (
+            &mut [u32],
+            &mut [u64],
+        )| {
+            let src = visible.piece(p);
+            queue.copy_from_slice(src);
+            for (k, &i) in keys.iter_mut().zip(src) {
+                *k = key(i);
+            }
+        });
+    }
     drop(keys_zone);
-    let _radix = profile::zone!("radix-sort");
+    let radix = profile::zone!("radix-sort");
     out.sorter.sort(&mut out.keys, &mut out.queue);
+    drop(radix);
+    if out.from_last_order {
+        let _ties = profile::zone!("sort-ties");
+        order_ties_by_object(&out.keys, &mut out.queue, &mut out.tie_starts);
+    }
+    std::mem::swap(&mut out.visible, &mut out.prev_visible);
+    out.coherent = true;
     out.ms = t.elapsed().as_secs_f64() * 1e3;
 }

@@ -102,12 +102,12 @@ mod submit;
 
 pub use batch::Batch;
 pub use error::{InitError, RenderError, ResourceError};
-pub use graph::JobSpan;
 pub use frame_graph::{
     Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer, GraphError, GraphWarning,
     LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
     MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
+pub use graph::JobSpan;
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };

@@ -9,8 +9,8 @@
 //! command stream; the constant copies run in parallel.
 
 use rayon::prelude::*;
-use switchyard_kernels::busy::Region;
 use switchyard_backend::{Backend, BindGroupId, PipelineId};
+use switchyard_kernels::busy::Region;
 
 use crate::cull::MaterialSet;
 use crate::error::RenderError;

@@ -10,11 +10,11 @@
 //! state bucket is one API call whatever its mesh count.
 
 use rayon::prelude::*;
-use switchyard_kernels::busy::Region;
 use switchyard_backend::{
     Backend, BindGroupId, BufferId, ChunkPosition, Command, Digest, DrawIndexedIndirectArgs, DynamicOffsets,
     IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
 };
+use switchyard_kernels::busy::Region;
 
 use crate::batch::{Batch, Batches};
 use crate::error::RenderError;

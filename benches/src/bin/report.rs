@@ -166,7 +166,14 @@ fn main() {
         None => println!("- GPU adapter: none used"),
     }
     drop(gpu);
-    let mut r = Report { rows: Vec::new(), step: 0, steps: 0, started: Instant::now(), speedups: Vec::new(), notes: Vec::new() };
+    let mut r = Report {
+        rows: Vec::new(),
+        step: 0,
+        steps: 0,
+        started: Instant::now(),
+        speedups: Vec::new(),
+        notes: Vec::new(),
+    };
     r.steps = steps(&o, threads.len(), all);
 
     if o.runs(Stage::Bandwidth) {
@@ -223,8 +230,10 @@ fn main() {
         ));
     }
     if !r.notes.is_empty() {
-        md.push_str("\nThe median frame of each frame row: where its time went, and its critical path through \
-                     the job graph (ms after the graph began).\n\n");
+        md.push_str(
+            "\nThe median frame of each frame row: where its time went, and its critical path through \
+                     the job graph (ms after the graph began).\n\n",
+        );
         r.notes.iter().for_each(|n| md.push_str(&format!("{n}\n")));
     }
     println!("\n{md}");
@@ -633,7 +642,10 @@ fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) {
                 _ => ("-", None),
             };
             r.row(
-                &format!("utilization, null backend, {}k objects: busy worker time / (frame × threads), median", n / 1000),
+                &format!(
+                    "utilization, null backend, {}k objects: busy worker time / (frame × threads), median",
+                    n / 1000
+                ),
                 t,
                 format!("{busy:.0} %"),
                 "-".into(),

@@ -191,7 +191,9 @@ pub(super) fn finish_buckets(
             }
             // Sort the source range into the destination range (each serves as the other's
             // scratch).
-            timed(|| msd(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], varying, false));
+            timed(|| {
+                msd(&mut src_k[lo..hi], &mut src_v[lo..hi], &mut dst_k[lo..hi], &mut dst_v[lo..hi], varying, false)
+            });
         }
         return;
     }

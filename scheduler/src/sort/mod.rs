@@ -123,20 +123,17 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     } else {
         switchyard_kernels::par::set_len(&mut out.queue, n);
         switchyard_kernels::par::set_len(&mut out.keys, n);
-        switchyard_kernels::par::fill_ranges(visible.offsets(), (&mut out.queue[..], &mut out.keys[..]), &|p,
-                                                                                                           (
-            queue,
-            keys,
-        ): (
-            &mut [u32],
-            &mut [u64],
-        )| {
-            let src = visible.piece(p);
-            queue.copy_from_slice(src);
-            for (k, &i) in keys.iter_mut().zip(src) {
-                *k = key(i);
-            }
-        });
+        switchyard_kernels::par::fill_ranges(
+            visible.offsets(),
+            (&mut out.queue[..], &mut out.keys[..]),
+            &|p, (queue, keys): (&mut [u32], &mut [u64])| {
+                let src = visible.piece(p);
+                queue.copy_from_slice(src);
+                for (k, &i) in keys.iter_mut().zip(src) {
+                    *k = key(i);
+                }
+            },
+        );
     }
     drop(keys_zone);
     let radix = profile::zone!("radix-sort");

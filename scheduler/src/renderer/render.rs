@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use glam::{Mat4, Vec3};
 use switchyard_backend::{
     Backend, BufferId, BufferUsage, CreateError, Digest, Image, PassDesc, PassSubmit, Resource, SurfaceId, TextureId,
@@ -271,24 +273,44 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// The transforms of objects changed since the last frame, as writes into the
-    /// persistent transform buffer.
+    /// persistent transform buffer: the writes are listed here, the bytes copied on the
+    /// workers (a scene that moves every object copies 64 bytes per object).
     fn write_dirty_transforms(&mut self, packet: &mut FramePacket<B::Chunk>) {
         let _z = profile::zone!("dirty-transforms");
+        const _: () = assert!(size_of::<Mat4>() as u64 == gpu::TRANSFORM_SIZE, "a transform is one Mat4");
         packet.transforms.0 = Some(self.res.gpu.transforms_buf);
-        packet.transforms.1.clear();
         packet.transform_writes.clear();
         let len = self.scene.objects.len();
+        let mut total = 0;
         for (s, e) in self.scene.dirty.drain(..) {
             // Objects removed after being marked leave ranges past the end.
             let (s, e) = ((s as usize).min(len), (e as usize).min(len));
             if s >= e {
                 continue;
             }
-            let start = packet.transforms.1.len();
-            let src = &self.scene.objects.transforms[s..e];
-            packet.transforms.1.extend_from_slice(bytemuck::cast_slice(src));
-            packet.transform_writes.push((s as u64 * gpu::TRANSFORM_SIZE, start..packet.transforms.1.len()));
+            let bytes = (e - s) * size_of::<Mat4>();
+            packet.transform_writes.push((s as u64 * gpu::TRANSFORM_SIZE, total..total + bytes));
+            total += bytes;
         }
+        let dst = &mut packet.transforms.1;
+        switchyard_kernels::par::set_len(dst, total);
+        // Each block of the packet's bytes copies the parts of the writes it holds; a
+        // write's bytes in the packet follow its objects' transforms one to one.
+        let (src, writes): (&[u8], _) =
+            (bytemuck::cast_slice(&self.scene.objects.transforms), &packet.transform_writes);
+        const BLOCK: usize = 1 << 20;
+        self.pool.install(|| {
+            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(c, dst)| {
+                let _busy = switchyard_kernels::busy::Region::enter();
+                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
+                let first = writes.partition_point(|(_, r)| r.end <= a);
+                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start < b) {
+                    let (lo, hi) = (r.start.max(a), r.end.min(b));
+                    let from = *offset as usize + (lo - r.start);
+                    dst[lo - a..hi - a].copy_from_slice(&src[from..from + (hi - lo)]);
+                }
+            })
+        });
     }
 
     /// The meshes made since the last frame, into the packet's uploads: their vertices and

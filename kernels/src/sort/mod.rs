@@ -490,6 +490,8 @@ mod tests {
             MERGE_PARALLEL_MIN,
             SPLIT_AGAIN,
             msd::LSD_MAX,
+            msd::PREFIX_MIN,
+            msd::PREFIX_MAX,
         ];
         // Miri runs the scaled thresholds (the unscaled large ones are left to native runs)
         // on three shapes: each sort costs much there.
@@ -519,6 +521,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn evenly_spread_keys_sort_on_their_top_bits_then_fix_equal_prefixes_stably() {
+        // Random keys spread over the top digit (the prefix sort's case on one thread), with
+        // a long run of keys equal in their top 24 bits (sorted below by the MSD sort) and
+        // short runs equal in their top 16, and duplicates of whole keys (stability).
+        let n = 3000;
+        let mut keys = random(n, 41);
+        for (i, k) in keys.iter_mut().enumerate() {
+            match i % 10 {
+                0 => *k = (0xABCDEF << 40) | (*k & 0xFF_FFFF),
+                1 => *k = (*k & !0xFFFF_FFFF_FFFF) | (i as u64 % 7),
+                2 => *k = 0x1234_5678_9ABC_DEF0,
+                _ => {}
+            }
+        }
+        let (k, v, _) = sort_on(1, &keys, &mut RadixSorter::new());
+        let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        expect.sort_by_key(|p| p.0);
+        assert!(expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v));
     }
 
     #[test]

@@ -127,6 +127,9 @@ pub(super) fn msd(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32]
     if spread == 1 {
         return msd(xk, xv, yk, yv, rest, into_x);
     }
+    if (PREFIX_MIN..=PREFIX_MAX).contains(&n) && evenly_spread(spread, buckets, n) {
+        return prefix_sort(xk, xv, yk, yv, varying, into_x);
+    }
     if width == 8 && spread < MSD_SPREAD_MIN && spread * 4 < n && n <= LSD_MAX && rest != 0 {
         let (digits, count) = varying_digits(varying);
         let in_y = lsd(xk, xv, yk, yv, &digits[..count]);
@@ -157,6 +160,83 @@ pub(super) fn msd(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32]
             _ => msd(&mut yk[lo..hi], &mut yv[lo..hi], &mut xk[lo..hi], &mut xv[lo..hi], rest, !into_x),
         }
         lo = hi;
+    }
+}
+
+/// Fewest pairs for [`prefix_sort`].
+pub(super) const PREFIX_MIN: usize = 256;
+/// Most pairs for [`prefix_sort`]: its passes stay in the caches. Larger buckets split on
+/// their top digit first.
+pub(super) const PREFIX_MAX: usize = 1 << 18;
+/// Whether `n` keys that take `spread` of `buckets` values of their top digit spread about
+/// evenly, as hashes and random keys do: at least 80 % of the distinct values `n` uniform
+/// keys would take on average.
+fn evenly_spread(spread: usize, buckets: usize, n: usize) -> bool {
+    let b = buckets as f64;
+    let expected = b * (1.0 - (-(n as f64) / b).exp());
+    spread as f64 >= 0.8 * expected
+}
+
+/// Keys that spread evenly over their top digit (uniform keys): an LSD sort on just enough
+/// top bits to tell `n` keys apart about twice over (two or three 8-bit digits),
+/// all their histograms counted in one pass; then each run of keys equal in those bits
+/// (few, and short) is sorted on the bits below, by insertion or, for a long run, by
+/// [`msd`]. Fewer passes than splitting level by level, and no per-bucket overhead. Stable:
+/// the LSD passes keep input order among equal prefixes and the runs' sorts are stable.
+fn prefix_sort(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32], varying: u64, into_x: bool) {
+    let n = xk.len();
+    let top = 64 - varying.leading_zeros();
+    // Bits to sort on: log2(n) + 1 or more, in whole 8-bit digits below `top` (at most
+    // three). Equal prefixes are then rare and their runs short (measured against +0 and +4:
+    // +4 costs a third digit from 4k pairs on, +0 leaves longer runs).
+    let digits = ((usize::BITS - n.leading_zeros() + 1).div_ceil(8)).min(3).min(top.div_ceil(8));
+    let low = top.saturating_sub(8 * digits);
+    let shifts: [u32; 3] = [0, 1, 2].map(|j| top.saturating_sub(8 * (j + 1)).max(low));
+    let shifts = &shifts[..digits as usize];
+    // All histograms in one pass (the lowest digit may be narrower when `top` is small).
+    let mut h = [[0u32; RADIX]; 3];
+    let masks = [0, 1, 2].map(|j| if j + 1 == digits { bits_below(top - 8 * j - shifts[j as usize]) } else { 0xff });
+    for &k in xk.iter() {
+        for (j, &sh) in shifts.iter().enumerate() {
+            h[j][((k >> sh) & masks[j]) as usize] += 1;
+        }
+    }
+    // Least significant of the chosen digits first.
+    let mut in_y = false;
+    for j in (0..shifts.len()).rev() {
+        // SAFETY: `h[j]` counts digit `(k >> shifts[j]) & masks[j]` over `xk`, so over any
+        // permutation of it (each pass permutes); all four slices have length `n`.
+        unsafe {
+            if in_y {
+                scatter_serial(&h[j], yk, yv, xk, xv, shifts[j], masks[j]);
+            } else {
+                scatter_serial(&h[j], xk, xv, yk, yv, shifts[j], masks[j]);
+            }
+        }
+        in_y = !in_y;
+    }
+    // Runs equal in the sorted bits, sorted on the bits below (in place, the other pair of
+    // arrays as scratch).
+    let below = varying & bits_below(low);
+    let (k, v, tk, tv) = if in_y { (yk, yv, xk, xv) } else { (xk, xv, yk, yv) };
+    if below != 0 {
+        let mut s = 0;
+        while s < n {
+            let prefix = k[s] >> low;
+            let mut e = s + 1;
+            while e < n && k[e] >> low == prefix {
+                e += 1;
+            }
+            if e - s > 1 {
+                msd(&mut k[s..e], &mut v[s..e], &mut tk[s..e], &mut tv[s..e], below, true);
+            }
+            s = e;
+        }
+    }
+    // The result is in `k`/`v`: the `y` pair when `in_y`.
+    if in_y == into_x {
+        tk.copy_from_slice(k);
+        tv.copy_from_slice(v);
     }
 }
 

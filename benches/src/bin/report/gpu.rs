@@ -1,0 +1,155 @@
+//! The rows that need a GPU adapter: recording and submitting through wgpu.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
+use switchyard_benches::chart::{line_chart, Series};
+use switchyard_benches::{frames, median, pool, recording};
+
+use super::{Options, Report};
+
+pub(super) fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: usize) -> Result<(), String> {
+    let draws = 10_000;
+    let iters = if o.quick { 5 } else { 15 };
+    let churn = recording::Churn::new(draws, Encoding::RenderBundle)?;
+    r.progress("record state churn, hand-written wgpu, 1 thread");
+    let hand1 = median(iters, || (), |()| churn.record_by_hand(1));
+    let mut ours_series = Series { name: "ours (RenderBundle)".into(), points: vec![] };
+    let mut hand_series = Series { name: "by hand, N passes".into(), points: vec![] };
+    let mut ours1 = f64::NAN;
+    for &t in threads {
+        r.progress(&format!("record state churn 10k draws, {t} threads"));
+        let p = pool(t);
+        let ours = p.install(|| median(iters, || (), |()| churn.record_ours(t))).as_secs_f64() * 1e3;
+        let hand = p.install(|| median(iters, || (), |()| churn.record_by_hand(t))).as_secs_f64() * 1e3;
+        if t == 1 {
+            ours1 = ours;
+        }
+        ours_series.points.push((t as f64, draws as f64 / ours * 1e3));
+        hand_series.points.push((t as f64, draws as f64 / hand * 1e3));
+        let h1 = hand1.as_secs_f64() * 1e3;
+        let (target, met) = if t == 1 { ("≥ 1x by hand, 1 thread", Some(h1 / ours >= 1.0)) } else { ("-", None) };
+        r.row(
+            "record, state churn 10k draws, 7-texture bind groups (ms)",
+            t,
+            format!("{ours:.2}"),
+            format!("{hand:.2}"),
+            &format!("by hand, {t} pass(es)"),
+            hand / ours,
+            target,
+            met,
+        );
+    }
+    let ours_all = ours_series.points.last().map_or(f64::NAN, |p| p.1);
+    let scale = ours_all / (draws as f64 / ours1 * 1e3);
+    r.row(
+        "record scaling 1 → all threads, state churn",
+        all,
+        format!("{scale:.2}x"),
+        "-".into(),
+        "ours at 1 thread",
+        scale,
+        if all >= 16 { "≥ 6x (16 cores)" } else { "-" },
+        if all >= 16 { Some(scale >= 6.0) } else { None },
+    );
+    drop(churn);
+    r.progress("record state churn, CommandBuffer encoding");
+    let cb = recording::Churn::new(draws, Encoding::CommandBuffer)?;
+    let p = pool(all);
+    let ours_cb = p.install(|| median(iters, || (), |()| cb.record_ours(all))).as_secs_f64() * 1e3;
+    let rb = draws as f64 / ours_all * 1e3;
+    r.row(
+        "record, state churn, CommandBuffer per chunk vs RenderBundle per chunk (ms)",
+        all,
+        format!("{ours_cb:.2}"),
+        format!("{rb:.2}"),
+        "RenderBundle per chunk",
+        rb / ours_cb,
+        "-",
+        None,
+    );
+    drop(cb);
+    r.speedup("record 10k draws (wgpu)", &ours_series);
+    let _ =
+        line_chart(&o.out.join("record.png"), "record, 10k state-churn draws", "draws/s", &[ours_series, hand_series]);
+
+    // (b) The default scene, main view: objects recorded per second, for both chunk
+    // encodings and both draw paths; the baseline draws each visible object by hand.
+    let n = 100_000;
+    let mut per_obj = f64::NAN;
+    for (encoding, multi) in [
+        (Encoding::RenderBundle, true),
+        (Encoding::CommandBuffer, true),
+        (Encoding::RenderBundle, false),
+        (Encoding::CommandBuffer, false),
+    ] {
+        r.progress(&format!("record default scene, {encoding:?}, multi-draw {multi}"));
+        let gpu =
+            Arc::new(WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() }).map_err(|e| e.to_string())?);
+        let config = switchyard::RendererConfig { threads: all, multi_draw: multi, ..frames::bench_config() };
+        let (mut rd, c) = frames::city_with(gpu.clone(), n, config);
+        let stats = frames::run(&mut rd, &c, 1, 3, if o.quick { 5 } else { 15 });
+        let rec: Vec<f64> = stats.iter().map(|s| s.record_ms).collect();
+        let rec_ms = frames::percentile(&rec, 0.5);
+        let visible = stats.last().map_or(0, |s| s.visible[0]) as f64;
+        let ours = visible / rec_ms * 1e3;
+        if per_obj.is_nan() {
+            let vis = rd.view_output(0).map(|v| v.visible).unwrap_or_default();
+            let base = recording::PerObject::new(&gpu, n);
+            let d = median(iters, || (), |()| base.record(&vis)).as_secs_f64();
+            per_obj = vis.len() as f64 / d;
+        }
+        // The backend may lack multi-draw for this encoding: label what actually ran.
+        let draws = if rd.multi_draw() { "multi-draw-indirect per bucket" } else { "draw_indexed per batch" };
+        r.row(
+            &format!(
+                "record, default scene 100k objects, main view, {encoding:?}, {draws}{} (Mobjects/s)",
+                if multi { "" } else { " (multi-draw off)" }
+            ),
+            all,
+            format!("{:.2}", ours / 1e6),
+            format!("{:.2}", per_obj / 1e6),
+            "one draw_indexed per visible object, 1 thread",
+            ours / per_obj,
+            "≥ 50x",
+            Some(ours / per_obj >= 50.0),
+        );
+    }
+    let gpu = Arc::new(WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?);
+
+    // Whole frame on wgpu: 1M objects where the adapter is a real GPU, 100k on a CPU one.
+    let cpu_adapter = gpu.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let n = if cpu_adapter || o.quick { 100_000 } else { 1_000_000 };
+    r.progress(&format!("frame, wgpu, {n} objects"));
+    let (mut rd, c) = frames::city(gpu.clone(), n, all, true);
+    let frames = if o.quick { 10 } else { 60 };
+    frames::run(&mut rd, &c, 3, 5, 0);
+    let t = Instant::now();
+    let stats = frames::run(&mut rd, &c, 3, 0, frames);
+    let fps = f64::from(frames) / t.elapsed().as_secs_f64();
+    let ms: Vec<f64> = stats.iter().map(|s| s.frame_ms).collect();
+    let p99 = frames::percentile(&ms, 0.99);
+    let big = n == 1_000_000;
+    r.row(
+        &format!("frame, wgpu, {}k objects, 3 views: CPU p99 ms", n / 1000),
+        all,
+        format!("{p99:.2}"),
+        "-".into(),
+        "-",
+        f64::NAN,
+        if big { "< 8 ms" } else { "-" },
+        if big { Some(p99 < 8.0) } else { None },
+    );
+    r.row(
+        &format!("frame, wgpu, {}k objects, 3 views: frames/s", n / 1000),
+        all,
+        format!("{fps:.1}"),
+        "-".into(),
+        "-",
+        f64::NAN,
+        if big { "≥ 60" } else { "-" },
+        if big { Some(fps >= 60.0) } else { None },
+    );
+    Ok(())
+}

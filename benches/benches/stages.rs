@@ -142,11 +142,11 @@ fn record(c: &mut Criterion) {
         for t in thread_counts() {
             let p = pool(t);
             g.bench_function(BenchmarkId::new(format!("switchyard {encoding:?}"), format!("{t}t")), |b| {
-                b.iter(|| p.install(|| churn.record_ours(t)))
+                b.iter_with_large_drop(|| p.install(|| churn.record_ours(recording::CHURN_CHUNKS)))
             });
             if encoding == switchyard::backend::wgpu::Encoding::RenderBundle {
                 g.bench_function(BenchmarkId::new("by hand, one pass per thread", format!("{t}t")), |b| {
-                    b.iter(|| p.install(|| churn.record_by_hand(t)))
+                    b.iter_with_large_drop(|| p.install(|| churn.record_by_hand(t)))
                 });
             }
         }

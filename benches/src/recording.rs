@@ -100,6 +100,13 @@ fn raw_pipeline(
     })
 }
 
+/// Chunks the report cuts the 10k churn draws into at every thread count (625 draws
+/// each). Measured on the 16-core H200 (`docs/bench/h200-16core/run13/chunkprobe.txt`):
+/// wgpu-core sizes each bundle's usage trackers to every buffer alive on the device, so a
+/// bundle costs about 70 µs more to finish and as much to drop with this scene's 40k buffers;
+/// 16 chunks keep that small and still give 16 threads one chunk each.
+pub const CHURN_CHUNKS: usize = 16;
+
 /// Textures shared by the bind groups (each group takes 7 of them).
 const TEXTURES: usize = 64;
 
@@ -302,32 +309,34 @@ impl Churn {
     }
 
     /// Switchyard: commands for each of `chunks` contiguous chunks built and recorded in
-    /// parallel on the current pool (validation and encoding included).
+    /// parallel on the current pool (validation and encoding included). The report uses
+    /// [`CHURN_CHUNKS`] at every thread count, as the renderer cuts chunks independently of
+    /// the thread count.
     pub fn record_ours(&self, chunks: usize) -> Vec<<WgpuBackend as Backend>::Chunk> {
+        (0..chunks.max(1)).into_par_iter().map(|c| self.record_range(c, chunks.max(1))).collect()
+    }
+
+    /// Chunk `c` of `chunks`: its commands built, validated and encoded.
+    fn record_range(&self, c: usize, chunks: usize) -> <WgpuBackend as Backend>::Chunk {
         let n = self.draws();
-        let per = n.div_ceil(chunks.max(1));
-        (0..chunks.max(1))
-            .into_par_iter()
-            .map(|c| {
-                let range = c * per..((c + 1) * per).min(n);
-                let mut cmds = Vec::with_capacity(1 + 4 * range.len());
-                cmds.push(Command::SetPipeline(self.pipeline));
-                for d in range {
-                    cmds.push(Command::SetBindGroup { index: 0, group: self.groups[d], offsets: DynamicOffsets::NONE });
-                    cmds.push(Command::SetVertexBuffer { slot: 0, buffer: self.vbs[d], offset: 0 });
-                    cmds.push(Command::SetIndexBuffer { buffer: self.ibs[d], format: IndexFormat::Uint32, offset: 0 });
-                    cmds.push(Command::DrawIndexed {
-                        first_index: 0,
-                        index_count: 3,
-                        base_vertex: 0,
-                        first_instance: 0,
-                        instance_count: 1,
-                    });
-                }
-                let position = ChunkPosition { index: c as u32, count: chunks.max(1) as u32 };
-                self.backend.record(&self.pass, position, &cmds).expect("valid churn chunk")
-            })
-            .collect()
+        let per = n.div_ceil(chunks);
+        let range = c * per..((c + 1) * per).min(n);
+        let mut cmds = Vec::with_capacity(1 + 4 * range.len());
+        cmds.push(Command::SetPipeline(self.pipeline));
+        for d in range {
+            cmds.push(Command::SetBindGroup { index: 0, group: self.groups[d], offsets: DynamicOffsets::NONE });
+            cmds.push(Command::SetVertexBuffer { slot: 0, buffer: self.vbs[d], offset: 0 });
+            cmds.push(Command::SetIndexBuffer { buffer: self.ibs[d], format: IndexFormat::Uint32, offset: 0 });
+            cmds.push(Command::DrawIndexed {
+                first_index: 0,
+                index_count: 3,
+                base_vertex: 0,
+                first_instance: 0,
+                instance_count: 1,
+            });
+        }
+        let position = ChunkPosition { index: c as u32, count: chunks as u32 };
+        self.backend.record(&self.pass, position, &cmds).expect("valid churn chunk")
     }
 
     fn raw_pass(&self, range: std::ops::Range<usize>) -> ::wgpu::CommandBuffer {
@@ -367,6 +376,107 @@ impl Churn {
             return vec![self.raw_pass(0..n)];
         }
         (0..passes).into_par_iter().map(|c| self.raw_pass(c * per..((c + 1) * per).min(n))).collect()
+    }
+}
+
+/// One recording of the churn scene taken apart: how long until every chunk existed
+/// (`wall`), the recording work summed over the threads that did it (`summed`: above the
+/// one-thread work, the excess is contention or slower cores), and dropping the chunks
+/// on the calling thread (`drop`; in a frame the submission thread drops them after
+/// `queue.submit`). Milliseconds. For hand-written bundles, `encode` and `finish` split
+/// `summed` into the `set_*`/`draw*` calls and `RenderBundleEncoder::finish`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RecordSplit {
+    /// Until every chunk existed.
+    pub wall: f64,
+    /// Recording work summed over threads.
+    pub summed: f64,
+    /// The encoder calls, summed (hand-written bundles only; 0 otherwise).
+    pub encode: f64,
+    /// `finish`, summed (hand-written bundles only; 0 otherwise).
+    pub finish: f64,
+    /// Dropping every chunk on the calling thread.
+    pub drop: f64,
+}
+
+impl RecordSplit {
+    /// The median of each field over `runs`.
+    pub fn median(runs: &mut [RecordSplit]) -> RecordSplit {
+        let pick = |f: fn(&RecordSplit) -> f64| {
+            let mut v: Vec<f64> = runs.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+        };
+        RecordSplit {
+            wall: pick(|s| s.wall),
+            summed: pick(|s| s.summed),
+            encode: pick(|s| s.encode),
+            finish: pick(|s| s.finish),
+            drop: pick(|s| s.drop),
+        }
+    }
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+impl Churn {
+    /// [`Churn::record_ours`] in `chunks` chunks, taken apart as [`RecordSplit`] says.
+    pub fn record_ours_split(&self, chunks: usize) -> RecordSplit {
+        let t = std::time::Instant::now();
+        let timed: Vec<(f64, <WgpuBackend as Backend>::Chunk)> = (0..chunks.max(1))
+            .into_par_iter()
+            .map(|c| {
+                let t = std::time::Instant::now();
+                let chunk = self.record_range(c, chunks.max(1));
+                (ms(t.elapsed()), chunk)
+            })
+            .collect();
+        let wall = ms(t.elapsed());
+        let summed = timed.iter().map(|c| c.0).sum();
+        let t = std::time::Instant::now();
+        drop(timed);
+        RecordSplit { wall, summed, drop: ms(t.elapsed()), ..RecordSplit::default() }
+    }
+
+    /// Hand-written wgpu render bundles, one per chunk of `chunks`, taken apart as
+    /// [`RecordSplit`] says.
+    pub fn bundles_by_hand_split(&self, chunks: usize) -> RecordSplit {
+        let n = self.draws();
+        let per = n.div_ceil(chunks.max(1));
+        let t = std::time::Instant::now();
+        let timed: Vec<(f64, f64, ::wgpu::RenderBundle)> = (0..chunks.max(1))
+            .into_par_iter()
+            .map(|c| {
+                let t0 = std::time::Instant::now();
+                let r = &self.raw;
+                let mut enc =
+                    self.backend.device().create_render_bundle_encoder(&::wgpu::RenderBundleEncoderDescriptor {
+                        label: None,
+                        color_formats: &[Some(::wgpu::TextureFormat::Rgba8Unorm)],
+                        depth_stencil: None,
+                        sample_count: 1,
+                        multiview: None,
+                    });
+                enc.set_pipeline(&r.pipeline);
+                for d in c * per..((c + 1) * per).min(n) {
+                    enc.set_bind_group(0, &r.groups[d], &[]);
+                    enc.set_vertex_buffer(0, r.vbs[d].slice(..));
+                    enc.set_index_buffer(r.ibs[d].slice(..), ::wgpu::IndexFormat::Uint32);
+                    enc.draw_indexed(0..3, 0, 0..1);
+                }
+                let t1 = std::time::Instant::now();
+                let bundle = enc.finish(&::wgpu::RenderBundleDescriptor { label: None });
+                (ms(t1 - t0), ms(t1.elapsed()), bundle)
+            })
+            .collect();
+        let wall = ms(t.elapsed());
+        let encode: f64 = timed.iter().map(|c| c.0).sum();
+        let finish: f64 = timed.iter().map(|c| c.1).sum();
+        let t = std::time::Instant::now();
+        drop(timed);
+        RecordSplit { wall, summed: encode + finish, encode, finish, drop: ms(t.elapsed()) }
     }
 }
 

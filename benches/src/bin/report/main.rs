@@ -234,8 +234,8 @@ fn main() {
     }
     if !r.notes.is_empty() {
         md.push_str(
-            "\nThe median frame of each frame row: where its time went, and its critical path through \
-                     the job graph (ms after the graph began).\n\n",
+            "\nDetails under the rows: each frame row's median frame (where its time went, and its critical \
+             path through the job graph in ms after the graph began), and each record row taken apart.\n\n",
         );
         r.notes.iter().for_each(|n| md.push_str(&format!("{n}\n")));
     }
@@ -269,7 +269,7 @@ fn steps(o: &Options, t: usize, all: usize) -> usize {
         n += if all > 1 { 2 } else { 1 };
     }
     if o.gpu() && o.runs(Stage::Record) {
-        n += 1 + t + 1 + 4 + 1;
+        n += 1 + 2 * t + 1 + 4 + 1;
     }
     if o.runs(Stage::Tracy) && cfg!(feature = "tracy") {
         n += if all >= 4 { 2 } else { 1 };

@@ -355,6 +355,36 @@ mod tests {
     }
 
     #[test]
+    fn jobs_that_fork_pieces_finish_on_any_pool_size() {
+        use rayon::prelude::*;
+        // Four chains of five jobs; every job forks rayon pieces and waits for them.
+        let mut g = JobGraphBuilder::new();
+        for c in 0..4u8 {
+            let mut prev: Option<JobId> = None;
+            for k in 0..5u8 {
+                let id = usize::from(c * 5 + k);
+                let reads = if k == 0 { 200 } else { c * 5 + k - 1 };
+                let deps: Vec<JobId> = prev.into_iter().collect();
+                prev = Some(g.add(job(id, c * 5 + k, reads), format!("j{id}"), &deps));
+            }
+        }
+        let g = g.build().unwrap();
+        let data: Vec<u64> = (0..20_000).collect();
+        for threads in [1, 2, 3, 16] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            for _ in 0..if cfg!(miri) { 2 } else { 300 } {
+                let sums = Mutex::new(0u64);
+                g.run(&pool, &|j| {
+                    let s: u64 = data.par_iter().with_min_len(256).map(|x| x * j.id as u64).sum();
+                    *sums.lock() += s;
+                })
+                .unwrap();
+                assert_eq!(sums.into_inner(), (0..20u64).sum::<u64>() * (0..20_000u64).sum::<u64>());
+            }
+        }
+    }
+
+    #[test]
     fn spans_follow_the_run_and_the_critical_path_follows_the_latest_inputs() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let mut g = JobGraphBuilder::new();

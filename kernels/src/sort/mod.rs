@@ -209,8 +209,8 @@ impl RadixSorter {
         let (active, count) = varying_digits(and ^ or);
         let active = &active[..count];
         let Some(&hi) = active.last() else { return };
-        self.keys.resize(n, 0);
-        self.vals.resize(n, 0);
+        crate::par::set_len(&mut self.keys, n);
+        crate::par::set_len(&mut self.vals, n);
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;

@@ -129,9 +129,9 @@ impl RadixSorter {
         // Set the gaps aside, in input order (in parallel over groups of gaps), and sort
         // them stably: by the parallel sort when there are many.
         let m = removed;
-        self.rest_keys.resize(m, 0);
-        self.rest_vals.resize(m, 0);
-        self.rest_pos.resize(m, 0);
+        crate::par::set_len(&mut self.rest_keys, m);
+        crate::par::set_len(&mut self.rest_vals, m);
+        crate::par::set_len(&mut self.rest_pos, m);
         self.rest_order.clear();
         self.rest_order.extend(0..m as u32);
         {
@@ -169,13 +169,13 @@ impl RadixSorter {
             let sorter = self.rest_sorter.get_or_insert_with(Default::default);
             sorter.sort(&mut self.rest_keys, &mut self.rest_order);
         } else {
-            self.keys.resize(m, 0);
-            self.vals.resize(m, 0);
+            crate::par::set_len(&mut self.keys, m);
+            crate::par::set_len(&mut self.vals, m);
             let (and, or, _) = survey(&self.rest_keys);
             msd(&mut self.rest_keys, &mut self.rest_order, &mut self.keys[..m], &mut self.vals[..m], and ^ or, true);
         }
-        self.keys.resize(n, 0);
-        self.vals.resize(n, 0);
+        crate::par::set_len(&mut self.keys, n);
+        crate::par::set_len(&mut self.vals, n);
         // Merge the kept pairs (the input minus the gaps: sorted) with the set-aside ones
         // into the scratch arrays, in parallel segments, then copy back.
         let parts = if parallel { rayon::current_num_threads().min(64) } else { 1 };

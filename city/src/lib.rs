@@ -195,6 +195,97 @@ pub fn build_with_glass<B: Backend>(
     Ok(City { side })
 }
 
+/// Distance between the cubes of [`build_cubes`] (the cubes have side 1).
+pub const CUBE_SPACING: f32 = 2.0;
+
+/// The stress scene of [`build_cubes`]: a square grid of unit cubes under a fixed camera.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cubes {
+    /// Cubes per grid side.
+    pub side: usize,
+}
+
+/// Colors of the stress scene's materials, linear RGB: `materials` hues round the wheel.
+pub fn cube_color(m: usize, materials: usize) -> [f32; 3] {
+    hue(m as f32 / materials.max(1) as f32, 0.6)
+}
+
+/// The stress scene: `objects` unit cubes (24 vertices, one mesh) on a square grid, each
+/// casting shadows, with `materials` lit materials taken round-robin (cube `i` has material
+/// `i % materials`), under the city's sun; no ground and no fog.
+pub fn build_cubes<B: Backend>(r: &mut Renderer<B>, objects: usize, materials: usize) -> Result<Cubes, CityError> {
+    let shader = r.create_shader(&ShaderDesc::lit())?;
+    r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.0, ..Lighting::default() });
+    let mesh = r.create_mesh(&box_mesh(1.0, 1.0, 1.0))?;
+    let mats: Vec<MaterialHandle> = (0..materials.max(1))
+        .map(|m| {
+            let [r0, g0, b0] = cube_color(m, materials);
+            r.create_material(&MaterialDesc {
+                shader,
+                properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([r0, g0, b0, 1.0])),
+                ..MaterialDesc::default()
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let side = (objects as f64).sqrt().ceil().max(1.0) as usize;
+    let descs: Vec<ObjectDesc> = (0..objects)
+        .map(|i| ObjectDesc {
+            mesh,
+            material: mats[i % mats.len()],
+            transform: Mat4::from_translation(cube_position(i, side)),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    r.insert_objects(&descs)?;
+    Ok(Cubes { side })
+}
+
+/// Where cube `i` of a grid of `side` per side stands (centered on the origin, on y = 0).
+pub fn cube_position(i: usize, side: usize) -> Vec3 {
+    let half = (side as f32 - 1.0) * 0.5;
+    Vec3::new(((i % side) as f32 - half) * CUBE_SPACING, 0.0, ((i / side) as f32 - half) * CUBE_SPACING)
+}
+
+impl Cubes {
+    /// The fixed camera: 45° above the grid, looking at its center from the +z side, as
+    /// near as keeps every cube in view at any aspect of at least 1; its near and far planes
+    /// hug the grid's depth range, the far one at twice the farthest cube, so that the sun's
+    /// cascades (which cover the nearer half of the view) reach every cube.
+    pub fn lens(&self) -> Lens {
+        let half = self.side as f32 * CUBE_SPACING * 0.5 + 1.0;
+        let corners: Vec<Vec3> = [(-half, -half), (half, -half), (-half, half), (half, half)]
+            .into_iter()
+            .flat_map(|(x, z)| [Vec3::new(x, 0.0, z), Vec3::new(x, 1.0, z)])
+            .collect();
+        let dir = Vec3::new(0.0, 1.0, 1.0).normalize();
+        let lens = |dist: f32| Lens {
+            eye: dir * dist,
+            target: Vec3::ZERO,
+            fovy: 0.9,
+            near: 0.5,
+            far: dist * 4.0,
+            up: Vec3::Y,
+        };
+        let inside = |l: &Lens| {
+            let vp = l.view_proj(1.0);
+            corners.iter().all(|&p| {
+                let c = vp * p.extend(1.0);
+                c.w > 0.0 && c.x.abs() <= c.w && c.y.abs() <= c.w
+            })
+        };
+        let mut dist = half;
+        while !inside(&lens(dist)) && dist < 1e7 {
+            dist *= 1.05;
+        }
+        let l = lens(dist);
+        let depth = |p: &Vec3| (*p - l.eye).dot(-dir);
+        let nearest = corners.iter().map(depth).fold(f32::MAX, f32::min);
+        let farthest = corners.iter().map(depth).fold(0.0, f32::max);
+        Lens { near: (nearest * 0.9).max(0.5), far: farthest * 2.0, ..l }
+    }
+}
+
 /// A perspective camera: where it is, what it looks at, its lens.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lens {
@@ -289,6 +380,37 @@ pub fn percentile(values: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cube_camera_sees_every_cube_at_any_grid_size() {
+        use switchyard::backend::null::NullBackend;
+        for objects in [1, 7, 100, 10_000] {
+            let config =
+                RendererConfig { threads: 1, width: 16, height: 16, max_objects: objects, ..Default::default() };
+            let mut r = Renderer::new(std::sync::Arc::new(NullBackend::new(true)), config).unwrap();
+            let cubes = build_cubes(&mut r, objects, 5).unwrap();
+            assert_eq!(r.scene().len(), objects);
+            let lens = cubes.lens();
+            for aspect in [1.0, 16.0 / 9.0] {
+                let vp = lens.view_proj(aspect);
+                for i in 0..objects {
+                    let p = cube_position(i, cubes.side);
+                    for k in 0..8 {
+                        let corner = p + Vec3::new(
+                            if k & 1 == 0 { -0.5 } else { 0.5 },
+                            (k >> 1 & 1) as f32,
+                            if k & 4 == 0 { -0.5 } else { 0.5 },
+                        );
+                        let c = vp * corner.extend(1.0);
+                        assert!(
+                            c.w > 0.0 && c.x.abs() <= c.w && c.y.abs() <= c.w && c.z >= 0.0 && c.z <= c.w,
+                            "{objects} cubes: cube {i} corner {k} out of view"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn percentile_is_nearest_rank() {

@@ -40,6 +40,9 @@ enum SceneKind {
     City,
     /// One pillar and its shadow, camera looking straight down.
     Pillar,
+    /// The stress scene: `--objects` unit cubes on a grid, `--materials` materials
+    /// round-robin, the sun with shadows, a fixed camera straight down that sees them all.
+    Cubes,
 }
 
 /// Renders a procedural city through Switchyard and reports per-stage timings.
@@ -68,12 +71,21 @@ struct Args {
     /// Frames to render.
     #[arg(long, default_value_t = 30)]
     frames: u32,
-    /// Scene: the procedural city, or one pillar under a fixed camera (shadow test).
+    /// Scene: the procedural city, one pillar under a fixed camera (shadow test), or the
+    /// cube grid (stress test).
     #[arg(long, value_enum, default_value = "city")]
     scene: SceneKind,
     /// Load a glTF 2.0 file (.gltf or .glb) and place copies of it until --objects is reached.
     #[arg(long)]
     gltf: Option<std::path::PathBuf>,
+    /// Write the cube grid as a glTF binary (.glb) of `--grid-side` x `--grid-side` cubes in
+    /// `--materials` materials (as `--scene cubes` places them) and exit: the same cubes
+    /// for another renderer, or for `--gltf`.
+    #[arg(long, value_name = "FILE")]
+    write_cube_grid: Option<std::path::PathBuf>,
+    /// Cubes per side of `--write-cube-grid`.
+    #[arg(long, default_value_t = 250)]
+    grid_side: usize,
     /// Write every frame's stats as JSON.
     #[arg(long)]
     stats: Option<std::path::PathBuf>,
@@ -172,6 +184,18 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    if let Some(path) = &args.write_cube_grid {
+        let bytes = switchyard_demo::cube_grid::glb(args.grid_side, args.materials)?;
+        std::fs::write(path, &bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!(
+            "wrote {} ({} cubes in {} materials, {} bytes)",
+            path.display(),
+            args.grid_side * args.grid_side,
+            args.materials,
+            bytes.len()
+        );
+        return Ok(());
+    }
     match args.backend {
         BackendKind::Null => {
             // Mirror the wgpu backend's capability for the chosen encoding, so digests match.
@@ -274,6 +298,9 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             scenes::Scene::City(c)
         }
         (None, SceneKind::Pillar) => scenes::build_pillar(&mut r).map_err(|e| e.to_string())?,
+        (None, SceneKind::Cubes) => {
+            scenes::Scene::Cubes(city::build_cubes(&mut r, args.objects, args.materials).map_err(|e| e.to_string())?)
+        }
     };
     if args.graph == passes::GraphKind::Full {
         // The post pass fogs by depth; the scene passes do not fog again.
@@ -422,7 +449,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
 fn extent(scene: &scenes::Scene) -> f32 {
     match scene {
         scenes::Scene::City(c) => c.side as f32 * city::SPACING,
-        _ => 40.0,
+        scenes::Scene::Cubes(c) => c.side as f32 * city::CUBE_SPACING,
+        scenes::Scene::Pillar => 40.0,
     }
 }
 

@@ -1,5 +1,6 @@
-//! The demo's scenes: the procedural city (`switchyard_city`), and a single pillar under
-//! a fixed camera whose shadow falls at known pixels (used by the end-to-end test).
+//! The demo's scenes: the procedural city (`switchyard_city`), a single pillar under a
+//! fixed camera whose shadow falls at known pixels (used by the end-to-end test), and the
+//! cube grid (the stress scene, also `switchyard_city`).
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
@@ -11,6 +12,8 @@ pub(crate) enum Scene {
     City(city::City),
     /// One pillar on a ground plane, camera looking straight down.
     Pillar,
+    /// The cube grid under its fixed camera.
+    Cubes(city::Cubes),
 }
 
 /// Light direction of the pillar scene: shadows fall towards -x.
@@ -50,6 +53,7 @@ impl Scene {
     pub(crate) fn lens(&self, frame: u32) -> city::Lens {
         match self {
             Scene::City(c) => c.lens(frame),
+            Scene::Cubes(c) => c.lens(),
             // Straight down from height 30, -z up in the image.
             Scene::Pillar => city::Lens {
                 eye: Vec3::new(0.0, 30.0, 0.0),

@@ -214,7 +214,7 @@ impl RadixSorter {
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
-            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true);
+            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, true);
             return;
         }
         // MSD split on the highest varying digit, into the scratch arrays.

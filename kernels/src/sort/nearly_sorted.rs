@@ -172,7 +172,15 @@ impl RadixSorter {
             crate::par::set_len(&mut self.keys, m);
             crate::par::set_len(&mut self.vals, m);
             let (and, or, _) = survey(&self.rest_keys);
-            msd(&mut self.rest_keys, &mut self.rest_order, &mut self.keys[..m], &mut self.vals[..m], and ^ or, true);
+            msd(
+                &mut self.rest_keys,
+                &mut self.rest_order,
+                &mut self.keys[..m],
+                &mut self.vals[..m],
+                and ^ or,
+                true,
+                false,
+            );
         }
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);

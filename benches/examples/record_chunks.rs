@@ -14,10 +14,10 @@ fn main() -> Result<(), String> {
     for t in if threads.is_empty() { vec![1] } else { threads } {
         let p = pool(t);
         for chunks in [1usize, 2, 4, 8, 16, 32, 64, 105, 256] {
-            let mut runs: Vec<_> = (0..9).map(|_| p.install(|| churn.record_ours_split(chunks))).collect();
-            let s = recording::RecordSplit::median(&mut runs);
-            let mut runs: Vec<_> = (0..9).map(|_| p.install(|| churn.bundles_by_hand_split(chunks))).collect();
-            let h = recording::RecordSplit::median(&mut runs);
+            let runs: Vec<_> = (0..9).map(|_| p.install(|| churn.record_ours_split(chunks))).collect();
+            let s = recording::RecordSplit::median(&runs);
+            let runs: Vec<_> = (0..9).map(|_| p.install(|| churn.bundles_by_hand_split(chunks))).collect();
+            let h = recording::RecordSplit::median(&runs);
             println!(
                 "t {t} chunks {chunks:4}: ours wall {:.2} summed {:.2} drop {:.2} | hand wall {:.2} enc {:.2} fin {:.2} drop {:.2}",
                 s.wall, s.summed, s.drop, h.wall, h.encode, h.finish, h.drop

@@ -34,18 +34,8 @@ pub fn ci() -> bool {
 /// is dropped after the clock stops (for work whose results a caller keeps and frees
 /// elsewhere, such as recorded chunks, which a frame drops on its submission thread).
 pub fn median_kept<T>(iters: usize, mut run: impl FnMut() -> T) -> Duration {
-    drop(std::hint::black_box(run()));
-    let mut times: Vec<Duration> = (0..iters.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            let out = std::hint::black_box(run());
-            let d = t.elapsed();
-            drop(out);
-            d
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
+    // The untimed setup drops the previous run's output.
+    median_with(iters, &mut None, |out| *out = None, |out| *out = Some(run()))
 }
 
 /// Median of `iters` timed runs of `run`, after one untimed warm-up; `setup` runs before

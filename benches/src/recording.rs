@@ -401,12 +401,8 @@ pub struct RecordSplit {
 
 impl RecordSplit {
     /// The median of each field over `runs`.
-    pub fn median(runs: &mut [RecordSplit]) -> RecordSplit {
-        let pick = |f: fn(&RecordSplit) -> f64| {
-            let mut v: Vec<f64> = runs.iter().map(f).collect();
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-        };
+    pub fn median(runs: &[RecordSplit]) -> RecordSplit {
+        let pick = |f: fn(&RecordSplit) -> f64| crate::frames::percentile(&runs.iter().map(f).collect::<Vec<_>>(), 0.5);
         RecordSplit {
             wall: pick(|s| s.wall),
             summed: pick(|s| s.summed),

@@ -21,7 +21,7 @@ mod nearly_sorted;
 use rayon::prelude::*;
 
 use crate::busy::timed;
-use msd::{bits_below, finish_buckets, msd, scatter_parallel};
+use msd::{bits_below, finish_buckets, msd, scatter_parallel, Lsd};
 
 const RADIX: usize = 256;
 const DIGITS: usize = 8;
@@ -214,7 +214,7 @@ impl RadixSorter {
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
-            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, true);
+            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, Lsd::First);
             return;
         }
         // MSD split on the highest varying digit, into the scratch arrays.

@@ -20,10 +20,21 @@ pub(super) const INSERTION_MAX: usize = 24;
 /// Buckets at most this large split on 4-bit digits (16 buckets, so a level's fixed cost
 /// stays small against the bucket); larger ones on 8-bit digits.
 pub(super) const NARROW_MAX: usize = 256;
-/// Without `lsd_first`, an 8-bit digit with fewer distinct values than this in a bucket ends
-/// the MSD splitting there (when the bucket is at most `LSD_MAX` pairs): the rest is
-/// sorted LSD.
+/// Under [`Lsd::FewValues`], an 8-bit digit with fewer distinct values than this in a
+/// bucket ends the MSD splitting there (when the bucket is at most `LSD_MAX` pairs): the
+/// rest is sorted LSD.
 const MSD_SPREAD_MIN: usize = 64;
+
+/// When [`msd`] hands a bucket that fits the caches and does not spread evenly to [`lsd`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lsd {
+    /// Always: fewer passes and no per-bucket cost against levels of buckets of a few
+    /// dozen pairs (one-thread sorts).
+    First,
+    /// Only when its digit has fewer than `MSD_SPREAD_MIN` values (the parallel sort's
+    /// buckets, which measured slower on 16 threads with `First`).
+    FewValues,
+}
 /// Largest bucket sorted LSD: its passes stay in the caches.
 pub(super) const LSD_MAX: usize = 1 << 16;
 
@@ -101,10 +112,7 @@ pub(super) fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], 
 /// `INSERTION_MAX` pairs are insertion-sorted. Uniform keys are told apart after two or
 /// three digits, so most bits are never visited. A bucket that fits the caches and whose
 /// keys do not spread evenly (render keys' hashed states) is sorted LSD over its remaining
-/// digits: with `lsd_first` always (fewer passes and no per-bucket cost against levels of
-/// buckets of a few dozen pairs; one-thread sorts), else only when its digit has fewer than
-/// `MSD_SPREAD_MIN` values (the parallel sort's buckets, which measured slower on 16
-/// threads with LSD first). Measurements: BENCHMARKS.md, run 13.
+/// digits as `rule` says (measurements: BENCHMARKS.md, run 13).
 pub(super) fn msd(
     xk: &mut [u64],
     xv: &mut [u32],
@@ -112,7 +120,7 @@ pub(super) fn msd(
     yv: &mut [u32],
     varying: u64,
     into_x: bool,
-    lsd_first: bool,
+    rule: Lsd,
 ) {
     let n = xk.len();
     if varying == 0 || n <= INSERTION_MAX {
@@ -137,12 +145,12 @@ pub(super) fn msd(
     let rest = varying & bits_below(shift);
     let spread = h[..buckets].iter().filter(|&&c| c != 0).count();
     if spread == 1 {
-        return msd(xk, xv, yk, yv, rest, into_x, lsd_first);
+        return msd(xk, xv, yk, yv, rest, into_x, rule);
     }
     if (PREFIX_MIN..=PREFIX_MAX).contains(&n) && evenly_spread(spread, buckets, n) {
         return prefix_sort(xk, xv, yk, yv, varying, into_x);
     }
-    if width == 8 && (lsd_first || spread < MSD_SPREAD_MIN) && spread * 4 < n && n <= LSD_MAX && rest != 0 {
+    if width == 8 && (rule == Lsd::First || spread < MSD_SPREAD_MIN) && spread * 4 < n && n <= LSD_MAX && rest != 0 {
         let (digits, count) = varying_digits(varying);
         let in_y = lsd(xk, xv, yk, yv, &digits[..count]);
         if in_y == into_x {
@@ -169,7 +177,7 @@ pub(super) fn msd(
                 xv[lo] = yv[lo];
             }
             1 => {}
-            _ => msd(&mut yk[lo..hi], &mut yv[lo..hi], &mut xk[lo..hi], &mut xv[lo..hi], rest, !into_x, lsd_first),
+            _ => msd(&mut yk[lo..hi], &mut yv[lo..hi], &mut xk[lo..hi], &mut xv[lo..hi], rest, !into_x, rule),
         }
         lo = hi;
     }
@@ -240,7 +248,7 @@ fn prefix_sort(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32], v
                 e += 1;
             }
             if e - s > 1 {
-                msd(&mut k[s..e], &mut v[s..e], &mut tk[s..e], &mut tv[s..e], below, true, false);
+                msd(&mut k[s..e], &mut v[s..e], &mut tk[s..e], &mut tv[s..e], below, true, Lsd::FewValues);
             }
             s = e;
         }
@@ -291,7 +299,7 @@ pub(super) fn finish_buckets(
                     &mut dst_v[lo..hi],
                     varying,
                     false,
-                    false,
+                    Lsd::FewValues,
                 )
             });
         }

@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use super::msd::msd;
+use super::msd::{msd, Lsd};
 use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 
 /// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
@@ -179,7 +179,7 @@ impl RadixSorter {
                 &mut self.vals[..m],
                 and ^ or,
                 true,
-                false,
+                Lsd::FewValues,
             );
         }
         crate::par::set_len(&mut self.keys, n);

@@ -67,8 +67,8 @@ pub(super) fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: u
         r.progress(&format!("record state churn taken apart, {t} threads"));
         let p = pool(t);
         let split = |f: &dyn Fn() -> recording::RecordSplit| {
-            let mut runs: Vec<_> = (0..iters).map(|_| f()).collect();
-            recording::RecordSplit::median(&mut runs)
+            let runs: Vec<_> = (0..iters).map(|_| f()).collect();
+            recording::RecordSplit::median(&runs)
         };
         let chunks = recording::CHURN_CHUNKS;
         let (one, four, hand) = p.install(|| {

@@ -292,6 +292,8 @@ pub struct Caps {
     /// The sample counts render targets of every format Switchyard renders to support,
     /// as a mask of the counts themselves (`1 | 4`: single-sampled and 4x).
     pub sample_counts: u32,
+    /// Passes are timed on the GPU ([`crate::Backend::gpu_pass_times`]).
+    pub gpu_timestamps: bool,
 }
 
 /// What one chunk or frame did, counted the same way by every backend.

@@ -234,6 +234,15 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Result<SubmissionId, SubmitError>;
     /// Blocks until the GPU finished `submission`.
     fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError>;
+    /// The GPU time of each pass of `submission` in ms, in submission order, into `out`
+    /// (the first of them where a frame has more passes than the backend times), once
+    /// `wait` returned for it: `false` (and `out` untouched) where passes are not timed
+    /// ([`Caps::gpu_timestamps`]), or this submission's times are not read back (only the
+    /// newest one waited for is kept).
+    fn gpu_pass_times(&self, submission: SubmissionId, out: &mut Vec<f64>) -> bool {
+        let _ = (submission, out);
+        false
+    }
     /// Reads a color render target back as RGBA8 (waits for the GPU).
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError>;
 

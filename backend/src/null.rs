@@ -112,6 +112,7 @@ impl NullBackend {
                 transient_saves_memory: false,
                 compute: true,
                 sample_counts: 1 | 4,
+                gpu_timestamps: false,
             },
             last: Mutex::default(),
             lost: Default::default(),

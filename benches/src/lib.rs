@@ -8,6 +8,7 @@ pub mod chart;
 pub mod culling;
 pub mod frames;
 pub mod graphs;
+pub mod raster;
 pub mod recording;
 pub mod sorting;
 #[cfg(feature = "tracy")]

@@ -72,6 +72,32 @@ pub fn box_mesh(w: f32, h: f32, d: f32) -> MeshData {
     MeshData { vertices, indices }
 }
 
+/// The unit box of [`box_mesh`]`(1, 1, 1)` as its 8 shared corners, each with the normal
+/// pointing out of the corner, and the box's 12 triangles wound alike: a third of the
+/// vertices (the stress scene's cube: the raster rows of the report measure it 1.65x
+/// faster than 24 vertices on the H200). Lit with the `FLAT` keyword, its faces shade flat.
+pub fn corner_cube() -> MeshData {
+    let faces = box_mesh(1.0, 1.0, 1.0);
+    let center = Vec3::new(0.0, 0.5, 0.0);
+    let mut vertices: Vec<Vertex> = Vec::with_capacity(8);
+    let indices = faces
+        .indices
+        .iter()
+        .map(|&i| {
+            let p = faces.vertices[i as usize].position;
+            match vertices.iter().position(|v| v.position == p) {
+                Some(k) => k as u32,
+                None => {
+                    let normal = (Vec3::from(p) - center).normalize().to_array();
+                    vertices.push(Vertex { position: p, normal, uv: [0.0, 0.0] });
+                    vertices.len() as u32 - 1
+                }
+            }
+        })
+        .collect();
+    MeshData { vertices, indices }
+}
+
 /// The hash that places and shapes building `i` (a splitmix64 finalizer).
 pub fn hash(i: u64) -> u64 {
     let x = (i ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -210,18 +236,20 @@ pub fn cube_color(m: usize, materials: usize) -> [f32; 3] {
     hue(m as f32 / materials.max(1) as f32, 0.6)
 }
 
-/// The stress scene: `objects` unit cubes (24 vertices, one mesh) on a square grid, each
-/// casting shadows, with `materials` lit materials taken round-robin (cube `i` has material
-/// `i % materials`), under the city's sun; no ground and no fog.
+/// The stress scene: `objects` unit cubes ([`corner_cube`]: 8 vertices, one mesh) on a
+/// square grid, each casting shadows, with `materials` lit materials (keyword `FLAT`: flat
+/// faces from 8 shared corners) taken round-robin (cube `i` has material `i % materials`),
+/// under the city's sun; no ground and no fog.
 pub fn build_cubes<B: Backend>(r: &mut Renderer<B>, objects: usize, materials: usize) -> Result<Cubes, CityError> {
     let shader = r.create_shader(&ShaderDesc::lit())?;
     r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.0, ..Lighting::default() });
-    let mesh = r.create_mesh(&box_mesh(1.0, 1.0, 1.0))?;
+    let mesh = r.create_mesh(&corner_cube())?;
     let mats: Vec<MaterialHandle> = (0..materials.max(1))
         .map(|m| {
             let [r0, g0, b0] = cube_color(m, materials);
             r.create_material(&MaterialDesc {
                 shader,
+                keywords: vec!["FLAT".into()],
                 properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([r0, g0, b0, 1.0])),
                 ..MaterialDesc::default()
             })
@@ -380,6 +408,26 @@ pub fn percentile(values: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_corner_cube_is_the_box_with_its_8_corners_shared() {
+        let (cube, faces) = (corner_cube(), box_mesh(1.0, 1.0, 1.0));
+        assert_eq!((cube.vertices.len(), cube.indices.len()), (8, 36));
+        // Every corner is used; every triangle is the box's, same corners, same winding.
+        assert!((0..8).all(|k| cube.indices.contains(&k)));
+        let at = |m: &MeshData, i: u32| Vec3::from(m.vertices[i as usize].position);
+        for (t, u) in cube.indices.chunks(3).zip(faces.indices.chunks(3)) {
+            for k in 0..3 {
+                assert_eq!(at(&cube, t[k]), at(&faces, u[k]));
+            }
+        }
+        // Normals are unit length and point out of their corners.
+        for v in &cube.vertices {
+            let n = Vec3::from(v.normal);
+            assert!((n.length() - 1.0).abs() < 1e-6);
+            assert!(n.dot(Vec3::from(v.position) - Vec3::new(0.0, 0.5, 0.0)) > 0.8);
+        }
+    }
 
     #[test]
     fn the_cube_camera_sees_every_cube_at_any_grid_size() {

@@ -2,10 +2,12 @@
 //! same cubes can be loaded by another renderer (the Bevy comparison of issue 21 loads a
 //! 250 x 250 grid and places it 16 times) and by this demo (`--gltf FILE`).
 //!
-//! One 24-vertex unit cube (positions, normals, 16-bit indices) in one buffer; one mesh
-//! per material over the same accessors (a glTF primitive names its material); a node per
-//! cube at [`switchyard_city::cube_position`], with cube `i` drawn in material
-//! `i % materials` as in `--scene cubes`.
+//! One unit cube, the scene's ([`switchyard_city::corner_cube`]: 8 shared corners with
+//! normals out of the corners; `--scene cubes` shades its faces flat from derivatives, a
+//! glTF reader shades with these normals), as positions, normals and 16-bit indices in one
+//! buffer; one mesh per material over the same accessors (a glTF primitive names its
+//! material); a node per cube at [`switchyard_city::cube_position`], with cube `i` drawn in
+//! material `i % materials` as in `--scene cubes`.
 
 use serde_json::json;
 use switchyard_city as city;
@@ -24,7 +26,7 @@ pub fn glb(side: usize, materials: usize) -> Result<Vec<u8>, String> {
     if materials == 0 || materials > 65_536 {
         return Err(format!("{materials} materials: must be 1 to 65536"));
     }
-    let cube = city::box_mesh(1.0, 1.0, 1.0);
+    let cube = city::corner_cube();
     let mut bin: Vec<u8> = Vec::new();
     for v in &cube.vertices {
         v.position.iter().for_each(|c| bin.extend_from_slice(&c.to_le_bytes()));

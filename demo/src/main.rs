@@ -41,7 +41,7 @@ enum SceneKind {
     /// One pillar and its shadow, camera looking straight down.
     Pillar,
     /// The stress scene: `--objects` unit cubes on a grid, `--materials` materials
-    /// round-robin, the sun with shadows, a fixed camera straight down that sees them all.
+    /// round-robin, the sun with shadows, a fixed camera 45° above the grid that sees them all.
     Cubes,
 }
 
@@ -244,12 +244,14 @@ fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Valu
     let passes: Vec<serde_json::Value> = s.passes[..s.pass_count as usize]
         .iter()
         .zip(names)
-        .map(|(p, name)| {
+        .enumerate()
+        .map(|(i, (p, name))| {
             serde_json::json!({
                 "name": name,
                 "bytes_loaded": p.loaded,
                 "bytes_stored": p.stored,
                 "bytes_resolved": p.resolved,
+                "gpu_ms": s.gpu.and_then(|g| g.passes().get(i).copied()),
             })
         })
         .collect();
@@ -261,6 +263,7 @@ fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Valu
             "frame": s.frame_ms, "submit": s.submit_ms, "gpu_wait": s.gpu_wait_ms,
         },
         "submitted_frame": s.submitted_frame,
+        "gpu_timed_frame": s.gpu.map(|g| g.frame),
         "objects": s.objects,
         "visible": &s.visible[..s.views as usize],
         "queue_items": s.queue_items,
@@ -329,7 +332,14 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     let kept = if args.churn { 1000 } else { args.frames as usize };
     let mut all = std::collections::VecDeque::with_capacity(kept);
     let mut json = Vec::new();
+    // Frames per second finished on the GPU are counted after the first tenth of the frames
+    // (first use of pipelines and memory).
+    let warm = args.frames / 10;
+    let mut started = std::time::Instant::now();
     for f in 0..args.frames {
+        if f == warm {
+            started = std::time::Instant::now();
+        }
         if let Some(c) = churn.as_mut() {
             c.step(&mut r).map_err(|e| format!("--churn, frame {}: {e}", f + 1))?;
             let rss = churn::rss_bytes().unwrap_or(0);
@@ -404,6 +414,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         println!();
     }
     let last = r.flush().map_err(|e| e.to_string())?;
+    let gpu_fps = f64::from(args.frames - warm) / started.elapsed().as_secs_f64();
     if churn.is_some() {
         match rss_warm {
             Some(warm) if rss_peak > 0 => {
@@ -431,6 +442,12 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     let critical: Vec<String> =
         r.last_critical_path().iter().map(|j| format!("{} {:.3}–{:.3}", j.name, j.start_ms, j.end_ms)).collect();
     summary(all.make_contiguous(), r.pass_names(), last.as_ref(), &critical.join(" → "));
+    println!(
+        "frames/s completed on the GPU: {gpu_fps:.1} (the last {} frames, from the render call of the first until \
+         the GPU finished the last; \"frame (cpu)\" above is the render call on the calling thread: setup, the job \
+         graph and the hand-off, without the submission thread's submit or the GPU)",
+        args.frames - warm
+    );
     if let Some(path) = &args.stats {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -505,9 +522,32 @@ fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, cr
         println!("last submitted frame {}: submit {:.3} ms, gpu wait {:.3} ms", r.frame, r.submit_ms, r.gpu_wait_ms);
     }
     let mb = |b: u64| b as f64 / 1e6;
-    println!("\n| pass | loaded MB/frame | stored MB/frame | resolved MB/frame |\n|---|---|---|---|");
-    for (p, name) in s.passes[..s.pass_count as usize].iter().zip(names) {
-        println!("| {name} | {:.2} | {:.2} | {:.2} |", mb(p.loaded), mb(p.stored), mb(p.resolved));
+    // GPU ms per pass: the median over the distinct frames timed (a frame's times arrive
+    // with later frames' stats).
+    let mut timed: Vec<&GpuTimes> = all.iter().filter_map(|s| s.gpu.as_ref()).collect();
+    timed.dedup_by_key(|g| g.frame);
+    let gpu_ms = |i: usize| -> String {
+        let v: Vec<f64> = timed.iter().filter_map(|g| g.passes().get(i).copied()).collect();
+        if v.is_empty() {
+            "-".into()
+        } else {
+            format!("{:.3}", city::percentile(&v, 0.5))
+        }
+    };
+    println!(
+        "\n| pass | loaded MB/frame | stored MB/frame | resolved MB/frame | GPU ms (median) |\n|---|---|---|---|---|"
+    );
+    for (i, (p, name)) in s.passes[..s.pass_count as usize].iter().zip(names).enumerate() {
+        println!("| {name} | {:.2} | {:.2} | {:.2} | {} |", mb(p.loaded), mb(p.stored), mb(p.resolved), gpu_ms(i));
+    }
+    if !timed.is_empty() {
+        let total: Vec<f64> = timed.iter().map(|g| g.total_ms()).collect();
+        println!(
+            "GPU time of the passes, summed: median {:.3} ms, p99 {:.3} ms ({} frames timed)",
+            city::percentile(&total, 0.5),
+            city::percentile(&total, 0.99),
+            timed.len()
+        );
     }
     println!("attachments: {:.2} MB/frame; uploads: {:.2} MB/frame", mb(s.attachment_bytes()), mb(s.upload_bytes));
 }

@@ -123,7 +123,7 @@ pub use scene::{
 };
 pub use sort::key as sort_key;
 pub use sort::key::{SortKey, SortKeyFields};
-pub use stats::{FrameStats, PassTraffic};
+pub use stats::{FrameStats, GpuTimes, PassTraffic};
 pub use submit::SubmitReport;
 pub use switchyard_backend as backend;
 pub use view::View;

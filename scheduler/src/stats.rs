@@ -40,6 +40,10 @@ pub struct FrameStats {
     pub submit_ms: f64,
     /// Time the submission thread waited on the GPU.
     pub gpu_wait_ms: f64,
+    /// GPU time per pass of the newest frame the GPU finished and timed (an earlier frame
+    /// than this one; `None` where the backend does not time passes,
+    /// `Caps::gpu_timestamps`, or no frame has finished yet).
+    pub gpu: Option<GpuTimes>,
     /// Objects in the scene.
     pub objects: u32,
     /// Views rendered.
@@ -101,6 +105,7 @@ impl Default for FrameStats {
             submitted_frame: 0,
             submit_ms: 0.0,
             gpu_wait_ms: 0.0,
+            gpu: None,
             objects: 0,
             views: 0,
             visible: [0; MAX_VIEWS],
@@ -120,6 +125,39 @@ impl Default for FrameStats {
             target_bytes_saved: 0,
             digest: None,
         }
+    }
+}
+
+/// GPU time per pass of one frame, from timestamps written when each pass began and ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuTimes {
+    /// The frame they belong to.
+    pub frame: u64,
+    /// Passes timed: the first `count` entries of `passes` (a backend times at most the
+    /// frame's first 64 passes).
+    pub count: u32,
+    /// GPU ms per pass, in submission order ([`crate::Renderer::pass_names`] names them).
+    pub passes: [f64; MAX_PASSES],
+}
+
+impl GpuTimes {
+    /// The times of `frame`'s passes in `ms` (those past [`MAX_PASSES`] are left out).
+    pub fn new(frame: u64, ms: &[f64]) -> Self {
+        let mut passes = [0.0; MAX_PASSES];
+        let count = ms.len().min(MAX_PASSES);
+        passes[..count].copy_from_slice(&ms[..count]);
+        Self { frame, count: count as u32, passes }
+    }
+
+    /// The timed passes' GPU ms.
+    pub fn passes(&self) -> &[f64] {
+        &self.passes[..self.count as usize]
+    }
+
+    /// GPU ms summed over the timed passes (what runs between passes, such as uploads, is
+    /// not in it).
+    pub fn total_ms(&self) -> f64 {
+        self.passes().iter().sum()
     }
 }
 
@@ -166,6 +204,9 @@ impl FrameStats {
         crate::profile::plot!("display-list misses", f64::from(self.lists.misses + self.lists.rebuilds));
         crate::profile::plot!("upload bytes", self.upload_bytes as f64);
         crate::profile::plot!("cpu frame ms", self.frame_ms);
+        if let Some(g) = &self.gpu {
+            crate::profile::plot!("gpu passes ms", g.total_ms());
+        }
         crate::profile::plot!("worker utilization %", self.utilization() * 100.0);
         crate::profile::plot!("attachment MB/frame", self.attachment_bytes() as f64 / 1e6);
     }

@@ -21,6 +21,8 @@ use switchyard_backend::{
 };
 use switchyard_handoff::{ring, Consumer, Producer, Work};
 
+use crate::stats::GpuTimes;
+
 /// One view's per-frame instance and indirect data.
 #[derive(Debug, Default)]
 pub(crate) struct ViewUpload {
@@ -83,6 +85,10 @@ pub struct SubmitReport {
     pub submit_ms: f64,
     /// Time blocked on the GPU to respect the frames-in-flight limit, ms.
     pub gpu_wait_ms: f64,
+    /// GPU time per pass of the newest frame this wait saw finish, where the backend
+    /// times passes (an earlier frame than `frame`, or `frame` itself with one frame in
+    /// flight).
+    pub gpu: Option<GpuTimes>,
     /// The backend's answer.
     pub result: Result<(), SubmitError>,
 }
@@ -104,6 +110,8 @@ pub(crate) struct SubmitThread<B: Backend> {
 pub(crate) struct Reports {
     /// The latest finished frame's report.
     pub(crate) last: Option<SubmitReport>,
+    /// The newest GPU times any report carried.
+    pub(crate) gpu: Option<GpuTimes>,
     /// The first submission error not yet returned, and its frame.
     pub(crate) pending: Option<(u64, SubmitError)>,
 }
@@ -112,6 +120,9 @@ impl Reports {
     fn note(&mut self, report: SubmitReport) {
         if let Err(e) = &report.result {
             self.pending.get_or_insert((report.frame, e.clone()));
+        }
+        if report.gpu.is_some() {
+            self.gpu = report.gpu;
         }
         self.last = Some(report);
     }
@@ -216,6 +227,7 @@ fn run<B: Backend>(
     let mut in_flight = InFlight::new();
     let mut writes: Vec<(BufferId, u64, usize, Range<usize>)> = Vec::new();
     let mut spare: Vec<BufferWrite<'static>> = Vec::new();
+    let mut pass_ms: Vec<f64> = Vec::new();
     while let Some(work) = ring.recv() {
         let mut packet = match work {
             Work::Item(p) => p,
@@ -247,16 +259,21 @@ fn run<B: Backend>(
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).
         in_flight.push_back((on_gpu, packet.frame));
         let mut waited = Ok(());
+        let mut gpu = None;
         while in_flight.len() >= frames_in_flight.max(1) {
             let (oldest, frame) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
-                waited = waited.and(backend.wait(id));
+                let w = backend.wait(id);
+                if w.is_ok() && backend.gpu_pass_times(id, &mut pass_ms) {
+                    gpu = Some(GpuTimes::new(frame, &pass_ms));
+                }
+                waited = waited.and(w);
             }
             completed.store(frame, Ordering::Release);
         }
         let result = result.and(waited).map(drop);
         let gpu_wait_ms = t1.elapsed().as_secs_f64() * 1e3;
-        let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, result };
+        let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, gpu, result };
         if !ring.done(packet, report) {
             break;
         }

@@ -323,6 +323,10 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.wait(submission)
     }
 
+    fn gpu_pass_times(&self, submission: SubmissionId, out: &mut Vec<f64>) -> bool {
+        self.inner.gpu_pass_times(submission, out)
+    }
+
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {
         self.lost_or(ReadbackError::DeviceLost)?;
         self.inner.read_rgba8(texture)

@@ -227,3 +227,92 @@ fn renders_into_an_engine_texture_on_the_engines_device_vulkan() {
 fn renders_into_an_engine_texture_on_the_engines_device_gl() {
     engine_device_on(::wgpu::Backends::GL);
 }
+
+/// Passes are timed where `Caps::gpu_timestamps` says so: the `RenderBundle` encoding on a
+/// device with timestamp queries. A submission's times come back once it was waited for,
+/// one finite non-negative figure per pass (the first 64 passes of a frame), and only for
+/// the newest submission waited for.
+fn pass_times_on(api: ::wgpu::Backends) {
+    for b in backends(api) {
+        let s = TwoQuads::create(&b, 0).expect("fixture");
+        let what = format!("{} {:?}", b.name(), b.encoding());
+        let timed = b.caps().gpu_timestamps;
+        let has_queries = b.device().features().contains(::wgpu::Features::TIMESTAMP_QUERY);
+        assert_eq!(timed, b.encoding() == Encoding::RenderBundle && has_queries, "{what}");
+        let submit = |passes: usize| {
+            let mut frame: Vec<_> = (0..passes)
+                .map(|_| PassSubmit {
+                    desc: s.pass(),
+                    chunks: vec![b.record(&s.pass(), ChunkPosition::SINGLE, &s.direct_stream()).expect("record")],
+                })
+                .collect();
+            b.submit(&[], &mut frame).expect("submit")
+        };
+        let mut out = vec![-1.0];
+        let first = submit(2);
+        assert!(!b.gpu_pass_times(first, &mut out), "{what}: times before the wait");
+        assert_eq!(out, [-1.0], "{what}: untouched");
+        b.wait(first).expect("wait");
+        assert_eq!(b.gpu_pass_times(first, &mut out), timed, "{what}");
+        if timed {
+            assert_eq!(out.len(), 2, "{what}: one figure per pass");
+            assert!(out.iter().all(|ms| ms.is_finite() && (0.0..10_000.0).contains(ms)), "{what}: {out:?}");
+        }
+        let second = submit(65);
+        b.wait(second).expect("wait");
+        assert!(!b.gpu_pass_times(first, &mut out), "{what}: only the newest submission waited for is kept");
+        assert_eq!(b.gpu_pass_times(second, &mut out), timed, "{what}");
+        if timed {
+            assert_eq!(out.len(), 64, "{what}: the first 64 passes are timed");
+        }
+        check_two_quads(&b.read_rgba8(s.color).expect("readback"), &what);
+    }
+}
+
+#[test]
+fn passes_are_timed_where_the_device_has_timestamps_vulkan() {
+    pass_times_on(::wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn passes_are_timed_where_the_device_has_timestamps_gl() {
+    pass_times_on(::wgpu::Backends::GL);
+}
+
+/// The renderer's stats carry the GPU times of an earlier frame, one per pass of the
+/// frame graph, where the backend times passes; the null backend's stats carry none.
+#[test]
+fn frame_stats_carry_gpu_pass_times_of_a_finished_frame() {
+    use std::sync::Arc;
+    use switchyard::{Renderer, RendererConfig};
+    use switchyard_tests::{cube, cube_grid, plain_material};
+    fn frames<B: Backend>(backend: Arc<B>) -> Vec<switchyard::FrameStats> {
+        let config = RendererConfig { threads: 2, max_objects: 64, width: 64, height: 64, ..Default::default() };
+        let mut r = Renderer::new(backend, config).expect("renderer");
+        let shader = r.create_shader(&switchyard::ShaderDesc::lit()).expect("shader");
+        let mesh = r.create_mesh(&cube()).expect("mesh");
+        let material = plain_material(&mut r, shader, [0.9, 0.6, 0.3, 1.0]);
+        let views = cube_grid(&mut r, mesh, &[material]);
+        (0..6).map(|_| r.render(&views).expect("frame")).collect()
+    }
+    for s in frames(Arc::new(null::NullBackend::new(true))) {
+        assert_eq!(s.gpu, None, "the null backend times nothing");
+    }
+    let Some(backend) = switchyard_tests::wgpu_backend(::wgpu::Backends::VULKAN, Encoding::RenderBundle) else {
+        return;
+    };
+    let timed = backend.caps().gpu_timestamps;
+    let stats = frames(backend);
+    // Three frames in flight: the fourth frame's submit waits for the first.
+    let last = stats.last().expect("six frames");
+    eprintln!("gpu times: {:?}", last.gpu.map(|g| (g.frame, g.count, g.total_ms())));
+    match last.gpu {
+        Some(g) => {
+            assert!(timed);
+            assert!(g.frame >= 1 && g.frame < last.frame, "times of an earlier frame: {} of {}", g.frame, last.frame);
+            assert_eq!(g.count, last.pass_count, "one figure per pass");
+            assert!(g.passes().iter().all(|ms| ms.is_finite() && *ms >= 0.0) && g.total_ms() > 0.0, "{g:?}");
+        }
+        None => assert!(!timed, "the adapter times passes but no frame's times came back"),
+    }
+}

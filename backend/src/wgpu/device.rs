@@ -6,8 +6,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use super::convert::texture_format;
-#[cfg(feature = "tracy")]
-use super::gpu_zones;
+use super::timing;
 use super::{DeviceSink, Encoding, WgpuBackend, WgpuConfig};
 use crate::command::Caps;
 use crate::desc::TextureFormat;
@@ -43,10 +42,7 @@ impl WgpuBackend {
 
     /// Creates the backend on a chosen adapter.
     pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
-        let mut wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE;
-        if cfg!(feature = "tracy") {
-            wanted |= wgpu::Features::TIMESTAMP_QUERY;
-        }
+        let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE | wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("switchyard"),
             required_features: adapter.features() & wanted,
@@ -68,8 +64,8 @@ impl WgpuBackend {
     /// Switchyard on the engine's own device and queue (`adapter` is the one they came
     /// from). It never assumes it owns them: it installs no error handler or device-lost
     /// callback (the engine's stay in place), catches its own errors with error scopes,
-    /// and creates, records and submits only its own work. Multi-draw and GPU zones are
-    /// used where the device was created with the features they need
+    /// and creates, records and submits only its own work. Multi-draw and per-pass GPU
+    /// timestamps (the stats' GPU times, Tracy's GPU zones) are used where the device was created with the features they need
     /// (`INDIRECT_FIRST_INSTANCE`, `TIMESTAMP_QUERY`). Render into the engine's textures
     /// with [`WgpuBackend::import_texture`].
     pub fn from_device(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, encoding: Encoding) -> Self {
@@ -117,16 +113,16 @@ impl WgpuBackend {
                     .iter()
                     .fold(1, |m, &n| m | if resolves && flags.sample_count_supported(n) { n } else { 0 })
             }),
+            gpu_timestamps: encoding == Encoding::RenderBundle && features.contains(wgpu::Features::TIMESTAMP_QUERY),
             compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                 && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };
-        #[cfg(feature = "tracy")]
-        let zones = gpu_zones::GpuZones::new(&device, &queue, info.backend);
+        // Passes are timed where the submission thread begins them itself.
+        let timer = caps.gpu_timestamps.then(|| timing::PassTimer::new(&device, &queue, info.backend)).flatten();
         let owns_device = sink.is_some();
         let (errors, lost) = sink.unwrap_or_default();
         Self {
-            #[cfg(feature = "tracy")]
-            zones,
+            timer,
             adapter_info: info,
             device,
             queue,

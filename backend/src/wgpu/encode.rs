@@ -3,8 +3,7 @@
 
 use super::compute::{encode_compute, NativePipeline};
 use super::convert::{color_ops, depth_ops, index_format, texture_format};
-#[cfg(feature = "tracy")]
-use super::gpu_zones;
+use super::timing::{PassTimer, Slot, Timed};
 use super::{Encoded, Encoding, WgpuBackend, WgpuChunk, WgpuObjects};
 use crate::command::{Command, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
 use crate::registry::Registry;
@@ -75,25 +74,9 @@ pub(super) fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObje
     }
 }
 
-/// One frame's GPU-zone queries (feature `tracy`; nothing otherwise).
-#[cfg(feature = "tracy")]
-pub(super) type ZoneSlot = gpu_zones::Slot;
-#[cfg(not(feature = "tracy"))]
-pub(super) type ZoneSlot = ();
-
-/// Timestamp writes of pass `i` of a frame, when GPU zones are on.
-#[cfg(feature = "tracy")]
-pub(super) fn pass_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-    slot.and_then(|s| gpu_zones::GpuZones::writes(s, i))
-}
-#[cfg(not(feature = "tracy"))]
-pub(super) fn pass_timestamps(_slot: Option<&ZoneSlot>, _i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-    None
-}
-
 /// The same writes for a compute pass.
-fn compute_timestamps(slot: Option<&ZoneSlot>, i: usize) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-    pass_timestamps(slot, i).map(|w| wgpu::ComputePassTimestampWrites {
+fn compute_timestamps(slot: Option<&Slot>, i: usize) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+    PassTimer::writes(slot?, i).map(|w| wgpu::ComputePassTimestampWrites {
         query_set: w.query_set,
         beginning_of_pass_write_index: w.beginning_of_pass_write_index,
         end_of_pass_write_index: w.end_of_pass_write_index,
@@ -181,27 +164,29 @@ impl WgpuBackend {
         enc.finish()
     }
 
-    /// The command buffers of a frame whose chunks were checked against its passes.
+    /// The command buffers of a frame whose chunks were checked against its passes, and
+    /// its passes' timestamps when they are timed.
     pub(super) fn encode_frame(
         &self,
         reg: &Registry<WgpuObjects>,
         passes: &mut [PassSubmit<WgpuChunk>],
-    ) -> Vec<wgpu::CommandBuffer> {
+    ) -> (Vec<wgpu::CommandBuffer>, Option<Timed>) {
+        let mut timed = None;
         let mut buffers = Vec::with_capacity(passes.iter().map(|p| p.chunks.len().max(1)).sum());
         match self.encoding {
             Encoding::RenderBundle => {
                 let mut enc = self
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
-                let zone_slot = self.zone_slot();
+                let slot = self.timer.as_ref().map(|t| t.begin(&self.device));
                 for (pass_index, p) in passes.iter_mut().enumerate() {
                     if p.desc.compute {
-                        let writes = compute_timestamps(zone_slot.as_ref(), pass_index);
+                        let writes = compute_timestamps(slot.as_ref(), pass_index);
                         encode_compute(&mut enc, reg, &p.desc.label, &p.chunks, writes);
                         p.chunks.clear();
                         continue;
                     }
-                    let timestamp_writes = pass_timestamps(zone_slot.as_ref(), pass_index);
+                    let timestamp_writes = slot.as_ref().and_then(|s| PassTimer::writes(s, pass_index));
                     let (color, depth) = Self::pass_views(reg, &p.desc, ChunkPosition::SINGLE);
                     let colors = [color];
                     let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -219,10 +204,9 @@ impl WgpuBackend {
                     drop(rp);
                     p.chunks.clear();
                 }
-                #[cfg(feature = "tracy")]
-                if let (Some(z), Some(slot)) = (&self.zones, zone_slot) {
+                if let (Some(timer), Some(slot)) = (&self.timer, slot) {
                     let labels: Vec<&str> = passes.iter().map(|p| &*p.desc.label).collect();
-                    z.end(&mut enc, slot, &labels, crate::SubmissionId(*self.next_submission.lock() + 1));
+                    timed = timer.end(&mut enc, slot, &labels);
                 }
                 buffers.push(enc.finish());
             }
@@ -250,6 +234,6 @@ impl WgpuBackend {
                 }
             }
         }
-        buffers
+        (buffers, timed)
     }
 }

@@ -29,16 +29,14 @@ mod convert;
 mod device;
 mod encode;
 mod engine;
-#[cfg(feature = "tracy")]
-mod gpu_zones;
 mod pipeline;
 mod readback;
+mod timing;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use convert::{binding_type, buffer_usage, map_create_error, sampler, stages, texture_format, texture_usage};
-use encode::ZoneSlot;
 use parking_lot::{Mutex, RwLock};
 
 use crate::command::{Caps, Command, Counts, PassDesc};
@@ -140,8 +138,8 @@ pub struct WgpuBackend {
     /// Kept for surfaces' capabilities.
     adapter: wgpu::Adapter,
     surfaces: crate::surface::Swapchains<engine::WgpuSurface>,
-    #[cfg(feature = "tracy")]
-    zones: Option<gpu_zones::GpuZones>,
+    /// Per-pass GPU timestamps (devices with timestamp queries, `RenderBundle` encoding).
+    timer: Option<timing::PassTimer>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -160,13 +158,10 @@ impl WgpuBackend {
         &self.adapter_info
     }
 
-    /// Whether passes get GPU zones in Tracy (feature `tracy`, timestamp queries, and the
-    /// `RenderBundle` encoding).
+    /// Whether passes get GPU zones in Tracy (feature `tracy`, a running Tracy client,
+    /// and passes timed on the GPU: [`Caps::gpu_timestamps`]).
     pub fn gpu_zones(&self) -> bool {
-        #[cfg(feature = "tracy")]
-        return self.zones.is_some() && self.encoding == Encoding::RenderBundle;
-        #[cfg(not(feature = "tracy"))]
-        false
+        self.timer.as_ref().is_some_and(timing::PassTimer::zones)
     }
 
     /// The encoding strategy in use.
@@ -199,13 +194,6 @@ impl WgpuBackend {
             Some(e) => Err(map_create_error(e)),
             None => Ok(value),
         }
-    }
-
-    fn zone_slot(&self) -> Option<ZoneSlot> {
-        #[cfg(feature = "tracy")]
-        return self.zones.as_ref().map(|z| z.begin(&self.device));
-        #[cfg(not(feature = "tracy"))]
-        None
     }
 
     fn take_errors(&self) -> Result<(), SubmitError> {
@@ -452,7 +440,7 @@ impl Backend for WgpuBackend {
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             (internal, oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
         });
-        let buffers = self.encode_frame(&reg, passes);
+        let (buffers, timed) = self.encode_frame(&reg, passes);
         let index = self.queue.submit(buffers);
         if let Some((internal, oom, validation)) = scopes {
             let invalid = pollster::block_on(validation.pop());
@@ -469,6 +457,9 @@ impl Backend for WgpuBackend {
         let mut next = self.next_submission.lock();
         *next += 1;
         let id = SubmissionId(*next);
+        if let (Some(timer), Some(timed)) = (&self.timer, timed) {
+            timer.submitted(id, timed);
+        }
         let mut subs = self.submissions.lock();
         subs.push((id, index));
         // Keep only recent submissions: older ones are complete once a newer one is waited on.
@@ -490,11 +481,14 @@ impl Backend for WgpuBackend {
             wgpu::PollError::Timeout => SubmitError::DeviceLost,
             other => SubmitError::Validation(other.to_string()),
         })?;
-        #[cfg(feature = "tracy")]
-        if let Some(z) = &self.zones {
-            z.complete(&self.device, Some(submission));
+        if let Some(timer) = &self.timer {
+            timer.complete(submission);
         }
         self.take_errors()
+    }
+
+    fn gpu_pass_times(&self, submission: SubmissionId, out: &mut Vec<f64>) -> bool {
+        self.timer.as_ref().is_some_and(|t| t.pass_times(submission, out))
     }
 
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError> {

@@ -94,12 +94,14 @@ pub struct ShaderDesc {
 
 impl ShaderDesc {
     /// Switchyard's built-in lit shader: base color, emission, roughness, rim strength,
-    /// and the global `_Time`; keywords `SPECULAR`, `RIM`, `EMISSIVE`, `FOG`.
+    /// and the global `_Time`; keywords `SPECULAR`, `RIM`, `EMISSIVE`, `FOG`, and `FLAT`
+    /// (each face's normal from the screen-space derivatives of its position instead of the
+    /// vertex normals: flat faces from meshes whose faces share vertices).
     pub fn lit() -> Self {
         Self {
             name: "lit".into(),
             wgsl: include_str!("../shaders/lit.wgsl").into(),
-            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG"].map(String::from).to_vec(),
+            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG", "FLAT"].map(String::from).to_vec(),
             constants: vec![
                 ("_BaseColor".into(), PropertyType::Color),
                 ("_Emission".into(), PropertyType::Color),

@@ -160,6 +160,7 @@ impl<B: Backend> Renderer<B> {
         if let Some(r) = &self.device.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
         }
+        stats.gpu = self.device.submit.reports.gpu;
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
         stats.busy_ms = self.pool.busy.total_ns().saturating_sub(busy_before) as f64 / 1e6;
         stats.plot();

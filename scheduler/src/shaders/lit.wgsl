@@ -88,7 +88,11 @@ fn shadow_term(world: vec3<f32>) -> f32 {
 
 @fragment
 fn fs_main(v: VOut) -> @location(0) vec4<f32> {
-    let n = normalize(v.normal);
+    var n = normalize(v.normal);
+    if (KW_FLAT) {
+        // The face's normal, toward the camera (framebuffer y points down).
+        n = normalize(cross(dpdy(v.world), dpdx(v.world)));
+    }
     let l = normalize(-globals.light_dir.xyz);
     var albedo = material.base_color * textureSample(base_tex, base_sampler, v.uv);
     let diffuse = max(dot(n, l), 0.0) * shadow_term(v.world);

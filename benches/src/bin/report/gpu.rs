@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
 use switchyard_benches::chart::{line_chart, Series};
-use switchyard_benches::{frames, median, median_kept, pool, recording};
+use switchyard_benches::raster::{CubeMesh, Raster};
+use switchyard_benches::{cores, frames, median, median_kept, pool, recording};
 
 use super::{Options, Report};
 
@@ -195,4 +196,109 @@ pub(super) fn record_rows(r: &mut Report, o: &Options, threads: &[usize], all: u
         if big { Some(fps >= 60.0) } else { None },
     );
     Ok(())
+}
+
+/// The raster limit of the stress scene's cube grid (hand-written wgpu, one instanced draw,
+/// `switchyard_benches::raster`) beside Switchyard's forward pass over the same grid and
+/// camera (`--scene cubes`, 256 materials, main view only), both in GPU ms from timestamps.
+pub(super) fn raster_rows(r: &mut Report, o: &Options) -> Result<(), String> {
+    let raster = Raster::new()?;
+    let (width, height) = RASTER_SIZE;
+    let iters = if o.quick { 3 } else { 9 };
+    for &cubes in raster_counts(o) {
+        let mut limit = f64::NAN;
+        for mesh in CubeMesh::ALL {
+            r.progress(&format!("raster limit, {cubes} cubes, {}", mesh.name()));
+            let ms = raster.measure(mesh, cubes, width, height, iters)?;
+            if mesh == CubeMesh::Corners8 {
+                limit = ms;
+            }
+            r.row(
+                &format!("raster limit, {cubes} cubes, {}, {width}×{height} (GPU ms, median)", mesh.name()),
+                1,
+                format!("{ms:.3}"),
+                "-".into(),
+                "-",
+                f64::NAN,
+                "-",
+                None,
+            );
+        }
+        r.progress(&format!("forward pass of the cube grid, {cubes} cubes"));
+        let ours = forward_pass_ms(cubes as usize, iters)?;
+        r.row(
+            &format!(
+                "forward pass of --scene cubes, {cubes} cubes of 8 vertices, 256 materials, {width}×{height} (GPU ms, \
+                 median)"
+            ),
+            cores(),
+            format!("{ours:.3}"),
+            format!("{limit:.3}"),
+            "raster limit, 8 vertices",
+            limit / ours,
+            "-",
+            None,
+        );
+    }
+    r.notes.push(format!(
+        "- raster limit: {} on the GPU; ratio = limit / ours (1.00x: the forward pass draws as fast as one instanced draw \
+         placing cubes from their index)",
+        raster.adapter()
+    ));
+    Ok(())
+}
+
+/// Image size of the raster rows.
+const RASTER_SIZE: (u32, u32) = (1920, 1080);
+
+/// Cube counts of the raster rows.
+fn raster_counts(o: &Options) -> &'static [u32] {
+    if o.quick {
+        &[10_000]
+    } else {
+        &[100_000, 1_000_000]
+    }
+}
+
+/// Steps the raster rows report.
+pub(super) fn raster_steps(o: &Options) -> usize {
+    raster_counts(o).len() * (CubeMesh::ALL.len() + 1)
+}
+
+/// Median GPU ms of Switchyard's forward pass (default encoding) over the cube grid of
+/// `cubes`, main view only, after a few frames of warm-up.
+fn forward_pass_ms(cubes: usize, frames: usize) -> Result<f64, String> {
+    use switchyard::{Renderer, RendererConfig, View};
+    let (width, height) = RASTER_SIZE;
+    let backend = Arc::new(WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?);
+    if !switchyard::backend::Backend::caps(&*backend).gpu_timestamps {
+        return Err("the adapter does not time passes".into());
+    }
+    let config = RendererConfig { width, height, max_objects: cubes, max_materials: 300, ..Default::default() };
+    let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
+    let grid = switchyard_city::build_cubes(&mut r, cubes, 256).map_err(|e| e.to_string())?;
+    let lens = grid.lens();
+    let view = View {
+        label: "main",
+        view_proj: lens.view_proj(width as f32 / height as f32),
+        eye: lens.eye,
+        far: lens.far,
+        layer_mask: u16::MAX,
+        pass: switchyard::PassKind::Forward,
+    };
+    let mut times = Vec::new();
+    for _ in 0..frames + 8 {
+        let s = r.render(&[view]).map_err(|e| e.to_string())?;
+        if let Some(g) = s.gpu.filter(|g| times.last().is_none_or(|&(f, _)| f != g.frame)) {
+            times.push((g.frame, g.total_ms()));
+        }
+    }
+    r.flush().map_err(|e| e.to_string())?;
+    // The first frames pay for first use (pipelines, memory).
+    let mut ms: Vec<f64> = times.iter().skip(3).map(|t| t.1).collect();
+    if ms.is_empty() {
+        return Err("no frame's GPU times came back".into());
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[ms.len() / 2])
 }

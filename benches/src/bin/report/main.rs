@@ -19,7 +19,7 @@ mod gpu;
 mod sort;
 
 use frame::{digest_rows, frame_rows};
-use gpu::record_rows;
+use gpu::{raster_rows, raster_steps, record_rows};
 use sort::sort_rows;
 
 struct Row {
@@ -116,6 +116,7 @@ enum Stage {
     Digest,
     Graph,
     Record,
+    Raster,
     Tracy,
 }
 
@@ -205,6 +206,11 @@ fn main() {
             eprintln!("\nGPU rows skipped: {e}");
         }
     }
+    if o.gpu() && o.runs(Stage::Raster) {
+        if let Err(e) = raster_rows(&mut r, &o) {
+            eprintln!("\nraster rows skipped: {e}");
+        }
+    }
     if o.runs(Stage::Tracy) {
         tracy_rows(&mut r, &o, all);
     }
@@ -270,6 +276,9 @@ fn steps(o: &Options, t: usize, all: usize) -> usize {
     }
     if o.gpu() && o.runs(Stage::Record) {
         n += 1 + 2 * t + 1 + 4 + 1;
+    }
+    if o.gpu() && o.runs(Stage::Raster) {
+        n += raster_steps(o);
     }
     if o.runs(Stage::Tracy) && cfg!(feature = "tracy") {
         n += if all >= 4 { 2 } else { 1 };

@@ -276,6 +276,12 @@ pub fn cube_position(i: usize, side: usize) -> Vec3 {
 }
 
 impl Cubes {
+    /// The box holding every cube of the grid (min, max corner).
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        let half = (self.side as f32 - 1.0) * 0.5 * CUBE_SPACING + 0.5;
+        (Vec3::new(-half, 0.0, -half), Vec3::new(half, 1.0, half))
+    }
+
     /// The fixed camera: 45° above the grid, looking at its center from the +z side, as
     /// near as keeps every cube in view at any aspect of at least 1; its near and far planes
     /// hug the grid's depth range, the far one at twice the farthest cube, so that the sun's

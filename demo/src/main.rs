@@ -353,7 +353,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             r.resize(w, h).map_err(|e| format!("--resize-at {}:{w}x{h}: {e}", f + 1))?;
         }
         let aspect = r.config().width as f32 / r.config().height as f32;
-        let cameras = frame.cameras(&scene.lens(f), r.lighting().direction, aspect, shadow_side);
+        let cameras = frame.cameras(&scene.lens(f), r.lighting().direction, aspect, shadow_side, scene.receivers());
         r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
         // The overlay shows the last frame's CPU time; not with --digest, whose stream
         // must not depend on timing.

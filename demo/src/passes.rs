@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use glam::{Mat4, Vec3};
+use glam::{Mat2, Mat4, Vec2, Vec3, Vec4};
 use switchyard::backend::{
     Backend, BlendMode, ColorTargetState, Command, CullMode, PipelineDesc, PipelineId, TextureFormat,
 };
@@ -167,8 +167,17 @@ impl DemoFrame {
     }
 
     /// This frame's cameras: the cascades of `light` for `lens`, then `lens`.
-    pub(crate) fn cameras(&self, lens: &Lens, light: Vec3, aspect: f32, shadow_side: u32) -> Vec<Camera> {
-        let mut cams: Vec<Camera> = cascades(lens, light, aspect, self.cascades, shadow_side);
+    /// `receivers`: the box holding every surface that can be shaded, where the scene knows
+    /// it (see [`cascades`]).
+    pub(crate) fn cameras(
+        &self,
+        lens: &Lens,
+        light: Vec3,
+        aspect: f32,
+        shadow_side: u32,
+        receivers: Option<(Vec3, Vec3)>,
+    ) -> Vec<Camera> {
+        let mut cams: Vec<Camera> = cascades(lens, light, aspect, self.cascades, shadow_side, receivers);
         cams.push(Camera { view_proj: lens.view_proj(aspect), eye: lens.eye, far: lens.far, layer_mask: u16::MAX });
         cams
     }
@@ -198,7 +207,19 @@ fn bar_pipeline<B: Backend>(b: &B) -> Result<PipelineId, switchyard::backend::Cr
 /// around it, facing along the light, reaching back towards the light far enough to hold
 /// every caster that can shade the slice (casters beyond are culled by the box). The box
 /// moves in whole texels, so shadows do not shimmer as the camera moves.
-pub(crate) fn cascades(lens: &Lens, light: Vec3, aspect: f32, count: usize, side: u32) -> Vec<Camera> {
+///
+/// `receivers`: where the scene has surfaces that can be shaded, as an axis-aligned box
+/// (min, max), where the scene knows it. Only the part of each slice inside it can receive
+/// a shadow, so the cascade is fitted to that part instead ([`fitted`]): fewer casters
+/// drawn (the cube grid's flat slab: each cascade holds its band of the grid).
+pub(crate) fn cascades(
+    lens: &Lens,
+    light: Vec3,
+    aspect: f32,
+    count: usize,
+    side: u32,
+    receivers: Option<(Vec3, Vec3)>,
+) -> Vec<Camera> {
     let dir = light.normalize_or(Vec3::NEG_Y);
     let up = if dir.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
     let (near, far) = (lens.near, lens.far * 0.5);
@@ -210,6 +231,11 @@ pub(crate) fn cascades(lens: &Lens, light: Vec3, aspect: f32, count: usize, side
         .map(|k| {
             let (a, b) = (if k == 0 { near } else { split(k) }, if k + 1 == count { far } else { split(k + 1) });
             let corners = lens.slice_corners(aspect, a, b);
+            // A slice that holds no receiver keeps its whole frustum (its cascade then
+            // shades nothing visible either way).
+            if let Some(points) = receivers.map(|(lo, hi)| slice_in_box(&corners, lo, hi)).filter(|p| !p.is_empty()) {
+                return fitted(&points, lens, dir, up, side);
+            }
             let center = corners.iter().copied().sum::<Vec3>() / 8.0;
             let radius = corners.iter().map(|c| c.distance(center)).fold(0.0, f32::max).max(1.0);
             // Casters up to `reach` towards the light from the slice can shade it.
@@ -228,4 +254,168 @@ pub(crate) fn cascades(lens: &Lens, light: Vec3, aspect: f32, count: usize, side
             }
         })
         .collect()
+}
+
+/// A cascade fitted to `points` (the receivers of a slice). Seen from the light, a slice's
+/// receivers on ground-like scenes form a band across the view: the map's axes are the
+/// view's right and its forward along the ground, as the light sees them (sheared where
+/// the light comes from the side), so the map is the parallelogram around the band and
+/// its frustum the prism of casters that can shade it. The sides are rounded up to a
+/// sixteenth of a power of two (so they change in steps as the view moves), the map moves
+/// in whole texels, and it reaches back towards the light as far as the sphere fit does.
+fn fitted(points: &[Vec3], lens: &Lens, dir: Vec3, up: Vec3, side: u32) -> Camera {
+    let rotation = Mat4::look_at_rh(Vec3::ZERO, dir, up);
+    let forward = (lens.target - lens.eye).normalize_or(Vec3::NEG_Z);
+    let right = forward.cross(lens.up).normalize_or(Vec3::X);
+    let ground = Vec3::new(forward.x, 0.0, forward.z).normalize_or(lens.up);
+    let across = |v: Vec3| rotation.transform_vector3(v).truncate();
+    let (u, v) = (across(right), across(ground));
+    // Same handedness as the light's own axes (a mirrored map would flip the winding).
+    let v = if u.perp_dot(v) < 0.0 { -v } else { v };
+    // Axes the light sees nearly edge-on make no parallelogram: the light's own axes then.
+    let (u, v) = if u.perp_dot(v).abs() < 0.1 * u.length() * v.length() { (Vec2::X, Vec2::Y) } else { (u, v) };
+    let to_uv = Mat2::from_cols(u, v).inverse();
+    let (lo, hi) = points.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| {
+        let q = rotation.transform_point3(p);
+        let uv = to_uv * q.truncate();
+        (lo.min(uv.extend(q.z)), hi.max(uv.extend(q.z)))
+    });
+    let half = ((hi - lo) * 0.5).max(Vec3::splat(0.5));
+    let quantized = |h: f32, of: f32| {
+        let step = 2f32.powi(of.log2().ceil() as i32 - 4);
+        (h / step).ceil() * step
+    };
+    let (ha, hb) = (quantized(half.x, half.x), quantized(half.y, half.y));
+    let (ta, tb) = (2.0 * ha / side as f32, 2.0 * hb / side as f32);
+    let mid = (lo + hi) * 0.5;
+    let (ma, mb) = ((mid.x / ta).round() * ta, (mid.y / tb).round() * tb);
+    let reach = 2.0 * (u * ha).length().max((v * hb).length()) + 40.0;
+    // The eye over the light's origin, `reach` nearer the light than the nearest point
+    // (the light looks down -z); the map's parallelogram is in the projection below.
+    let eye = rotation.inverse().transform_point3(Vec3::new(0.0, 0.0, hi.z + reach));
+    let far = reach + (hi.z - lo.z);
+    let m = to_uv;
+    let proj = Mat4::from_cols(
+        Vec4::new(m.x_axis.x / ha, m.x_axis.y / hb, 0.0, 0.0),
+        Vec4::new(m.y_axis.x / ha, m.y_axis.y / hb, 0.0, 0.0),
+        Vec4::new(0.0, 0.0, -1.0 / far, 0.0),
+        Vec4::new(-ma / ha, -mb / hb, 0.0, 1.0),
+    );
+    Camera { view_proj: proj * Mat4::look_at_rh(eye, eye + dir, up), eye, far, layer_mask: u16::MAX }
+}
+
+/// The vertices of the intersection of a view-frustum slice (`corners` as
+/// [`Lens::slice_corners`] orders them) and the box `lo..hi`: the slice's edges clipped by
+/// the box and the box's edges clipped by the slice (empty when they do not meet).
+pub(crate) fn slice_in_box(corners: &[Vec3; 8], lo: Vec3, hi: Vec3) -> Vec<Vec3> {
+    // Corner k of each: bit 0 x (or the slice's right side), bit 1 y (up), bit 2 z (far).
+    const EDGES: [(usize, usize); 12] =
+        [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
+    // Each face as three of its corners, and the inward side from the centroid.
+    const FACES: [[usize; 3]; 6] = [[0, 1, 2], [4, 5, 6], [0, 2, 4], [1, 3, 5], [0, 1, 4], [2, 3, 6]];
+    let planes = |c: &[Vec3; 8]| -> [(Vec3, f32); 6] {
+        let centroid = c.iter().copied().sum::<Vec3>() / 8.0;
+        FACES.map(|[i, j, k]| {
+            let n = (c[j] - c[i]).cross(c[k] - c[i]).normalize_or_zero();
+            let n = if n.dot(centroid - c[i]) < 0.0 { -n } else { n };
+            (n, -n.dot(c[i]))
+        })
+    };
+    let cube: [Vec3; 8] = std::array::from_fn(|k| {
+        Vec3::new(
+            if k & 1 != 0 { hi.x } else { lo.x },
+            if k & 2 != 0 { hi.y } else { lo.y },
+            if k & 4 != 0 { hi.z } else { lo.z },
+        )
+    });
+    let mut out = Vec::new();
+    for (edges_of, against) in [(corners, planes(&cube)), (&cube, planes(corners))] {
+        for (i, j) in EDGES {
+            let (p, q) = (edges_of[i], edges_of[j]);
+            let (mut t0, mut t1) = (0.0f32, 1.0f32);
+            let inside = against.iter().all(|&(n, d)| {
+                let (fp, fq) = (n.dot(p) + d, n.dot(q) + d);
+                if fp < 0.0 && fq < 0.0 {
+                    return false;
+                }
+                if fp < 0.0 {
+                    t0 = t0.max(fp / (fp - fq));
+                } else if fq < 0.0 {
+                    t1 = t1.min(fp / (fp - fq));
+                }
+                t0 <= t1
+            });
+            if inside {
+                out.extend([p + (q - p) * t0, p + (q - p) * t1]);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clip(c: &Camera, p: Vec3) -> Vec3 {
+        let q = c.view_proj * p.extend(1.0);
+        q.truncate() / q.w
+    }
+
+    fn bounds(points: &[Vec3]) -> (Vec3, Vec3) {
+        points.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)))
+    }
+
+    #[test]
+    fn a_slice_and_a_box_meet_in_their_common_part() {
+        let lens = switchyard_city::Cubes { side: 10 }.lens();
+        let corners = lens.slice_corners(1.0, 5.0, 20.0);
+        let (lo, hi) = bounds(&corners);
+        // A box around the whole slice: the slice's corners.
+        let (a, b) = bounds(&slice_in_box(&corners, lo - 1.0, hi + 1.0));
+        assert!(a.abs_diff_eq(lo, 1e-3) && b.abs_diff_eq(hi, 1e-3), "{a} {b} against {lo} {hi}");
+        // A small box inside the slice: the box's corners.
+        let mid = corners.iter().copied().sum::<Vec3>() / 8.0;
+        let (a, b) = bounds(&slice_in_box(&corners, mid - 0.5, mid + 0.5));
+        assert!(a.abs_diff_eq(mid - 0.5, 1e-3) && b.abs_diff_eq(mid + 0.5, 1e-3), "{a} {b}");
+        // Far away: nothing.
+        assert!(slice_in_box(&corners, Vec3::splat(1e4), Vec3::splat(1e4 + 1.0)).is_empty());
+    }
+
+    /// Fitted to the cube grid, each cascade holds every receiver of its slice and every
+    /// caster up to 40 units towards the light from it, and the two cascades together hold
+    /// little more than the grid once (the sphere fit held most of it in each).
+    #[test]
+    fn fitted_cascades_hold_their_receivers_and_casters_and_little_else() {
+        let grid = switchyard_city::Cubes { side: 60 };
+        let (lens, light, aspect) = (grid.lens(), switchyard_city::LIGHT, 16.0 / 9.0);
+        let fitted = cascades(&lens, light, aspect, 2, 2048, Some(grid.bounds()));
+        let loose = cascades(&lens, light, aspect, 2, 2048, None);
+        let inside = |c: &Camera, p: Vec3| {
+            let q = clip(c, p);
+            q.x.abs() <= 1.0 + 1e-4 && q.y.abs() <= 1.0 + 1e-4 && (-1e-4..=1.0 + 1e-4).contains(&q.z)
+        };
+        let (near, far) = (lens.near, lens.far * 0.5);
+        for (k, c) in fitted.iter().enumerate() {
+            // The split is inside (near, far): take the slice from the cameras' order.
+            let (a, b) = if k == 0 { (near, near + (far - near) * 0.3) } else { (near + (far - near) * 0.7, far) };
+            let receivers = slice_in_box(&lens.slice_corners(aspect, a, b), grid.bounds().0, grid.bounds().1);
+            assert!(!receivers.is_empty());
+            for &p in &receivers {
+                for t in [0.0, 10.0, 40.0] {
+                    let caster = p - light.normalize() * t;
+                    assert!(inside(c, caster), "cascade {k}: {caster} ({t} towards the light from {p}) outside");
+                }
+            }
+        }
+        let cubes = grid.side * grid.side;
+        let held = |cams: &[Camera]| -> usize {
+            cams.iter()
+                .map(|c| (0..cubes).filter(|&i| inside(c, switchyard_city::cube_position(i, grid.side))).count())
+                .sum()
+        };
+        let (tight, sphere) = (held(&fitted), held(&loose));
+        assert!(tight < cubes * 6 / 5, "fitted cascades hold {tight} cube centers of {cubes}");
+        assert!(sphere > cubes * 3 / 2, "the sphere fit held {sphere}: the comparison is moot");
+    }
 }

@@ -49,6 +49,17 @@ pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box
 }
 
 impl Scene {
+    /// The box holding every surface that can be shaded, where the scene keeps it fixed
+    /// (the shadow cascades bound only the part of each slice inside it).
+    pub(crate) fn receivers(&self) -> Option<(Vec3, Vec3)> {
+        match self {
+            Scene::Cubes(c) => Some(c.bounds()),
+            // The ground and the pillar on it.
+            Scene::Pillar => Some((Vec3::new(-30.0, -0.2, -30.0), Vec3::new(30.0, 10.0, 30.0))),
+            Scene::City(_) => None,
+        }
+    }
+
     /// The camera at `frame`. (The shadow cascades follow from it and the scene's light.)
     pub(crate) fn lens(&self, frame: u32) -> city::Lens {
         match self {

@@ -22,6 +22,7 @@ mod desc;
 mod error;
 mod handle;
 pub mod null;
+mod reflect;
 mod registry;
 mod surface;
 mod validate;
@@ -42,7 +43,7 @@ pub use error::{CreateError, DestroyError, InitError, PassError, ReadbackError, 
 pub use handle::{
     BindGroupId, BindGroupLayoutId, BufferId, HandleBits, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId,
 };
-pub use registry::fragment_writes_every_texel;
+pub use reflect::fragment_writes_every_texel;
 pub use surface::{Acquired, SkipReason, SurfaceError};
 pub use validate::PassLayout;
 

@@ -14,7 +14,8 @@ use crate::desc::{
 };
 use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
-use crate::registry::{reflect_wgsl, NativeObjects, Registry, Stored};
+use crate::reflect::reflect_wgsl;
+use crate::registry::{NativeObjects, Registry, Stored};
 use crate::surface::{check_size, Swapchains};
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{

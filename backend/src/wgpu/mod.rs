@@ -47,7 +47,8 @@ use crate::desc::{
 use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
 use crate::null::{check_buffer_write, check_texture_write, destroy_in};
-use crate::registry::{reflect_wgsl, NativeObjects, Registry, SamplerMeta, Stored};
+use crate::reflect::reflect_wgsl;
+use crate::registry::{NativeObjects, Registry, SamplerMeta, Stored};
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{Acquired, Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId, SurfaceError};
 

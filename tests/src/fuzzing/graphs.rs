@@ -1,0 +1,270 @@
+//! Declared frame graphs.
+
+use super::*;
+
+/// Frame graphs: targets of arbitrary kinds, formats, sizes and sample counts; scene,
+/// fullscreen, callback and compute passes over them with arbitrary attachments, load ops
+/// (clear values out of range among them), resolves and samples; set on a renderer over
+/// the null backend, then frames with arbitrary engine textures for the external targets.
+pub fn frame_graph(data: &[u8]) {
+    frame_graph_on(&mut renderer(), data, &mut Log::default());
+}
+
+/// [`frame_graph()`] on `r` (a fresh renderer with a scene or without), noting what
+/// `set_graph` and each frame gave in `log`. The engine textures it makes are destroyed
+/// again.
+pub fn frame_graph_on<B: Backend>(r: &mut Renderer<B>, data: &[u8], log: &mut Log) {
+    let backend = r.backend().clone();
+    let mut made = Destroy(&*backend, Vec::new());
+    let _ = run_frame_graph(r, &mut Unstructured::new(data), log, &mut made.1);
+    let _ = r.flush();
+}
+
+const FLAT: &str = "@fragment fn fs_flat(v: FullscreenVertex) -> @location(0) vec4<f32> { return frame.params[0]; }";
+const SAMPLES_ONE: &str = "@group(0) @binding(3) var t: texture_2d<f32>;
+    @fragment fn fs_one(v: FullscreenVertex) -> @location(0) vec4<f32> { return textureSample(t, frame_sampler, v.uv); }";
+
+/// What can be odd about a random graph (at most one thing each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Oddity {
+    None,
+    BadColorClear,
+    BadDepthClear,
+    BadScale,
+    HugeTarget,
+    EightSamples,
+    Multisampled,
+    ResolveSingle,
+    SampleOwnAttachment,
+    SampleUnwritten,
+    LoadUnwritten,
+    ColorAsDepth,
+}
+
+/// An external target and the texture that fits it: (target, format, size, samples).
+type External = (TargetId, TextureFormat, (u32, u32), u32);
+
+/// A random frame graph that compiles unless its one oddity says otherwise: scene passes
+/// (shadow maps first, forward passes sampling them), fullscreen passes sampling what
+/// earlier passes wrote, callback and compute passes, over targets of the output's size
+/// (32 x 32), half of it, or 16 x 16.
+fn random_graph(u: &mut Unstructured<'_>) -> Result<(FrameGraph, Vec<TargetId>, Vec<External>)> {
+    const ODDITIES: [Oddity; 11] = [
+        Oddity::BadColorClear,
+        Oddity::BadDepthClear,
+        Oddity::BadScale,
+        Oddity::HugeTarget,
+        Oddity::EightSamples,
+        Oddity::Multisampled,
+        Oddity::ResolveSingle,
+        Oddity::SampleOwnAttachment,
+        Oddity::SampleUnwritten,
+        Oddity::LoadUnwritten,
+        Oddity::ColorAsDepth,
+    ];
+    let odd = if u.ratio(1, 3)? { *u.choose(&ODDITIES)? } else { Oddity::None };
+    let mut g = FrameGraph::new();
+    let cameras: Vec<CameraId> = (0..u.int_in_range(1..=2)?).map(|i| g.camera(format!("c{i}"))).collect();
+    let mut targets = Vec::new();
+    let mut externals = Vec::new();
+    let mut target = |g: &mut FrameGraph, u: &mut Unstructured<'_>, name: String, format, size| -> Result<TargetId> {
+        let kind =
+            *u.choose(&[TargetKind::Transient, TargetKind::Transient, TargetKind::Retained, TargetKind::External])?;
+        let t = g.target(name, kind, format, size);
+        targets.push(t);
+        if kind == TargetKind::External {
+            let side = match size {
+                TargetSize::Fixed { width, height } => (width, height),
+                TargetSize::Scaled(_) => (16, 16),
+                TargetSize::Output => (32, 32),
+            };
+            externals.push((t, format, side, 1));
+        }
+        Ok(t)
+    };
+    // Shadow maps, each drawn by a shadow pass.
+    let mut maps = Vec::new();
+    for i in 0..u.int_in_range(0..=2)? {
+        let map = target(
+            &mut g,
+            u,
+            format!("map{i}"),
+            TextureFormat::Depth32Float,
+            TargetSize::Fixed { width: 16, height: 16 },
+        )?;
+        let clear = if odd == Oddity::BadDepthClear && i == 0 { 2.0 } else { 1.0 };
+        g.pass(Pass::scene(format!("shadow{i}"), *u.choose(&cameras)?, PassKind::Shadow, Queue::All).depth(
+            map,
+            LoadOp::Clear(clear),
+            StoreOp::Store,
+        ));
+        maps.push(map);
+    }
+    // Colour stages, each writing its own target at one size (with a depth target of that
+    // size for scene passes), sampling earlier stages' targets.
+    let sizes = [TargetSize::Output, TargetSize::Scaled(0.5), TargetSize::Fixed { width: 16, height: 16 }];
+    let mut written: Vec<(TargetId, usize)> = Vec::new();
+    for p in 0..u.int_in_range(1..=5)? {
+        let s = u.int_in_range(0..=2)?;
+        let format =
+            *u.choose(&[TextureFormat::Rgba8UnormSrgb, TextureFormat::Rgba16Float, TextureFormat::Rgba8Unorm])?;
+        let color = target(&mut g, u, format!("color{p}"), format, sizes[s])?;
+        let earlier: Vec<TargetId> = written.iter().map(|w| w.0).collect();
+        let clear = if odd == Oddity::BadColorClear { [f64::NAN, 0.0, 0.0, 1.0] } else { [0.1, 0.2, 0.3, 1.0] };
+        let load = if u.ratio(1, 4)? { LoadOp::DontCare } else { LoadOp::Clear(clear) };
+        let name = format!("p{p}");
+        let pass = match u.int_in_range(0..=3)? {
+            0 if format != TextureFormat::Rgba8Unorm => {
+                let depth = target(&mut g, u, format!("depth{p}"), TextureFormat::Depth32Float, sizes[s])?;
+                let mut pass = Pass::scene(name, *u.choose(&cameras)?, PassKind::Forward, Queue::All)
+                    .color(color, LoadOp::Clear(clear), StoreOp::Store)
+                    .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard);
+                for &m in maps.iter().take(u.int_in_range(0..=maps.len())?) {
+                    pass = pass.sample(m);
+                }
+                pass
+            }
+            1 if !earlier.is_empty() => {
+                let shader = FullscreenShader {
+                    name: "one".into(),
+                    wgsl: SAMPLES_ONE.into(),
+                    entry: "fs_one".into(),
+                    params: [0.5; 8],
+                };
+                Pass::fullscreen(name, shader).color(color, load, StoreOp::Store).sample(*u.choose(&earlier)?)
+            }
+            2 => {
+                let mut pass = Pass::callback(name, |_, _| {}).color(color, LoadOp::Clear(clear), StoreOp::Store);
+                if let Ok(&e) = u.choose(&earlier) {
+                    pass = pass.sample(e);
+                }
+                pass
+            }
+            _ => {
+                let shader = FullscreenShader {
+                    name: "flat".into(),
+                    wgsl: FLAT.into(),
+                    entry: "fs_flat".into(),
+                    params: [0.5; 8],
+                };
+                Pass::fullscreen(name, shader).color(color, load, StoreOp::Store)
+            }
+        };
+        g.pass(pass);
+        written.push((color, s));
+    }
+    if u.arbitrary()? {
+        g.pass(Pass::compute("compute", |_, _| {}));
+    }
+    let last = written.last().map(|w| w.0).unwrap_or(targets[0]);
+    let fresh =
+        |g: &mut FrameGraph, name: &str, format| g.target(name, TargetKind::Transient, format, TargetSize::Output);
+    match odd {
+        Oddity::BadScale => {
+            g.target("bad-scale", TargetKind::Transient, TextureFormat::Rgba8Unorm, TargetSize::Scaled(f32::NAN));
+        }
+        Oddity::HugeTarget => {
+            let t = g.target(
+                "huge",
+                TargetKind::Retained,
+                TextureFormat::Rgba8Unorm,
+                TargetSize::Fixed { width: 1 << 15, height: 4 },
+            );
+            g.pass(Pass::callback("huge", |_, _| {}).color(t, LoadOp::Clear([0.0; 4]), StoreOp::Store));
+        }
+        Oddity::EightSamples | Oddity::Multisampled => {
+            let n = if odd == Oddity::EightSamples { 8 } else { 4 };
+            let ms =
+                g.target_multisampled("ms", TargetKind::Transient, TextureFormat::Rgba8Unorm, TargetSize::Output, n);
+            let out = g.target("ms-out", TargetKind::Retained, TextureFormat::Rgba8Unorm, TargetSize::Output);
+            g.pass(Pass::callback("ms", |_, _| {}).color(ms, LoadOp::Clear([0.0; 4]), StoreOp::Discard).resolve(out));
+        }
+        Oddity::ResolveSingle => {
+            let out = g.target("r-out", TargetKind::Retained, TextureFormat::Rgba8Unorm, TargetSize::Output);
+            let single = fresh(&mut g, "single", TextureFormat::Rgba8Unorm);
+            g.pass(
+                Pass::callback("resolve", |_, _| {})
+                    .color(single, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+                    .resolve(out),
+            );
+        }
+        Oddity::SampleOwnAttachment => {
+            g.pass(Pass::callback("own", |_, _| {}).color(last, LoadOp::Load, StoreOp::Store).sample(last));
+        }
+        Oddity::SampleUnwritten => {
+            let never = fresh(&mut g, "never", TextureFormat::Rgba8Unorm);
+            let out = g.target("u-out", TargetKind::Retained, TextureFormat::Rgba8Unorm, TargetSize::Output);
+            g.pass(
+                Pass::callback("unwritten", |_, _| {})
+                    .color(out, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+                    .sample(never),
+            );
+        }
+        Oddity::LoadUnwritten => {
+            let out = g.target("l-out", TargetKind::Retained, TextureFormat::Rgba8Unorm, TargetSize::Output);
+            g.pass(Pass::callback("load", |_, _| {}).color(out, LoadOp::Load, StoreOp::Store));
+        }
+        Oddity::ColorAsDepth => {
+            g.pass(Pass::callback("depth-color", |_, _| {}).depth(last, LoadOp::Clear(1.0), StoreOp::Store));
+        }
+        Oddity::None | Oddity::BadColorClear | Oddity::BadDepthClear => {}
+    }
+    Ok((g, targets, externals))
+}
+
+fn run_frame_graph<B: Backend>(
+    r: &mut Renderer<B>,
+    u: &mut Unstructured<'_>,
+    log: &mut Log,
+    made: &mut Vec<Resource>,
+) -> Result<()> {
+    let shader = r.create_shader(&ShaderDesc::lit()).expect("the lit shader");
+    let mesh = r.create_mesh(&crate::cube()).expect("a cube");
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).expect("a material");
+    let objects: Vec<ObjectDesc> = (0..4)
+        .map(|i| ObjectDesc {
+            mesh,
+            material,
+            transform: Mat4::from_translation(glam::Vec3::new(i as f32 * 2.0, 0.0, 0.0)),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    r.insert_objects(&objects).expect("four cubes");
+    let (g, targets, externals) = random_graph(u)?;
+    let cameras = g.cameras().len();
+    if log.note("set_graph", r.set_graph(g)).is_err() {
+        return Ok(());
+    }
+    let backend = r.backend().clone();
+    for _ in 0..u.int_in_range(1..=3)? {
+        let cams =
+            vec![Camera { view_proj: view().view_proj, eye: view().eye, far: 200.0, layer_mask: u16::MAX }; cameras];
+        // The engine's textures: mostly one that fits each external target, sometimes
+        // one of another size, format or sample count, or one for a target that is not
+        // external.
+        let mut given = Vec::new();
+        for &(t, format, side, samples) in &externals {
+            let fits = u.ratio(7, 8)?;
+            let (w, h) = if fits { side } else { (*u.choose(&[32, 16, 64])?, *u.choose(&[32, 16])?) };
+            let format = if fits { format } else { *u.choose(&FORMATS)? };
+            let samples = if fits { samples } else { *u.choose(&[1, 4])? };
+            let usage = if samples > 1 {
+                TextureUsage::RENDER_TARGET
+            } else if format.is_depth() {
+                TextureUsage::RENDER_TARGET | TextureUsage::SAMPLED
+            } else {
+                TextureUsage::RENDER_TARGET | TextureUsage::SAMPLED | TextureUsage::COPY_SRC
+            };
+            let desc = TextureDesc { label: "engine".into(), width: w, height: h, format, usage, samples };
+            if let Ok(tex) = log.note("engine_texture", backend.create_texture(&desc)) {
+                made.push(tex.into());
+                let to = if u.ratio(1, 16)? { *u.choose(&targets)? } else { t };
+                given.push((to, tex));
+            }
+        }
+        let _ = log.note("render_graph", r.render_graph(&FrameInput { cameras: &cams, targets: &given }));
+    }
+    let _ = log.note("flush", r.flush());
+    Ok(())
+}

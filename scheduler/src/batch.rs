@@ -39,12 +39,15 @@ fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
 #[derive(Debug, Default)]
 struct BatchScratch {
     offsets: Vec<usize>,
-    first_boundary: Vec<u32>,
+    /// A bit per queue item that starts a batch.
+    starts: Vec<u64>,
 }
 
-/// [`build_batches`] on the current rayon pool: boundaries are counted per block of the
-/// queue, then each block writes its batches into its own range of `out`. The result is
-/// identical to the serial version.
+/// [`build_batches`] on the current rayon pool. Each block of the queue reads its items'
+/// state once (two arrays of the scene at the item's object: the reads that cost), marks
+/// the items that start a batch in a bit per item and counts them; then each block writes
+/// its batches into its own range of `out` from the bits, reading the scene only at batch
+/// starts. The result is identical to the serial version.
 fn build_batches_parallel(
     pass: PassKind,
     queue: &[u32],
@@ -55,9 +58,11 @@ fn build_batches_parallel(
 ) {
     use rayon::prelude::*;
     let n = queue.len();
-    // About two blocks per worker (at least 4k items each): batches are found per block
-    // and joined at block edges, so the result does not depend on the block size.
-    let block = (n / (2 * rayon::current_num_threads())).clamp(4096, switchyard_kernels::par::BLOCK);
+    // About two blocks per worker (at least 4k items each, whole 64-item words): batches
+    // are found per block and joined at block edges, so the result does not depend on the
+    // block size.
+    let block =
+        (n / (2 * rayon::current_num_threads())).clamp(4096, switchyard_kernels::par::BLOCK).next_multiple_of(64);
     let blocks = n.div_ceil(block);
     if blocks <= 1 {
         build_batches(pass, queue, objects, mats, out);
@@ -67,45 +72,47 @@ fn build_batches_parallel(
         let o = queue[q] as usize;
         (batch_state(pass, mats, objects.material[o]), objects.mesh[o])
     };
-    let is_boundary = |q: usize| q == 0 || state(q) != state(q - 1);
-    // Per block: how many batches start in it, and where the first one starts.
+    let words = block / 64;
     scratch.offsets.clear();
     scratch.offsets.resize(blocks + 1, 0);
-    scratch.first_boundary.clear();
-    scratch.first_boundary.resize(blocks, n as u32);
-    scratch.offsets[1..].par_iter_mut().zip(scratch.first_boundary.par_iter_mut()).enumerate().for_each(
-        |(b, (count, first))| {
-            let range = b * block..((b + 1) * block).min(n);
+    switchyard_kernels::par::set_len(&mut scratch.starts, n.div_ceil(64));
+    scratch.starts.par_chunks_mut(words).zip(scratch.offsets[1..].par_iter_mut()).enumerate().for_each(
+        |(b, (bits, count))| {
+            bits.fill(0);
+            let start = b * block;
+            let mut prev = (start > 0).then(|| state(start - 1));
             *count = 0;
-            for q in range {
-                if is_boundary(q) {
-                    if *count == 0 {
-                        *first = q as u32;
-                    }
+            for q in start..(start + block).min(n) {
+                let now = Some(state(q));
+                if now != prev {
+                    bits[(q - start) / 64] |= 1 << (q % 64);
                     *count += 1;
                 }
+                prev = now;
             }
         },
     );
     for b in 0..blocks {
         scratch.offsets[b + 1] += scratch.offsets[b];
     }
-    // Where the batch after block b's last one starts: the next block's first boundary.
-    let mut next = n as u32;
-    let mut ends = std::mem::take(&mut scratch.first_boundary);
-    for b in (0..blocks).rev() {
-        let first = ends[b];
-        ends[b] = next;
-        if first != n as u32 {
-            next = first;
-        }
-    }
+    let starts = &scratch.starts;
+    let first_start = |b: usize| -> Option<usize> {
+        let bits = &starts[b * words..((b + 1) * words).min(starts.len())];
+        let w = bits.iter().position(|&w| w != 0)?;
+        Some(b * block + w * 64 + bits[w].trailing_zeros() as usize)
+    };
     switchyard_kernels::par::set_len(out, scratch.offsets[blocks]);
     switchyard_kernels::par::fill_ranges(&scratch.offsets, &mut out[..], &|b, dst: &mut [Batch]| {
-        let range = b * block..((b + 1) * block).min(n);
+        if dst.is_empty() {
+            return;
+        }
+        let bits = &starts[b * words..((b + 1) * words).min(starts.len())];
         let mut w = 0;
-        for q in range {
-            if is_boundary(q) {
+        for (i, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let q = b * block + i * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
                 if w > 0 {
                     dst[w - 1].count = q as u32 - dst[w - 1].first;
                 }
@@ -114,11 +121,10 @@ fn build_batches_parallel(
                 w += 1;
             }
         }
-        if w > 0 {
-            dst[w - 1].count = ends[b] - dst[w - 1].first;
-        }
+        // The last batch runs to the next block's first start (or the queue's end).
+        let end = (b + 1..blocks).find_map(first_start).unwrap_or(n);
+        dst[w - 1].count = end as u32 - dst[w - 1].first;
     });
-    scratch.first_boundary = ends;
 }
 
 /// Splits a sorted queue (dense object indices) into batches.
@@ -166,13 +172,22 @@ mod tests {
 
     #[test]
     fn parallel_batches_equal_serial_batches() {
+        // Sizes at and past the block edges; one state throughout (a batch across every
+        // block, blocks without a start of their own) or a few.
+        for n in [4097, 8257, 200_000] {
+            for kinds in [1, 3] {
+                batches_equal_serial_batches(n, kinds);
+            }
+        }
+    }
+
+    fn batches_equal_serial_batches(n: usize, kinds: u32) {
         use rand::{Rng, SeedableRng};
-        let n = 200_000;
         let mut objects = Objects::default();
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(99);
         for _ in 0..n {
-            objects.mesh.push(rng.gen_range(0..3));
-            objects.material.push(rng.gen_range(0..4));
+            objects.mesh.push(rng.gen_range(0..kinds));
+            objects.material.push(rng.gen_range(0..kinds + 1));
             objects.cx.push(0.0);
         }
         let mats: Vec<MaterialFrame> = (0..4).map(|m| crate::sort::material_frame(m, 0, 0, false, m / 2)).collect();
@@ -188,7 +203,7 @@ mod tests {
                 pool.install(|| {
                     build_batches_parallel(pass, &queue, &objects, &mats, &mut BatchScratch::default(), &mut par)
                 });
-                assert_eq!(par, serial, "{pass:?} with {threads} threads");
+                assert_eq!(par, serial, "{pass:?} with {threads} threads, {n} items, {kinds} kinds");
             }
         }
     }

@@ -94,6 +94,22 @@ impl VisibleList {
         &self.parts[part].visible[start..start + len]
     }
 
+    /// A list of the given parts, each one piece (tests).
+    #[cfg(test)]
+    pub(crate) fn from_parts(parts: &[&[u32]]) -> Self {
+        let mut offsets = vec![0];
+        for p in parts {
+            offsets.push(offsets[offsets.len() - 1] + p.len());
+        }
+        Self {
+            parts: parts.iter().map(|p| CullPart { visible: p.to_vec(), used: MaterialSet::default() }).collect(),
+            pieces: (0..parts.len() as u32).map(|p| (p, 0)).collect(),
+            offsets,
+            used: MaterialSet::default(),
+            ms: 0.0,
+        }
+    }
+
     #[cfg(feature = "reference")]
     /// The whole list in one array (tests and the reference comparison).
     pub(crate) fn to_vec(&self) -> Vec<u32> {

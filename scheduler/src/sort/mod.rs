@@ -1,11 +1,12 @@
 //! Stage 2, sort: a 64-bit key per visible object ([`key`]), then the stable parallel radix
 //! sort of `switchyard_kernels::sort` over (key, object) pairs.
 //!
-//! Keys and the queue are written in one parallel pass, in last frame's order of the
-//! objects still visible followed by the newly visible ones ([`coherent`]): the keys then
-//! arrive nearly sorted and the sorter's nearly-sorted path runs (a few changed keys set
-//! aside, sorted and merged back). Equal keys end in object order, so the queue does not
-//! depend on earlier frames.
+//! Keys are built in object order (the scene's arrays read in ascending order), then the
+//! queue and its keys are written in one parallel pass, in last frame's order of the
+//! objects still visible followed by the newly visible ones ([`coherent`]), each key taken
+//! by the object's rank in the visible set: the keys then arrive nearly sorted and the
+//! sorter's nearly-sorted path runs (a few changed keys set aside, sorted and merged back).
+//! Equal keys end in object order, so the queue does not depend on earlier frames.
 
 mod coherent;
 pub mod key;
@@ -71,12 +72,24 @@ pub(crate) struct SortedQueue {
     coherent: bool,
     /// The next input order, built beside `queue`.
     input: Vec<u32>,
+    /// This frame's keys in the visible list's (object) order.
+    object_keys: Vec<u64>,
     scratch: OrderScratch,
     tie_starts: Vec<usize>,
     /// Whether this frame's input was last frame's order (stats and tests).
     pub(crate) from_last_order: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
+}
+
+/// `keys[p] = key(visible[p])`, in parallel over the visible list's pieces.
+fn keys_in_object_order(visible: &VisibleList, key: &(dyn Fn(u32) -> u64 + Sync), keys: &mut Vec<u64>) {
+    switchyard_kernels::par::set_len(keys, visible.len());
+    switchyard_kernels::par::fill_ranges(visible.offsets(), &mut keys[..], &|p, keys: &mut [u64]| {
+        for (k, &i) in keys.iter_mut().zip(visible.piece(p)) {
+            *k = key(i);
+        }
+    });
 }
 
 impl SortedQueue {
@@ -108,6 +121,13 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     let key = |i: u32| item_key(view, ctx.objects, i as usize, ctx.materials, ctx.mesh_hashes);
     let coherent = std::mem::take(&mut out.coherent);
     out.visible.fill(ctx.objects.len(), visible);
+    if coherent {
+        // Keys in object order first (the objects' arrays read in ascending order), then
+        // taken by rank in last frame's order: one read of this view's keys per item
+        // instead of six reads scattered over the scene's arrays.
+        keys_in_object_order(visible, &key, &mut out.object_keys);
+    }
+    let (object_keys, bits) = (&out.object_keys, &out.visible);
     out.from_last_order = coherent
         && coherent_order(
             &out.queue,
@@ -116,13 +136,14 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
             visible,
             &mut out.scratch,
             (&mut out.input, &mut out.keys),
-            &key,
+            &|i| object_keys[bits.rank(i)],
         );
     if out.from_last_order {
         std::mem::swap(&mut out.queue, &mut out.input);
     } else {
         switchyard_kernels::par::set_len(&mut out.queue, n);
         switchyard_kernels::par::set_len(&mut out.keys, n);
+        // (On the first frame, or after a sort that did not finish.)
         switchyard_kernels::par::fill_ranges(
             visible.offsets(),
             (&mut out.queue[..], &mut out.keys[..]),

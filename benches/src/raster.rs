@@ -329,3 +329,26 @@ fn corners() -> (Vec<f32>, Vec<u32>) {
     let cube = corner_cube();
     (cube.vertices.iter().flat_map(|v| v.position).collect(), cube.indices)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every cube variant draws and is timed on a real adapter (lavapipe on CI; skipped
+    /// with a note where no adapter has timestamp queries).
+    #[test]
+    fn every_cube_variant_is_timed() {
+        let raster = match Raster::new() {
+            Ok(r) => r,
+            Err(e) => {
+                assert!(std::env::var_os("CI").is_none(), "no adapter with timestamps on CI: {e}");
+                eprintln!("skipping: {e}");
+                return;
+            }
+        };
+        for mesh in CubeMesh::ALL {
+            let ms = raster.measure(mesh, 100, 64, 36, 1).expect("measured");
+            assert!(ms.is_finite() && (0.0..10_000.0).contains(&ms), "{mesh:?}: {ms} ms");
+        }
+    }
+}

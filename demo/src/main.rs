@@ -260,7 +260,8 @@ fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Valu
         "frame": s.frame,
         "ms": {
             "cull": s.cull_ms, "sort": s.sort_ms, "batch": s.batch_ms, "patch": s.patch_ms, "record": s.record_ms,
-            "frame": s.frame_ms, "submit": s.submit_ms, "gpu_wait": s.gpu_wait_ms,
+            "frame": s.frame_ms, "slot_wait": s.slot_wait_ms, "setup": s.setup_ms, "jobs": s.jobs_ms,
+            "submit": s.submit_ms, "gpu_wait": s.gpu_wait_ms,
         },
         "submitted_frame": s.submitted_frame,
         "gpu_timed_frame": s.gpu.map(|g| g.frame),
@@ -444,8 +445,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     summary(all.make_contiguous(), r.pass_names(), last.as_ref(), &critical.join(" → "));
     println!(
         "frames/s completed on the GPU: {gpu_fps:.1} (the last {} frames, from the render call of the first until \
-         the GPU finished the last; \"frame (cpu)\" above is the render call on the calling thread: setup, the job \
-         graph and the hand-off, without the submission thread's submit or the GPU)",
+         the GPU finished the last; \"frame (cpu)\" above is the render call on the calling thread: the wait for a free \
+         frame slot, setup, the job graph and the hand-off, without the submission thread's submit or the GPU)",
         args.frames - warm
     );
     if let Some(path) = &args.stats {
@@ -489,6 +490,7 @@ fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, cr
     stage("submit", &|s| s.submit_ms);
     stage("gpu wait", &|s| s.gpu_wait_ms);
     stage("frame (cpu)", &|s| s.frame_ms);
+    stage("  of it: waiting for a free frame slot", &|s| s.slot_wait_ms);
     stage("  of it: setup on the calling thread", &|s| s.setup_ms);
     stage("  of it: job graph", &|s| s.jobs_ms);
     let s = all.last().expect("non-empty");

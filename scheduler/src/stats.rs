@@ -24,8 +24,12 @@ pub struct FrameStats {
     /// The calling thread's work before the job graph starts (releasing retired objects,
     /// resolving materials, globals, dirty transforms, preparing views, refreshing the
     /// cull blocks on the workers). What follows the jobs (gathering the chunks, the digest,
-    /// the hand-off) is `frame_ms - setup_ms - jobs_ms`.
+    /// the hand-off) is `frame_ms - slot_wait_ms - setup_ms - jobs_ms`.
     pub setup_ms: f64,
+    /// Time `render` waited for a free frame slot before its work began: every slot was
+    /// in flight, so the submission thread or the GPU is behind the frame loop. Part of
+    /// `frame_ms`; waiting, not work.
+    pub slot_wait_ms: f64,
     /// Wall time of the job graph (cull, sort, batch, patch, record, engine passes).
     pub jobs_ms: f64,
     /// Time the workers spent busy in this frame, summed over workers: the outermost
@@ -99,6 +103,7 @@ impl Default for FrameStats {
             record_ms: 0.0,
             frame_ms: 0.0,
             setup_ms: 0.0,
+            slot_wait_ms: 0.0,
             jobs_ms: 0.0,
             busy_ms: 0.0,
             workers: 0,

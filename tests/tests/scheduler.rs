@@ -175,13 +175,40 @@ fn frame_stats_account_for_worker_time_and_the_job_graph() {
         // Regions are timed inside the frame, on the frame's workers only.
         assert!(s.busy_ms > 0.0 && s.busy_ms <= s.frame_ms * 3.0, "{} ms busy in {} ms", s.busy_ms, s.frame_ms);
         assert!((0.0..=1.0).contains(&s.utilization()));
-        assert!(s.setup_ms >= 0.0 && s.jobs_ms > 0.0 && s.setup_ms + s.jobs_ms <= s.frame_ms);
+        assert!(s.setup_ms >= 0.0 && s.jobs_ms > 0.0 && s.slot_wait_ms >= 0.0);
+        assert!(s.slot_wait_ms + s.setup_ms + s.jobs_ms <= s.frame_ms, "{s:?}");
     }
     let spans = w.r.last_job_spans();
     assert!(spans.iter().any(|j| j.name.starts_with("sort[")) && spans.iter().any(|j| j.name == "patch"));
     let path = w.r.last_critical_path();
     assert!(!path.is_empty() && path.windows(2).all(|p| p[0].end_ms <= p[1].start_ms));
     assert!(path[0].name.starts_with("cull[") || path[0].name.starts_with("pass["), "{path:?}");
+}
+
+/// Behind a slow GPU (60 ms per frame, simulated; two frames in flight) `render` waits for
+/// a free frame slot: the wait is reported as such, not as the calling thread's setup work.
+/// (The simulated GPU is the fault-injection backend's: this runs in that feature's run.)
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_wait_for_a_free_frame_slot_is_not_setup_work() {
+    use switchyard_tests::faults::FaultBackend;
+    let backend = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    backend.set_gpu_ms(60);
+    let config = RendererConfig { threads: 2, frames_in_flight: 2, width: 64, height: 64, ..Default::default() };
+    let mut r = Renderer::new(backend.clone(), config).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let object = ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: CASTS_SHADOWS };
+    r.insert_objects(&[object; 16]).unwrap();
+    let stats: Vec<FrameStats> = (0..5).map(|_| r.render(&views(0.0)).unwrap()).collect();
+    for s in &stats {
+        assert!(s.slot_wait_ms >= 0.0 && s.slot_wait_ms + s.setup_ms + s.jobs_ms <= s.frame_ms, "{s:?}");
+    }
+    let waited = stats.iter().max_by(|a, b| a.slot_wait_ms.total_cmp(&b.slot_wait_ms)).unwrap();
+    assert!(waited.slot_wait_ms >= 20.0, "the longest wait for a slot: {} ms", waited.slot_wait_ms);
+    assert!(waited.setup_ms < waited.slot_wait_ms, "{waited:?}");
+    r.flush().unwrap();
 }
 
 /// A graph of `passes` scene passes, each with its own camera and retained targets:

@@ -114,7 +114,12 @@ impl<B: Backend> Renderer<B> {
         let busy_before = self.pool.busy.total_ns();
         let _z = profile::zone!("frame");
         check_targets(plan, &*self.res.backend, targets, (self.config.width, self.config.height))?;
-        let mut packet = self.device.take_packet()?;
+        let waited = Instant::now();
+        let mut packet = {
+            let _wait = profile::zone!("wait-frame-slot");
+            self.device.take_packet()?
+        };
+        let slot_wait_ms = waited.elapsed().as_secs_f64() * 1e3;
         self.frame.number += 1;
         packet.frame = self.frame.number;
         if let Err(e) = self.release_retired() {
@@ -133,15 +138,17 @@ impl<B: Backend> Renderer<B> {
         }
         let blocks_ms = self.refresh_cull_blocks();
         self.swap_uploads(&mut packet, scenes);
-        let setup_ms = started.elapsed().as_secs_f64() * 1e3;
+        let before_jobs = started.elapsed().as_secs_f64() * 1e3;
+        let setup_ms = before_jobs - slot_wait_ms;
         let ran = self.run_jobs(plan, scenes);
-        let jobs_ms = started.elapsed().as_secs_f64() * 1e3 - setup_ms;
+        let jobs_ms = started.elapsed().as_secs_f64() * 1e3 - before_jobs;
         let _gather = profile::zone!("gather");
         self.swap_uploads(&mut packet, scenes);
         let mut stats = FrameStats {
             cull_ms: blocks_ms,
             frame: self.frame.number,
             setup_ms,
+            slot_wait_ms,
             jobs_ms,
             workers: self.pool.current_num_threads() as u32,
             ..FrameStats::default()

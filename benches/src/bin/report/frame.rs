@@ -31,13 +31,15 @@ pub(super) fn frame_rows(r: &mut Report, o: &Options, threads: &[usize], all: us
             order.sort_by(|&a, &b| ms[a].total_cmp(&ms[b]));
             let (median, path) = &traced[order[order.len() / 2]];
             r.notes.push(format!(
-                "- {}k objects, {t} threads, median frame {:.2} ms: setup on the calling thread {:.2} ms, job graph \
-                 {:.2} ms, after it {:.2} ms; workers busy {:.0} %. Critical path: {path}",
+                "- {}k objects, {t} threads, median frame {:.2} ms: waiting for a frame slot {:.2} ms, setup on the \
+                 calling thread {:.2} ms, job graph {:.2} ms, after it {:.2} ms; workers busy {:.0} %. Critical path: \
+                 {path}",
                 n / 1000,
                 median.frame_ms,
+                median.slot_wait_ms,
                 median.setup_ms,
                 median.jobs_ms,
-                median.frame_ms - median.setup_ms - median.jobs_ms,
+                median.frame_ms - median.slot_wait_ms - median.setup_ms - median.jobs_ms,
                 median.utilization() * 100.0,
             ));
             let busy: Vec<f64> = stats.iter().map(|s| s.utilization() * 100.0).collect();

@@ -228,8 +228,9 @@ fn renders_into_an_engine_texture_on_the_engines_device_gl() {
     engine_device_on(::wgpu::Backends::GL);
 }
 
-/// Passes are timed where `Caps::gpu_timestamps` says so: the `RenderBundle` encoding on a
-/// device with timestamp queries. A submission's times come back once it was waited for,
+/// Passes are timed where `Caps::gpu_timestamps` says so: on a device with timestamp
+/// queries, in the `RenderBundle` encoding, and in the `CommandBuffer` encoding where the
+/// device also takes timestamps between commands. A submission's times come back once it was waited for,
 /// one finite non-negative figure per pass (the first 64 passes of a frame), and only for
 /// the newest submission waited for.
 fn pass_times_on(api: ::wgpu::Backends) {
@@ -237,8 +238,11 @@ fn pass_times_on(api: ::wgpu::Backends) {
         let s = TwoQuads::create(&b, 0).expect("fixture");
         let what = format!("{} {:?}", b.name(), b.encoding());
         let timed = b.caps().gpu_timestamps;
-        let has_queries = b.device().features().contains(::wgpu::Features::TIMESTAMP_QUERY);
-        assert_eq!(timed, b.encoding() == Encoding::RenderBundle && has_queries, "{what}");
+        let features = b.device().features();
+        let has_queries = features.contains(::wgpu::Features::TIMESTAMP_QUERY);
+        let between = features.contains(::wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+        assert_eq!(timed, has_queries && (b.encoding() == Encoding::RenderBundle || between), "{what}");
+        eprintln!("{what}: passes timed: {timed}");
         let submit = |passes: usize| {
             let mut frame: Vec<_> = (0..passes)
                 .map(|_| PassSubmit {

@@ -42,7 +42,9 @@ impl WgpuBackend {
 
     /// Creates the backend on a chosen adapter.
     pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
-        let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE | wgpu::Features::TIMESTAMP_QUERY;
+        let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE
+            | wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("switchyard"),
             required_features: adapter.features() & wanted,
@@ -113,7 +115,9 @@ impl WgpuBackend {
                     .iter()
                     .fold(1, |m, &n| m | if resolves && flags.sample_count_supported(n) { n } else { 0 })
             }),
-            gpu_timestamps: encoding == Encoding::RenderBundle && features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            gpu_timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY)
+                && (encoding == Encoding::RenderBundle
+                    || features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)),
             compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                 && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };

@@ -211,7 +211,22 @@ impl WgpuBackend {
                 buffers.push(enc.finish());
             }
             Encoding::CommandBuffer => {
-                for p in passes.iter_mut() {
+                let slot = self.timer.as_ref().map(|t| t.begin(&self.device));
+                // Between the passes' command buffers: the previous pass's end and this
+                // one's beginning.
+                let stamps = |ends: Option<usize>, begins: Option<usize>, slot: &Slot| {
+                    let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("switchyard-timestamps"),
+                    });
+                    for index in [ends.map(|i| 2 * i + 1), begins.map(|i| 2 * i)].into_iter().flatten() {
+                        PassTimer::write(slot, &mut enc, index);
+                    }
+                    enc
+                };
+                for (pass_index, p) in passes.iter_mut().enumerate() {
+                    if let Some(s) = &slot {
+                        buffers.push(stamps(pass_index.checked_sub(1), Some(pass_index), s).finish());
+                    }
                     if p.desc.compute {
                         let mut enc = self
                             .device
@@ -231,6 +246,12 @@ impl WgpuBackend {
                             _ => unreachable!("checked above"),
                         }
                     }
+                }
+                if let (Some(timer), Some(s)) = (&self.timer, slot) {
+                    let mut enc = stamps(passes.len().checked_sub(1), None, &s);
+                    let labels: Vec<&str> = passes.iter().map(|p| &*p.desc.label).collect();
+                    timed = timer.end(&mut enc, s, &labels);
+                    buffers.push(enc.finish());
                 }
             }
         }

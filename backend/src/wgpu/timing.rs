@@ -1,8 +1,11 @@
 //! GPU time per pass, from timestamp queries.
 //!
-//! Where the device has `TIMESTAMP_QUERY` and the encoding is `RenderBundle` (the
-//! submission thread begins every pass itself), each of a frame's first [`MAX_PASSES`]
-//! passes writes a timestamp when it begins and one when it ends. The frame's command
+//! Where the device has `TIMESTAMP_QUERY`, each of a frame's first [`MAX_PASSES`] passes
+//! gets a timestamp when it begins and one when it ends: written by the pass itself in
+//! the `RenderBundle` encoding (the submission thread begins every pass), and between the
+//! pass's command buffers in the `CommandBuffer` encoding (workers begin the passes; this
+//! needs `TIMESTAMP_QUERY_INSIDE_ENCODERS`, and the driver may take such a timestamp a
+//! little before or after the neighbouring work). The frame's command
 //! buffer resolves them into a buffer and copies them into a read-back buffer, which is
 //! mapped once the frame is submitted. When the frame is known finished
 //! ([`crate::Backend::wait`]), [`PassTimer::complete`] reads them:
@@ -127,6 +130,15 @@ impl PassTimer {
             beginning_of_pass_write_index: Some(2 * i),
             end_of_pass_write_index: Some(2 * i + 1),
         })
+    }
+
+    /// Writes timestamp `index` of a frame between its command buffers (the
+    /// `CommandBuffer` encoding, where workers begin the passes; needs
+    /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`). Indices of passes past [`MAX_PASSES`] are skipped.
+    pub(super) fn write(slot: &Slot, enc: &mut wgpu::CommandEncoder, index: usize) {
+        if let Some(i) = u32::try_from(index).ok().filter(|&i| i < 2 * MAX_PASSES) {
+            enc.write_timestamp(&slot.queries, i);
+        }
     }
 
     /// Queues the resolve and copy of the frame's timestamps (`labels`: its passes).

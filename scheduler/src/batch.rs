@@ -41,6 +41,8 @@ struct BatchScratch {
     offsets: Vec<usize>,
     /// A bit per queue item that starts a batch.
     starts: Vec<u64>,
+    /// Per block, where the batch after its last one starts (the queue's length at the end).
+    ends: Vec<u32>,
 }
 
 /// [`build_batches`] on the current rayon pool. Each block of the queue reads its items'
@@ -95,12 +97,20 @@ fn build_batches_parallel(
     for b in 0..blocks {
         scratch.offsets[b + 1] += scratch.offsets[b];
     }
+    // Per block, where the batch after its last one starts: the first start of a later
+    // block, found once from the back (blocks without a start of their own pass it on).
     let starts = &scratch.starts;
-    let first_start = |b: usize| -> Option<usize> {
+    scratch.ends.clear();
+    scratch.ends.resize(blocks, n as u32);
+    let mut next = n as u32;
+    for b in (0..blocks).rev() {
+        scratch.ends[b] = next;
         let bits = &starts[b * words..((b + 1) * words).min(starts.len())];
-        let w = bits.iter().position(|&w| w != 0)?;
-        Some(b * block + w * 64 + bits[w].trailing_zeros() as usize)
-    };
+        if let Some(w) = bits.iter().position(|&w| w != 0) {
+            next = (b * block + w * 64 + bits[w].trailing_zeros() as usize) as u32;
+        }
+    }
+    let ends = &scratch.ends;
     switchyard_kernels::par::set_len(out, scratch.offsets[blocks]);
     switchyard_kernels::par::fill_ranges(&scratch.offsets, &mut out[..], &|b, dst: &mut [Batch]| {
         if dst.is_empty() {
@@ -121,9 +131,7 @@ fn build_batches_parallel(
                 w += 1;
             }
         }
-        // The last batch runs to the next block's first start (or the queue's end).
-        let end = (b + 1..blocks).find_map(first_start).unwrap_or(n);
-        dst[w - 1].count = end as u32 - dst[w - 1].first;
+        dst[w - 1].count = ends[b] - dst[w - 1].first;
     });
 }
 

@@ -205,8 +205,7 @@ impl WgpuBackend {
                     p.chunks.clear();
                 }
                 if let (Some(timer), Some(slot)) = (&self.timer, slot) {
-                    let labels: Vec<&str> = passes.iter().map(|p| &*p.desc.label).collect();
-                    timed = timer.end(&mut enc, slot, &labels);
+                    timed = timer.end(&mut enc, slot, passes.iter().map(|p| &*p.desc.label));
                 }
                 buffers.push(enc.finish());
             }
@@ -249,8 +248,7 @@ impl WgpuBackend {
                 }
                 if let (Some(timer), Some(s)) = (&self.timer, slot) {
                     let mut enc = stamps(passes.len().checked_sub(1), None, &s);
-                    let labels: Vec<&str> = passes.iter().map(|p| &*p.desc.label).collect();
-                    timed = timer.end(&mut enc, s, &labels);
+                    timed = timer.end(&mut enc, s, passes.iter().map(|p| &*p.desc.label));
                     buffers.push(enc.finish());
                 }
             }

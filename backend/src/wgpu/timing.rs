@@ -142,7 +142,12 @@ impl PassTimer {
     }
 
     /// Queues the resolve and copy of the frame's timestamps (`labels`: its passes).
-    pub(super) fn end(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, labels: &[&str]) -> Option<Timed> {
+    pub(super) fn end<'a>(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        slot: Slot,
+        labels: impl ExactSizeIterator<Item = &'a str>,
+    ) -> Option<Timed> {
         let passes = labels.len().min(MAX_PASSES as usize) as u32;
         if passes == 0 {
             self.pool.lock().push(slot);
@@ -150,9 +155,11 @@ impl PassTimer {
         }
         enc.resolve_query_set(&slot.queries, 0..2 * passes, &slot.resolve, 0);
         enc.copy_buffer_to_buffer(&slot.resolve, 0, &slot.readback, 0, u64::from(passes) * 16);
+        #[cfg(not(feature = "tracy"))]
+        drop(labels);
         #[cfg(feature = "tracy")]
-        let spans = labels[..passes as usize]
-            .iter()
+        let spans = labels
+            .take(passes as usize)
             .map(|l| {
                 let mut s = self.tracy.as_ref()?.span_alloc(l, "submit", file!(), line!()).ok()?;
                 s.end_zone();

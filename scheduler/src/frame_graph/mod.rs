@@ -37,6 +37,7 @@
 //! - **bandwidth**: per pass, the bytes each attachment loads, stores and resolves;
 //! - **warnings**: a store nothing reads, a load of a target nothing wrote this frame.
 
+mod check;
 mod compile;
 
 use std::fmt;

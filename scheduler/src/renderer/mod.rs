@@ -24,14 +24,14 @@
 
 use std::sync::Arc;
 
-use switchyard_backend::{Backend, TextureId};
+use switchyard_backend::{Backend, Image, TextureId};
 
-use crate::error::InitError;
+use crate::error::{InitError, RenderError};
 use crate::frame_graph::TargetId;
 use crate::graph::JobSpan;
 use crate::profile;
 use crate::scene::{new_owner, Scene};
-use crate::submit::SubmitThread;
+use crate::submit::{SubmitReport, SubmitThread};
 
 mod config;
 mod device;
@@ -214,5 +214,34 @@ impl<B: Backend> Renderer<B> {
     /// configuration changes.
     pub fn frame_warnings(&self) -> Vec<String> {
         self.frame.plan.as_ref().map_or_else(Vec::new, |p| p.graph.warnings.iter().map(|w| w.to_string()).collect())
+    }
+
+    /// Waits until every frame handed to the submission thread is finished on the GPU;
+    /// returns a submission error of any of them.
+    pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
+        if self.device.lost {
+            return Err(RenderError::DeviceLost);
+        }
+        self.device.flush(&*self.res.backend, &mut self.res.meshes)?;
+        self.poll()
+    }
+
+    /// Takes back the frames the submission thread finished, without waiting: returns the
+    /// first submission error among them (naming its frame) as soon as it is known, or the
+    /// latest report. An engine that renders rarely calls it to learn of a failed frame
+    /// before its next `render`.
+    pub fn poll(&mut self) -> Result<Option<SubmitReport>, RenderError> {
+        self.device.poll()
+    }
+
+    /// Flushes, then reads the color target the last frame's last pass wrote (retained,
+    /// RGBA8) back.
+    pub fn read_color(&mut self) -> Result<Image, RenderError> {
+        self.flush()?;
+        let t = self
+            .color_target()
+            .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
+        let read = self.res.backend.read_rgba8(t).map_err(RenderError::from);
+        self.note_lost(read)
     }
 }

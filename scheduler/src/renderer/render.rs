@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use glam::{Mat4, Vec3};
 use switchyard_backend::{
-    Backend, BufferId, BufferUsage, CreateError, Digest, Image, PassDesc, PassSubmit, Resource, SurfaceId, TextureId,
+    Backend, BufferId, BufferUsage, CreateError, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId,
 };
 use switchyard_kernels::cull::Frustum;
 
@@ -29,7 +29,6 @@ use crate::profile;
 use crate::record::GrowBuffer;
 use crate::stats::FrameStats;
 use crate::stats::PassTraffic;
-use crate::submit::SubmitReport;
 use crate::submit::{FramePacket, ViewUpload};
 use crate::view::View;
 
@@ -173,35 +172,6 @@ impl<B: Backend> Renderer<B> {
         stats.plot();
         profile::frame_mark();
         Ok(stats)
-    }
-
-    /// Waits until every frame handed to the submission thread is finished on the GPU;
-    /// returns a submission error of any of them.
-    pub fn flush(&mut self) -> Result<Option<SubmitReport>, RenderError> {
-        if self.device.lost {
-            return Err(RenderError::DeviceLost);
-        }
-        self.device.flush(&*self.res.backend, &mut self.res.meshes)?;
-        self.poll()
-    }
-
-    /// Takes back the frames the submission thread finished, without waiting: returns the
-    /// first submission error among them (naming its frame) as soon as it is known, or the
-    /// latest report. An engine that renders rarely calls it to learn of a failed frame
-    /// before its next `render`.
-    pub fn poll(&mut self) -> Result<Option<SubmitReport>, RenderError> {
-        self.device.poll()
-    }
-
-    /// Flushes, then reads the color target the last frame's last pass wrote (retained,
-    /// RGBA8) back.
-    pub fn read_color(&mut self) -> Result<Image, RenderError> {
-        self.flush()?;
-        let t = self
-            .color_target()
-            .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
-        let read = self.res.backend.read_rgba8(t).map_err(RenderError::from);
-        self.note_lost(read)
     }
 
     // ---- the steps of a frame ------------------------------------------------------

@@ -244,7 +244,8 @@ pub enum Command {
         instance_count: u32,
     },
     /// `count` indexed draws whose arguments ([`DrawIndexedIndirectArgs`]) are packed in
-    /// `buffer` from `offset`. Needs [`Caps::multi_draw_indirect`].
+    /// `buffer` from `offset`. Needs [`Caps::indirect_draws`] (one native call where
+    /// [`Caps::multi_draw_indirect`]).
     MultiDrawIndexedIndirect {
         /// Buffer with `INDIRECT` usage.
         buffer: BufferId,
@@ -275,8 +276,14 @@ pub enum Command {
 /// What a backend can do beyond the baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caps {
-    /// `MultiDrawIndexedIndirect` is available (with non-zero `first_instance`).
+    /// `MultiDrawIndexedIndirect` is one native call (with non-zero `first_instance`).
     pub multi_draw_indirect: bool,
+    /// Indirect draws with non-zero `first_instance` execute: `MultiDrawIndexedIndirect`
+    /// is accepted in every encoding (where multi-draw is not native, a loop of single
+    /// indirect draws). Implied by `multi_draw_indirect`.
+    pub indirect_draws: bool,
+    /// Most storage buffers one shader stage binds.
+    pub max_storage_buffers_per_stage: u32,
     /// Required alignment of dynamic uniform/storage offsets.
     pub min_uniform_offset_alignment: u32,
     /// Largest 2D texture side.

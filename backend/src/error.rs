@@ -288,11 +288,12 @@ pub enum SubmitError {
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ReadbackError {
-    /// The handle names no live texture.
-    #[error("texture handle is stale or was never created")]
+    /// The handle names no live texture (or buffer).
+    #[error("handle is stale or was never created")]
     InvalidHandle,
-    /// The texture's format or usage cannot be read back as RGBA8.
-    #[error("texture cannot be read back as RGBA8: {0}")]
+    /// The texture's format or usage cannot be read back as RGBA8, or the buffer's usage
+    /// or range cannot be read.
+    #[error("cannot be read back: {0}")]
     Unsupported(&'static str),
     /// Mapping the read-back buffer failed.
     #[error("map failed: {0}")]

@@ -247,6 +247,14 @@ pub trait Backend: Send + Sync + 'static {
     /// Reads a color render target back as RGBA8 (waits for the GPU).
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError>;
 
+    /// Reads `len` bytes of a `COPY_SRC` buffer from `offset` (both multiples of 4) after
+    /// everything submitted so far (waits for the GPU). The default: this backend keeps
+    /// no buffer contents.
+    fn read_buffer(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {
+        let _ = (buffer, offset, len);
+        Err(ReadbackError::Unsupported("this backend keeps no buffer contents"))
+    }
+
     /// Acquires `surface`'s next image. One image is out at a time: this waits (up to
     /// 10 s) until the last one was presented or released. Called by the thread that
     /// renders; the default: this backend has no surfaces.

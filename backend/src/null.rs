@@ -99,13 +99,16 @@ impl Default for NullBackend {
 }
 
 impl NullBackend {
-    /// A null backend; `multi_draw_indirect` decides the capability it reports, so tests
-    /// can exercise both of the scheduler's draw paths.
+    /// A null backend; `multi_draw_indirect` decides whether it reports native multi-draw,
+    /// so tests can exercise both of the scheduler's draw paths. Indirect draws are
+    /// accepted either way, as wgpu's bundle encoding accepts them.
     pub fn new(multi_draw_indirect: bool) -> Self {
         Self {
             reg: RwLock::default(),
             caps: Caps {
                 multi_draw_indirect,
+                indirect_draws: true,
+                max_storage_buffers_per_stage: 8,
                 min_uniform_offset_alignment: 256,
                 max_texture_size: 8192,
                 max_buffer_size: 1 << 32,
@@ -388,6 +391,14 @@ impl Backend for NullBackend {
             return Err(ReadbackError::InvalidHandle);
         }
         Err(ReadbackError::Unsupported("the null backend renders no pixels"))
+    }
+
+    fn read_buffer(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {
+        self.alive(ReadbackError::DeviceLost)?;
+        let reg = self.reg.read();
+        let b = &reg.buffers.get(buffer).ok_or(ReadbackError::InvalidHandle)?.meta;
+        crate::validate::check_buffer_read(b, offset, len)?;
+        Err(ReadbackError::Unsupported("the null backend keeps no buffer contents"))
     }
 
     fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {

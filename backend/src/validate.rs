@@ -8,7 +8,7 @@ use crate::command::{AttachmentRole, LoadOp, StoreOp};
 use crate::command::{Caps, Command, Counts, PassDesc, ResourceKind, DRAW_INDEXED_INDIRECT_SIZE};
 use crate::command::{DISPATCH_INDIRECT_SIZE, MAX_WORKGROUPS_PER_DIMENSION};
 use crate::desc::{BufferUsage, IndexFormat, StepMode, TextureFormat, TextureUsage};
-use crate::error::{PassError, RecordError};
+use crate::error::{PassError, ReadbackError, RecordError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, TextureId};
 use crate::registry::{NativeObjects, PipelineMeta, Registry};
 
@@ -260,7 +260,7 @@ pub(crate) fn validate_chunk<O: NativeObjects>(
                 counts.instances += u64::from(instance_count);
             }
             Command::MultiDrawIndexedIndirect { buffer, offset, count } => {
-                if !caps.multi_draw_indirect {
+                if !(caps.indirect_draws || caps.multi_draw_indirect) {
                     return Err(RecordError::Unsupported { index: i, what: "multi-draw-indirect" });
                 }
                 check_bindings(reg, i, pipeline, &groups, &slots)?;
@@ -378,6 +378,17 @@ fn check_vertex_ranges(
         if need > avail {
             return Err(RecordError::OutOfRange { index: i, what, end: need, limit: avail });
         }
+    }
+    Ok(())
+}
+
+/// Whether `len` bytes of buffer `b` from `offset` can be read back.
+pub(crate) fn check_buffer_read(b: &crate::registry::BufferMeta, offset: u64, len: u64) -> Result<(), ReadbackError> {
+    if !b.usage.contains(BufferUsage::COPY_SRC) {
+        return Err(ReadbackError::Unsupported("buffer lacks COPY_SRC usage"));
+    }
+    if !offset.is_multiple_of(4) || !len.is_multiple_of(4) || len == 0 || offset.checked_add(len).is_none_or(|end| end > b.size) {
+        return Err(ReadbackError::Unsupported("range is empty, unaligned or past the buffer's end"));
     }
     Ok(())
 }

@@ -35,6 +35,14 @@ enum EncodingKind {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum CullKind {
+    /// On the workers.
+    Cpu,
+    /// In a compute pass, draws indirect.
+    Gpu,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum SceneKind {
     /// Buildings on a grid, orbiting camera.
     City,
@@ -115,6 +123,11 @@ struct Args {
     /// state bucket. The digest depends on this choice, so compare backends with the same.
     #[arg(long)]
     no_multi_draw: bool,
+    /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
+    /// pass and draws them indirectly (falls back to the CPU, with a note, where the
+    /// backend cannot).
+    #[arg(long, value_enum, default_value = "cpu")]
+    cull: CullKind,
     /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
     /// `Device::destroy`), then recover on a new device from the retained scene and render
     /// the frame again. Digests after it differ from a clean run's: the new device names
@@ -288,11 +301,18 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         max_objects: args.objects.max(2) + if args.churn { 2 * (args.objects / 5).max(8) + 64 } else { 0 },
         max_materials: args.materials.max(1) + 256,
         multi_draw: !args.no_multi_draw,
+        cull: match args.cull {
+            CullKind::Cpu => switchyard::CullOn::Cpu,
+            CullKind::Gpu => switchyard::CullOn::Gpu,
+        },
         // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
         digest: args.digest.then_some(true),
         ..RendererConfig::default()
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
+    if let Some(why) = r.cull_fallback() {
+        println!("note: --cull gpu: {why}; culling on the CPU");
+    }
     let scene = match (&args.gltf, args.scene) {
         (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects)?),
         (None, SceneKind::City) => {
@@ -321,12 +341,13 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     let cascades = args.views as usize - 1;
     let mut frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0))?;
     println!(
-        "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}",
+        "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}, cull {}",
         r.scene().len(),
         args.graph,
         r.graph().map_or(0, |g| g.passes().len()),
         r.threads(),
-        r.multi_draw()
+        r.multi_draw(),
+        if r.gpu_cull() { "gpu" } else { "cpu" }
     );
     let progress = std::io::stdout().is_terminal() && !args.digest;
     // Every frame's stats for the summary; with --churn the last 1,000 (memory stays flat).

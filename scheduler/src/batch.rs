@@ -28,7 +28,7 @@ pub struct Batch {
 
 /// State that must be equal for two queue items to share a batch.
 #[inline]
-fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
+pub(crate) fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
     match pass {
         PassKind::Forward => material,
         PassKind::Shadow => mats[material as usize].shadow_state,

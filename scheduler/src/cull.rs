@@ -77,6 +77,17 @@ pub(crate) struct VisibleList {
 }
 
 impl VisibleList {
+    /// No visible objects on the CPU (the view is culled on the GPU) and the materials
+    /// its buckets draw with.
+    pub(crate) fn culled_on_gpu(&mut self, used: &MaterialSet, ms: f64) {
+        self.parts.iter_mut().for_each(|p| p.visible.clear());
+        self.pieces.clear();
+        self.offsets.clear();
+        self.offsets.push(0);
+        self.used.clone_from(used);
+        self.ms = ms;
+    }
+
     /// Visible objects.
     pub(crate) fn len(&self) -> usize {
         self.offsets.last().copied().unwrap_or(0)

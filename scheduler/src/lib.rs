@@ -90,6 +90,7 @@ mod batch;
 mod cull;
 mod error;
 pub mod frame_graph;
+mod gpu_cull;
 mod graph;
 pub mod material;
 mod patch;
@@ -107,6 +108,7 @@ pub use frame_graph::{
     LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
     MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
+pub use gpu_cull::{boundary_margin, cull_on_cpu, gpu_cull_support, CullOn};
 pub use graph::JobSpan;
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
@@ -116,7 +118,7 @@ pub use renderer::{
     MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
-pub use renderer::{ReferenceFrame, ViewOutput};
+pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};
 pub use scene::{
     HandleKind, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle, TextureHandle,
     CASTS_SHADOWS,

@@ -11,8 +11,8 @@
 
 use rayon::prelude::*;
 use switchyard_backend::{
-    Backend, BindGroupId, BufferId, ChunkPosition, Command, Digest, DrawIndexedIndirectArgs, DynamicOffsets,
-    IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
+    Backend, BindGroupId, BufferId, BufferUsage, ChunkPosition, Command, CreateError, Digest, DrawIndexedIndirectArgs,
+    DynamicOffsets, IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
 };
 use switchyard_kernels::busy::Region;
 
@@ -21,6 +21,7 @@ use crate::error::RenderError;
 use crate::material::PassKind;
 use crate::patch::FrameList;
 use crate::profile;
+use crate::renderer::gpu::buffer;
 use crate::sort::key::SortKey;
 use crate::sort::SortedQueue;
 use crate::submit::ViewUpload;
@@ -63,6 +64,9 @@ pub(crate) struct RecordCtx<'a> {
     pub(crate) args: BufferId,
     /// Use `MultiDrawIndexedIndirect` per state bucket.
     pub(crate) multi_draw: bool,
+    /// Draw every batch from its indirect record (the GPU wrote its instances), one
+    /// indirect draw each where multi-draw is off.
+    pub(crate) indirect: bool,
     /// Meshes by dense index.
     pub(crate) meshes: &'a [MeshRange],
     /// Frame lists by dense material index.
@@ -176,6 +180,15 @@ pub(crate) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cm
                 count: (j - i) as u32,
             });
             counts.draw_calls += 1;
+        } else if ctx.indirect {
+            for b in b0 + i..b0 + j {
+                cmds.push(Command::MultiDrawIndexedIndirect {
+                    buffer: ctx.args,
+                    offset: b as u64 * DRAW_INDEXED_INDIRECT_SIZE,
+                    count: 1,
+                });
+                counts.draw_calls += 1;
+            }
         } else {
             for b in &batches[i..j] {
                 let a = draw_args(ctx.meshes, b);
@@ -216,6 +229,12 @@ pub(crate) struct RecordedPass<C> {
     /// This view's instance and indirect buffers, grown before the jobs run.
     pub(crate) instance_buf: Option<GrowBuffer>,
     pub(crate) args_buf: Option<GrowBuffer>,
+    /// Where the view is culled on the GPU: its buffers and bind group, and its cull's
+    /// commands and chunk (in the frame's cull pass).
+    pub(crate) gpu: Option<crate::gpu_cull::ViewCull>,
+    pub(crate) cull_cmds: Vec<Command>,
+    pub(crate) cull_chunk: Option<C>,
+    pub(crate) cull_digest: Digest,
     pub(crate) counts: ChunkCounts,
     pub(crate) error: Option<RenderError>,
     /// Time the stage took, ms.
@@ -232,6 +251,10 @@ impl<C> Default for RecordedPass<C> {
             upload: ViewUpload::default(),
             instance_buf: None,
             args_buf: None,
+            gpu: None,
+            cull_cmds: Vec::new(),
+            cull_chunk: None,
+            cull_digest: Digest::default(),
             counts: ChunkCounts::default(),
             error: None,
             ms: 0.0,
@@ -274,14 +297,11 @@ pub(crate) fn record_view<B: Backend>(
     let up = &mut out.upload;
     up.instance_buffer = Some(inst_id);
     up.args_buffer = Some(args_id);
+    up.lists.1.clear();
+    up.params = None;
     // The instance data is the sorted queue; the indirect records follow the batches.
     switchyard_kernels::par::copy(&mut up.instances, &sorted.queue);
-    up.args.resize(batches.len(), DrawIndexedIndirectArgs::default());
-    let meshes = input.meshes;
-    up.args.par_chunks_mut(1024).zip(batches.par_chunks(1024)).for_each(|(a, b)| {
-        let _busy = Region::enter();
-        a.iter_mut().zip(b).for_each(|(a, b)| *a = draw_args(meshes, b));
-    });
+    write_args(input.meshes, batches, &mut up.args);
     let ctx = RecordCtx {
         pass: input.view.pass,
         view_group: input.view_group.0,
@@ -291,17 +311,109 @@ pub(crate) fn record_view<B: Backend>(
         instances: inst_id,
         args: args_id,
         multi_draw: input.multi_draw,
-        meshes,
+        indirect: false,
+        meshes: input.meshes,
         lists,
     };
-    chunk_bounds(&ctx, batches, &mut out.chunk_starts);
+    record_chunks(input, &ctx, batches, Some(&sorted.keys), out);
+    out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+/// The indirect records of `batches` (what the CPU knows of them: their meshes, and their
+/// instances where it culled).
+fn write_args(meshes: &[MeshRange], batches: &[Batch], args: &mut Vec<DrawIndexedIndirectArgs>) {
+    args.resize(batches.len(), DrawIndexedIndirectArgs::default());
+    args.par_chunks_mut(1024).zip(batches.par_chunks(1024)).for_each(|(a, b)| {
+        let _busy = Region::enter();
+        a.iter_mut().zip(b).for_each(|(a, b)| *a = draw_args(meshes, b));
+    });
+}
+
+/// Records a view culled on the GPU: its cull's dispatches into its cull chunk, and one
+/// indirect draw per bucket (a multi-draw per state run where the backend has them)
+/// whose instances the GPU writes. Uploads the bucket lists where they changed or never
+/// reached the view's buffer, and this frame's planes.
+pub(crate) fn record_gpu_view<B: Backend>(
+    input: &RecordInput<'_, B>,
+    cull: &crate::gpu_cull::CullObjects,
+    frustum: &switchyard_kernels::cull::Frustum,
+    buckets: &crate::gpu_cull::Buckets,
+    slot: u32,
+    lists: &[FrameList],
+    out: &mut RecordedPass<B::Chunk>,
+) {
+    let _z = profile::zone_text!("record", "view {} ({:?}, culled on the GPU)", input.pass.label, input.view.pass);
+    let t = std::time::Instant::now();
+    out.error = None;
+    out.counts = ChunkCounts::default();
+    let (Some(inst_id), Some(args_id), Some(gpu)) =
+        (out.instance_buf.as_ref().map(|g| g.id), out.args_buf.as_ref().map(|g| g.id), out.gpu.as_mut())
+    else {
+        unreachable!("the renderer grows a GPU-culled view's buffers before its jobs run");
+    };
+    let up = &mut out.upload;
+    // The GPU writes the instances and the instance fields of the records.
+    up.instance_buffer = None;
+    up.instances.clear();
+    up.args_buffer = Some(args_id);
+    let batches = &buckets.buckets[..];
+    write_args(input.meshes, batches, &mut up.args);
+    up.args.iter_mut().for_each(|a| (a.instance_count, a.first_instance) = (0, 0));
+    up.lists.1.clear();
+    if buckets.rebuilt || gpu.uploaded != Some(gpu.lists.id) {
+        up.lists.0 = Some(gpu.lists.id);
+        up.lists.1.clone_from(&buckets.lists);
+        gpu.uploaded = Some(gpu.lists.id);
+    }
+    let at = u64::from(slot) * crate::gpu_cull::PARAMS_SLOT;
+    up.params = Some((cull.params_buf, at, crate::gpu_cull::params(frustum, buckets)));
+    cull.commands(gpu.group, slot, buckets, &mut out.cull_cmds);
+    out.cull_chunk = None;
+    if input.digest {
+        out.cull_digest = Digest::of_commands(&out.cull_cmds);
+    }
+    if !out.cull_cmds.is_empty() {
+        match input.backend.record(&cull.pass, ChunkPosition::SINGLE, &out.cull_cmds) {
+            Ok(c) => out.cull_chunk = Some(c),
+            Err(e) => out.error = Some(e.into()),
+        }
+    }
+    let ctx = RecordCtx {
+        pass: input.view.pass,
+        view_group: input.view_group.0,
+        view_offset: input.view_group.1,
+        vertices: input.mesh_buffers.0,
+        indices: input.mesh_buffers.1,
+        instances: inst_id,
+        args: args_id,
+        multi_draw: input.multi_draw,
+        indirect: true,
+        meshes: input.meshes,
+        lists,
+    };
+    if out.error.is_none() {
+        record_chunks(input, &ctx, batches, None, out);
+    }
+    out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+/// Cuts `batches` into chunks and records them in parallel into `out` (`keys`: the
+/// sorted queue's keys, named in each chunk's Tracy zone).
+fn record_chunks<B: Backend>(
+    input: &RecordInput<'_, B>,
+    ctx: &RecordCtx<'_>,
+    batches: &[Batch],
+    keys: Option<&[u64]>,
+    out: &mut RecordedPass<B::Chunk>,
+) {
+    chunk_bounds(ctx, batches, &mut out.chunk_starts);
     let nchunks = out.chunk_starts.len() - 1;
     out.cmds.resize_with(nchunks, Vec::new);
     out.chunks.clear();
     out.chunks.resize_with(nchunks, || None);
     out.digests.clear();
     out.digests.resize(nchunks, Digest::default());
-    let (starts, keys, view, pass) = (&out.chunk_starts, &sorted.keys, input.view, input.pass);
+    let (starts, view, pass) = (&out.chunk_starts, input.view, input.pass);
     let result = out
         .cmds
         .par_iter_mut()
@@ -314,6 +426,7 @@ pub(crate) fn record_view<B: Backend>(
             let bs = &batches[b0..starts[c + 1]];
             // The sort-key range this chunk recorded: traces a reordered draw back here.
             let (first, last) = (&bs[0], &bs[bs.len() - 1]);
+            let key = |i: u32| keys.map_or(0, |k| k[i as usize]);
             let _z = profile::zone_text!(
                 "record-chunk",
                 "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
@@ -321,10 +434,10 @@ pub(crate) fn record_view<B: Backend>(
                 b0 + bs.len(),
                 first.material,
                 last.material,
-                SortKey(keys[first.first as usize]).display(view.pass),
-                SortKey(keys[(last.first + last.count - 1) as usize]),
+                SortKey(key(first.first)).display(view.pass),
+                SortKey(key(last.first + last.count - 1)),
             );
-            let counts = record_chunk(&ctx, bs, b0, cmds);
+            let counts = record_chunk(ctx, bs, b0, cmds);
             if input.digest {
                 *digest = Digest::of_commands(cmds);
             }
@@ -342,5 +455,21 @@ pub(crate) fn record_view<B: Backend>(
         Ok(c) => out.counts = c,
         Err(e) => out.error = Some(e),
     }
-    out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+/// Grows a per-view buffer to at least `need` bytes; returns the buffer it replaced, for
+/// the caller to retire (and to make again a bind group that bound it).
+pub(crate) fn grow<B: Backend>(
+    b: &B,
+    g: &mut Option<GrowBuffer>,
+    need: u64,
+    usage: BufferUsage,
+    label: &str,
+) -> Result<Option<BufferId>, CreateError> {
+    if g.as_ref().is_some_and(|g| g.capacity >= need) {
+        return Ok(None);
+    }
+    let cap = need.next_power_of_two();
+    let id = buffer(b, label, cap, usage)?;
+    Ok(g.replace(GrowBuffer { id, capacity: cap }).map(|old| old.id))
 }

@@ -303,6 +303,9 @@ pub struct Scene {
     /// Objects per mesh and per material (dense), to refuse removing used ones.
     pub(crate) mesh_users: Vec<u32>,
     pub(crate) material_users: Vec<u32>,
+    /// Counts edits that may change which objects a pass draws or with what (inserts,
+    /// updates, removals; not moves): GPU culling builds its buckets again when it changes.
+    pub(crate) structure: u64,
 }
 
 /// Resolves handles of meshes and materials to dense indices and bounds.
@@ -387,6 +390,7 @@ impl Scene {
             resolved.push((mesh, mat, checked_bounds(i, &d.transform, &bounds)?));
         }
         let mut ids = Vec::with_capacity(descs.len());
+        self.structure += 1;
         for (d, (mesh, mat, b)) in descs.iter().zip(resolved) {
             let dense = self.objects.len() as u32;
             let id = self.slots.insert(dense);
@@ -408,6 +412,7 @@ impl Scene {
             let mat = r.material(d.material).ok_or(SceneError::StaleHandle { kind: HandleKind::Material, index: i })?;
             resolved.push((dense, mesh, mat, checked_bounds(i, &d.transform, &bounds)?));
         }
+        self.structure += 1;
         for ((_, d), (dense, mesh, mat, b)) in edits.iter().zip(resolved) {
             let i = dense as usize;
             Self::users(&mut self.mesh_users, self.objects.mesh[i], -1);
@@ -455,6 +460,7 @@ impl Scene {
         if let Some(w) = seen.windows(2).filter(|w| w[0].0 == w[1].0).min_by_key(|w| w[1].1) {
             return Err(SceneError::StaleHandle { kind: HandleKind::Object, index: w[1].1.max(w[0].1) });
         }
+        self.structure += 1;
         for id in ids {
             let dense = self.slots.remove(*id).expect("checked above") as usize;
             Self::users(&mut self.mesh_users, self.objects.mesh[dense], -1);

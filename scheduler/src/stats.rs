@@ -52,8 +52,15 @@ pub struct FrameStats {
     pub objects: u32,
     /// Views rendered.
     pub views: u32,
-    /// Visible objects per view (first `views` entries, in the order given to `render`).
+    /// Visible objects per view (first `views` entries, in the order given to `render`);
+    /// for a view culled on the GPU, the candidates its cull tests (what is visible is
+    /// known on the GPU only).
     pub visible: [u32; MAX_VIEWS],
+    /// Views culled on the GPU ([`CullMode::Gpu`](crate::CullOn::Gpu)).
+    pub gpu_culled_views: u32,
+    /// Of those, views whose buckets were built this frame (the scene's structure, the
+    /// materials or the view's filters changed; otherwise no per-object CPU work).
+    pub buckets_built: u32,
     /// Queue items over all views.
     pub queue_items: u32,
     /// Views whose sort started from last frame's order (the rest from object order: the
@@ -114,6 +121,8 @@ impl Default for FrameStats {
             objects: 0,
             views: 0,
             visible: [0; MAX_VIEWS],
+            gpu_culled_views: 0,
+            buckets_built: 0,
             queue_items: 0,
             sorts_from_last_order: 0,
             sorts_nearly_in_order: 0,

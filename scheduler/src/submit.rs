@@ -30,6 +30,10 @@ pub(crate) struct ViewUpload {
     pub(crate) instances: Vec<u32>,
     pub(crate) args_buffer: Option<BufferId>,
     pub(crate) args: Vec<DrawIndexedIndirectArgs>,
+    /// A GPU-culled view's bucket starts and candidates, where they changed.
+    pub(crate) lists: (Option<BufferId>, Vec<u32>),
+    /// A GPU-culled view's cull parameters: (buffer, offset, bytes).
+    pub(crate) params: Option<(BufferId, u64, [u8; crate::gpu_cull::PARAMS_SIZE])>,
 }
 
 /// Everything one frame hands to the submission thread. Reused across frames.
@@ -42,6 +46,10 @@ pub(crate) struct FramePacket<C> {
     pub(crate) transforms: (Option<BufferId>, Vec<u8>),
     /// (byte offset in the transform buffer, range in `transforms.1`).
     pub(crate) transform_writes: Vec<(u64, Range<usize>)>,
+    /// Where the renderer culls on the GPU: the bounds buffer, and the world bounds of the
+    /// objects `transform_writes` names ([`crate::gpu_cull::BOUNDS_SIZE`] bytes per object
+    /// where a transform has 64: each write's offsets halved).
+    pub(crate) bounds: (Option<BufferId>, Vec<[f32; 8]>),
     /// Meshes made since the last frame, written into the shared mesh buffers before this
     /// frame's passes: (buffer, byte offset, range in `mesh_bytes`).
     pub(crate) mesh_writes: Vec<(BufferId, u64, Range<usize>)>,
@@ -60,6 +68,7 @@ impl<C> Default for FramePacket<C> {
             constants: (None, Vec::new()),
             transforms: (None, Vec::new()),
             transform_writes: Vec::new(),
+            bounds: (None, Vec::new()),
             mesh_writes: Vec::new(),
             mesh_bytes: Vec::new(),
             views: Vec::new(),
@@ -70,9 +79,17 @@ impl<C> Default for FramePacket<C> {
 
 impl<C> FramePacket<C> {
     pub(crate) fn upload_bytes(&self) -> u64 {
-        let views: usize = self.views.iter().map(|v| v.instances.len() * 4 + v.args.len() * 20).sum();
+        let views: usize = self
+            .views
+            .iter()
+            .map(|v| {
+                let params = v.params.map_or(0, |p| p.2.len());
+                (v.instances.len() + v.lists.1.len()) * 4 + v.args.len() * 20 + params
+            })
+            .sum();
         let transforms: usize = self.transform_writes.iter().map(|(_, r)| r.len()).sum();
-        (self.globals.1.len() + self.constants.1.len() + transforms + self.mesh_bytes.len() + views) as u64
+        let bounds = size_of_val(&self.bounds.1[..]);
+        (self.globals.1.len() + self.constants.1.len() + transforms + bounds + self.mesh_bytes.len() + views) as u64
     }
 }
 
@@ -287,8 +304,8 @@ fn submit_packet<B: Backend>(
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
 ) -> Result<SubmissionId, SubmitError> {
-    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 meshes;
-    // the views' follow.
+    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 meshes,
+    // 4 bounds; the views' follow.
     writes.clear();
     for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
         if let (Some(b), false) = (buf, bytes.is_empty()) {
@@ -303,6 +320,11 @@ fn submit_packet<B: Backend>(
     for (b, off, r) in &p.mesh_writes {
         writes.push((*b, *off, 3, r.clone()));
     }
+    if let Some(b) = p.bounds.0 {
+        for (off, r) in &p.transform_writes {
+            writes.push((b, off / 2, 4, r.start / 2..r.end / 2));
+        }
+    }
     let mut uploads = recycle(std::mem::take(spare));
     uploads.extend(
         writes
@@ -312,7 +334,8 @@ fn submit_packet<B: Backend>(
                     0 => &p.globals.1[r.clone()],
                     1 => &p.constants.1[r.clone()],
                     2 => &p.transforms.1[r.clone()],
-                    _ => &p.mesh_bytes[r.clone()],
+                    3 => &p.mesh_bytes[r.clone()],
+                    _ => &bytemuck::cast_slice::<_, u8>(&p.bounds.1)[r.clone()],
                 };
                 BufferWrite { buffer: *buffer, offset: *offset, data }
             })
@@ -327,7 +350,17 @@ fn submit_packet<B: Backend>(
                     offset: 0,
                     data: bytemuck::cast_slice(&v.args),
                 });
-                inst.into_iter().chain(args)
+                let lists = v.lists.0.filter(|_| !v.lists.1.is_empty()).map(|b| BufferWrite {
+                    buffer: b,
+                    offset: 0,
+                    data: bytemuck::cast_slice(&v.lists.1),
+                });
+                let params = v.params.as_ref().map(|(b, offset, bytes)| BufferWrite {
+                    buffer: *b,
+                    offset: *offset,
+                    data: &bytes[..],
+                });
+                inst.into_iter().chain(args).chain(lists).chain(params)
             })),
     );
     let result = backend.submit(&uploads, &mut p.passes);

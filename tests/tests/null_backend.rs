@@ -127,7 +127,8 @@ fn each_invalid_command_has_its_error() {
 
 #[test]
 fn multi_draw_needs_the_capability() {
-    let b = NullBackend::new(false);
+    let caps = NullBackend::new(false).caps();
+    let b = NullBackend::with_caps(switchyard::backend::Caps { indirect_draws: false, ..caps });
     let s = TwoQuads::create(&b, 0).unwrap();
     assert_eq!(
         b.record(&s.pass(), ChunkPosition::SINGLE, &s.indirect_stream()).unwrap_err(),

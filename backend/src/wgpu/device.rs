@@ -93,6 +93,9 @@ impl WgpuBackend {
             multi_draw_indirect: encoding == Encoding::CommandBuffer
                 && features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
                 && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
+            indirect_draws: features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+                && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
+            max_storage_buffers_per_stage: limits.max_storage_buffers_per_shader_stage,
             min_uniform_offset_alignment: limits
                 .min_uniform_buffer_offset_alignment
                 .max(limits.min_storage_buffer_offset_alignment),

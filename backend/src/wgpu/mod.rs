@@ -499,6 +499,13 @@ impl Backend for WgpuBackend {
         self.read_back(texture)
     }
 
+    fn read_buffer(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {
+        if self.is_lost() {
+            return Err(ReadbackError::DeviceLost);
+        }
+        self.read_buffer_bytes(buffer, offset, len)
+    }
+
     fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
         self.acquire_image(surface)
     }

@@ -1,10 +1,11 @@
-//! Reading a color target back to the CPU as tightly packed RGBA8 rows.
+//! Reading a color target back to the CPU as tightly packed RGBA8 rows, and a buffer's
+//! bytes.
 use std::sync::atomic::Ordering;
 
 use super::WgpuBackend;
 use crate::desc::{TextureFormat, TextureUsage};
 use crate::error::ReadbackError;
-use crate::handle::TextureId;
+use crate::handle::{BufferId, TextureId};
 use crate::Image;
 
 impl WgpuBackend {
@@ -70,5 +71,37 @@ impl WgpuBackend {
             pixels.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
         }
         Ok(Image { width: m.width, height: m.height, pixels })
+    }
+
+    /// Copies `len` bytes of `buffer` from `offset` into a mapped buffer (waits for the GPU).
+    pub(super) fn read_buffer_bytes(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {
+        let reg = self.reg.read();
+        let e = reg.buffers.get(buffer).ok_or(ReadbackError::InvalidHandle)?;
+        crate::validate::check_buffer_read(&e.meta, offset, len)?;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("switchyard-readback"),
+            size: len,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-readback") });
+        enc.copy_buffer_to_buffer(&e.obj, offset, &staging, 0, len);
+        self.queue.submit([enc.finish()]);
+        drop(reg);
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map_err(|e| ReadbackError::Map(e.to_string()))?;
+        if self.lost.load(Ordering::Relaxed) {
+            return Err(ReadbackError::DeviceLost);
+        }
+        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))?;
+        let bytes = staging.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?.to_vec();
+        staging.unmap();
+        Ok(bytes)
     }
 }

@@ -24,6 +24,9 @@ pub struct RendererConfig {
     pub max_materials: usize,
     /// Use multi-draw-indirect where the backend has it.
     pub multi_draw: bool,
+    /// Where views are culled ([`CullMode`](crate::CullOn)); GPU culling falls back to
+    /// the CPU where the backend cannot ([`Renderer::cull_fallback`](crate::Renderer::cull_fallback)).
+    pub cull: crate::CullOn,
     /// Keep display lists between frames (the default). `false` rebuilds every used list
     /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
     pub display_list_cache: bool,
@@ -44,6 +47,7 @@ impl Default for RendererConfig {
             max_objects: 1 << 20,
             max_materials: 4096,
             multi_draw: true,
+            cull: crate::CullOn::Cpu,
             display_list_cache: true,
             digest: None,
         }

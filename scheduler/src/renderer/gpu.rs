@@ -40,6 +40,8 @@ pub(crate) struct FrameResources {
     pub(crate) point_sampler: SamplerId,
     /// Group 0 of shadow passes (globals, transforms).
     pub(crate) shadow_group: BindGroupId,
+    /// The cull pipelines and the bounds buffer, where the renderer culls on the GPU.
+    pub(crate) cull: Option<crate::gpu_cull::CullObjects>,
 }
 
 /// Creates a buffer of at least `size` bytes (rounded up to 4) that CPU writes can fill.
@@ -92,8 +94,14 @@ impl<B: Backend> Drop for Made<'_, B> {
 
 impl FrameResources {
     /// Creates the fixed objects, the transform buffer for `max_objects` and the constant
-    /// ring for `max_materials`; on an error, none stays.
-    pub(crate) fn create<B: Backend>(b: &B, max_objects: usize, max_materials: usize) -> Result<Self, InitError> {
+    /// ring for `max_materials`, and with `gpu_cull` the cull pipelines and the bounds
+    /// buffer; on an error, none stays.
+    pub(crate) fn create<B: Backend>(
+        b: &B,
+        max_objects: usize,
+        max_materials: usize,
+        gpu_cull: bool,
+    ) -> Result<Self, InitError> {
         let mut m = Made::new(b);
         let target = |label: &str, w, h, format, usage| {
             b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage, samples: 1 })
@@ -134,8 +142,10 @@ impl FrameResources {
             layout: layouts.shadow_globals,
             entries: vec![BindEntry { binding: 0, resource: globals }, BindEntry { binding: 1, resource: transforms }],
         }))?;
+        let cull = if gpu_cull { Some(crate::gpu_cull::CullObjects::create(&mut m, b, max_objects)?) } else { None };
         m.keep();
         Ok(Self {
+            cull,
             white,
             no_shadow,
             layouts,
@@ -151,9 +161,9 @@ impl FrameResources {
     }
 
     /// Every object here, given up (the renderer goes, or its device did).
-    pub(crate) fn resources(&self) -> [Resource; 13] {
+    pub(crate) fn resources(&self) -> Vec<Resource> {
         let l = &self.layouts;
-        [
+        let mut all = vec![
             Resource::BindGroup(self.shadow_group),
             Resource::Texture(self.white),
             Resource::Texture(self.no_shadow),
@@ -167,7 +177,9 @@ impl FrameResources {
             Resource::Sampler(self.shadow_sampler),
             Resource::Sampler(self.post_sampler),
             Resource::Sampler(self.point_sampler),
-        ]
+        ];
+        all.extend(self.cull.iter().flat_map(|c| c.resources()));
+        all
     }
 
     /// Group 1 of a material: the constant ring (at the material's dynamic offset), its

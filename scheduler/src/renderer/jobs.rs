@@ -14,11 +14,12 @@ use crate::cull::{cull_view, CullCtx};
 use crate::error::RenderError;
 use crate::frame_graph::CallbackContext;
 use crate::frame_graph::{Queue, TargetId};
+use crate::gpu_cull::{bucket_view, BucketCtx, Buckets};
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
 use crate::material::{BuildCtx, MaterialFrame};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::RecordedPass;
-use crate::record::{record_view, RecordInput};
+use crate::record::{record_gpu_view, record_view, RecordInput};
 use crate::scene::Objects;
 use crate::sort::SortedQueue;
 use crate::sort::{sort_view, SortCtx};
@@ -39,6 +40,9 @@ pub(crate) struct ViewSetup {
     pub(crate) queue: Queue,
     /// The view's index in the globals buffer (its order in the `render` call).
     pub(crate) slot: u32,
+    /// Culled on the GPU this frame (`gpu_cull.rs`): its cull job builds buckets, its sort
+    /// and batch jobs see no visible objects, its record job records indirect draws.
+    pub(crate) gpu: bool,
 }
 
 /// One view's stage outputs, one slot each: written by its stage's job, read by the next.
@@ -46,6 +50,7 @@ pub(crate) struct ViewSetup {
 pub(crate) struct ViewFrame<C> {
     pub(crate) setup: ViewSetup,
     pub(crate) visible: Slot<VisibleList>,
+    pub(crate) buckets: Slot<Buckets>,
     pub(crate) sorted: Slot<SortedQueue>,
     pub(crate) batches: Slot<Batches>,
     pub(crate) recorded: Slot<RecordedPass<C>>,
@@ -60,6 +65,7 @@ impl<C> ViewFrame<C> {
         Self {
             setup,
             visible: Slot::default(),
+            buckets: Slot::default(),
             sorted: Slot::default(),
             batches: Slot::default(),
             recorded: Slot::default(),
@@ -130,6 +136,7 @@ pub(crate) enum Job {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Datum {
     Visible(usize),
+    Buckets(usize),
     Sorted(usize),
     Batches(usize),
     Recorded(usize),
@@ -146,7 +153,7 @@ impl GraphJob for Job {
     fn accesses(&self, out: &mut Vec<Access<Datum>>) {
         use Access::{Read, Write};
         match *self {
-            Job::Cull(v) => out.push(Write(Datum::Visible(v))),
+            Job::Cull(v) => out.extend([Write(Datum::Visible(v)), Write(Datum::Buckets(v))]),
             Job::Sort(v) => out.extend([Read(Datum::Visible(v)), Write(Datum::Sorted(v))]),
             Job::Batch(v) => out.extend([Read(Datum::Sorted(v)), Write(Datum::Batches(v))]),
             Job::Patch { views } => {
@@ -154,6 +161,7 @@ impl GraphJob for Job {
                 out.extend([Write(Datum::Patched), Write(Datum::Library)]);
             }
             Job::Record(v) => out.extend([
+                Read(Datum::Buckets(v)),
                 Read(Datum::Sorted(v)),
                 Read(Datum::Batches(v)),
                 Read(Datum::Patched),
@@ -187,6 +195,8 @@ pub(super) fn build_graph(views: &[&str], engine: &[&str]) -> Result<JobGraph<Jo
 pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) res: &'a Resources<B>,
     pub(super) objects: &'a Objects,
+    /// The scene's structure count (GPU culling's buckets).
+    pub(super) structure: u64,
     pub(super) blocks: &'a CullBlocks,
     pub(super) mat_frames: &'a [MaterialFrame],
     pub(super) lacking_passes: u8,
@@ -206,6 +216,21 @@ impl<B: Backend> FrameJobs<'_, B> {
             panic!("fault injected into job {job:?}");
         }
         match job {
+            Job::Cull(v) if self.views[v].setup.gpu => {
+                let view = &self.views[v];
+                let ctx = BucketCtx {
+                    label: &view.setup.pass.label,
+                    objects: self.objects,
+                    structure: self.structure,
+                    mat_frames: self.mat_frames,
+                    mesh_hashes: &self.res.mesh_hashes,
+                    queue: view.setup.queue,
+                    pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
+                };
+                let mut buckets = view.buckets.write();
+                bucket_view(&ctx, &view.setup.view, &mut buckets);
+                view.visible.write().culled_on_gpu(&buckets.used, buckets.ms);
+            }
             Job::Cull(v) => {
                 let view = &self.views[v];
                 let ctx = CullCtx {
@@ -268,6 +293,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                 }
                 let s = self.res;
                 let setup = &view.setup;
+                let cull = s.gpu.cull.as_ref().filter(|_| setup.gpu);
                 let input = RecordInput {
                     backend: &*s.backend,
                     view: &setup.view,
@@ -278,13 +304,24 @@ impl<B: Backend> FrameJobs<'_, B> {
                     meshes: &s.mesh_ranges,
                     digest: s.digest,
                 };
-                record_view(
-                    &input,
-                    &view.sorted.read(),
-                    &view.batches.read(),
-                    &patched.lists,
-                    &mut view.recorded.write(),
-                );
+                match cull {
+                    Some(cull) => record_gpu_view(
+                        &input,
+                        cull,
+                        &setup.frustum,
+                        &view.buckets.read(),
+                        setup.slot,
+                        &patched.lists,
+                        &mut view.recorded.write(),
+                    ),
+                    None => record_view(
+                        &input,
+                        &view.sorted.read(),
+                        &view.batches.read(),
+                        &patched.lists,
+                        &mut view.recorded.write(),
+                    ),
+                }
             }
             Job::Engine(o) => self.record_engine_pass(o),
         }

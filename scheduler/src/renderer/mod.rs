@@ -62,7 +62,7 @@ pub use meshes::{MeshData, MeshMemory, Vertex};
 pub use present::Presented;
 pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
-pub use reference::{ReferenceFrame, ViewOutput};
+pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
 pub use resources::Lighting;
 
 /// The Switchyard renderer over a backend: a thin owner of the worker pool, the scene and
@@ -154,6 +154,18 @@ impl<B: Backend> Renderer<B> {
     /// Whether draws go through multi-draw-indirect.
     pub fn multi_draw(&self) -> bool {
         self.res.multi_draw
+    }
+
+    /// Whether views are culled on the GPU ([`CullMode::Gpu`](crate::CullOn::Gpu) over a
+    /// backend that can: shadow passes and opaque forward passes).
+    pub fn gpu_cull(&self) -> bool {
+        self.res.gpu.cull.is_some()
+    }
+
+    /// Why GPU culling was asked for and every view is culled on the CPU instead: what the
+    /// backend lacks (`None` where it culls on the GPU or was not asked to).
+    pub fn cull_fallback(&self) -> Option<&'static str> {
+        self.res.cull_fallback
     }
 
     /// Whether each frame's command stream is digested ([`FrameStats::digest`](crate::FrameStats::digest)).

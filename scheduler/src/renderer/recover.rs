@@ -42,7 +42,8 @@ impl<B: Backend> Renderer<B> {
         }
         let b = &*backend;
         // On an error nothing made here stays on the new backend.
-        let gpu = FrameResources::create(b, self.config.max_objects, self.config.max_materials)?;
+        let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(self.config.cull, &b.caps());
+        let gpu = FrameResources::create(b, self.config.max_objects, self.config.max_materials, gpu_cull)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let s = &self.res;
@@ -98,6 +99,7 @@ impl<B: Backend> Renderer<B> {
         }
         let s = &mut self.res;
         s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
+        s.cull_fallback = cull_fallback;
         (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
         // The new buffers hold every mesh already.
         s.pending_uploads.clear();
@@ -131,6 +133,7 @@ impl<B: Backend> Renderer<B> {
             gone.extend(
                 [rec.instance_buf.take(), rec.args_buf.take()].into_iter().flatten().map(|g| Resource::Buffer(g.id)),
             );
+            gone.extend(rec.gpu.take().into_iter().flat_map(|g| g.resources()));
         }
         let lib = s.library.get_mut();
         gone.extend(lib.materials.iter().flatten().map(|m| Resource::BindGroup(m.group)));

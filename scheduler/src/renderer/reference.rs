@@ -50,7 +50,36 @@ pub struct ReferenceFrame {
     pub digest: u64,
 }
 
+/// What a GPU-culled view gave its cull in the last frame, and where the GPU wrote.
+#[derive(Clone, Debug)]
+pub struct GpuCullView {
+    /// The frustum the GPU tested against.
+    pub frustum: Frustum,
+    /// Bucket starts in `candidates` (buckets + 1 entries).
+    pub starts: Vec<u32>,
+    /// The candidates' dense object indices.
+    pub candidates: Vec<u32>,
+    /// The instance buffer (the visible candidates compacted, u32 each).
+    pub instances: switchyard_backend::BufferId,
+    /// The indirect buffer (one record per bucket).
+    pub args: switchyard_backend::BufferId,
+}
+
 impl<B: Backend> Renderer<B> {
+    /// View `v`'s GPU cull in the last frame (`None` where it was culled on the CPU).
+    pub fn gpu_cull_view(&self, v: usize) -> Option<GpuCullView> {
+        let w = self.frame.views.get(v).filter(|w| w.setup.gpu)?;
+        let (b, rec) = (w.buckets.read(), w.recorded.read());
+        let n = b.buckets.len();
+        Some(GpuCullView {
+            frustum: w.setup.frustum,
+            starts: b.lists.get(..=n)?.to_vec(),
+            candidates: b.lists.get(n + 1..)?.to_vec(),
+            instances: rec.instance_buf.as_ref()?.id,
+            args: rec.args_buf.as_ref()?.id,
+        })
+    }
+
     /// The parallel pipeline's outputs of the last frame for view `v`.
     pub fn view_output(&self, v: usize) -> Option<ViewOutput> {
         let w = self.frame.views.get(v)?;

@@ -7,12 +7,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{
-    Backend, BufferId, BufferUsage, CreateError, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId,
-};
+use switchyard_backend::{Backend, BufferUsage, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId};
 use switchyard_kernels::cull::Frustum;
 
-use super::gpu::{self, buffer, GLOBALS_SLOT};
+use super::gpu::{self, GLOBALS_SLOT};
 use super::input::check_targets;
 use super::jobs::{EngineRecorded, FrameJobs, ViewFrame, ViewSetup};
 use super::plan::{self, Entry, FramePlan};
@@ -26,7 +24,7 @@ use crate::graph::Slot;
 use crate::material::MaterialFrame;
 use crate::patch::PatchedLists;
 use crate::profile;
-use crate::record::GrowBuffer;
+use crate::record::grow;
 use crate::stats::FrameStats;
 use crate::stats::PassTraffic;
 use crate::submit::{FramePacket, ViewUpload};
@@ -270,6 +268,7 @@ impl<B: Backend> Renderer<B> {
             packet.transform_writes.push((s as u64 * gpu::TRANSFORM_SIZE, total..total + bytes));
             total += bytes;
         }
+        self.write_dirty_bounds(packet, total / 2);
         let dst = &mut packet.transforms.1;
         switchyard_kernels::par::set_len(dst, total);
         // Each block of the packet's bytes copies the parts of the writes it holds; a
@@ -286,6 +285,40 @@ impl<B: Backend> Renderer<B> {
                     let (lo, hi) = (r.start.max(a), r.end.min(b));
                     let from = *offset as usize + (lo - r.start);
                     dst[lo - a..hi - a].copy_from_slice(&src[from..from + (hi - lo)]);
+                }
+            })
+        });
+    }
+
+    /// Where the renderer culls on the GPU, the world bounds of the objects whose
+    /// transforms the packet writes (`bytes` in all), in the same order.
+    fn write_dirty_bounds(&mut self, packet: &mut FramePacket<B::Chunk>, bytes: usize) {
+        packet.bounds.0 = self.res.gpu.cull.as_ref().map(|c| c.bounds_buf);
+        const PER: usize = crate::gpu_cull::BOUNDS_SIZE as usize;
+        let dst = &mut packet.bounds.1;
+        if packet.bounds.0.is_none() {
+            dst.clear();
+            return;
+        }
+        switchyard_kernels::par::set_len(dst, bytes / PER);
+        let (o, writes) = (&self.scene.objects, &packet.transform_writes);
+        const _: () = assert!(PER == size_of::<[f32; 8]>() && 2 * PER as u64 == gpu::TRANSFORM_SIZE);
+        // As the transforms: each block of the packet's bounds fills the parts of the writes
+        // it holds (object `k` of a write's range is its first object plus `k`).
+        const BLOCK: usize = 1 << 14;
+        let t = gpu::TRANSFORM_SIZE as usize;
+        self.pool.install(|| {
+            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(c, dst)| {
+                let _busy = switchyard_kernels::busy::Region::enter();
+                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
+                let first = writes.partition_point(|(_, r)| r.end / t <= a);
+                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
+                    let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
+                    let object = *offset as usize / t + (lo - r.start / t);
+                    for (k, d) in dst[lo - a..hi - a].iter_mut().enumerate() {
+                        let i = object + k;
+                        *d = [o.cx[i], o.cy[i], o.cz[i], 0.0, o.ex[i], o.ey[i], o.ez[i], 0.0];
+                    }
                 }
             })
         });
@@ -354,6 +387,7 @@ impl<B: Backend> Renderer<B> {
                 group: sp.group,
                 queue: sp.queue,
                 slot: s as u32,
+                gpu: self.res.gpu.cull.is_some() && crate::gpu_cull::culls_on_gpu(&view, sp.queue),
             };
             match self.frame.views.get_mut(s) {
                 Some(w) => w.setup = setup,
@@ -381,18 +415,30 @@ impl<B: Backend> Renderer<B> {
         let need = self.scene.len().max(1024) as u64;
         let s = &mut self.res;
         let b = &*s.backend;
+        // The GPU writes a GPU-culled view's instances and records (and tests read them).
+        let gpu_usage =
+            if s.gpu.cull.is_some() { BufferUsage::STORAGE | BufferUsage::COPY_SRC } else { BufferUsage::NONE };
         for e in &plan.entries {
             let &Entry::Scene(v) = e else { continue };
-            let rec = self.frame.views[v].recorded.get_mut();
+            let w = &mut self.frame.views[v];
+            let rec = w.recorded.get_mut();
+            let mut gone = Vec::new();
             for (buffer, size, usage, label) in [
-                (&mut rec.instance_buf, 4, BufferUsage::VERTEX, "instances"),
-                (&mut rec.args_buf, 20, BufferUsage::INDIRECT, "indirect"),
+                (&mut rec.instance_buf, 4, BufferUsage::VERTEX | gpu_usage, "instances"),
+                (&mut rec.args_buf, 20, BufferUsage::INDIRECT | gpu_usage, "indirect"),
             ] {
-                // The old buffer goes once the frames that upload into it have finished.
-                if let Some(old) = grow(b, buffer, need * size, usage, label).map_err(RenderError::FrameBuffer)? {
-                    self.device.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
-                }
+                gone.extend(grow(b, buffer, need * size, usage, label).map_err(RenderError::FrameBuffer)?);
             }
+            let mut gone: Vec<Resource> = gone.into_iter().map(Resource::Buffer).collect();
+            let made = match (&s.gpu.cull, w.setup.gpu) {
+                (Some(cull), true) => crate::gpu_cull::prepare_view(b, cull, rec, need, &mut gone),
+                _ => Ok(()),
+            };
+            // What was replaced goes once the frames that may read it have finished.
+            for r in gone {
+                self.device.retired.retire(Retiree::Resource(r), b, &mut s.meshes);
+            }
+            made.map_err(RenderError::FrameBuffer)?;
         }
         Ok(())
     }
@@ -423,6 +469,7 @@ impl<B: Backend> Renderer<B> {
         let jobs = FrameJobs {
             res: &self.res,
             objects: &self.scene.objects,
+            structure: self.scene.structure,
             blocks: &self.scene.blocks,
             mat_frames: &self.frame.mat_frames,
             lacking_passes: self.frame.lacking_passes,
@@ -481,24 +528,52 @@ impl<B: Backend> Renderer<B> {
         stats.objects = self.scene.len() as u32;
 
         stats.views = plan.scenes.len() as u32;
-        packet.passes.resize_with(plan.entries.len(), || PassSubmit {
+        // Views culled on the GPU: their dispatches in one compute pass before the others.
+        let cull =
+            self.res.gpu.cull.as_ref().filter(|_| self.frame.views[..plan.scenes.len()].iter().any(|w| w.setup.gpu));
+        let first = usize::from(cull.is_some());
+        packet.passes.resize_with(plan.entries.len() + first, || PassSubmit {
             desc: PassDesc { label: "".into(), color: None, depth: None, compute: false },
             chunks: Vec::new(),
         });
-        stats.pass_count = plan.entries.len() as u32;
+        stats.pass_count = packet.passes.len() as u32;
         for (traffic, bytes) in stats.passes.iter_mut().zip(&plan.graph.bytes) {
             *traffic = PassTraffic { loaded: bytes.loaded, stored: bytes.stored, resolved: bytes.resolved };
         }
         (stats.target_bytes, stats.target_bytes_saved) = (plan.memory.bytes, plan.memory.saved);
         let mut digest = Digest::default();
+        if let Some(cull) = cull {
+            let p = &mut packet.passes[0];
+            p.chunks.clear();
+            p.desc.clone_from(&cull.pass);
+            digest.pass(&cull.pass);
+            for w in self.frame.views[..plan.scenes.len()].iter_mut().filter(|w| w.setup.gpu) {
+                let rec = w.recorded.get_mut();
+                if !rec.cull_cmds.is_empty() {
+                    digest.combine(rec.cull_digest);
+                }
+                if let Some(c) = rec.cull_chunk.take() {
+                    stats.chunks += 1;
+                    stats.dispatches += 4;
+                    p.chunks.push(c);
+                }
+            }
+        }
         for (k, e) in plan.entries.iter().enumerate() {
-            let p = &mut packet.passes[k];
+            let p = &mut packet.passes[k + first];
             p.chunks.clear();
             match *e {
                 Entry::Scene(v) => {
                     let w = &mut self.frame.views[v];
                     let (visible, sorted, batches) = (w.visible.get_mut(), w.sorted.get_mut(), w.batches.get_mut());
                     stats.visible[v] = visible.len() as u32;
+                    if w.setup.gpu {
+                        let buckets = w.buckets.get_mut();
+                        stats.visible[v] = buckets.candidates().len() as u32;
+                        stats.gpu_culled_views += 1;
+                        stats.buckets_built += u32::from(buckets.rebuilt);
+                        stats.batches += buckets.buckets.len() as u32;
+                    }
                     stats.queue_items += sorted.queue.len() as u32;
                     stats.sorts_from_last_order += u32::from(sorted.from_last_order);
                     stats.sorts_nearly_in_order += u32::from(sorted.nearly_in_order());
@@ -547,6 +622,12 @@ impl<B: Backend> Renderer<B> {
     fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
         packet.passes.iter_mut().for_each(|p| p.chunks.clear());
         packet.present = None;
+        // The bucket lists it would have uploaded go with the next frame too.
+        for w in &mut self.frame.views {
+            if let Some(g) = w.recorded.get_mut().gpu.as_mut() {
+                g.uploaded = None;
+            }
+        }
         self.device.submit.give_back(packet);
         let n = self.scene.len() as u32;
         if n > 0 {
@@ -554,21 +635,4 @@ impl<B: Backend> Renderer<B> {
             self.scene.dirty.push((0, n));
         }
     }
-}
-
-/// Grows a per-view buffer to at least `need` bytes (they are in no bind group); returns
-/// the buffer it replaced, for the caller to retire.
-fn grow<B: Backend>(
-    b: &B,
-    g: &mut Option<GrowBuffer>,
-    need: u64,
-    usage: BufferUsage,
-    label: &str,
-) -> Result<Option<BufferId>, CreateError> {
-    if g.as_ref().is_some_and(|g| g.capacity >= need) {
-        return Ok(None);
-    }
-    let cap = need.next_power_of_two();
-    let id = buffer(b, label, cap, usage)?;
-    Ok(g.replace(GrowBuffer { id, capacity: cap }).map(|old| old.id))
 }

@@ -108,6 +108,8 @@ pub(super) struct Resources<B: Backend> {
     /// Digest every chunk's commands.
     pub(super) digest: bool,
     pub(super) kernel: CullLoop,
+    /// Why GPU culling was asked for and not done (the backend lacks what it needs).
+    pub(super) cull_fallback: Option<&'static str>,
 }
 
 impl<B: Backend> Resources<B> {
@@ -115,7 +117,8 @@ impl<B: Backend> Resources<B> {
     /// texture yet. On an error nothing made here stays on the backend.
     pub(super) fn new(backend: Arc<B>, config: &RendererConfig, owner: Owner) -> Result<Self, InitError> {
         let b = &*backend;
-        let gpu = FrameResources::create(b, config.max_objects, config.max_materials)?;
+        let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(config.cull, &b.caps());
+        let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let vertices =
@@ -150,6 +153,7 @@ impl<B: Backend> Resources<B> {
             display_list_cache: config.display_list_cache,
             digest,
             kernel: CullLoop::best(),
+            cull_fallback,
         })
     }
 }

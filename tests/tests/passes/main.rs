@@ -5,5 +5,6 @@
 
 mod compute;
 mod external_inputs;
+mod gpu_cull;
 mod msaa;
 mod shadow_maps;

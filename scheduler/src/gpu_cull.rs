@@ -1,0 +1,515 @@
+//! Stage 1 on the GPU: a view's frustum cull as compute work, its draws indirect.
+//!
+//! Where the renderer culls on the GPU ([`CullOn::Gpu`] and a backend that can), a view
+//! whose draw order does not depend on depth (a shadow pass, or a forward pass of opaque
+//! objects) skips the CPU's cull, sort and batch stages. Its *buckets* take their place:
+//! the objects the pass may draw (layer, shadow flag and queue filters, as the CPU cull
+//! applies them) grouped by draw state and mesh, in the order of the CPU's sort keys
+//! without their depth field, object order within a bucket. They are built again only
+//! when the scene's structure, the materials or the view's filters change, so a frame in
+//! which nothing is added, removed or re-materialed does no per-object CPU work for the
+//! view.
+//!
+//! On the GPU (`shaders/cull.wgsl`), a compute pass at the start of the frame tests every
+//! candidate's world bounds (uploaded with the dirty transforms) against the view's planes
+//! with the CPU cull's math and compacts the visible ones stably: each bucket's instances
+//! are its visible candidates in candidate order, and its indirect record gets their count
+//! and first instance. The recorded draws (one indirect draw per bucket, or one
+//! multi-draw per state run) depend only on the buckets, so the command stream is the same
+//! for any thread count and any camera.
+//!
+//! [`cull_on_cpu`] is the oracle: the same candidates culled on the CPU, compacted the
+//! same way; tests read the GPU's instances and records back and compare.
+
+use rayon::prelude::*;
+use switchyard_backend::{
+    Backend, BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindGroupLayoutId, BindResource, BindingType,
+    BufferId, Caps, Command, ComputePipelineDesc, CreateError, DynamicOffsets, LayoutEntry, PassDesc, PipelineId,
+    Resource, ShaderModuleDesc, Stages, MAX_WORKGROUPS_PER_DIMENSION,
+};
+use switchyard_kernels::cull::Frustum;
+
+use crate::batch::{batch_state, Batch};
+use crate::cull::MaterialSet;
+use crate::frame_graph::Queue;
+use crate::material::{MaterialFrame, PassKind};
+use crate::profile;
+use crate::record::{GrowBuffer, RecordedPass};
+use crate::renderer::gpu::buffer;
+use crate::scene::{Objects, CASTS_SHADOWS};
+use crate::sort::item_key;
+use crate::sort::key::DEPTH_BITS;
+use crate::view::View;
+use switchyard_backend::BufferUsage;
+
+/// Where a renderer culls its views (not to be confused with the backend's face culling,
+/// `CullMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CullOn {
+    /// Every view on the CPU (the workers).
+    #[default]
+    Cpu,
+    /// Shadow passes and opaque forward passes on the GPU, where the backend has compute,
+    /// indirect draws with a first instance and five storage buffers per stage
+    /// ([`gpu_cull_support`]); other views, and every view elsewhere, on the CPU.
+    Gpu,
+}
+
+/// Candidates per workgroup of the cull shader.
+pub(crate) const GPU_CULL_BLOCK: u32 = 256;
+/// Bytes of one view's parameters in the parameter buffer (the dynamic-offset alignment).
+pub(crate) const PARAMS_SLOT: u64 = 256;
+/// Bytes of the parameters the shader reads (`Params` in `shaders/cull.wgsl`).
+pub(crate) const PARAMS_SIZE: usize = 128;
+/// Bytes of one object's world bounds in the bounds buffer (center and half extents, two
+/// `vec4`s).
+pub(crate) const BOUNDS_SIZE: u64 = 32;
+
+/// Whether `caps` can cull on the GPU; the reason where not.
+pub fn gpu_cull_support(caps: &Caps) -> Result<(), &'static str> {
+    if !caps.compute {
+        return Err("the backend has no compute passes");
+    }
+    if !caps.indirect_draws {
+        return Err("the backend has no indirect draws with a first instance");
+    }
+    if caps.max_storage_buffers_per_stage < 5 {
+        return Err("the backend binds fewer than five storage buffers per shader stage");
+    }
+    Ok(())
+}
+
+/// Whether a renderer configured with `mode` culls on the GPU over a backend with `caps`,
+/// and why not where it was asked to.
+pub(crate) fn resolve(mode: CullOn, caps: &Caps) -> (bool, Option<&'static str>) {
+    match mode {
+        CullOn::Cpu => (false, None),
+        CullOn::Gpu => match gpu_cull_support(caps) {
+            Ok(()) => (true, None),
+            Err(why) => (false, Some(why)),
+        },
+    }
+}
+
+/// Whether view `view` of a pass with `queue` is culled on the GPU when the renderer can:
+/// its draw order does not depend on depth.
+pub(crate) fn culls_on_gpu(view: &View, queue: Queue) -> bool {
+    view.pass == PassKind::Shadow || queue == Queue::Opaque
+}
+
+/// What a view's buckets were built from: when any of it changes they are built again.
+#[derive(Clone, Debug, PartialEq)]
+struct Stamp {
+    structure: u64,
+    mats: Vec<MaterialFrame>,
+    layer_mask: u16,
+    pass: PassKind,
+    queue: Queue,
+    pass_filter: bool,
+}
+
+/// One GPU-culled view's candidates in buckets.
+#[derive(Debug, Default)]
+pub(crate) struct Buckets {
+    /// Bucket starts in the candidate list (`buckets + 1` entries), then the candidates'
+    /// dense object indices: the bytes of the view's list buffer.
+    pub(crate) lists: Vec<u32>,
+    /// Per bucket: first candidate, candidates, mesh, and the material whose lists it
+    /// draws with.
+    pub(crate) buckets: Vec<Batch>,
+    /// Materials the buckets draw with (for the patch stage).
+    pub(crate) used: MaterialSet,
+    stamp: Option<Stamp>,
+    /// The buckets were built this frame.
+    pub(crate) rebuilt: bool,
+    scratch: Vec<(u64, u32)>,
+    /// Time the stage took, ms.
+    pub(crate) ms: f64,
+}
+
+impl Buckets {
+    /// The candidates' dense object indices, bucket by bucket.
+    pub(crate) fn candidates(&self) -> &[u32] {
+        &self.lists[self.buckets.len() + 1..]
+    }
+}
+
+/// What building a view's buckets reads.
+pub(crate) struct BucketCtx<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) objects: &'a Objects,
+    /// The scene's structure count (see `Scene::structure`).
+    pub(crate) structure: u64,
+    pub(crate) mat_frames: &'a [MaterialFrame],
+    pub(crate) mesh_hashes: &'a [u16],
+    pub(crate) queue: Queue,
+    /// Some material's shader lacks the view's pass kind: leave its objects out.
+    pub(crate) pass_filter: bool,
+}
+
+/// Builds `out` for `view` again where what it was built from changed.
+pub(crate) fn bucket_view(ctx: &BucketCtx<'_>, view: &View, out: &mut Buckets) {
+    let _z = profile::zone_text!("buckets", "view {} ({:?})", ctx.label, view.pass);
+    let t = std::time::Instant::now();
+    // Compared field by field: a frame that builds nothing allocates nothing.
+    let same = out.stamp.as_ref().is_some_and(|s| {
+        s.structure == ctx.structure
+            && s.mats == ctx.mat_frames
+            && s.layer_mask == view.layer_mask
+            && s.pass == view.pass
+            && s.queue == ctx.queue
+            && s.pass_filter == ctx.pass_filter
+    });
+    out.rebuilt = !same;
+    if out.rebuilt {
+        build(ctx, view, out);
+        out.stamp = Some(Stamp {
+            structure: ctx.structure,
+            mats: ctx.mat_frames.to_vec(),
+            layer_mask: view.layer_mask,
+            pass: view.pass,
+            queue: ctx.queue,
+            pass_filter: ctx.pass_filter,
+        });
+    }
+    out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+fn build(ctx: &BucketCtx<'_>, view: &View, out: &mut Buckets) {
+    let o = ctx.objects;
+    let mats = ctx.mat_frames;
+    let mask = u32::from(view.layer_mask);
+    let need = if view.pass == PassKind::Shadow { CASTS_SHADOWS } else { 0 };
+    let filtered = ctx.queue != Queue::All || ctx.pass_filter;
+    let want = (ctx.queue != Queue::Opaque, ctx.queue != Queue::Transparent);
+    let bit = view.pass.bit();
+    // The CPU cull's filters (`cull.rs`), then the key without its depth field; the
+    // object index breaks ties, so the order is total and the same for any thread count.
+    out.scratch.clear();
+    out.scratch.par_extend((0..o.len()).into_par_iter().filter_map(|i| {
+        if (mask >> (o.layer[i] & 31)) & 1 == 0 || o.flags[i] & need != need {
+            return None;
+        }
+        if filtered {
+            let m = &mats[o.material[i] as usize];
+            if !((if m.transparent { want.0 } else { want.1 }) && m.passes & bit != 0) {
+                return None;
+            }
+        }
+        Some((item_key(view, o, i, mats, ctx.mesh_hashes) >> DEPTH_BITS, i as u32))
+    }));
+    out.scratch.par_sort_unstable();
+    // Buckets: runs of equal layer, draw state and mesh (real ids, as batches compare).
+    out.buckets.clear();
+    out.used.reset(mats.len());
+    let state = |i: u32| {
+        let i = i as usize;
+        (o.layer[i], batch_state(view.pass, mats, o.material[i]), o.mesh[i])
+    };
+    let mut prev = None;
+    for (k, &(_, i)) in out.scratch.iter().enumerate() {
+        let s = state(i);
+        if prev != Some(s) {
+            let material = o.material[i as usize];
+            out.buckets.push(Batch { first: k as u32, count: 0, mesh: s.2, material });
+            out.used.insert(material as usize);
+            prev = Some(s);
+        }
+        if let Some(b) = out.buckets.last_mut() {
+            b.count += 1;
+        }
+    }
+    out.lists.clear();
+    out.lists.extend(out.buckets.iter().map(|b| b.first));
+    out.lists.push(out.scratch.len() as u32);
+    out.lists.extend(out.scratch.iter().map(|&(_, i)| i));
+}
+
+/// The oracle: `candidates` (with bucket starts `starts`) culled on the CPU against
+/// `frustum`, compacted as the GPU does: the visible object indices in candidate order,
+/// and per bucket (first instance, instance count).
+pub fn cull_on_cpu(
+    objects: &Objects,
+    frustum: &Frustum,
+    starts: &[u32],
+    candidates: &[u32],
+) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let mut visible = Vec::new();
+    let mut ranges = Vec::new();
+    for w in starts.windows(2) {
+        let first = visible.len() as u32;
+        for &i in &candidates[w[0] as usize..w[1] as usize] {
+            if touches(objects, frustum, i as usize) {
+                visible.push(i);
+            }
+        }
+        ranges.push((first, visible.len() as u32 - first));
+    }
+    (visible, ranges)
+}
+
+/// The CPU cull's plane test for one object, written as the portable loop writes it.
+fn touches(o: &Objects, f: &Frustum, i: usize) -> bool {
+    f.planes.iter().all(|p| {
+        let s = p.x * o.cx[i] + p.y * o.cy[i] + p.z * o.cz[i] + p.w;
+        let r = p.x.abs() * o.ex[i] + p.y.abs() * o.ey[i] + p.z.abs() * o.ez[i];
+        s >= -r
+    })
+}
+
+/// How far object `i`'s bounds are from the frustum's boundary, relative to their size:
+/// the smallest `|s + r|` over the planes divided by the magnitude of the terms. Below
+/// about 1e-5, float rounding (a fused multiply-add on the GPU) may decide the test
+/// differently on the two sides.
+pub fn boundary_margin(o: &Objects, f: &Frustum, i: usize) -> f32 {
+    f.planes
+        .iter()
+        .map(|p| {
+            let s = p.x * o.cx[i] + p.y * o.cy[i] + p.z * o.cz[i] + p.w;
+            let r = p.x.abs() * o.ex[i] + p.y.abs() * o.ey[i] + p.z.abs() * o.ez[i];
+            let scale = (p.x * o.cx[i]).abs() + (p.y * o.cy[i]).abs() + (p.z * o.cz[i]).abs() + p.w.abs() + r;
+            (s + r).abs() / scale.max(f32::MIN_POSITIVE)
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// The parameters of one view's cull (`Params` in `shaders/cull.wgsl`).
+pub(crate) fn params(frustum: &Frustum, buckets: &Buckets) -> [u8; PARAMS_SIZE] {
+    let mut p = [0u8; PARAMS_SIZE];
+    let planes: Vec<f32> = frustum.planes.iter().flat_map(|v| v.to_array()).collect();
+    p[..96].copy_from_slice(bytemuck::cast_slice(&planes));
+    let n = buckets.candidates().len() as u32;
+    let words = [n, n.div_ceil(GPU_CULL_BLOCK), buckets.buckets.len() as u32, buckets.buckets.len() as u32 + 1, n + 1];
+    p[96..116].copy_from_slice(bytemuck::cast_slice(&words));
+    p
+}
+
+/// A dispatch of `groups` workgroups over a 2D grid within the per-dimension limit.
+fn grid(groups: u32) -> Command {
+    let x = groups.min(MAX_WORKGROUPS_PER_DIMENSION);
+    Command::Dispatch { x, y: groups.div_ceil(x.max(1)), z: 1 }
+}
+
+/// The renderer's cull pipelines, their layout and the per-frame buffers every view
+/// shares.
+#[derive(Debug)]
+pub(crate) struct CullObjects {
+    pub(crate) layout: BindGroupLayoutId,
+    shader: switchyard_backend::ShaderId,
+    /// count, scan_blocks, scatter, write_args.
+    pipelines: [PipelineId; 4],
+    /// Per view, [`PARAMS_SLOT`] bytes of parameters.
+    pub(crate) params_buf: BufferId,
+    /// World bounds of every object, [`BOUNDS_SIZE`] bytes each (written with the dirty
+    /// transforms).
+    pub(crate) bounds_buf: BufferId,
+    /// The frame's cull pass (every GPU-culled view's dispatches, before the first pass).
+    pub(crate) pass: PassDesc,
+}
+
+/// One GPU-culled view's buffers (its instance and indirect buffers are the view's own)
+/// and the bind group over them.
+#[derive(Debug)]
+pub(crate) struct ViewCull {
+    /// Bucket starts and candidates ([`lists_bytes`]).
+    pub(crate) lists: GrowBuffer,
+    /// Ranks and block sums ([`scratch_bytes`]).
+    pub(crate) scratch: GrowBuffer,
+    pub(crate) group: BindGroupId,
+    /// The buffers `group` binds: lists, instances, args, scratch.
+    pub(crate) bound: [BufferId; 4],
+    /// The list buffer the current buckets were last uploaded into (`None`: upload them
+    /// with the next frame).
+    pub(crate) uploaded: Option<BufferId>,
+}
+
+impl ViewCull {
+    /// Its buffers and group, given up.
+    pub(crate) fn resources(&self) -> [Resource; 3] {
+        [Resource::BindGroup(self.group), Resource::Buffer(self.lists.id), Resource::Buffer(self.scratch.id)]
+    }
+}
+
+impl CullObjects {
+    /// Creates the pipelines and the shared buffers for `max_objects` objects.
+    pub(crate) fn create<B: Backend>(
+        m: &mut crate::renderer::gpu::Made<'_, B>,
+        b: &B,
+        max_objects: usize,
+    ) -> Result<Self, CreateError> {
+        let entry = |binding, ty| LayoutEntry { binding, visibility: Stages::COMPUTE, ty };
+        let layout = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
+            label: "gpu-cull".into(),
+            entries: vec![
+                entry(0, BindingType::Uniform { dynamic: true, min_size: PARAMS_SIZE as u64 }),
+                entry(1, BindingType::Storage { dynamic: false }),
+                entry(2, BindingType::Storage { dynamic: false }),
+                entry(3, BindingType::StorageReadWrite { dynamic: false }),
+                entry(4, BindingType::StorageReadWrite { dynamic: false }),
+                entry(5, BindingType::StorageReadWrite { dynamic: false }),
+            ],
+        }))?;
+        let shader = m.add(b.create_shader(&ShaderModuleDesc {
+            label: "gpu-cull".into(),
+            wgsl: include_str!("shaders/cull.wgsl").into(),
+        }))?;
+        let mut pipelines = [PipelineId::default(); 4];
+        for (p, entry) in pipelines.iter_mut().zip(["count", "scan_blocks", "scatter", "write_args"]) {
+            *p = m.add(b.create_compute_pipeline(&ComputePipelineDesc {
+                label: format!("gpu-cull-{entry}"),
+                shader,
+                entry: entry.into(),
+                bind_group_layouts: vec![layout],
+            }))?;
+        }
+        let usage = switchyard_backend::BufferUsage::UNIFORM;
+        let views = crate::frame_graph::MAX_VIEWS as u64;
+        let params_buf = m.add(crate::renderer::gpu::buffer(b, "gpu-cull-params", views * PARAMS_SLOT, usage))?;
+        let bounds_buf = m.add(crate::renderer::gpu::buffer(
+            b,
+            "bounds",
+            max_objects as u64 * BOUNDS_SIZE,
+            switchyard_backend::BufferUsage::STORAGE,
+        ))?;
+        Ok(Self { layout, shader, pipelines, params_buf, bounds_buf, pass: PassDesc::compute("gpu-cull") })
+    }
+
+    /// Every object here, given up.
+    pub(crate) fn resources(&self) -> impl Iterator<Item = Resource> + '_ {
+        self.pipelines.iter().map(|&p| Resource::Pipeline(p)).chain([
+            Resource::Shader(self.shader),
+            Resource::BindGroupLayout(self.layout),
+            Resource::Buffer(self.params_buf),
+            Resource::Buffer(self.bounds_buf),
+        ])
+    }
+
+    /// The bind group of one view's cull over its buffers.
+    pub(crate) fn group<B: Backend>(
+        &self,
+        b: &B,
+        lists: BufferId,
+        instances: BufferId,
+        args: BufferId,
+        scratch: BufferId,
+    ) -> Result<BindGroupId, CreateError> {
+        let whole = |buffer| BindResource::Buffer { buffer, offset: 0, size: None };
+        b.create_bind_group(&BindGroupDesc {
+            label: "gpu-cull".into(),
+            layout: self.layout,
+            entries: vec![
+                BindEntry {
+                    binding: 0,
+                    resource: BindResource::Buffer {
+                        buffer: self.params_buf,
+                        offset: 0,
+                        size: Some(PARAMS_SIZE as u64),
+                    },
+                },
+                BindEntry { binding: 1, resource: whole(self.bounds_buf) },
+                BindEntry { binding: 2, resource: whole(lists) },
+                BindEntry { binding: 3, resource: whole(instances) },
+                BindEntry { binding: 4, resource: whole(args) },
+                BindEntry { binding: 5, resource: whole(scratch) },
+            ],
+        })
+    }
+
+    /// The commands of one view's cull: its four dispatches (none for no candidates).
+    pub(crate) fn commands(&self, group: BindGroupId, slot: u32, buckets: &Buckets, out: &mut Vec<Command>) {
+        out.clear();
+        let n = buckets.candidates().len() as u32;
+        if n == 0 {
+            return;
+        }
+        let bind = Command::SetBindGroup { index: 0, group, offsets: DynamicOffsets::one(slot * PARAMS_SLOT as u32) };
+        let blocks = n.div_ceil(GPU_CULL_BLOCK);
+        let arg_groups = (buckets.buckets.len() as u32).div_ceil(GPU_CULL_BLOCK);
+        let [count, scan, scatter, args] = self.pipelines;
+        out.extend([
+            Command::SetPipeline(count),
+            bind,
+            grid(blocks),
+            Command::SetPipeline(scan),
+            Command::Dispatch { x: 1, y: 1, z: 1 },
+            Command::SetPipeline(scatter),
+            grid(blocks),
+            Command::SetPipeline(args),
+            grid(arg_groups),
+        ]);
+    }
+}
+
+/// Bytes of a view's scratch buffer for `objects` candidates: ranks (one more than the
+/// candidates) and one sum per block.
+pub(crate) fn scratch_bytes(objects: u64) -> u64 {
+    (objects + 1 + objects.div_ceil(u64::from(GPU_CULL_BLOCK))) * 4
+}
+
+/// Bytes of a view's list buffer for `objects` candidates: bucket starts (at most one
+/// bucket per candidate, plus one) and the candidates.
+pub(crate) fn lists_bytes(objects: u64) -> u64 {
+    (2 * objects + 1) * 4
+}
+
+/// Grows a GPU-culled view's list and scratch buffers to `objects` candidates (making them
+/// at first) and makes its bind group again where a buffer it binds changed; what was
+/// replaced goes into `gone`. The view's instance and indirect buffers exist.
+pub(crate) fn prepare_view<B: Backend, C>(
+    b: &B,
+    cull: &CullObjects,
+    rec: &mut RecordedPass<C>,
+    objects: u64,
+    gone: &mut Vec<Resource>,
+) -> Result<(), CreateError> {
+    let (Some(instances), Some(args)) = (rec.instance_buf.as_ref().map(|g| g.id), rec.args_buf.as_ref().map(|g| g.id))
+    else {
+        unreachable!("a view's instance and indirect buffers are grown first");
+    };
+    let usage = BufferUsage::STORAGE;
+    let v = match rec.gpu.as_mut() {
+        Some(v) => v,
+        None => {
+            let lists = GrowBuffer { id: buffer(b, "gpu-cull-lists", lists_bytes(objects), usage)?, capacity: 0 };
+            let scratch = match buffer(b, "gpu-cull-scratch", scratch_bytes(objects), usage) {
+                Ok(id) => GrowBuffer { id, capacity: 0 },
+                Err(e) => {
+                    gone.push(Resource::Buffer(lists.id));
+                    return Err(e);
+                }
+            };
+            let bound = [lists.id, instances, args, scratch.id];
+            match cull.group(b, lists.id, instances, args, scratch.id) {
+                Ok(group) => {
+                    let (lists, scratch) = (
+                        GrowBuffer { capacity: lists_bytes(objects).max(4).next_multiple_of(4), ..lists },
+                        GrowBuffer { capacity: scratch_bytes(objects).max(4).next_multiple_of(4), ..scratch },
+                    );
+                    rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None });
+                    return Ok(());
+                }
+                Err(e) => {
+                    gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]);
+                    return Err(e);
+                }
+            }
+        }
+    };
+    for (g, need, label) in [
+        (&mut v.lists, lists_bytes(objects), "gpu-cull-lists"),
+        (&mut v.scratch, scratch_bytes(objects), "gpu-cull-scratch"),
+    ] {
+        if g.capacity < need {
+            let cap = need.next_power_of_two();
+            let id = buffer(b, label, cap, usage)?;
+            gone.push(Resource::Buffer(std::mem::replace(g, GrowBuffer { id, capacity: cap }).id));
+        }
+    }
+    let bound = [v.lists.id, instances, args, v.scratch.id];
+    if bound != v.bound {
+        let group = cull.group(b, v.lists.id, instances, args, v.scratch.id)?;
+        gone.push(Resource::BindGroup(std::mem::replace(&mut v.group, group)));
+        v.bound = bound;
+    }
+    Ok(())
+}

@@ -387,7 +387,11 @@ pub(crate) fn check_buffer_read(b: &crate::registry::BufferMeta, offset: u64, le
     if !b.usage.contains(BufferUsage::COPY_SRC) {
         return Err(ReadbackError::Unsupported("buffer lacks COPY_SRC usage"));
     }
-    if !offset.is_multiple_of(4) || !len.is_multiple_of(4) || len == 0 || offset.checked_add(len).is_none_or(|end| end > b.size) {
+    if !offset.is_multiple_of(4)
+        || !len.is_multiple_of(4)
+        || len == 0
+        || offset.checked_add(len).is_none_or(|end| end > b.size)
+    {
         return Err(ReadbackError::Unsupported("range is empty, unaligned or past the buffer's end"));
     }
     Ok(())

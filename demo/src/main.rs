@@ -36,6 +36,8 @@ enum EncodingKind {
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum CullKind {
+    /// `gpu` for the cube grid, `cpu` for the other scenes.
+    Auto,
     /// On the workers.
     Cpu,
     /// In a compute pass, draws indirect.
@@ -125,8 +127,11 @@ struct Args {
     no_multi_draw: bool,
     /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
     /// pass and draws them indirectly (falls back to the CPU, with a note, where the
-    /// backend cannot).
-    #[arg(long, value_enum, default_value = "cpu")]
+    /// backend cannot); `auto` picks what measured faster for the scene (BENCHMARKS.md,
+    /// run 15): `gpu` for `--scene cubes` (thousands of instances per state bucket),
+    /// `cpu` for the others (the city's buckets hold about eight objects each, and an
+    /// indirect draw per bucket costs more to record than the CPU cull saves).
+    #[arg(long, value_enum, default_value = "auto")]
     cull: CullKind,
     /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
     /// `Device::destroy`), then recover on a new device from the retained scene and render
@@ -270,6 +275,7 @@ fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Valu
         .collect();
     serde_json::json!({
         "passes": passes,
+        "gpu_cull": { "views": s.gpu_culled_views, "buckets_built": s.buckets_built, "gpu_ms": s.gpu.and_then(|g| g.cull_ms) },
         "frame": s.frame,
         "ms": {
             "cull": s.cull_ms, "sort": s.sort_ms, "batch": s.batch_ms, "patch": s.patch_ms, "record": s.record_ms,
@@ -301,9 +307,9 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         max_objects: args.objects.max(2) + if args.churn { 2 * (args.objects / 5).max(8) + 64 } else { 0 },
         max_materials: args.materials.max(1) + 256,
         multi_draw: !args.no_multi_draw,
-        cull: match args.cull {
-            CullKind::Cpu => switchyard::CullOn::Cpu,
-            CullKind::Gpu => switchyard::CullOn::Gpu,
+        cull: match (args.cull, args.scene, &args.gltf) {
+            (CullKind::Gpu, ..) | (CullKind::Auto, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
+            _ => switchyard::CullOn::Cpu,
         },
         // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
         digest: args.digest.then_some(true),
@@ -560,6 +566,14 @@ fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, cr
     println!(
         "\n| pass | loaded MB/frame | stored MB/frame | resolved MB/frame | GPU ms (median) |\n|---|---|---|---|---|"
     );
+    let cull: Vec<f64> = timed.iter().filter_map(|g| g.cull_ms).collect();
+    if !cull.is_empty() {
+        println!(
+            "| (gpu-cull: {} views) | 0.00 | 0.00 | 0.00 | {:.3} |",
+            s.gpu_culled_views,
+            city::percentile(&cull, 0.5)
+        );
+    }
     for (i, (p, name)) in s.passes[..s.pass_count as usize].iter().zip(names).enumerate() {
         println!("| {name} | {:.2} | {:.2} | {:.2} | {} |", mb(p.loaded), mb(p.stored), mb(p.resolved), gpu_ms(i));
     }

@@ -152,6 +152,9 @@ pub struct GpuTimes {
     pub count: u32,
     /// GPU ms per pass, in submission order ([`crate::Renderer::pass_names`] names them).
     pub passes: [f64; MAX_PASSES],
+    /// GPU ms of the compute pass that culls the GPU-culled views, before the graph's
+    /// passes ([`CullOn::Gpu`](crate::CullOn::Gpu); `None` in frames without one).
+    pub cull_ms: Option<f64>,
 }
 
 impl GpuTimes {
@@ -160,7 +163,15 @@ impl GpuTimes {
         let mut passes = [0.0; MAX_PASSES];
         let count = ms.len().min(MAX_PASSES);
         passes[..count].copy_from_slice(&ms[..count]);
-        Self { frame, count: count as u32, passes }
+        Self { frame, count: count as u32, passes, cull_ms: None }
+    }
+
+    /// The times of a submitted frame's passes: with `culled`, the first is its cull pass.
+    pub(crate) fn of_submitted(frame: u64, culled: bool, ms: &[f64]) -> Self {
+        match (culled, ms.split_first()) {
+            (true, Some((&cull, rest))) => Self { cull_ms: Some(cull), ..Self::new(frame, rest) },
+            _ => Self::new(frame, ms),
+        }
     }
 
     /// The timed passes' GPU ms.
@@ -168,10 +179,10 @@ impl GpuTimes {
         &self.passes[..self.count as usize]
     }
 
-    /// GPU ms summed over the timed passes (what runs between passes, such as uploads, is
-    /// not in it).
+    /// GPU ms summed over the timed passes and the cull pass (what runs between passes,
+    /// such as uploads, is not in it).
     pub fn total_ms(&self) -> f64 {
-        self.passes().iter().sum()
+        self.passes().iter().sum::<f64>() + self.cull_ms.unwrap_or(0.0)
     }
 }
 

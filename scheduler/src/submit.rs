@@ -57,6 +57,8 @@ pub(crate) struct FramePacket<C> {
     pub(crate) views: Vec<ViewUpload>,
     /// The surface whose image the frame draws into: presented after its submit.
     pub(crate) present: Option<SurfaceId>,
+    /// The first pass culls the GPU-culled views (timed apart from the graph's passes).
+    pub(crate) cull_pass: bool,
 }
 
 impl<C> Default for FramePacket<C> {
@@ -73,6 +75,7 @@ impl<C> Default for FramePacket<C> {
             mesh_bytes: Vec::new(),
             views: Vec::new(),
             present: None,
+            cull_pass: false,
         }
     }
 }
@@ -221,12 +224,13 @@ impl<B: Backend> Drop for SubmitThread<B> {
 }
 
 /// Frames handed to the backend and not known finished, oldest first: the submission
-/// (`None`: the submit failed, nothing reached the GPU) and the frame.
-type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64)>;
+/// (`None`: the submit failed, nothing reached the GPU), the frame, and whether its first
+/// pass was the cull pass.
+type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64, bool)>;
 
 /// Waits for every frame in flight and counts them finished.
 fn drain<B: Backend>(backend: &B, in_flight: &mut InFlight, completed: &AtomicU64) {
-    while let Some((id, frame)) = in_flight.pop_front() {
+    while let Some((id, frame, _)) = in_flight.pop_front() {
         if let Some(id) = id {
             let _ = backend.wait(id);
         }
@@ -274,15 +278,15 @@ fn run<B: Backend>(
         let t1 = Instant::now();
         // A failed frame counts too, so that a packet comes back only once every frame
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).
-        in_flight.push_back((on_gpu, packet.frame));
+        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass));
         let mut waited = Ok(());
         let mut gpu = None;
         while in_flight.len() >= frames_in_flight.max(1) {
-            let (oldest, frame) = in_flight.pop_front().expect("non-empty");
+            let (oldest, frame, culled) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
                 let w = backend.wait(id);
                 if w.is_ok() && backend.gpu_pass_times(id, &mut pass_ms) {
-                    gpu = Some(GpuTimes::new(frame, &pass_ms));
+                    gpu = Some(GpuTimes::of_submitted(frame, culled, &pass_ms));
                 }
                 waited = waited.and(w);
             }

@@ -536,7 +536,8 @@ impl<B: Backend> Renderer<B> {
             desc: PassDesc { label: "".into(), color: None, depth: None, compute: false },
             chunks: Vec::new(),
         });
-        stats.pass_count = packet.passes.len() as u32;
+        stats.pass_count = plan.entries.len() as u32;
+        packet.cull_pass = cull.is_some();
         for (traffic, bytes) in stats.passes.iter_mut().zip(&plan.graph.bytes) {
             *traffic = PassTraffic { loaded: bytes.loaded, stored: bytes.stored, resolved: bytes.resolved };
         }

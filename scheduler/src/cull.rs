@@ -157,6 +157,13 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         layer_mask: view.layer_mask,
         required_flags: if view.pass == PassKind::Shadow { CASTS_SHADOWS } else { 0 },
     };
+    // A queue of one kind when no material is of that kind: nothing to test.
+    let none_of_kind = match ctx.queue {
+        Queue::All => false,
+        Queue::Opaque => ctx.mat_frames.iter().all(|m| m.transparent),
+        Queue::Transparent => !ctx.mat_frames.iter().any(|m| m.transparent),
+    };
+    let n = if none_of_kind { 0 } else { n };
     out.parts.resize_with(n.div_ceil(CULL_PART).max(1), CullPart::default);
     out.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
         let _busy = Region::enter();

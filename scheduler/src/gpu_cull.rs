@@ -467,32 +467,32 @@ pub(crate) fn prepare_view<B: Backend, C>(
         unreachable!("a view's instance and indirect buffers are grown first");
     };
     let usage = BufferUsage::STORAGE;
+    let make = |label, size: u64| -> Result<GrowBuffer, CreateError> {
+        let capacity = size.next_power_of_two();
+        Ok(GrowBuffer { id: buffer(b, label, capacity, usage)?, capacity })
+    };
     let v = match rec.gpu.as_mut() {
         Some(v) => v,
         None => {
-            let lists = GrowBuffer { id: buffer(b, "gpu-cull-lists", lists_bytes(objects), usage)?, capacity: 0 };
-            let scratch = match buffer(b, "gpu-cull-scratch", scratch_bytes(objects), usage) {
-                Ok(id) => GrowBuffer { id, capacity: 0 },
+            // The group binds all four: what was made goes again if a later step fails.
+            let lists = make("gpu-cull-lists", lists_bytes(objects))?;
+            let made = make("gpu-cull-scratch", scratch_bytes(objects))
+                .map(|scratch| (cull.group(b, lists.id, instances, args, scratch.id), scratch));
+            return match made {
+                Ok((Ok(group), scratch)) => {
+                    let bound = [lists.id, instances, args, scratch.id];
+                    rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None });
+                    Ok(())
+                }
+                Ok((Err(e), scratch)) => {
+                    gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]);
+                    Err(e)
+                }
                 Err(e) => {
                     gone.push(Resource::Buffer(lists.id));
-                    return Err(e);
+                    Err(e)
                 }
             };
-            let bound = [lists.id, instances, args, scratch.id];
-            match cull.group(b, lists.id, instances, args, scratch.id) {
-                Ok(group) => {
-                    let (lists, scratch) = (
-                        GrowBuffer { capacity: lists_bytes(objects).max(4).next_multiple_of(4), ..lists },
-                        GrowBuffer { capacity: scratch_bytes(objects).max(4).next_multiple_of(4), ..scratch },
-                    );
-                    rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None });
-                    return Ok(());
-                }
-                Err(e) => {
-                    gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]);
-                    return Err(e);
-                }
-            }
         }
     };
     for (g, need, label) in [
@@ -500,9 +500,7 @@ pub(crate) fn prepare_view<B: Backend, C>(
         (&mut v.scratch, scratch_bytes(objects), "gpu-cull-scratch"),
     ] {
         if g.capacity < need {
-            let cap = need.next_power_of_two();
-            let id = buffer(b, label, cap, usage)?;
-            gone.push(Resource::Buffer(std::mem::replace(g, GrowBuffer { id, capacity: cap }).id));
+            gone.push(Resource::Buffer(std::mem::replace(g, make(label, need)?).id));
         }
     }
     let bound = [v.lists.id, instances, args, v.scratch.id];

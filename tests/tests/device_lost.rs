@@ -1,7 +1,8 @@
 //! A real wgpu device lost (`WgpuBackend::lose_device` destroys it): the renderer reports
 //! it as a typed error, `Renderer::recover` rebuilds everything on a new device from its
 //! retained scene, and the next frame's pixels equal those before the loss — on lavapipe
-//! (Vulkan) and llvmpipe (GL).
+//! (Vulkan) and llvmpipe (GL); also with the shadow pass culled on the GPU (the cull
+//! pipelines, bounds and per-view buffers are made again on the new device).
 
 use std::sync::Arc;
 
@@ -38,9 +39,10 @@ fn scene(r: &mut Renderer<WgpuBackend>) -> Vec<View> {
     cube_grid(r, mesh, &[textured, plain])
 }
 
-fn on(api: wgpu::Backends) {
+fn on(api: wgpu::Backends, cull: CullOn) {
     let Some(backend) = device(api) else { return };
     let config = RendererConfig {
+        cull,
         threads: 2,
         width: SIZE,
         height: SIZE,
@@ -49,6 +51,7 @@ fn on(api: wgpu::Backends) {
         ..Default::default()
     };
     let mut r = Renderer::new(backend.clone(), config).unwrap();
+    assert_eq!(r.gpu_cull(), cull == CullOn::Gpu, "{:?}", r.cull_fallback());
     let views = scene(&mut r);
     r.render(&views).unwrap();
     let before = r.read_color().unwrap();
@@ -63,7 +66,9 @@ fn on(api: wgpu::Backends) {
     let fresh = device(api).expect("the adapter is still there");
     let rebuilt = r.recover(fresh).unwrap();
     assert_eq!((rebuilt.meshes, rebuilt.textures, rebuilt.materials, rebuilt.objects), (1, 1, 2, 9));
-    r.render(&views).unwrap();
+    assert_eq!(r.gpu_cull(), cull == CullOn::Gpu);
+    let s = r.render(&views).unwrap();
+    assert_eq!((s.gpu_culled_views, s.buckets_built), if cull == CullOn::Gpu { (1, 1) } else { (0, 0) });
     let after = r.read_color().unwrap();
     assert_eq!(after, before, "{api:?}: the frame after recovery shows what the frame before the loss showed");
     let distinct: std::collections::HashSet<[u8; 4]> =
@@ -73,10 +78,20 @@ fn on(api: wgpu::Backends) {
 
 #[test]
 fn device_lost_on_vulkan_recovers_with_equal_pixels() {
-    on(wgpu::Backends::VULKAN);
+    on(wgpu::Backends::VULKAN, CullOn::Cpu);
 }
 
 #[test]
 fn device_lost_on_gl_recovers_with_equal_pixels() {
-    on(wgpu::Backends::GL);
+    on(wgpu::Backends::GL, CullOn::Cpu);
+}
+
+#[test]
+fn device_lost_on_vulkan_recovers_culling_on_the_gpu() {
+    on(wgpu::Backends::VULKAN, CullOn::Gpu);
+}
+
+#[test]
+fn device_lost_on_gl_recovers_culling_on_the_gpu() {
+    on(wgpu::Backends::GL, CullOn::Gpu);
 }

@@ -66,14 +66,22 @@ fn config(threads: usize) -> RendererConfig {
 /// 1,500 random cubes over seven materials (one transparent, one textured), drawn by the
 /// full graph of every pass kind into a retained target.
 fn world(threads: usize) -> World {
-    let mut w = scene(threads);
+    world_culled_on(threads, CullOn::Cpu)
+}
+
+fn world_culled_on(threads: usize, cull: CullOn) -> World {
+    let mut w = scene_culled_on(threads, cull);
     set_graph(&mut w.r, &w.backend);
     w
 }
 
 fn scene(threads: usize) -> World {
+    scene_culled_on(threads, CullOn::Cpu)
+}
+
+fn scene_culled_on(threads: usize, cull: CullOn) -> World {
     let backend = Arc::new(FaultBackend::new(NullBackend::new(true)));
-    let mut r = Renderer::new(backend.clone(), config(threads)).unwrap();
+    let mut r = Renderer::new(backend.clone(), RendererConfig { cull, ..config(threads) }).unwrap();
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let mesh = r.create_mesh(&cube()).unwrap();
     let texture = r.create_texture(2, 2, &[200; 16]).unwrap();
@@ -140,6 +148,35 @@ fn job_panic_in_any_job_fails_its_frame_only() {
         assert_eq!(digests, [clean[0], clean[1], clean[3], clean[4]], "{job}: the frames after equal a clean run's");
         assert_eq!(settled_threads(5), 5, "{job}: no worker lost (4 workers, 1 submission thread)");
         assert_eq!(w.r.threads(), 4);
+    }
+}
+
+#[test]
+fn job_panic_with_gpu_culling_fails_its_frame_only() {
+    let _one = serial();
+    let clean: Vec<u64> = {
+        let mut w = world_culled_on(4, CullOn::Gpu);
+        assert!(w.r.gpu_cull());
+        (0..5).map(|_| frame(&mut w.r).unwrap().digest.unwrap()).collect()
+    };
+    for job in ["cull[opaque]", "cull[shadow-near]", "patch", "record[opaque]", "record[shadow-far]"] {
+        let mut w = world_culled_on(4, CullOn::Gpu);
+        w.r.inject_job_panic(job, 3);
+        let mut digests = Vec::new();
+        for f in 1..=5u64 {
+            match frame(&mut w.r) {
+                Ok(stats) => {
+                    assert_ne!(f, 3, "{job}: frame 3 should fail");
+                    assert_eq!(stats.gpu_culled_views, 3, "{job}");
+                    digests.push(stats.digest.unwrap());
+                }
+                Err(RenderError::JobPanicked { job: named, .. }) => assert_eq!((f, named.as_str()), (3, job)),
+                Err(e) => panic!("{job}: frame {f}: {e}"),
+            }
+        }
+        w.r.flush().unwrap();
+        assert_eq!(w.backend.submits(), 4);
+        assert_eq!(digests, [clean[0], clean[1], clean[3], clean[4]], "{job}: the frames after equal a clean run's");
     }
 }
 

@@ -36,7 +36,7 @@ enum EncodingKind {
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum CullKind {
-    /// `gpu` for the cube grid, `cpu` for the other scenes.
+    /// Per view, from its draws' density.
     Auto,
     /// On the workers.
     Cpu,
@@ -127,12 +127,13 @@ struct Args {
     no_multi_draw: bool,
     /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
     /// pass and draws them indirectly (falls back to the CPU, with a note, where the
-    /// backend cannot); `auto` picks what measured faster for the scene (BENCHMARKS.md,
-    /// run 15): `gpu` for `--scene cubes` (thousands of instances per state bucket),
-    /// `cpu` for the others (the city's buckets hold about eight objects each, and an
-    /// indirect draw per bucket costs more to record than the CPU cull saves).
-    #[arg(long, value_enum, default_value = "auto")]
-    cull: CullKind,
+    /// backend cannot); `auto` decides per view from its last frame's instances per draw
+    /// (`CullOn::Auto`). Without the flag: what run 15 measured faster per scene (BENCHMARKS.md),
+    /// `gpu` for `--scene cubes` (thousands of instances per bucket), `cpu` for the others
+    /// (the city's buckets hold about eight objects, and an indirect draw per bucket costs
+    /// more to record than the CPU cull saves).
+    #[arg(long, value_enum)]
+    cull: Option<CullKind>,
     /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
     /// `Device::destroy`), then recover on a new device from the retained scene and render
     /// the frame again. Digests after it differ from a clean run's: the new device names
@@ -308,7 +309,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         max_materials: args.materials.max(1) + 256,
         multi_draw: !args.no_multi_draw,
         cull: match (args.cull, args.scene, &args.gltf) {
-            (CullKind::Gpu, ..) | (CullKind::Auto, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
+            (Some(CullKind::Auto), ..) => switchyard::CullOn::Auto,
+            (Some(CullKind::Gpu), ..) | (None, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
             _ => switchyard::CullOn::Cpu,
         },
         // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
@@ -353,7 +355,11 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         r.graph().map_or(0, |g| g.passes().len()),
         r.threads(),
         r.multi_draw(),
-        if r.gpu_cull() { "gpu" } else { "cpu" }
+        match (r.gpu_cull(), r.config().cull) {
+            (false, _) => "cpu",
+            (true, switchyard::CullOn::Auto) => "auto (gpu where draws are dense)",
+            (true, _) => "gpu",
+        }
     );
     let progress = std::io::stdout().is_terminal() && !args.digest;
     // Every frame's stats for the summary; with --churn the last 1,000 (memory stays flat).

@@ -53,7 +53,24 @@ pub enum CullOn {
     /// indirect draws with a first instance and five storage buffers per stage
     /// ([`gpu_cull_support`]); other views, and every view elsewhere, on the CPU.
     Gpu,
+    /// As [`CullOn::Gpu`] for the views whose draws hold many instances, the CPU for the
+    /// others, decided per view from the last frame (a new view starts on the CPU): a view
+    /// moves to the GPU when its
+    /// visible objects per batch reach [`AUTO_TO_GPU`], back to the CPU when its
+    /// candidates per bucket fall below [`AUTO_TO_CPU`]. On the GPU every bucket is an
+    /// indirect draw, recorded whether anything in it is visible or not: cheap for a
+    /// grid of a million cubes in 256 buckets, dearer than the CPU cull it saves for a
+    /// city whose buckets hold eight objects (BENCHMARKS.md, run 15).
+    Auto,
 }
+
+/// [`CullOn::Auto`]: visible objects per batch on the CPU path from which a view is culled
+/// on the GPU. Between the two measured scenes (about 8 per bucket: the CPU path is
+/// faster; about 3,900: the GPU path is); not tuned between them.
+pub const AUTO_TO_GPU: u32 = 64;
+/// [`CullOn::Auto`]: candidates per bucket on the GPU path below which a view goes back to
+/// the CPU (below [`AUTO_TO_GPU`], so a view near the line does not switch every frame).
+pub const AUTO_TO_CPU: u32 = 32;
 
 /// Candidates per workgroup of the cull shader.
 pub(crate) const GPU_CULL_BLOCK: u32 = 256;
@@ -84,7 +101,7 @@ pub fn gpu_cull_support(caps: &Caps) -> Result<(), &'static str> {
 pub(crate) fn resolve(mode: CullOn, caps: &Caps) -> (bool, Option<&'static str>) {
     match mode {
         CullOn::Cpu => (false, None),
-        CullOn::Gpu => match gpu_cull_support(caps) {
+        CullOn::Gpu | CullOn::Auto => match gpu_cull_support(caps) {
             Ok(()) => (true, None),
             Err(why) => (false, Some(why)),
         },

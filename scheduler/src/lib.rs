@@ -108,7 +108,7 @@ pub use frame_graph::{
     LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
     MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
-pub use gpu_cull::{boundary_margin, cull_on_cpu, gpu_cull_support, CullOn};
+pub use gpu_cull::{boundary_margin, cull_on_cpu, gpu_cull_support, CullOn, AUTO_TO_CPU, AUTO_TO_GPU};
 pub use graph::JobSpan;
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,

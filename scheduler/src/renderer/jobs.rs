@@ -54,6 +54,9 @@ pub(crate) struct ViewFrame<C> {
     pub(crate) sorted: Slot<SortedQueue>,
     pub(crate) batches: Slot<Batches>,
     pub(crate) recorded: Slot<RecordedPass<C>>,
+    /// [`crate::CullOn::Auto`]: the last frame's draws were dense enough to cull this view
+    /// on the GPU.
+    pub(crate) dense: bool,
     /// The last frame's indirect arguments, kept for `view_output` (its packet's copy
     /// went to the GPU).
     #[cfg(feature = "reference")]
@@ -69,6 +72,7 @@ impl<C> ViewFrame<C> {
             sorted: Slot::default(),
             batches: Slot::default(),
             recorded: Slot::default(),
+            dense: false,
             #[cfg(feature = "reference")]
             args: Vec::new(),
         }

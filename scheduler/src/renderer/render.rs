@@ -393,6 +393,9 @@ impl<B: Backend> Renderer<B> {
                 Some(w) => w.setup = setup,
                 None => self.frame.views.push(ViewFrame::new(setup)),
             }
+            // Auto: the view's last frame decides (a new view starts on the CPU).
+            let w = &mut self.frame.views[s];
+            w.setup.gpu &= self.config.cull != crate::CullOn::Auto || w.dense;
         }
         let b = &*self.res.backend;
         for (o, op) in plan.engine_passes.iter_mut().enumerate() {
@@ -570,10 +573,15 @@ impl<B: Backend> Renderer<B> {
                     stats.visible[v] = visible.len() as u32;
                     if w.setup.gpu {
                         let buckets = w.buckets.get_mut();
-                        stats.visible[v] = buckets.candidates().len() as u32;
+                        let (candidates, n) = (buckets.candidates().len(), buckets.buckets.len());
+                        stats.visible[v] = candidates as u32;
                         stats.gpu_culled_views += 1;
                         stats.buckets_built += u32::from(buckets.rebuilt);
-                        stats.batches += buckets.buckets.len() as u32;
+                        stats.batches += n as u32;
+                        w.dense = candidates >= n * crate::gpu_cull::AUTO_TO_CPU as usize;
+                    } else {
+                        let n = batches.batches.len();
+                        w.dense = visible.len() >= n.max(1) * crate::gpu_cull::AUTO_TO_GPU as usize;
                     }
                     stats.queue_items += sorted.queue.len() as u32;
                     stats.sorts_from_last_order += u32::from(sorted.from_last_order);

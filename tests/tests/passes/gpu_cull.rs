@@ -247,3 +247,63 @@ fn reading_a_buffer_back_refuses_bad_input() {
     b.destroy(Resource::Buffer(buf)).unwrap();
     assert_eq!(b.read_buffer(buf, 0, 4), Err(ReadbackError::InvalidHandle));
 }
+
+#[test]
+fn auto_culls_on_the_gpu_where_draws_are_dense_and_on_the_cpu_where_not() {
+    let cameras = [camera(Vec3::new(0.0, 12.0, 40.0), Vec3::ZERO), sun()];
+    let config = RendererConfig {
+        threads: 2,
+        max_objects: 20_000,
+        width: WIDTH,
+        height: HEIGHT,
+        cull: CullOn::Auto,
+        ..Default::default()
+    };
+    let mut r = Renderer::new(Arc::new(NullBackend::new(false)), config).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = plain_material(&mut r, shader, [0.9, 0.6, 0.3, 1.0]);
+    r.set_graph(graph().0).unwrap();
+    // 400 objects of a mesh each: one object per bucket.
+    let mut rng = rand_pcg::Pcg32::seed_from_u64(3);
+    let sparse: Vec<ObjectDesc> = (0..400)
+        .map(|_| ObjectDesc {
+            mesh: r.create_mesh(&cube()).unwrap(),
+            material,
+            transform: random_place(&mut rng),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    let sparse = r.insert_objects(&sparse).unwrap();
+    let mut frame = || r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap().gpu_culled_views;
+    assert_eq!(frame(), 0, "a new view starts on the CPU");
+    assert_eq!(frame(), 0, "a batch per object: it stays there");
+    // The singletons replaced by 15,000 objects of one mesh: dense draws on the CPU path,
+    // so the GPU from the next frame.
+    r.remove_objects(&sparse).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let dense: Vec<ObjectDesc> = (0..15_000)
+        .map(|_| ObjectDesc { mesh, material, transform: random_place(&mut rng), layer: 0, flags: CASTS_SHADOWS })
+        .collect();
+    let dense = r.insert_objects(&dense).unwrap();
+    let mut frame = || r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap().gpu_culled_views;
+    assert_eq!(frame(), 0);
+    assert_eq!(frame(), 2, "dense draws: on the GPU");
+    assert_eq!(frame(), 2);
+    // Back to singletons: a bucket per object sends the views back to the CPU.
+    r.remove_objects(&dense).unwrap();
+    let singles: Vec<ObjectDesc> = (0..400)
+        .map(|_| ObjectDesc {
+            mesh: r.create_mesh(&cube()).unwrap(),
+            material,
+            transform: random_place(&mut rng),
+            layer: 0,
+            flags: CASTS_SHADOWS,
+        })
+        .collect();
+    r.insert_objects(&singles).unwrap();
+    let mut frame = || r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap();
+    let s = frame();
+    assert_eq!((s.gpu_culled_views, s.buckets_built), (2, 2));
+    assert_eq!(frame().gpu_culled_views, 0, "sparse buckets: on the CPU");
+}

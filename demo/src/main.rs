@@ -78,8 +78,11 @@ struct Args {
     /// Cameras of the full graph: 1 = main only, 2 to 5 = main plus 1 to 4 shadow cascades.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=5))]
     views: u32,
-    /// Frames to render.
-    #[arg(long, default_value_t = 30)]
+    /// Seconds between the progress lines printed when the output is not a terminal.
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    progress_every: f64,
+    /// Frames to render (at least 1).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     frames: u32,
     /// Scene: the procedural city, one pillar under a fixed camera (shadow test), or the
     /// cube grid (stress test).
@@ -202,6 +205,44 @@ fn main() -> ExitCode {
     }
 }
 
+/// The image format `path` names, refused before any rendering when it is not one the
+/// `image` crate writes here or its folder cannot take the file.
+fn checked_out(path: &std::path::Path) -> Result<image::ImageFormat, String> {
+    let format = image::ImageFormat::from_path(path)
+        .map_err(|_| format!("--out {}: name a .png file (the format comes from the extension)", path.display()))?;
+    if !format.writing_enabled() {
+        return Err(format!("--out {}: {format:?} is not written by this build; use .png", path.display()));
+    }
+    // Open without truncating (an existing file keeps its bytes until the frame is written);
+    // a file made only for this check goes again.
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| format!("--out {}: {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(format)
+}
+
+/// Writes the last frame's RGBA pixels as `format` (formats without alpha get RGB).
+fn write_image(
+    path: &std::path::Path,
+    format: image::ImageFormat,
+    img: switchyard::backend::Image,
+) -> Result<(), String> {
+    let rgba = image::RgbaImage::from_raw(img.width, img.height, img.pixels)
+        .ok_or_else(|| format!("writing {}: the read-back has the wrong size", path.display()))?;
+    let mut out = image::DynamicImage::ImageRgba8(rgba);
+    if !matches!(format, image::ImageFormat::Png | image::ImageFormat::Tiff | image::ImageFormat::WebP) {
+        out = image::DynamicImage::ImageRgb8(out.to_rgb8());
+    }
+    out.save_with_format(path, format).map_err(|e| format!("writing {}: {e}", path.display()))
+}
+
 fn run(args: &Args) -> Result<(), String> {
     if let Some(path) = &args.write_cube_grid {
         let bytes = switchyard_demo::cube_grid::glb(args.grid_side, args.materials)?;
@@ -214,6 +255,9 @@ fn run(args: &Args) -> Result<(), String> {
             bytes.len()
         );
         return Ok(());
+    }
+    if args.backend != BackendKind::Null {
+        checked_out(&args.out)?;
     }
     match args.backend {
         BackendKind::Null => {
@@ -362,6 +406,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         }
     );
     let progress = std::io::stdout().is_terminal() && !args.digest;
+    // Piped output: a line a second instead of the bar, so a long run shows it is working.
+    let (lines, mut noted) = (!std::io::stdout().is_terminal() && !args.digest, std::time::Instant::now());
     // Every frame's stats for the summary; with --churn the last 1,000 (memory stays flat).
     let kept = if args.churn { 1000 } else { args.frames as usize };
     let mut all = std::collections::VecDeque::with_capacity(kept);
@@ -434,6 +480,10 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             };
             json.push(stats_json(&stats, r.pass_names(), report));
         }
+        if lines && noted.elapsed().as_secs_f64() >= args.progress_every {
+            noted = std::time::Instant::now();
+            println!("progress: frame {}/{}", f + 1, args.frames);
+        }
         if progress {
             let done = (f + 1) as usize * 30 / args.frames as usize;
             print!("\r[{}{}] frame {}/{}", "#".repeat(done), " ".repeat(30 - done), f + 1, args.frames);
@@ -475,7 +525,13 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     }
     let critical: Vec<String> =
         r.last_critical_path().iter().map(|j| format!("{} {:.3}–{:.3}", j.name, j.start_ms, j.end_ms)).collect();
-    summary(all.make_contiguous(), r.pass_names(), last.as_ref(), &critical.join(" → "));
+    // The scene passes in view order: the cull jobs are named after them, one per view.
+    let views: Vec<String> = r
+        .last_job_spans()
+        .iter()
+        .filter_map(|j| j.name.strip_prefix("cull[").and_then(|n| n.strip_suffix(']')).map(str::to_owned))
+        .collect();
+    summary(all.make_contiguous(), r.pass_names(), &views, last.as_ref(), &critical.join(" → "));
     println!(
         "frames/s completed on the GPU: {gpu_fps:.1} (the last {} frames, from the render call of the first until \
          the GPU finished the last; \"frame (cpu)\" above is the render call on the calling thread: the wait for a free \
@@ -489,8 +545,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     }
     if r.backend().name() != "null" {
         let img = r.read_color().map_err(|e| e.to_string())?;
-        image::save_buffer(&args.out, &img.pixels, img.width, img.height, image::ExtendedColorType::Rgba8)
-            .map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+        write_image(&args.out, checked_out(&args.out)?, img)?;
         println!("wrote {}", args.out.display());
     }
     Ok(())
@@ -505,7 +560,7 @@ fn extent(scene: &scenes::Scene) -> f32 {
     }
 }
 
-fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, critical: &str) {
+fn summary(all: &[FrameStats], names: &[String], views: &[String], last: Option<&SubmitReport>, critical: &str) {
     if all.is_empty() {
         return;
     }
@@ -535,11 +590,20 @@ fn summary(all: &[FrameStats], names: &[String], last: Option<&SubmitReport>, cr
         s.workers
     );
     println!(
-        "\nlast frame: objects {}, visible {:?}, queue items {} (sorts from last frame's order {}/{}, keys nearly in \
-         order {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
+        "\nlast frame: objects {}, visible per scene pass [{}]{}, queue items {} (sorts from last frame's order {}/{}, \
+         keys nearly in order {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
          (hits/misses/rebuilds), uploaded {} bytes",
         s.objects,
-        &s.visible[..s.views as usize],
+        s.visible[..s.views as usize]
+            .iter()
+            .enumerate()
+            .map(|(v, n)| format!("{} {n}", views.get(v).map_or("?", String::as_str)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        match s.gpu_culled_views {
+            0 => String::new(),
+            n => format!(" ({n} culled on the GPU: there, the candidates its cull tests)"),
+        },
         s.queue_items,
         s.sorts_from_last_order,
         s.views,

@@ -214,6 +214,51 @@ fn bad_input_is_one_line_and_non_zero() {
     assert!(line.contains("bad.gltf"), "{line}");
     let line = one_line_error(&demo(&["--gltf", "/nonexistent/model.glb", "--backend", "null"]));
     assert!(line.contains("model.glb"), "{line}");
+    let line = one_line_error(&demo(&["--frames", "0", "--backend", "null"]));
+    assert!(line.contains("--frames"), "{line}");
+}
+
+#[test]
+fn the_output_is_checked_before_rendering_and_written_in_its_format() {
+    // A folder that does not exist, and an extension that names no format: refused at once
+    // (100,000 objects would take seconds to render first), nothing written.
+    for (out, names) in [("/nonexistent/dir/frame.png", "frame.png"), ("frame.xyz", "name a .png")] {
+        let out = if out.starts_with('/') { PathBuf::from(out) } else { tmp(out) };
+        let t = std::time::Instant::now();
+        let line = one_line_error(&demo(&["--out", out.to_str().unwrap(), "--frames", "2"]));
+        assert!(line.contains("--out") && line.contains(names), "{line}");
+        assert!(t.elapsed().as_secs_f64() < 5.0, "refused before rendering");
+        assert!(!out.exists());
+    }
+    // A format without alpha is written, not left empty.
+    let jpg = tmp("frame.jpg");
+    ok(&demo(&[
+        "--objects",
+        "300",
+        "--frames",
+        "2",
+        "--width",
+        "64",
+        "--height",
+        "48",
+        "--out",
+        jpg.to_str().unwrap(),
+    ]));
+    let img = image::open(&jpg).expect("a JPEG the image crate reads");
+    assert_eq!((img.width(), img.height()), (64, 48));
+}
+
+#[test]
+fn piped_output_shows_progress_and_labels_the_visible_counts() {
+    // A line per frame with no pause asked for; none with the default second in this short run
+    // is not asserted (machines differ).
+    let out = ok(&demo(&["--backend", "null", "--objects", "3000", "--frames", "3", "--progress-every", "0"]));
+    let progress: Vec<&str> = out.lines().filter(|l| l.starts_with("progress: frame ")).collect();
+    assert_eq!(progress, ["progress: frame 1/3", "progress: frame 2/3", "progress: frame 3/3"]);
+    let last = out.lines().find(|l| l.starts_with("last frame:")).expect("the summary");
+    for pass in ["shadow-0", "shadow-1", "opaque", "transparent"] {
+        assert!(last.contains(&format!("{pass} ")), "{pass} labelled: {last}");
+    }
 }
 
 #[test]

@@ -108,6 +108,8 @@ pub use frame_graph::{
     LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
     MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
+/// The glam Switchyard's matrices and vectors are (an engine need not match its version).
+pub use glam;
 pub use gpu_cull::{boundary_margin, cull_on_cpu, gpu_cull_support, CullOn, AUTO_TO_CPU, AUTO_TO_GPU};
 pub use graph::JobSpan;
 pub use material::{
@@ -129,3 +131,6 @@ pub use stats::{FrameStats, GpuTimes, PassTraffic};
 pub use submit::SubmitReport;
 pub use switchyard_backend as backend;
 pub use view::View;
+/// The wgpu Switchyard's wgpu backend is built on: an engine that gives Switchyard its own
+/// device ([`backend::wgpu::WgpuBackend`]) makes it with this one.
+pub use wgpu;

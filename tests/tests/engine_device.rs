@@ -171,3 +171,21 @@ fn a_declared_graph_draws_into_an_engine_texture_vulkan() {
 fn a_declared_graph_draws_into_an_engine_texture_gl() {
     graph_on(wgpu::Backends::GL);
 }
+
+/// An engine that names wgpu and glam only through Switchyard's re-exports: the types are
+/// the ones Switchyard takes (this compiles only if they are the same crates).
+#[test]
+fn the_reexported_wgpu_and_glam_are_the_ones_switchyard_takes() {
+    let adapters: Vec<switchyard::wgpu::Adapter> = WgpuBackend::enumerate(switchyard::wgpu::Backends::all());
+    let camera = Camera {
+        view_proj: switchyard::glam::Mat4::IDENTITY,
+        eye: switchyard::glam::Vec3::ZERO,
+        far: 1.0,
+        layer_mask: u16::MAX,
+    };
+    assert_eq!(camera.view_proj, glam::Mat4::IDENTITY);
+    if let Some(adapter) = adapters.into_iter().next() {
+        let b = WgpuBackend::from_adapter(adapter, Encoding::RenderBundle).expect("a device");
+        assert!(!b.name().is_empty());
+    }
+}

@@ -179,6 +179,12 @@ fn main() -> ExitCode {
     // (The glTF crates' panics on malformed files are caught by the loader and reported as
     // its error.)
     std::panic::set_hook(Box::new(|info| {
+        // Output piped into a reader that stopped (`| head`): end quietly, as a shell tool
+        // does on SIGPIPE (Rust's `println!` panics on the closed pipe instead).
+        let message = info.payload_as_str().unwrap_or_default();
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
         if !info.location().is_some_and(|l| l.file().contains("gltf")) {
             eprintln!("switchyard-demo: internal error: {info}");
         }

@@ -278,3 +278,22 @@ fn the_minimal_graph_is_one_pass_and_the_full_one_six() {
     let bad = one_line_error(&demo(&["--graph", "deferred"]));
     assert!(bad.contains("--graph"), "{bad}");
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_demo_quietly() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard-demo"))
+        .args(["--backend", "null", "--objects", "3000", "--frames", "500", "--progress-every", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("demo runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("scene:"), "{first}");
+    // The reader is gone: the demo's next lines go nowhere.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "{err}");
+    assert_eq!(out.status.code(), Some(141), "{err}");
+}

@@ -181,7 +181,12 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         // Output piped into a reader that stopped (`| head`): end quietly, as a shell tool
         // does on SIGPIPE (Rust's `println!` panics on the closed pipe instead).
-        let message = info.payload_as_str().unwrap_or_default();
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
         if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
             std::process::exit(141);
         }

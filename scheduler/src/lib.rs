@@ -134,3 +134,21 @@ pub use view::View;
 /// The wgpu Switchyard's wgpu backend is built on: an engine that gives Switchyard its own
 /// device ([`backend::wgpu::WgpuBackend`]) makes it with this one.
 pub use wgpu;
+
+#[cfg(test)]
+mod readme {
+    /// README's embedding snippet is `examples/embedding.rs`'s `embed` body line for line
+    /// (that example compiles with the tests and runs in CI).
+    #[test]
+    fn the_embedding_snippet_is_the_compiled_example() {
+        let readme = include_str!("../../README.md");
+        let at = readme.find("## Embedding it").expect("README has the section");
+        let start = at + readme[at..].find("```rust\n").expect("a rust block") + "```rust\n".len();
+        let snippet = &readme[start..start + readme[start..].find("```").expect("the block ends")];
+        let example = include_str!("../examples/embedding.rs");
+        let (a, b) = (example.find("// README: begin\n").unwrap(), example.find("    // README: end").unwrap());
+        let body = &example[a + "// README: begin\n".len()..b];
+        let lines = |s: &str| s.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(lines(snippet), lines(body), "README's snippet and examples/embedding.rs differ");
+    }
+}

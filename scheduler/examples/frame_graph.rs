@@ -1,7 +1,9 @@
 //! An engine that owns its wgpu device and its output texture declares a frame graph —
-//! a shadow map, opaque and transparent scene passes into an intermediate target, and a
-//! post pass (vignette and tone map) into the engine's texture — renders one frame and
-//! writes `frame_graph.png`, printing what each pass moves through memory.
+//! a shadow map, opaque and transparent scene passes into an intermediate target, a bloom
+//! chain at half size (bright, blur, blur again: the first and last of its targets never
+//! live at once, so they share memory), and a post pass (bloom, vignette and tone map)
+//! into the engine's texture — renders one frame and writes `frame_graph.png`, printing
+//! what each pass moves through memory and what aliasing saved.
 //!
 //! `cargo run -p switchyard --example frame_graph`
 
@@ -97,13 +99,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .depth(depth, LoadOp::Load, StoreOp::Discard)
             .sample(shadow),
     );
+    // Bloom at half size: three targets of one kind; "bright" is dead before "blur-v" is
+    // written, so the compiler gives both one texture.
+    let half = TargetSize::Scaled(0.5);
+    let [bright, blur_h, blur_v] =
+        ["bright", "blur-h", "blur-v"].map(|n| g.target(n, TargetKind::Transient, TextureFormat::Rgba8Unorm, half));
+    let blur = |name: &str, threshold: f32| FullscreenShader {
+        name: name.into(),
+        wgsl: BLUR.into(),
+        entry: "fs_blur".into(),
+        params: [threshold, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    };
+    g.pass(
+        Pass::fullscreen("bright", blur("bright", 0.7)).color(bright, LoadOp::DontCare, StoreOp::Store).sample(scene),
+    );
+    g.pass(
+        Pass::fullscreen("blur-h", blur("blur-h", 0.0)).color(blur_h, LoadOp::DontCare, StoreOp::Store).sample(bright),
+    );
+    g.pass(
+        Pass::fullscreen("blur-v", blur("blur-v", 0.0)).color(blur_v, LoadOp::DontCare, StoreOp::Store).sample(blur_h),
+    );
     let post = FullscreenShader {
         name: "post".into(),
         wgsl: POST.into(),
         entry: "fs_post".into(),
         params: [0.8, 0.9, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
     };
-    g.pass(Pass::fullscreen("post", post).color(out, LoadOp::DontCare, StoreOp::Store).sample(scene));
+    g.pass(Pass::fullscreen("post", post).color(out, LoadOp::DontCare, StoreOp::Store).sample(scene).sample(blur_v));
     r.set_graph(g)?;
 
     // One frame: the cameras of this frame, and the engine's texture as the output.
@@ -135,12 +157,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Vignette (`params[0].y`) and an exposure curve (`params[0].x`) over the scene.
+/// Four taps around each texel, keeping what is brighter than `params[0].x` (0: all).
+const BLUR: &str = "
+@group(0) @binding(3) var src: texture_2d<f32>;
+@fragment
+fn fs_blur(v: FullscreenVertex) -> @location(0) vec4<f32> {
+    let d = frame.inv_size;
+    let s = textureSample(src, frame_sampler, v.uv + vec2<f32>(d.x, d.y))
+        + textureSample(src, frame_sampler, v.uv + vec2<f32>(-d.x, d.y))
+        + textureSample(src, frame_sampler, v.uv + vec2<f32>(d.x, -d.y))
+        + textureSample(src, frame_sampler, v.uv + vec2<f32>(-d.x, -d.y));
+    return max(s * 0.25 - vec4<f32>(frame.params[0].x), vec4<f32>(0.0));
+}
+";
+
+/// The scene plus its bloom, a vignette (`params[0].y`) and an exposure curve
+/// (`params[0].x`).
 const POST: &str = "
 @group(0) @binding(3) var scene: texture_2d<f32>;
+@group(0) @binding(4) var bloom: texture_2d<f32>;
 @fragment
 fn fs_post(v: FullscreenVertex) -> @location(0) vec4<f32> {
-    let c = textureSample(scene, frame_sampler, v.uv).rgb;
+    let c = textureSample(scene, frame_sampler, v.uv).rgb + 0.6 * textureSample(bloom, frame_sampler, v.uv).rgb;
     let r = length(v.uv - vec2<f32>(0.5));
     let mapped = vec3<f32>(1.0) - exp(-c * 2.0 * frame.params[0].x);
     return vec4<f32>(mapped * (1.0 - frame.params[0].y * r * r), 1.0);

@@ -314,44 +314,19 @@ fn run(args: &Args) -> Result<(), String> {
     }
 }
 
+/// One frame's stats as `FrameStats` serializes them (`switchyard`'s `serde` feature), each
+/// pass with its name and GPU ms, the cull pass's GPU ms, and the backend's own report.
 fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Value>) -> serde_json::Value {
-    let passes: Vec<serde_json::Value> = s.passes[..s.pass_count as usize]
-        .iter()
-        .zip(names)
-        .enumerate()
-        .map(|(i, (p, name))| {
-            serde_json::json!({
-                "name": name,
-                "bytes_loaded": p.loaded,
-                "bytes_stored": p.stored,
-                "bytes_resolved": p.resolved,
-                "gpu_ms": s.gpu.and_then(|g| g.passes().get(i).copied()),
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "passes": passes,
-        "gpu_cull": { "views": s.gpu_culled_views, "buckets_built": s.buckets_built, "gpu_ms": s.gpu.and_then(|g| g.cull_ms) },
-        "frame": s.frame,
-        "ms": {
-            "cull": s.cull_ms, "sort": s.sort_ms, "batch": s.batch_ms, "patch": s.patch_ms, "record": s.record_ms,
-            "frame": s.frame_ms, "slot_wait": s.slot_wait_ms, "setup": s.setup_ms, "jobs": s.jobs_ms,
-            "submit": s.submit_ms, "gpu_wait": s.gpu_wait_ms,
-        },
-        "submitted_frame": s.submitted_frame,
-        "gpu_timed_frame": s.gpu.map(|g| g.frame),
-        "objects": s.objects,
-        "visible": &s.visible[..s.views as usize],
-        "queue_items": s.queue_items,
-        "batches": s.batches,
-        "draw_calls": s.draw_calls,
-        "state_changes": s.state_changes,
-        "chunks": s.chunks,
-        "display_lists": { "hits": s.lists.hits, "misses": s.lists.misses, "rebuilds": s.lists.rebuilds },
-        "upload_bytes": s.upload_bytes,
-        "digest": s.digest.map(|d| format!("{d:016x}")),
-        "backend": backend,
-    })
+    let mut v = serde_json::to_value(s).unwrap_or_default();
+    if let Some(passes) = v.get_mut("passes").and_then(serde_json::Value::as_array_mut) {
+        for (i, (p, name)) in passes.iter_mut().zip(names).enumerate() {
+            p["name"] = name.as_str().into();
+            p["gpu_ms"] = s.gpu.and_then(|g| g.passes().get(i).copied()).into();
+        }
+    }
+    v["gpu_cull_ms"] = s.gpu.and_then(|g| g.cull_ms).into();
+    v["backend"] = backend.unwrap_or_default();
+    v
 }
 
 fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> Result<(), String> {

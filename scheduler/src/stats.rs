@@ -188,6 +188,7 @@ impl GpuTimes {
 
 /// The memory traffic of one pass's attachments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PassTraffic {
     /// Read when the pass begins (attachments that load their earlier content).
     pub loaded: u64,
@@ -234,5 +235,102 @@ impl FrameStats {
         }
         crate::profile::plot!("worker utilization %", self.utilization() * 100.0);
         crate::profile::plot!("attachment MB/frame", self.attachment_bytes() as f64 / 1e6);
+    }
+}
+
+/// The stats as an engine logs them: arrays cut to what the frame used (`visible` to
+/// `views`, `passes` to `pass_count`, GPU times to the passes timed), times in ms under
+/// `ms`, the digest as 16 hex digits.
+#[cfg(feature = "serde")]
+impl serde::Serialize for FrameStats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Ms<'a>(&'a FrameStats);
+        impl serde::Serialize for Ms<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let f = self.0;
+                let mut m = s.serialize_map(Some(12))?;
+                for (k, v) in [
+                    ("cull", f.cull_ms),
+                    ("sort", f.sort_ms),
+                    ("batch", f.batch_ms),
+                    ("patch", f.patch_ms),
+                    ("record", f.record_ms),
+                    ("frame", f.frame_ms),
+                    ("slot_wait", f.slot_wait_ms),
+                    ("setup", f.setup_ms),
+                    ("jobs", f.jobs_ms),
+                    ("busy", f.busy_ms),
+                    ("submit", f.submit_ms),
+                    ("gpu_wait", f.gpu_wait_ms),
+                ] {
+                    m.serialize_entry(k, &v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("frame", &self.frame)?;
+        m.serialize_entry("ms", &Ms(self))?;
+        m.serialize_entry("workers", &self.workers)?;
+        m.serialize_entry("submitted_frame", &self.submitted_frame)?;
+        m.serialize_entry("gpu", &self.gpu)?;
+        m.serialize_entry("objects", &self.objects)?;
+        m.serialize_entry("views", &self.views)?;
+        m.serialize_entry("visible", &self.visible[..(self.views as usize).min(MAX_VIEWS)])?;
+        m.serialize_entry("gpu_culled_views", &self.gpu_culled_views)?;
+        m.serialize_entry("buckets_built", &self.buckets_built)?;
+        m.serialize_entry("queue_items", &self.queue_items)?;
+        m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;
+        m.serialize_entry("sorts_nearly_in_order", &self.sorts_nearly_in_order)?;
+        m.serialize_entry("batches", &self.batches)?;
+        m.serialize_entry("draw_calls", &self.draw_calls)?;
+        m.serialize_entry("state_changes", &self.state_changes)?;
+        m.serialize_entry("dispatches", &self.dispatches)?;
+        m.serialize_entry("chunks", &self.chunks)?;
+        m.serialize_entry("display_lists", &self.lists)?;
+        m.serialize_entry("upload_bytes", &self.upload_bytes)?;
+        m.serialize_entry("passes", &self.passes[..(self.pass_count as usize).min(MAX_PASSES)])?;
+        m.serialize_entry("target_bytes", &self.target_bytes)?;
+        m.serialize_entry("target_bytes_saved", &self.target_bytes_saved)?;
+        m.serialize_entry("digest", &self.digest.map(|d| format!("{d:016x}")))?;
+        m.end()
+    }
+}
+
+/// `frame`, `passes` (the timed ones' ms) and `cull_ms`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for GpuTimes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("frame", &self.frame)?;
+        m.serialize_entry("passes", self.passes())?;
+        m.serialize_entry("cull_ms", &self.cull_ms)?;
+        m.end()
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::*;
+
+    #[test]
+    fn arrays_are_cut_to_what_the_frame_used() {
+        let mut s = FrameStats { views: 2, pass_count: 3, digest: Some(0xab), ..FrameStats::default() };
+        s.visible[..3].copy_from_slice(&[5, 6, 7]);
+        s.passes[0].stored = 9;
+        s.gpu = Some(GpuTimes::new(4, &[1.0, 2.0]));
+        let v = serde_json::to_value(s).expect("serializes");
+        assert_eq!(v["visible"], serde_json::json!([5, 6]));
+        assert_eq!(v["passes"].as_array().map(Vec::len), Some(3));
+        assert_eq!(v["passes"][0], serde_json::json!({ "loaded": 0, "stored": 9, "resolved": 0 }));
+        assert_eq!(v["digest"], "00000000000000ab");
+        assert_eq!(v["gpu"], serde_json::json!({ "frame": 4, "passes": [1.0, 2.0], "cull_ms": null }));
+        assert_eq!(v["display_lists"], serde_json::json!({ "hits": 0, "misses": 0, "rebuilds": 0 }));
+        // Counts past the arrays (a corrupt value) are cut, not a panic.
+        let odd = FrameStats { views: 1000, pass_count: 1000, ..FrameStats::default() };
+        let v = serde_json::to_value(odd).expect("serializes");
+        assert_eq!(v["visible"].as_array().map(Vec::len), Some(MAX_VIEWS));
     }
 }

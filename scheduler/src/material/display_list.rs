@@ -59,6 +59,7 @@ impl DisplayList {
 
 /// Counters of one frame's display-list lookups.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ListCounts {
     /// Found and current.
     pub hits: u32,

@@ -212,14 +212,15 @@ impl<J: GraphJob> JobGraph<J> {
 
     /// Runs every job on `pool`, each once its inputs are done; `work(job)` does the work.
     /// Each job's span is kept for [`JobGraph::spans`].
-    pub(crate) fn run(&self, pool: &rayon::ThreadPool, work: &(dyn Fn(J) + Sync)) -> Result<(), JobPanic> {
+    /// `pool`: `None` runs on the global pool (or the pool of the calling thread).
+    pub(crate) fn run(&self, pool: Option<&rayon::ThreadPool>, work: &(dyn Fn(J) + Sync)) -> Result<(), JobPanic> {
         for n in &self.nodes {
             n.pending.store(n.deps.len() as u32, Ordering::Relaxed);
             n.span.iter().for_each(|s| s.store(0, Ordering::Relaxed));
         }
         let run = Run { work, failed: OnceLock::new(), epoch: Instant::now() };
         let run = &run;
-        pool.install(|| {
+        let all = || {
             rayon::scope(|s| {
                 for (i, n) in self.nodes.iter().enumerate() {
                     if n.deps.is_empty() {
@@ -227,7 +228,11 @@ impl<J: GraphJob> JobGraph<J> {
                     }
                 }
             })
-        });
+        };
+        match pool {
+            Some(p) => p.install(all),
+            None => all(),
+        }
         match run.failed.get() {
             Some(p) => Err(p.clone()),
             None => Ok(()),
@@ -333,7 +338,7 @@ mod tests {
         assert_eq!(g.len(), 4);
         for _ in 0..if cfg!(miri) { 5 } else { 200 } {
             let order = Mutex::new(Vec::new());
-            g.run(&pool, &|j| order.lock().push(j.id)).unwrap();
+            g.run(Some(&pool), &|j| order.lock().push(j.id)).unwrap();
             let o = order.into_inner();
             let pos = |x| o.iter().position(|&y| y == x).unwrap();
             assert_eq!(o.len(), 4);
@@ -341,7 +346,7 @@ mod tests {
         }
         let ran = Mutex::new(Vec::new());
         let err = g
-            .run(&pool, &|j| {
+            .run(Some(&pool), &|j| {
                 if j.id == 2 {
                     panic!("boom");
                 }
@@ -351,7 +356,7 @@ mod tests {
         assert_eq!(err, JobPanic { job: "c".into(), message: "boom".into() });
         assert!(!ran.lock().contains(&3), "dependents of a failed job do not run");
         // The graph is reusable after a failure.
-        g.run(&pool, &|_| {}).unwrap();
+        g.run(Some(&pool), &|_| {}).unwrap();
     }
 
     #[test]
@@ -374,7 +379,7 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             for _ in 0..if cfg!(miri) { 2 } else { 300 } {
                 let sums = Mutex::new(0u64);
-                g.run(&pool, &|j| {
+                g.run(Some(&pool), &|j| {
                     let s: u64 = data.par_iter().with_min_len(256).map(|x| x * j.id as u64).sum();
                     *sums.lock() += s;
                 })
@@ -394,7 +399,7 @@ mod tests {
         g.add(job(3, 4, 3), "d", &[c]);
         g.add(job(4, 5, 9), "e", &[]);
         let g = g.build().unwrap();
-        g.run(&pool, &|_| {}).unwrap();
+        g.run(Some(&pool), &|_| {}).unwrap();
         let spans: Vec<_> = g.spans().collect();
         assert_eq!(spans.iter().map(|s| s.name).collect::<Vec<_>>(), ["a", "b", "c", "d", "e"]);
         assert!(spans.iter().all(|s| s.start_ms <= s.end_ms));

@@ -115,8 +115,10 @@ pub use graph::JobSpan;
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
+/// The rayon whose pools [`WorkerPool::Shared`] takes.
+pub use rayon;
 pub use renderer::{
-    FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig, Vertex,
+    FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig, Vertex, WorkerPool,
     MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]

@@ -31,9 +31,13 @@ fn world(threads: usize, multi_draw: bool, materials: usize) -> World {
 }
 
 fn world_of(threads: usize, multi_draw: bool, materials: usize, max_objects: usize) -> World {
+    world_on(WorkerPool::Own, threads, multi_draw, materials, max_objects)
+}
+
+fn world_on(pool: WorkerPool, threads: usize, multi_draw: bool, materials: usize, max_objects: usize) -> World {
     let backend = Arc::new(NullBackend::new(multi_draw));
     let config =
-        RendererConfig { threads, max_objects, width: 64, height: 64, shadow_map_size: 64, ..Default::default() };
+        RendererConfig { threads, pool, max_objects, width: 64, height: 64, shadow_map_size: 64, ..Default::default() };
     let mut r = Renderer::new(backend.clone(), config).unwrap();
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let meshes = (0..6).map(|_| r.create_mesh(&cube()).unwrap()).collect();
@@ -149,6 +153,33 @@ proptest! {
         prop_assert_eq!(d1, d2);
         prop_assert_eq!(d1, d8);
     }
+}
+
+#[test]
+fn the_engines_pool_and_the_global_pool_give_switchyards_digests() {
+    let digests = |pool: WorkerPool, threads: usize| {
+        let mut w = world_on(pool, threads, false, 24, 50_000);
+        populate(&mut w, 9, 20_000);
+        let out: Vec<u64> = (0..3).map(|f| w.r.render(&views(f as f32 * 0.3)).unwrap().digest.unwrap()).collect();
+        (out, w.r.threads())
+    };
+    let (own, n) = digests(WorkerPool::Own, 3);
+    assert_eq!(n, 3);
+    let engine = Arc::new(switchyard::rayon::ThreadPoolBuilder::new().num_threads(5).build().unwrap());
+    let (shared, n) = digests(WorkerPool::Shared(engine.clone()), 3);
+    assert_eq!((shared, n), (own.clone(), 5), "on the engine's 5 threads (`threads` unused)");
+    let (global, _) = digests(WorkerPool::Global, 3);
+    assert_eq!(global, own);
+    // Rendering from one of the engine's own threads runs there, without a deadlock.
+    let mut w = world_on(WorkerPool::Shared(engine.clone()), 1, false, 24, 50_000);
+    populate(&mut w, 9, 20_000);
+    let inside = engine.install(|| w.r.render(&views(0.0)).unwrap().digest.unwrap());
+    assert_eq!(inside, own[0]);
+    let s = w.r.render(&views(0.3)).unwrap();
+    assert!(s.busy_ms > 0.0, "the engine's threads count busy time");
+    drop(w);
+    // The engine's pool outlives the renderer.
+    assert_eq!(engine.install(|| 6 * 7), 42);
 }
 
 #[test]

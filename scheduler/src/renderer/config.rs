@@ -8,8 +8,12 @@ use crate::error::InitError;
 /// Renderer options.
 #[derive(Clone, Debug)]
 pub struct RendererConfig {
-    /// Worker threads (0: available parallelism).
+    /// Worker threads of Switchyard's own pool (0: available parallelism; unused with the
+    /// engine's pool).
     pub threads: usize,
+    /// Which threads run the frame's jobs: Switchyard's own pool (the default), the
+    /// engine's, or rayon's global one. The command stream is the same on any of them.
+    pub pool: super::WorkerPool,
     /// Frames queued to the submission thread and the GPU (default 3; 1..=16).
     pub frames_in_flight: usize,
     /// Main target size.
@@ -40,6 +44,7 @@ impl Default for RendererConfig {
     fn default() -> Self {
         Self {
             threads: 0,
+            pool: super::WorkerPool::Own,
             frames_in_flight: 3,
             width: 640,
             height: 360,

@@ -64,6 +64,7 @@ pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
 pub use resources::Lighting;
+pub use workers::WorkerPool;
 
 /// The Switchyard renderer over a backend: a thin owner of the worker pool, the scene and
 /// three parts — what it owns on the GPU (`Resources`, `resources.rs`), the frames
@@ -114,7 +115,7 @@ impl<B: Backend> Renderer<B> {
         } else {
             config.threads
         };
-        let pool = Workers::start(threads)?;
+        let pool = Workers::new(&config.pool, threads)?;
         let submit = SubmitThread::spawn(backend.clone(), config.frames_in_flight)
             .map_err(|e| InitError::Thread(e.to_string()))?;
         Ok(Self {

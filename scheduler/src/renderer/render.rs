@@ -483,7 +483,7 @@ impl<B: Backend> Renderer<B> {
             patched: &self.frame.patched,
             panics: self.injected_panic(plan),
         };
-        let ran = plan.jobs.run(&self.pool, &|j| jobs.run(j));
+        let ran = plan.jobs.run(self.pool.pool(), &|j| jobs.run(j));
         ran.map_err(|p| {
             // A job that panicked part-way may have left a display list half patched: the
             // next frame builds every list again (equal commands, the cache's invariant).

@@ -1,4 +1,4 @@
-//! The worker pool the frame's jobs run on.
+//! The worker pool the frame's jobs run on: Switchyard's own, or the engine's.
 
 use std::sync::Arc;
 
@@ -7,18 +7,58 @@ use switchyard_kernels::busy::BusyCounters;
 use crate::error::InitError;
 use crate::profile;
 
-/// The worker pool. Dropping it waits (up to 10 s) until every worker thread has left:
-/// rayon's own pool only asks them to.
+/// Which threads run the frame's jobs ([`RendererConfig::pool`](crate::RendererConfig::pool)).
+#[derive(Clone, Debug, Default)]
+pub enum WorkerPool {
+    /// A pool of Switchyard's own with [`RendererConfig::threads`](crate::RendererConfig::threads)
+    /// workers (named `switchyard-worker-N`), joined when the renderer is dropped.
+    #[default]
+    Own,
+    /// The engine's pool: jobs run on its threads, so the engine's and Switchyard's work
+    /// share one set of workers instead of two fighting for the cores. The renderer
+    /// attaches its busy-time counters to the pool's threads once (another renderer on
+    /// the same pool takes them over: only the last one's utilization counts).
+    Shared(Arc<rayon::ThreadPool>),
+    /// rayon's global pool (or, when `render` is called on a thread of some pool, that
+    /// pool).
+    Global,
+}
+
+/// The pool the renderer runs on. Dropping an own pool waits (up to 10 s) until every
+/// worker thread has left: rayon's own pool only asks them to.
 pub(super) struct Workers {
     pool: Option<rayon::ThreadPool>,
+    shared: Option<Arc<rayon::ThreadPool>>,
     /// Each worker's busy time (the frame's utilization).
     pub(super) busy: Arc<BusyCounters>,
-    /// Workers that have not left yet, and a signal for each that does.
+    /// Workers that have not left yet, and a signal for each that does (own pool only).
     alive: Arc<(parking_lot::Mutex<usize>, parking_lot::Condvar)>,
 }
 
 impl Workers {
-    pub(super) fn start(threads: usize) -> Result<Self, InitError> {
+    /// Starts an own pool of `threads`, or takes the engine's.
+    pub(super) fn new(which: &WorkerPool, threads: usize) -> Result<Self, InitError> {
+        let alive = Arc::new((parking_lot::Mutex::new(0), parking_lot::Condvar::new()));
+        let attach = |busy: &Arc<BusyCounters>| {
+            let busy = busy.clone();
+            move |ctx: rayon::BroadcastContext<'_>| busy.attach(ctx.index())
+        };
+        match which {
+            WorkerPool::Own => Self::start(threads),
+            WorkerPool::Shared(pool) => {
+                let busy = BusyCounters::new(pool.current_num_threads());
+                pool.broadcast(attach(&busy));
+                Ok(Self { pool: None, shared: Some(pool.clone()), busy, alive })
+            }
+            WorkerPool::Global => {
+                let busy = BusyCounters::new(rayon::current_num_threads());
+                rayon::broadcast(attach(&busy));
+                Ok(Self { pool: None, shared: None, busy, alive })
+            }
+        }
+    }
+
+    fn start(threads: usize) -> Result<Self, InitError> {
         let alive = Arc::new((parking_lot::Mutex::new(0), parking_lot::Condvar::new()));
         let (up, down) = (alive.clone(), alive.clone());
         let busy = BusyCounters::new(threads);
@@ -43,20 +83,33 @@ impl Workers {
         let mut n = alive.0.lock();
         while *n < threads && !alive.1.wait_until(&mut n, deadline).timed_out() {}
         drop(n);
-        Ok(Self { pool: Some(pool), busy, alive })
+        Ok(Self { pool: Some(pool), shared: None, busy, alive })
     }
-}
 
-impl std::ops::Deref for Workers {
-    type Target = rayon::ThreadPool;
-    fn deref(&self) -> &rayon::ThreadPool {
-        self.pool.as_ref().expect("dropped only in Drop")
+    /// The pool to install work into (`None`: the global or current pool).
+    pub(super) fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_ref().or(self.shared.as_deref())
+    }
+
+    /// Runs `f` on the pool.
+    pub(super) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self.pool() {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+
+    /// The pool's threads.
+    pub(super) fn current_num_threads(&self) -> usize {
+        self.pool().map_or_else(rayon::current_num_threads, rayon::ThreadPool::current_num_threads)
     }
 }
 
 impl Drop for Workers {
     fn drop(&mut self) {
-        drop(self.pool.take());
+        if self.pool.take().is_none() {
+            return; // the engine's pool: not ours to wait for
+        }
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let mut n = self.alive.0.lock();
         while *n > 0 && !self.alive.1.wait_until(&mut n, deadline).timed_out() {}

@@ -267,7 +267,10 @@ fn run<B: Backend>(
         // failed gives it back unpresented.
         let on_gpu = submitted.as_ref().ok().copied();
         let result = match (submitted, packet.present.take()) {
-            (Ok(id), Some(surface)) => backend.present(surface).map(|()| id).map_err(SubmitError::Present),
+            (Ok(id), Some(surface)) => {
+                let _present = crate::profile::zone!("present");
+                backend.present(surface).map(|()| id).map_err(SubmitError::Present)
+            }
             (Err(e), Some(surface)) => {
                 backend.release_image(surface);
                 Err(e)
@@ -281,6 +284,7 @@ fn run<B: Backend>(
         in_flight.push_back((on_gpu, packet.frame, packet.cull_pass));
         let mut waited = Ok(());
         let mut gpu = None;
+        let _wait = crate::profile::zone!("wait-gpu");
         while in_flight.len() >= frames_in_flight.max(1) {
             let (oldest, frame, culled) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
@@ -308,6 +312,7 @@ fn submit_packet<B: Backend>(
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
 ) -> Result<SubmissionId, SubmitError> {
+    let _uploads = crate::profile::zone!("gather-uploads");
     // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 meshes,
     // 4 bounds; the views' follow.
     writes.clear();
@@ -367,7 +372,11 @@ fn submit_packet<B: Backend>(
                 inst.into_iter().chain(args).chain(lists).chain(params)
             })),
     );
-    let result = backend.submit(&uploads, &mut p.passes);
+    drop(_uploads);
+    let result = {
+        let _z = crate::profile::zone!("backend-submit");
+        backend.submit(&uploads, &mut p.passes)
+    };
     *spare = recycle(uploads);
     result
 }

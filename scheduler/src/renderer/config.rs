@@ -34,6 +34,10 @@ pub struct RendererConfig {
     /// Keep display lists between frames (the default). `false` rebuilds every used list
     /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
     pub display_list_cache: bool,
+    /// The engine owns the profiler: it starts the Tracy client and marks its frames, and
+    /// Switchyard does neither (its zones appear once the engine's client runs). `false`
+    /// (the default): Switchyard starts the client and marks one frame per `render` call.
+    pub engine_profiler: bool,
     /// Digest the command stream every frame ([`FrameStats::digest`](crate::FrameStats::digest)). `None` (the
     /// default): where the backend asks for it ([`Backend::digests_commands`](switchyard_backend::Backend::digests_commands): the null
     /// backend does, wgpu does not, since it costs CPU time per command).
@@ -54,6 +58,7 @@ impl Default for RendererConfig {
             multi_draw: true,
             cull: crate::CullOn::Cpu,
             display_list_cache: true,
+            engine_profiler: false,
             digest: None,
         }
     }

@@ -108,7 +108,9 @@ impl<B: Backend> Renderer<B> {
     /// Creates a renderer: worker pool, submission thread, targets and shared buffers.
     pub fn new(backend: Arc<B>, config: RendererConfig) -> Result<Self, InitError> {
         config.check(&backend.caps())?;
-        profile::start();
+        if !config.engine_profiler {
+            profile::start();
+        }
         let owner = new_owner();
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -256,5 +258,38 @@ impl<B: Backend> Renderer<B> {
             .ok_or(RenderError::InvalidOutput { what: "the last pass writes no retained color target" })?;
         let read = self.res.backend.read_rgba8(t).map_err(RenderError::from);
         self.note_lost(read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use switchyard_backend::null::NullBackend;
+
+    use super::*;
+    use crate::material::PassKind;
+
+    /// Switchyard marks one frame per `render` call unless the engine owns the profiler.
+    #[test]
+    fn frames_are_marked_unless_the_engine_owns_the_profiler() {
+        for engine_profiler in [false, true] {
+            let config = RendererConfig { threads: 1, engine_profiler, ..RendererConfig::default() };
+            let mut r = Renderer::new(Arc::new(NullBackend::new(false)), config).unwrap();
+            let view = crate::View {
+                label: "main",
+                view_proj: glam::Mat4::IDENTITY,
+                eye: glam::Vec3::ZERO,
+                far: 1.0,
+                layer_mask: 1,
+                pass: PassKind::Forward,
+            };
+            let before = profile::MARKS.with(|m| m.get());
+            for _ in 0..3 {
+                r.render(&[view]).unwrap();
+            }
+            let marks = profile::MARKS.with(|m| m.get()) - before;
+            assert_eq!(marks, if engine_profiler { 0 } else { 3 }, "engine_profiler {engine_profiler}");
+        }
     }
 }

@@ -168,7 +168,9 @@ impl<B: Backend> Renderer<B> {
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;
         stats.busy_ms = self.pool.busy.total_ns().saturating_sub(busy_before) as f64 / 1e6;
         stats.plot();
-        profile::frame_mark();
+        if !self.config.engine_profiler {
+            profile::frame_mark();
+        }
         Ok(stats)
     }
 

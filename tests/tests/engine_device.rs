@@ -189,3 +189,73 @@ fn the_reexported_wgpu_and_glam_are_the_ones_switchyard_takes() {
         assert!(!b.name().is_empty());
     }
 }
+
+/// A retained target handed to the engine as a `wgpu::Texture`: copied by the engine's own
+/// encoder on Switchyard's queue after `flush`, its bytes are the frame `read_target` reads;
+/// bad targets and a graph not rendered yet are typed errors.
+fn export_on(api: wgpu::Backends) {
+    let Some(adapter) = WgpuBackend::enumerate(api).into_iter().next() else {
+        assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
+        return;
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let backend = Arc::new(WgpuBackend::from_device(&adapter, device.clone(), queue.clone(), Encoding::RenderBundle));
+    let (mut r, views) = scene(backend);
+    let mut g = FrameGraph::new();
+    let main = g.camera("main");
+    let out =
+        g.target("out", TargetKind::Retained, switchyard::backend::TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let depth =
+        g.target("depth", TargetKind::Transient, switchyard::backend::TextureFormat::Depth32Float, TargetSize::Output);
+    g.pass(
+        Pass::scene("forward", main, PassKind::Forward, Queue::All)
+            .color(out, LoadOp::Clear([0.1, 0.2, 0.4, 1.0]), StoreOp::Store)
+            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard),
+    );
+    r.set_graph(g).unwrap();
+    assert!(matches!(r.export_target(out), Err(RenderError::InvalidTarget { .. })), "no frame yet");
+    assert!(matches!(r.export_target(depth), Err(RenderError::InvalidTarget { .. })), "transient");
+    let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: u16::MAX };
+    let s = r.render_graph(&FrameInput { cameras: &[camera(&views[0])], targets: &[] }).unwrap();
+    let (texture, frame) = r.export_target(out).unwrap();
+    assert_eq!(frame, s.frame);
+    r.flush().unwrap();
+    // The engine's copy, on the queue Switchyard submitted to.
+    let row = (SIZE * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("engine-copy"),
+        size: u64::from(row * SIZE),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
+        },
+        wgpu::Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
+    );
+    queue.submit([enc.finish()]);
+    buffer.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+    device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).unwrap();
+    let bytes = buffer.get_mapped_range(..).unwrap();
+    let copied: Vec<u8> =
+        (0..SIZE as usize).flat_map(|y| bytes[y * row as usize..][..SIZE as usize * 4].to_vec()).collect();
+    drop(bytes);
+    let read = r.read_target(out).unwrap();
+    assert_eq!(copied, read.pixels, "{api:?}: the engine's copy is the frame");
+    let distinct: std::collections::HashSet<&[u8]> = read.pixels.chunks(4).collect();
+    assert!(distinct.len() > 4, "a scene, not a clear");
+}
+
+#[test]
+fn a_retained_target_exported_to_the_engine_on_vulkan() {
+    export_on(wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn a_retained_target_exported_to_the_engine_on_gl() {
+    export_on(wgpu::Backends::GL);
+}

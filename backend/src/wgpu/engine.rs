@@ -32,6 +32,14 @@ impl WgpuSurface {
 }
 
 impl WgpuBackend {
+    /// The wgpu texture behind `texture` (a handle: the engine may sample it, copy from it
+    /// or keep it; this backend's handle stays valid until destroyed). `None` for a stale
+    /// handle or a swapchain image.
+    pub fn export_texture(&self, texture: TextureId) -> Option<wgpu::Texture> {
+        let reg = self.reg.read();
+        Some(reg.textures.get(texture)?.obj.0.clone())
+    }
+
     /// Makes an engine texture (2D, one mip level, one sample) usable as a render target,
     /// a sampled texture or a readback source of this backend, as its usages allow. The
     /// engine keeps its texture: destroying the returned handle only drops this backend's

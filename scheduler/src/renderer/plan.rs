@@ -129,6 +129,8 @@ pub(crate) struct FramePlan {
     pub(crate) readback: Option<TextureId>,
     pub(crate) memory: TargetMemory,
     pub(crate) objects: PlanObjects,
+    /// The last frame rendered with this plan (what its retained targets hold).
+    pub(crate) last_frame: Option<u64>,
 }
 
 /// Compiles `graph` for an output of `output` texels on a device of `caps`: what the
@@ -210,6 +212,7 @@ impl FramePlan {
             readback,
             memory,
             objects,
+            last_frame: None,
         })
     }
 }

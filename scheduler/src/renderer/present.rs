@@ -12,7 +12,7 @@ use switchyard_backend::{Acquired, Backend, SkipReason, SurfaceError, SurfaceId}
 use super::input::FrameInput;
 use super::Renderer;
 use crate::error::RenderError;
-use crate::frame_graph::TargetId;
+use crate::frame_graph::{TargetId, TargetKind};
 use crate::stats::FrameStats;
 
 /// What [`Renderer::present_graph`] did.
@@ -73,5 +73,31 @@ impl<B: Backend> Renderer<B> {
             }
             r => r.map_err(RenderError::Surface),
         }
+    }
+}
+
+impl Renderer<switchyard_backend::wgpu::WgpuBackend> {
+    /// A retained target of the current graph as the engine's `wgpu::Texture` (to sample
+    /// the scene in its own passes, an editor viewport, a video encoder), and the frame that
+    /// last wrote it ([`FrameStats::frame`](crate::FrameStats::frame)). That frame's
+    /// contents are in the texture once it is submitted: work the engine submits after
+    /// [`Renderer::flush`] (or once [`FrameStats::submitted_frame`](crate::FrameStats::submitted_frame)
+    /// reaches it) sees them; a later frame writes it again. Typed errors (`InvalidTarget`):
+    /// not a retained target of the current graph, or no frame rendered with it yet.
+    pub fn export_target(&self, target: TargetId) -> Result<(wgpu::Texture, u64), RenderError> {
+        let graph_target =
+            self.frame.graph.as_ref().filter(|g| g.tag == target.1).and_then(|g| g.targets.get(target.0 as usize));
+        let name = graph_target.map_or_else(|| format!("#{}", target.0), |t| t.name.clone());
+        let invalid = |what| RenderError::InvalidTarget { target: name.clone(), what };
+        if !graph_target.is_some_and(|t| t.kind == TargetKind::Retained) {
+            return Err(invalid("not a retained target of the current graph"));
+        }
+        let plan =
+            self.frame.plan.as_ref().filter(|p| p.origin == super::plan::Origin::Graph(self.frame.graph_generation));
+        let frame = plan.and_then(|p| p.last_frame).ok_or_else(|| invalid("no frame rendered with this graph yet"))?;
+        let texture =
+            self.target_texture(target).ok_or_else(|| invalid("not a retained target of the current graph"))?;
+        let exported = self.res.backend.export_texture(texture).ok_or_else(|| invalid("its texture is gone"))?;
+        Ok((exported, frame))
     }
 }

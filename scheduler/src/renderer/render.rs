@@ -160,6 +160,7 @@ impl<B: Backend> Renderer<B> {
         if !self.device.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
+        plan.last_frame = Some(self.frame.number);
         self.device.retired.sent(self.frame.number);
         if let Some(r) = &self.device.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);

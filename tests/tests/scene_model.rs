@@ -357,3 +357,55 @@ fn foreign_handles_are_stale_here_and_change_nothing() {
     a.check(0);
     assert_eq!(b.r.scene().len(), 1);
 }
+
+/// `remove_shader`: refused (`InUse`, with the count) while materials use it; once they
+/// are gone it goes, its compiled variants and pipelines destroyed after the frames that
+/// may use them; its handle is stale after; a new shader takes its slot; frames go on.
+#[test]
+fn a_shader_is_removed_once_no_material_uses_it() {
+    let backend = Arc::new(NullBackend::new(false));
+    let config = RendererConfig { threads: 1, max_objects: 64, width: 32, height: 32, ..Default::default() };
+    let mut r = Renderer::new(backend.clone(), config).unwrap();
+    let mesh = r.create_mesh(&cube()).unwrap();
+    let keep = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let kept = r.create_material(&MaterialDesc { shader: keep, ..Default::default() }).unwrap();
+    let live_before = backend.live();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let materials: Vec<MaterialHandle> =
+        (0..2).map(|_| r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap()).collect();
+    let view = View {
+        label: "main",
+        view_proj: Mat4::perspective_rh(1.0, 1.0, 0.5, 50.0) * Mat4::look_at_rh(Vec3::splat(5.0), Vec3::ZERO, Vec3::Y),
+        eye: Vec3::splat(5.0),
+        far: 50.0,
+        layer_mask: u16::MAX,
+        pass: PassKind::Forward,
+    };
+    let object = |material| ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: CASTS_SHADOWS };
+    let ids = r.insert_objects(&[object(materials[0]), object(kept)]).unwrap();
+    r.render(&[view]).unwrap();
+    assert_eq!(r.remove_shader(shader), Err(ResourceError::InUse(HandleKind::Shader, 2)));
+    r.remove_objects(&ids[..1]).unwrap();
+    for &m in &materials {
+        r.remove_material(m).unwrap();
+    }
+    r.remove_shader(shader).unwrap();
+    assert_eq!(r.remove_shader(shader), Err(ResourceError::StaleHandle(HandleKind::Shader)));
+    assert!(matches!(
+        r.create_material(&MaterialDesc { shader, ..Default::default() }),
+        Err(ResourceError::StaleHandle(HandleKind::Shader))
+    ));
+    // Frames go on; once the frames that could use it finished, its objects are gone.
+    for _ in 0..8 {
+        r.render(&[view]).unwrap();
+    }
+    r.flush().unwrap();
+    r.render(&[view]).unwrap();
+    let live = backend.live();
+    assert_eq!((live.shaders, live.pipelines), (live_before.shaders, live_before.pipelines), "{live:?}");
+    // A new shader takes the slot and works.
+    let again = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let m = r.create_material(&MaterialDesc { shader: again, ..Default::default() }).unwrap();
+    r.insert_objects(&[object(m)]).unwrap();
+    assert!(r.render(&[view]).unwrap().draw_calls >= 2);
+}

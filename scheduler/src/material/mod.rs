@@ -134,6 +134,8 @@ pub(crate) struct ShaderRecord {
     variants: Vec<(u32, ShaderId)>,
     /// Pipelines made from them, each asked of the backend once.
     pipelines: Vec<(PipelineKey, PipelineId)>,
+    /// Removed (`Renderer::remove_shader`): its slot is free for the next shader.
+    pub(crate) removed: bool,
 }
 
 /// What a material pipeline of one shader depends on besides the shader: its variant,
@@ -181,7 +183,14 @@ impl ShaderRecord {
             passes: desc.passes.clone(),
             variants: Vec::new(),
             pipelines: Vec::new(),
+            removed: false,
         })
+    }
+
+    /// Empties a removed shader's record (its compiled objects taken before): the source
+    /// and declarations go, the slot waits for the next shader.
+    pub(crate) fn forget(&mut self) {
+        (self.wgsl, self.keywords, self.decls, self.removed) = (String::new(), Vec::new(), Vec::new(), true);
     }
 
     /// Bit of `keyword` in this shader's variant mask.

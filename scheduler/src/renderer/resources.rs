@@ -182,8 +182,39 @@ impl<B: Backend> Renderer<B> {
             return Err(e);
         }
         let shaders = &mut self.res.library.get_mut().shaders;
-        shaders.push(rec);
-        Ok(self.res.shader_handles.insert(shaders.len() as u32 - 1))
+        // A removed shader's slot is taken first.
+        let dense = match shaders.iter().position(|s| s.removed) {
+            Some(i) => {
+                shaders[i] = rec;
+                i
+            }
+            None => {
+                shaders.push(rec);
+                shaders.len() - 1
+            }
+        };
+        Ok(self.res.shader_handles.insert(dense as u32))
+    }
+
+    /// Removes a shader no material uses (`InUse` with their count otherwise). Its compiled
+    /// variants and pipelines are destroyed once the frames that may still use them have
+    /// finished.
+    pub fn remove_shader(&mut self, s: ShaderHandle) -> Result<(), ResourceError> {
+        let &i = self.res.shader_handles.get(s).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
+        let lib = self.res.library.get_mut();
+        let users = lib.materials.iter().flatten().filter(|m| m.shader == i).count();
+        if users > 0 {
+            return Err(ResourceError::InUse(HandleKind::Shader, users));
+        }
+        self.res.shader_handles.remove(s);
+        let rec = &mut lib.shaders[i as usize];
+        let gone: Vec<Resource> = rec.take_compiled().collect();
+        rec.forget();
+        let s = &mut self.res;
+        for r in gone {
+            self.device.retired.retire(Retiree::Resource(r), &*s.backend, &mut s.meshes);
+        }
+        Ok(())
     }
 
     /// Uploads an RGBA8 sRGB texture.

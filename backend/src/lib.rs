@@ -78,8 +78,8 @@ macro_rules! resource_from {
 resource_from!(BufferId => Buffer, TextureId => Texture, SamplerId => Sampler, ShaderId => Shader,
     BindGroupLayoutId => BindGroupLayout, BindGroupId => BindGroup, PipelineId => Pipeline);
 
-/// Live resources of a backend, by kind ([`null::NullBackend::live`],
-/// [`wgpu::WgpuBackend::live`]): leak checks.
+/// Live resources of a backend, by kind ([`Backend::live`]): leak checks, and the GPU
+/// memory they take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(missing_docs)] // one count per resource kind
 pub struct LiveResources {
@@ -90,6 +90,11 @@ pub struct LiveResources {
     pub bind_group_layouts: usize,
     pub bind_groups: usize,
     pub pipelines: usize,
+    /// Bytes of the live buffers, as created.
+    pub buffer_bytes: u64,
+    /// Bytes of the live textures: texels × bytes per texel × samples (imported and
+    /// swapchain textures included; a driver's padding and compression not).
+    pub texture_bytes: u64,
 }
 
 /// A texture's size, format and usage, as [`Backend::texture_info`] reports them.
@@ -246,6 +251,12 @@ pub trait Backend: Send + Sync + 'static {
     }
     /// Reads a color render target back as RGBA8 (waits for the GPU).
     fn read_rgba8(&self, texture: TextureId) -> Result<Image, ReadbackError>;
+
+    /// How many resources of each kind this backend holds, and their bytes (the default:
+    /// a backend that does not count).
+    fn live(&self) -> LiveResources {
+        LiveResources::default()
+    }
 
     /// Reads `len` bytes of a `COPY_SRC` buffer from `offset` (both multiples of 4) after
     /// everything submitted so far (waits for the GPU). The default: this backend keeps

@@ -175,11 +175,6 @@ impl NullBackend {
     pub fn last_frame(&self) -> NullFrameReport {
         *self.last.lock()
     }
-
-    /// How many resources of each kind are alive (leak checks).
-    pub fn live(&self) -> LiveResources {
-        self.reg.read().live()
-    }
 }
 
 fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), WriteError> {
@@ -391,6 +386,10 @@ impl Backend for NullBackend {
             return Err(ReadbackError::InvalidHandle);
         }
         Err(ReadbackError::Unsupported("the null backend renders no pixels"))
+    }
+
+    fn live(&self) -> LiveResources {
+        self.reg.read().live()
     }
 
     fn read_buffer(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {

@@ -171,6 +171,11 @@ impl<K: Key, V> Table<K, V> {
     pub(crate) fn len(&self) -> usize {
         self.map.len()
     }
+
+    /// Every stored value.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
+        self.map.values()
+    }
 }
 
 impl<K: Key, V> std::ops::Index<K> for Table<K, V> {
@@ -553,6 +558,18 @@ impl<O: NativeObjects> Registry<O> {
             bind_group_layouts: self.layouts.len(),
             bind_groups: self.bind_groups.len(),
             pipelines: self.pipelines.len(),
+            buffer_bytes: self.buffers.values().map(|b| b.meta.size).sum(),
+            texture_bytes: self
+                .textures
+                .values()
+                .map(|t| {
+                    let m = &t.meta;
+                    u64::from(m.width)
+                        * u64::from(m.height)
+                        * u64::from(m.format.bytes_per_texel())
+                        * u64::from(m.samples)
+                })
+                .sum(),
         }
     }
 

@@ -118,8 +118,8 @@ pub use material::{
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{
-    FrameInput, Lighting, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig, Vertex, WorkerPool,
-    MAX_SHADOW_VIEWS,
+    FrameInput, Lighting, MemoryReport, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig,
+    Vertex, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};

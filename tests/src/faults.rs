@@ -213,6 +213,9 @@ impl<B: Backend> Backend for FaultBackend<B> {
     fn caps(&self) -> Caps {
         self.inner.caps()
     }
+    fn live(&self) -> switchyard_backend::LiveResources {
+        self.inner.live()
+    }
     fn digests_commands(&self) -> bool {
         self.inner.digests_commands()
     }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3};
 use proptest::prelude::*;
 use switchyard::backend::null::NullBackend;
+use switchyard::backend::Backend;
 use switchyard::*;
 use switchyard_tests::cube;
 
@@ -408,4 +409,42 @@ fn a_shader_is_removed_once_no_material_uses_it() {
     let m = r.create_material(&MaterialDesc { shader: again, ..Default::default() }).unwrap();
     r.insert_objects(&[object(m)]).unwrap();
     assert!(r.render(&[view]).unwrap().draw_calls >= 2);
+}
+
+/// `Renderer::memory`: the backend's live bytes by kind, and the mesh and texel bytes kept
+/// on the CPU, follow what is created and removed.
+#[test]
+fn memory_is_reported_by_kind_on_both_sides() {
+    let backend = Arc::new(NullBackend::new(false));
+    let config = RendererConfig { threads: 1, max_objects: 64, width: 32, height: 32, ..Default::default() };
+    let mut r = Renderer::new(backend.clone(), config).unwrap();
+    let view = View {
+        label: "main",
+        view_proj: Mat4::IDENTITY,
+        eye: Vec3::ZERO,
+        far: 1.0,
+        layer_mask: u16::MAX,
+        pass: PassKind::Forward,
+    };
+    let settle = |r: &mut Renderer<NullBackend>| {
+        for _ in 0..8 {
+            r.render(&[view]).unwrap();
+        }
+        r.flush().unwrap();
+    };
+    settle(&mut r);
+    let start = r.memory();
+    assert!(start.gpu.buffer_bytes > 0 && start.gpu.texture_bytes > 0, "{start:?}");
+    assert_eq!((start.cpu_texture_bytes, start.gpu), (0, backend.live()));
+    let t = r.create_texture(4, 4, &[200; 64]).unwrap();
+    let m = r.memory();
+    assert_eq!(m.cpu_texture_bytes, 64);
+    assert_eq!(m.gpu.texture_bytes, start.gpu.texture_bytes + 64, "RGBA8 4x4");
+    let mesh = r.create_mesh(&cube()).unwrap();
+    assert!(r.memory().cpu_mesh_bytes >= start.cpu_mesh_bytes + 8 * 32 + 36 * 4);
+    r.remove_texture(t).unwrap();
+    r.remove_mesh(mesh).unwrap();
+    settle(&mut r);
+    let end = r.memory();
+    assert_eq!((end.cpu_texture_bytes, end.gpu.texture_bytes), (0, start.gpu.texture_bytes), "{end:?}");
 }

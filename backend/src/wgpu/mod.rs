@@ -175,11 +175,6 @@ impl WgpuBackend {
         &self.device
     }
 
-    /// How many resources of each kind this backend holds (leak checks).
-    pub fn live(&self) -> crate::LiveResources {
-        self.reg.read().live()
-    }
-
     fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, CreateError> {
         if self.lost.load(Ordering::Relaxed) {
             return Err(CreateError::DeviceLost);
@@ -497,6 +492,10 @@ impl Backend for WgpuBackend {
             return Err(ReadbackError::DeviceLost);
         }
         self.read_back(texture)
+    }
+
+    fn live(&self) -> crate::LiveResources {
+        self.reg.read().live()
     }
 
     fn read_buffer(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {

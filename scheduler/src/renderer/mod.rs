@@ -63,7 +63,7 @@ pub use present::Presented;
 pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
-pub use resources::Lighting;
+pub use resources::{Lighting, MemoryReport};
 pub use workers::WorkerPool;
 
 /// The Switchyard renderer over a backend: a thin owner of the worker pool, the scene and

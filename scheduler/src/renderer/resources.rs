@@ -73,6 +73,18 @@ impl Resolve for Resolver<'_> {
     }
 }
 
+/// Memory by kind ([`Renderer::memory`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// The backend's live objects and their bytes.
+    pub gpu: switchyard_backend::LiveResources,
+    /// Vertex and index bytes the renderer keeps on the CPU (every live mesh, and the free
+    /// ranges between them).
+    pub cpu_mesh_bytes: u64,
+    /// Texel bytes of the textures the renderer keeps on the CPU.
+    pub cpu_texture_bytes: u64,
+}
+
 /// What the renderer owns on the GPU and the records behind it: the backend, the fixed
 /// objects, the shared mesh buffers, the shaders, materials and textures and their handles,
 /// the global properties and the lighting. The frame's jobs read it (through `&`; the
@@ -194,6 +206,19 @@ impl<B: Backend> Renderer<B> {
             }
         };
         Ok(self.res.shader_handles.insert(dense as u32))
+    }
+
+    /// Memory by kind: what the backend holds on the GPU (everything, the engine's own
+    /// objects on a shared backend included: [`Backend::live`]) and the mesh and texture
+    /// data the renderer keeps on the CPU (to grow the shared buffers and rebuild after a
+    /// lost device).
+    pub fn memory(&self) -> MemoryReport {
+        let b = &self.res;
+        MemoryReport {
+            gpu: b.backend.live(),
+            cpu_mesh_bytes: (size_of_val(&b.cpu_vertices[..]) + size_of_val(&b.cpu_indices[..])) as u64,
+            cpu_texture_bytes: b.textures.iter().map(|(_, t)| t.texels.len() as u64).sum(),
+        }
     }
 
     /// Removes a shader no material uses (`InUse` with their count otherwise). Its compiled

@@ -15,6 +15,7 @@ use switchyard_city as city;
 use switchyard_demo::gltf_scene;
 
 mod churn;
+mod output;
 mod passes;
 mod scenes;
 
@@ -216,44 +217,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The image format `path` names, refused before any rendering when it is not one the
-/// `image` crate writes here or its folder cannot take the file.
-fn checked_out(path: &std::path::Path) -> Result<image::ImageFormat, String> {
-    let format = image::ImageFormat::from_path(path)
-        .map_err(|_| format!("--out {}: name a .png file (the format comes from the extension)", path.display()))?;
-    if !format.writing_enabled() {
-        return Err(format!("--out {}: {format:?} is not written by this build; use .png", path.display()));
-    }
-    // Open without truncating (an existing file keeps its bytes until the frame is written);
-    // a file made only for this check goes again.
-    let existed = path.exists();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(|e| format!("--out {}: {e}", path.display()))?;
-    if !existed {
-        let _ = std::fs::remove_file(path);
-    }
-    Ok(format)
-}
-
-/// Writes the last frame's RGBA pixels as `format` (formats without alpha get RGB).
-fn write_image(
-    path: &std::path::Path,
-    format: image::ImageFormat,
-    img: switchyard::backend::Image,
-) -> Result<(), String> {
-    let rgba = image::RgbaImage::from_raw(img.width, img.height, img.pixels)
-        .ok_or_else(|| format!("writing {}: the read-back has the wrong size", path.display()))?;
-    let mut out = image::DynamicImage::ImageRgba8(rgba);
-    if !matches!(format, image::ImageFormat::Png | image::ImageFormat::Tiff | image::ImageFormat::WebP) {
-        out = image::DynamicImage::ImageRgb8(out.to_rgb8());
-    }
-    out.save_with_format(path, format).map_err(|e| format!("writing {}: {e}", path.display()))
-}
-
 fn run(args: &Args) -> Result<(), String> {
     if let Some(path) = &args.write_cube_grid {
         let bytes = switchyard_demo::cube_grid::glb(args.grid_side, args.materials)?;
@@ -268,7 +231,7 @@ fn run(args: &Args) -> Result<(), String> {
         return Ok(());
     }
     if args.backend != BackendKind::Null {
-        checked_out(&args.out)?;
+        output::checked_out(&args.out)?;
     }
     match args.backend {
         BackendKind::Null => {
@@ -312,21 +275,6 @@ fn run(args: &Args) -> Result<(), String> {
             frames(args, b, &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make })
         }
     }
-}
-
-/// One frame's stats as `FrameStats` serializes them (`switchyard`'s `serde` feature), each
-/// pass with its name and GPU ms, the cull pass's GPU ms, and the backend's own report.
-fn stats_json(s: &FrameStats, names: &[String], backend: Option<serde_json::Value>) -> serde_json::Value {
-    let mut v = serde_json::to_value(s).unwrap_or_default();
-    if let Some(passes) = v.get_mut("passes").and_then(serde_json::Value::as_array_mut) {
-        for (i, (p, name)) in passes.iter_mut().zip(names).enumerate() {
-            p["name"] = name.as_str().into();
-            p["gpu_ms"] = s.gpu.and_then(|g| g.passes().get(i).copied()).into();
-        }
-    }
-    v["gpu_cull_ms"] = s.gpu.and_then(|g| g.cull_ms).into();
-    v["backend"] = backend.unwrap_or_default();
-    v
 }
 
 fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> Result<(), String> {
@@ -464,7 +412,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             } else {
                 None
             };
-            json.push(stats_json(&stats, r.pass_names(), report));
+            json.push(output::stats_json(&stats, r.pass_names(), report));
         }
         if lines && noted.elapsed().as_secs_f64() >= args.progress_every {
             noted = std::time::Instant::now();
@@ -531,7 +479,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     }
     if r.backend().name() != "null" {
         let img = r.read_color().map_err(|e| e.to_string())?;
-        write_image(&args.out, checked_out(&args.out)?, img)?;
+        output::write_image(&args.out, output::checked_out(&args.out)?, img)?;
         println!("wrote {}", args.out.display());
     }
     Ok(())

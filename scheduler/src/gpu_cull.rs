@@ -293,8 +293,9 @@ pub fn boundary_margin(o: &Objects, f: &Frustum, i: usize) -> f32 {
 /// The parameters of one view's cull (`Params` in `shaders/cull.wgsl`).
 pub(crate) fn params(frustum: &Frustum, buckets: &Buckets) -> [u8; PARAMS_SIZE] {
     let mut p = [0u8; PARAMS_SIZE];
-    let planes: Vec<f32> = frustum.planes.iter().flat_map(|v| v.to_array()).collect();
-    p[..96].copy_from_slice(bytemuck::cast_slice(&planes));
+    for (dst, plane) in p[..96].chunks_exact_mut(16).zip(&frustum.planes) {
+        dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
+    }
     let n = buckets.candidates().len() as u32;
     let words = [n, n.div_ceil(GPU_CULL_BLOCK), buckets.buckets.len() as u32, buckets.buckets.len() as u32 + 1, n + 1];
     p[96..116].copy_from_slice(bytemuck::cast_slice(&words));

@@ -48,17 +48,7 @@ impl WgpuBackend {
             wgpu::Extent3d { width: m.width, height: m.height, depth_or_array_layers: 1 },
         );
         self.queue.submit([enc.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
-            .map_err(|e| ReadbackError::Map(e.to_string()))?;
-        if self.lost.load(Ordering::Relaxed) {
-            return Err(ReadbackError::DeviceLost);
-        }
-        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))?;
+        self.map_and_wait(&buffer)?;
         let view = buffer.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?;
         let mut pixels = Vec::with_capacity((row * m.height) as usize);
         for y in 0..m.height as usize {
@@ -89,8 +79,16 @@ impl WgpuBackend {
         enc.copy_buffer_to_buffer(&e.obj, offset, &staging, 0, len);
         self.queue.submit([enc.finish()]);
         drop(reg);
+        self.map_and_wait(&staging)?;
+        let bytes = staging.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?.to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    /// Maps a read-back buffer whose copy was submitted, waiting for the GPU.
+    fn map_and_wait(&self, buffer: &wgpu::Buffer) -> Result<(), ReadbackError> {
         let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
         self.device
@@ -99,9 +97,6 @@ impl WgpuBackend {
         if self.lost.load(Ordering::Relaxed) {
             return Err(ReadbackError::DeviceLost);
         }
-        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))?;
-        let bytes = staging.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?.to_vec();
-        staging.unmap();
-        Ok(bytes)
+        rx.recv().map_err(|e| ReadbackError::Map(e.to_string()))?.map_err(|e| ReadbackError::Map(e.to_string()))
     }
 }

@@ -49,6 +49,7 @@ mod reference;
 mod render;
 mod resources;
 mod retire;
+mod uploads;
 mod workers;
 
 use device::DeviceSide;

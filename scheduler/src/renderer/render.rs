@@ -4,13 +4,11 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use glam::{Mat4, Vec3};
 use switchyard_backend::{Backend, BufferUsage, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId};
 use switchyard_kernels::cull::Frustum;
 
-use super::gpu::{self, GLOBALS_SLOT};
+use super::gpu::GLOBALS_SLOT;
 use super::input::check_targets;
 use super::jobs::{EngineRecorded, FrameJobs, ViewFrame, ViewSetup};
 use super::plan::{self, Entry, FramePlan};
@@ -248,102 +246,6 @@ impl<B: Backend> Renderer<B> {
             let strength = if s.shadowed { l.shadow_strength } else { 0.0 };
             g[MAPS + 12..].copy_from_slice(&[time, l.fog_density, strength, 0.0]);
             dst[..size_of_val(&g)].copy_from_slice(bytemuck::cast_slice(&g));
-        }
-    }
-
-    /// The transforms of objects changed since the last frame, as writes into the
-    /// persistent transform buffer: the writes are listed here, the bytes copied on the
-    /// workers (a scene that moves every object copies 64 bytes per object).
-    fn write_dirty_transforms(&mut self, packet: &mut FramePacket<B::Chunk>) {
-        let _z = profile::zone!("dirty-transforms");
-        const _: () = assert!(size_of::<Mat4>() as u64 == gpu::TRANSFORM_SIZE, "a transform is one Mat4");
-        packet.transforms.0 = Some(self.res.gpu.transforms_buf);
-        packet.transform_writes.clear();
-        let len = self.scene.objects.len();
-        let mut total = 0;
-        for (s, e) in self.scene.dirty.drain(..) {
-            // Objects removed after being marked leave ranges past the end.
-            let (s, e) = ((s as usize).min(len), (e as usize).min(len));
-            if s >= e {
-                continue;
-            }
-            let bytes = (e - s) * size_of::<Mat4>();
-            packet.transform_writes.push((s as u64 * gpu::TRANSFORM_SIZE, total..total + bytes));
-            total += bytes;
-        }
-        self.write_dirty_bounds(packet, total / 2);
-        let dst = &mut packet.transforms.1;
-        switchyard_kernels::par::set_len(dst, total);
-        // Each block of the packet's bytes copies the parts of the writes it holds; a
-        // write's bytes in the packet follow its objects' transforms one to one.
-        let (src, writes): (&[u8], _) =
-            (bytemuck::cast_slice(&self.scene.objects.transforms), &packet.transform_writes);
-        const BLOCK: usize = 1 << 20;
-        self.pool.install(|| {
-            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(c, dst)| {
-                let _busy = switchyard_kernels::busy::Region::enter();
-                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
-                let first = writes.partition_point(|(_, r)| r.end <= a);
-                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start < b) {
-                    let (lo, hi) = (r.start.max(a), r.end.min(b));
-                    let from = *offset as usize + (lo - r.start);
-                    dst[lo - a..hi - a].copy_from_slice(&src[from..from + (hi - lo)]);
-                }
-            })
-        });
-    }
-
-    /// Where the renderer culls on the GPU, the world bounds of the objects whose
-    /// transforms the packet writes (`bytes` in all), in the same order.
-    fn write_dirty_bounds(&mut self, packet: &mut FramePacket<B::Chunk>, bytes: usize) {
-        packet.bounds.0 = self.res.gpu.cull.as_ref().map(|c| c.bounds_buf);
-        const PER: usize = crate::gpu_cull::BOUNDS_SIZE as usize;
-        let dst = &mut packet.bounds.1;
-        if packet.bounds.0.is_none() {
-            dst.clear();
-            return;
-        }
-        switchyard_kernels::par::set_len(dst, bytes / PER);
-        let (o, writes) = (&self.scene.objects, &packet.transform_writes);
-        const _: () = assert!(PER == size_of::<[f32; 8]>() && 2 * PER as u64 == gpu::TRANSFORM_SIZE);
-        // As the transforms: each block of the packet's bounds fills the parts of the writes
-        // it holds (object `k` of a write's range is its first object plus `k`).
-        const BLOCK: usize = 1 << 14;
-        let t = gpu::TRANSFORM_SIZE as usize;
-        self.pool.install(|| {
-            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(c, dst)| {
-                let _busy = switchyard_kernels::busy::Region::enter();
-                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
-                let first = writes.partition_point(|(_, r)| r.end / t <= a);
-                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
-                    let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
-                    let object = *offset as usize / t + (lo - r.start / t);
-                    for (k, d) in dst[lo - a..hi - a].iter_mut().enumerate() {
-                        let i = object + k;
-                        *d = [o.cx[i], o.cy[i], o.cz[i], 0.0, o.ex[i], o.ey[i], o.ez[i], 0.0];
-                    }
-                }
-            })
-        });
-    }
-
-    /// The meshes made since the last frame, into the packet's uploads: their vertices and
-    /// indices as the CPU copies hold them now, written into the current shared buffers
-    /// before the frame's passes, on the submission thread.
-    fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
-        let _z = profile::zone!("mesh-uploads");
-        packet.mesh_writes.clear();
-        packet.mesh_bytes.clear();
-        let s = &mut self.res;
-        for (v, i) in s.pending_uploads.drain(..) {
-            let start = packet.mesh_bytes.len();
-            packet
-                .mesh_bytes
-                .extend_from_slice(bytemuck::cast_slice(&s.cpu_vertices[v.start as usize..v.end as usize]));
-            packet.mesh_writes.push((s.vertices.id, u64::from(v.start) * 32, start..packet.mesh_bytes.len()));
-            let start = packet.mesh_bytes.len();
-            packet.mesh_bytes.extend_from_slice(bytemuck::cast_slice(&s.cpu_indices[i.start as usize..i.end as usize]));
-            packet.mesh_writes.push((s.indices.id, u64::from(i.start) * 4, start..packet.mesh_bytes.len()));
         }
     }
 

@@ -138,6 +138,10 @@ struct Args {
     /// more to record than the CPU cull saves).
     #[arg(long, value_enum)]
     cull: Option<CullKind>,
+    /// Cull the opaque pass by occlusion too, in two phases against a depth pyramid (with
+    /// GPU culling only; falls back to frustum culling, with a note, where it cannot).
+    #[arg(long)]
+    occlusion: bool,
     /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
     /// `Device::destroy`), then recover on a new device from the retained scene and render
     /// the frame again. Digests after it differ from a clean run's: the new device names
@@ -291,6 +295,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             (Some(CullKind::Gpu), ..) | (None, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
             _ => switchyard::CullOn::Cpu,
         },
+        occlusion: args.occlusion,
         // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
         digest: args.digest.then_some(true),
         ..RendererConfig::default()
@@ -298,6 +303,9 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
     if let Some(why) = r.cull_fallback() {
         println!("note: --cull gpu: {why}; culling on the CPU");
+    }
+    if let Some(why) = r.occlusion_fallback() {
+        println!("note: --occlusion: {why}; frustum culling only");
     }
     let scene = match (&args.gltf, args.scene) {
         (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects)?),
@@ -336,6 +344,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         match (r.gpu_cull(), r.config().cull) {
             (false, _) => "cpu",
             (true, switchyard::CullOn::Auto) => "auto (gpu where draws are dense)",
+            (true, _) if r.occlusion() => "gpu, occlusion",
             (true, _) => "gpu",
         }
     );
@@ -572,11 +581,13 @@ fn summary(all: &[FrameStats], names: &[String], views: &[String], last: Option<
     );
     let cull: Vec<f64> = timed.iter().filter_map(|g| g.cull_ms).collect();
     if !cull.is_empty() {
-        println!(
-            "| (gpu-cull: {} views) | 0.00 | 0.00 | 0.00 | {:.3} |",
-            s.gpu_culled_views,
-            city::percentile(&cull, 0.5)
-        );
+        let n = s.gpu_culled_views;
+        println!("| (gpu-cull: {n} views) | 0.00 | 0.00 | 0.00 | {:.3} |", city::percentile(&cull, 0.5));
+    }
+    let occlusion: Vec<f64> = timed.iter().filter_map(|g| g.occlusion_ms).collect();
+    if !occlusion.is_empty() {
+        let n = s.occluded_views;
+        println!("| (occlusion: {n} views) | 0.00 | 0.00 | 0.00 | {:.3} |", city::percentile(&occlusion, 0.5));
     }
     for (i, (p, name)) in s.passes[..s.pass_count as usize].iter().zip(names).enumerate() {
         println!("| {name} | {:.2} | {:.2} | {:.2} | {} |", mb(p.loaded), mb(p.stored), mb(p.resolved), gpu_ms(i));

@@ -77,7 +77,7 @@ pub(crate) const GPU_CULL_BLOCK: u32 = 256;
 /// Bytes of one view's parameters in the parameter buffer (the dynamic-offset alignment).
 pub(crate) const PARAMS_SLOT: u64 = 256;
 /// Bytes of the parameters the shader reads (`Params` in `shaders/cull.wgsl`).
-pub(crate) const PARAMS_SIZE: usize = 128;
+pub(crate) const PARAMS_SIZE: usize = 256;
 /// Bytes of one object's world bounds in the bounds buffer (center and half extents, two
 /// `vec4`s).
 pub(crate) const BOUNDS_SIZE: u64 = 32;
@@ -290,15 +290,38 @@ pub fn boundary_margin(o: &Objects, f: &Frustum, i: usize) -> f32 {
         .fold(f32::INFINITY, f32::min)
 }
 
-/// The parameters of one view's cull (`Params` in `shaders/cull.wgsl`).
-pub(crate) fn params(frustum: &Frustum, buckets: &Buckets) -> [u8; PARAMS_SIZE] {
+/// Which of a view's culls parameters are for, with occlusion culling
+/// (`occlusion.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Occluding<'a> {
+    /// 1: the first phase (the frame's cull pass), 2: the second (after the pyramid).
+    pub(crate) phase: u32,
+    /// The candidates' bits are not this view's yet.
+    pub(crate) reset: bool,
+    pub(crate) view_proj: &'a glam::Mat4,
+    pub(crate) pyramid: &'a crate::occlusion::Pyramid,
+}
+
+/// The parameters of one view's cull (`Params` in `shaders/cull.wgsl`): frustum only, or
+/// one phase of an occlusion cull (the second writes the second halves of the instances
+/// and records).
+pub(crate) fn params(frustum: &Frustum, buckets: &Buckets, occ: Option<Occluding<'_>>) -> [u8; PARAMS_SIZE] {
     let mut p = [0u8; PARAMS_SIZE];
     for (dst, plane) in p[..96].chunks_exact_mut(16).zip(&frustum.planes) {
         dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
     }
     let n = buckets.candidates().len() as u32;
-    let words = [n, n.div_ceil(GPU_CULL_BLOCK), buckets.buckets.len() as u32, buckets.buckets.len() as u32 + 1, n + 1];
-    p[96..116].copy_from_slice(bytemuck::cast_slice(&words));
+    let (blocks, nb) = (n.div_ceil(GPU_CULL_BLOCK), buckets.buckets.len() as u32);
+    let (phase, reset) = occ.map_or((0, false), |o| (o.phase, o.reset));
+    let words = [n, blocks, nb, nb + 1, n + 1, phase, n + 1 + blocks, u32::from(reset)];
+    p[96..128].copy_from_slice(bytemuck::cast_slice(&words));
+    if let Some(o) = occ {
+        p[128..192].copy_from_slice(bytemuck::cast_slice(&o.view_proj.to_cols_array()));
+        let late = o.phase == 2;
+        let (t, levels) = (o.pyramid.target, o.pyramid.levels);
+        let words = [if late { n } else { 0 }, if late { nb } else { 0 }, t.0, t.1, levels];
+        p[192..212].copy_from_slice(bytemuck::cast_slice(&words));
+    }
     p
 }
 
@@ -316,13 +339,19 @@ pub(crate) struct CullObjects {
     shader: switchyard_backend::ShaderId,
     /// count, scan_blocks, scatter, write_args.
     pipelines: [PipelineId; 4],
-    /// Per view, [`PARAMS_SLOT`] bytes of parameters.
+    /// Per view, [`PARAMS_SLOT`] bytes of parameters (then as many for the second phase
+    /// of occlusion culls).
     pub(crate) params_buf: BufferId,
     /// World bounds of every object, [`BOUNDS_SIZE`] bytes each (written with the dirty
     /// transforms).
     pub(crate) bounds_buf: BufferId,
     /// The frame's cull pass (every GPU-culled view's dispatches, before the first pass).
     pub(crate) pass: PassDesc,
+    /// With occlusion culling: the pyramid's and the second phase's objects (the layout
+    /// then binds a pyramid at binding 6).
+    pub(crate) occlusion: Option<crate::occlusion::OcclusionObjects>,
+    /// The compute pass between the halves of an occlusion-culled pass.
+    pub(crate) occlusion_pass: PassDesc,
 }
 
 /// One GPU-culled view's buffers (its instance and indirect buffers are the view's own)
@@ -334,11 +363,13 @@ pub(crate) struct ViewCull {
     /// Ranks and block sums ([`scratch_bytes`]).
     pub(crate) scratch: GrowBuffer,
     pub(crate) group: BindGroupId,
-    /// The buffers `group` binds: lists, instances, args, scratch.
-    pub(crate) bound: [BufferId; 4],
+    /// The buffers `group` binds: lists, instances, args, scratch, pyramid.
+    pub(crate) bound: [BufferId; 5],
     /// The list buffer the current buckets were last uploaded into (`None`: upload them
     /// with the next frame).
     pub(crate) uploaded: Option<BufferId>,
+    /// The scratch buffer holds this view's visible-last-frame bits (occlusion culling).
+    pub(crate) bits: bool,
 }
 
 impl ViewCull {
@@ -354,19 +385,21 @@ impl CullObjects {
         m: &mut crate::renderer::gpu::Made<'_, B>,
         b: &B,
         max_objects: usize,
+        occlusion: bool,
     ) -> Result<Self, CreateError> {
         let entry = |binding, ty| LayoutEntry { binding, visibility: Stages::COMPUTE, ty };
-        let layout = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
-            label: "gpu-cull".into(),
-            entries: vec![
-                entry(0, BindingType::Uniform { dynamic: true, min_size: PARAMS_SIZE as u64 }),
-                entry(1, BindingType::Storage { dynamic: false }),
-                entry(2, BindingType::Storage { dynamic: false }),
-                entry(3, BindingType::StorageReadWrite { dynamic: false }),
-                entry(4, BindingType::StorageReadWrite { dynamic: false }),
-                entry(5, BindingType::StorageReadWrite { dynamic: false }),
-            ],
-        }))?;
+        let mut entries = vec![
+            entry(0, BindingType::Uniform { dynamic: true, min_size: PARAMS_SIZE as u64 }),
+            entry(1, BindingType::Storage { dynamic: false }),
+            entry(2, BindingType::Storage { dynamic: false }),
+            entry(3, BindingType::StorageReadWrite { dynamic: false }),
+            entry(4, BindingType::StorageReadWrite { dynamic: false }),
+            entry(5, BindingType::StorageReadWrite { dynamic: false }),
+        ];
+        if occlusion {
+            entries.push(entry(6, BindingType::Storage { dynamic: false }));
+        }
+        let layout = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc { label: "gpu-cull".into(), entries }))?;
         let shader = m.add(b.create_shader(&ShaderModuleDesc {
             label: "gpu-cull".into(),
             wgsl: include_str!("shaders/cull.wgsl").into(),
@@ -382,24 +415,39 @@ impl CullObjects {
         }
         let usage = switchyard_backend::BufferUsage::UNIFORM;
         let views = crate::frame_graph::MAX_VIEWS as u64;
-        let params_buf = m.add(crate::renderer::gpu::buffer(b, "gpu-cull-params", views * PARAMS_SLOT, usage))?;
+        let params_buf = m.add(crate::renderer::gpu::buffer(b, "gpu-cull-params", 2 * views * PARAMS_SLOT, usage))?;
         let bounds_buf = m.add(crate::renderer::gpu::buffer(
             b,
             "bounds",
             max_objects as u64 * BOUNDS_SIZE,
             switchyard_backend::BufferUsage::STORAGE,
         ))?;
-        Ok(Self { layout, shader, pipelines, params_buf, bounds_buf, pass: PassDesc::compute("gpu-cull") })
+        let occlusion =
+            if occlusion { Some(crate::occlusion::OcclusionObjects::create(m, b, shader, layout)?) } else { None };
+        Ok(Self {
+            layout,
+            shader,
+            pipelines,
+            params_buf,
+            bounds_buf,
+            pass: PassDesc::compute("gpu-cull"),
+            occlusion,
+            occlusion_pass: PassDesc::compute("occlusion"),
+        })
     }
 
     /// Every object here, given up.
     pub(crate) fn resources(&self) -> impl Iterator<Item = Resource> + '_ {
-        self.pipelines.iter().map(|&p| Resource::Pipeline(p)).chain([
-            Resource::Shader(self.shader),
-            Resource::BindGroupLayout(self.layout),
-            Resource::Buffer(self.params_buf),
-            Resource::Buffer(self.bounds_buf),
-        ])
+        self.pipelines
+            .iter()
+            .map(|&p| Resource::Pipeline(p))
+            .chain([
+                Resource::Shader(self.shader),
+                Resource::BindGroupLayout(self.layout),
+                Resource::Buffer(self.params_buf),
+                Resource::Buffer(self.bounds_buf),
+            ])
+            .chain(self.occlusion.iter().flat_map(|o| o.resources()))
     }
 
     /// The bind group of one view's cull over its buffers.
@@ -410,12 +458,14 @@ impl CullObjects {
         instances: BufferId,
         args: BufferId,
         scratch: BufferId,
+        pyramid: BufferId,
     ) -> Result<BindGroupId, CreateError> {
         let whole = |buffer| BindResource::Buffer { buffer, offset: 0, size: None };
+        let pyramid = self.occlusion.as_ref().map(|_| BindEntry { binding: 6, resource: whole(pyramid) });
         b.create_bind_group(&BindGroupDesc {
             label: "gpu-cull".into(),
             layout: self.layout,
-            entries: vec![
+            entries: [
                 BindEntry {
                     binding: 0,
                     resource: BindResource::Buffer {
@@ -429,21 +479,38 @@ impl CullObjects {
                 BindEntry { binding: 3, resource: whole(instances) },
                 BindEntry { binding: 4, resource: whole(args) },
                 BindEntry { binding: 5, resource: whole(scratch) },
-            ],
+            ]
+            .into_iter()
+            .chain(pyramid)
+            .collect(),
         })
     }
 
     /// The commands of one view's cull: its four dispatches (none for no candidates).
-    pub(crate) fn commands(&self, group: BindGroupId, slot: u32, buckets: &Buckets, out: &mut Vec<Command>) {
-        out.clear();
+    /// With `late`, the second phase of an occlusion cull, appended to `out`.
+    pub(crate) fn commands(
+        &self,
+        group: BindGroupId,
+        slot: u32,
+        buckets: &Buckets,
+        late: bool,
+        out: &mut Vec<Command>,
+    ) {
+        if !late {
+            out.clear();
+        }
         let n = buckets.candidates().len() as u32;
         if n == 0 {
             return;
         }
+        let slot = if late { crate::frame_graph::MAX_VIEWS as u32 + slot } else { slot };
         let bind = Command::SetBindGroup { index: 0, group, offsets: DynamicOffsets::one(slot * PARAMS_SLOT as u32) };
         let blocks = n.div_ceil(GPU_CULL_BLOCK);
         let arg_groups = (buckets.buckets.len() as u32).div_ceil(GPU_CULL_BLOCK);
-        let [count, scan, scatter, args] = self.pipelines;
+        let [mut count, scan, mut scatter, args] = self.pipelines;
+        if let (true, Some(o)) = (late, &self.occlusion) {
+            [count, scatter] = o.late;
+        }
         out.extend([
             Command::SetPipeline(count),
             bind,
@@ -459,9 +526,9 @@ impl CullObjects {
 }
 
 /// Bytes of a view's scratch buffer for `objects` candidates: ranks (one more than the
-/// candidates) and one sum per block.
+/// candidates), one sum per block, and a bit (a `u32`) per candidate for occlusion culls.
 pub(crate) fn scratch_bytes(objects: u64) -> u64 {
-    (objects + 1 + objects.div_ceil(u64::from(GPU_CULL_BLOCK))) * 4
+    (2 * objects + 1 + objects.div_ceil(u64::from(GPU_CULL_BLOCK))) * 4
 }
 
 /// Bytes of a view's list buffer for `objects` candidates: bucket starts (at most one
@@ -471,18 +538,31 @@ pub(crate) fn lists_bytes(objects: u64) -> u64 {
 }
 
 /// Grows a GPU-culled view's list and scratch buffers to `objects` candidates (making them
-/// at first) and makes its bind group again where a buffer it binds changed; what was
-/// replaced goes into `gone`. The view's instance and indirect buffers exist.
+/// at first) and makes its bind group again where a buffer it binds changed; with
+/// `occlude` (its depth target and size) the view's depth pyramid too, without it the
+/// pyramid goes. What was replaced goes into `gone`. The view's instance and indirect
+/// buffers exist.
 pub(crate) fn prepare_view<B: Backend, C>(
     b: &B,
     cull: &CullObjects,
     rec: &mut RecordedPass<C>,
     objects: u64,
+    occlude: Option<(switchyard_backend::TextureId, (u32, u32))>,
     gone: &mut Vec<Resource>,
 ) -> Result<(), CreateError> {
     let (Some(instances), Some(args)) = (rec.instance_buf.as_ref().map(|g| g.id), rec.args_buf.as_ref().map(|g| g.id))
     else {
         unreachable!("a view's instance and indirect buffers are grown first");
+    };
+    let pyramid = match (&cull.occlusion, occlude) {
+        (Some(o), Some((depth, size))) => {
+            crate::occlusion::prepare_view(b, o, &mut rec.occlusion, depth, size, gone)?;
+            rec.occlusion.as_ref().map_or(o.empty, |v| v.texels.id)
+        }
+        (o, _) => {
+            gone.extend(rec.occlusion.take().into_iter().flat_map(|v| v.resources()));
+            o.as_ref().map_or(BufferId::default(), |o| o.empty)
+        }
     };
     let usage = BufferUsage::STORAGE;
     let make = |label, size: u64| -> Result<GrowBuffer, CreateError> {
@@ -495,11 +575,11 @@ pub(crate) fn prepare_view<B: Backend, C>(
             // The group binds all four: what was made goes again if a later step fails.
             let lists = make("gpu-cull-lists", lists_bytes(objects))?;
             let made = make("gpu-cull-scratch", scratch_bytes(objects))
-                .map(|scratch| (cull.group(b, lists.id, instances, args, scratch.id), scratch));
+                .map(|scratch| (cull.group(b, lists.id, instances, args, scratch.id, pyramid), scratch));
             return match made {
                 Ok((Ok(group), scratch)) => {
-                    let bound = [lists.id, instances, args, scratch.id];
-                    rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None });
+                    let bound = [lists.id, instances, args, scratch.id, pyramid];
+                    rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false });
                     Ok(())
                 }
                 Ok((Err(e), scratch)) => {
@@ -521,9 +601,11 @@ pub(crate) fn prepare_view<B: Backend, C>(
             gone.push(Resource::Buffer(std::mem::replace(g, make(label, need)?).id));
         }
     }
-    let bound = [v.lists.id, instances, args, v.scratch.id];
+    let bound = [v.lists.id, instances, args, v.scratch.id, pyramid];
+    // A new scratch buffer holds no bits.
+    v.bits &= bound[3] == v.bound[3];
     if bound != v.bound {
-        let group = cull.group(b, v.lists.id, instances, args, v.scratch.id)?;
+        let group = cull.group(b, v.lists.id, instances, args, v.scratch.id, pyramid)?;
         gone.push(Resource::BindGroup(std::mem::replace(&mut v.group, group)));
         v.bound = bound;
     }

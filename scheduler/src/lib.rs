@@ -93,6 +93,7 @@ pub mod frame_graph;
 mod gpu_cull;
 mod graph;
 pub mod material;
+mod occlusion;
 mod patch;
 mod profile;
 mod record;
@@ -115,6 +116,7 @@ pub use graph::JobSpan;
 pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
+pub use occlusion::occlusion_support;
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{

@@ -62,6 +62,9 @@ pub(crate) struct RecordCtx<'a> {
     pub(crate) instances: BufferId,
     /// This view's indirect argument buffer.
     pub(crate) args: BufferId,
+    /// The record of batch 0 in `args` (the second half of an occlusion-culled view draws
+    /// from the records after the first half's).
+    pub(crate) args_first: usize,
     /// Use `MultiDrawIndexedIndirect` per state bucket.
     pub(crate) multi_draw: bool,
     /// Draw every batch from its indirect record (the GPU wrote its instances), one
@@ -176,12 +179,12 @@ pub(crate) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cm
         if ctx.multi_draw {
             cmds.push(Command::MultiDrawIndexedIndirect {
                 buffer: ctx.args,
-                offset: (b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE,
+                offset: (ctx.args_first + b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE,
                 count: (j - i) as u32,
             });
             counts.draw_calls += 1;
         } else if ctx.indirect {
-            for b in b0 + i..b0 + j {
+            for b in ctx.args_first + b0 + i..ctx.args_first + b0 + j {
                 cmds.push(Command::MultiDrawIndexedIndirect {
                     buffer: ctx.args,
                     offset: b as u64 * DRAW_INDEXED_INDIRECT_SIZE,
@@ -235,6 +238,11 @@ pub(crate) struct RecordedPass<C> {
     pub(crate) cull_cmds: Vec<Command>,
     pub(crate) cull_chunk: Option<C>,
     pub(crate) cull_digest: Digest,
+    /// Where the view is culled by occlusion (`occlusion.rs`): its depth pyramid, the
+    /// compute pass between its halves (the pyramid and the second cull), and the second
+    /// half's chunks.
+    pub(crate) occlusion: Option<crate::occlusion::ViewOcclusion>,
+    pub(crate) late: LateHalf<C>,
     pub(crate) counts: ChunkCounts,
     pub(crate) error: Option<RenderError>,
     /// Time the stage took, ms.
@@ -255,9 +263,39 @@ impl<C> Default for RecordedPass<C> {
             cull_cmds: Vec::new(),
             cull_chunk: None,
             cull_digest: Digest::default(),
+            occlusion: None,
+            late: LateHalf::default(),
             counts: ChunkCounts::default(),
             error: None,
             ms: 0.0,
+        }
+    }
+}
+
+/// The second half of an occlusion-culled view: the compute pass before it (its commands,
+/// chunk and digest) and its chunks (the first half's commands at the second records).
+#[derive(Debug)]
+pub(crate) struct LateHalf<C> {
+    /// Split this frame.
+    pub(crate) on: bool,
+    pub(crate) compute_cmds: Vec<Command>,
+    pub(crate) compute_chunk: Option<C>,
+    pub(crate) compute_digest: Digest,
+    pub(crate) cmds: Vec<Vec<Command>>,
+    pub(crate) chunks: Vec<Option<C>>,
+    pub(crate) digests: Vec<Digest>,
+}
+
+impl<C> Default for LateHalf<C> {
+    fn default() -> Self {
+        Self {
+            on: false,
+            compute_cmds: Vec::new(),
+            compute_chunk: None,
+            compute_digest: Digest::default(),
+            cmds: Vec::new(),
+            chunks: Vec::new(),
+            digests: Vec::new(),
         }
     }
 }
@@ -299,6 +337,9 @@ pub(crate) fn record_view<B: Backend>(
     up.args_buffer = Some(args_id);
     up.lists.1.clear();
     up.params = None;
+    up.late_params = None;
+    up.levels.1.clear();
+    out.late.on = false;
     // The instance data is the sorted queue; the indirect records follow the batches.
     switchyard_kernels::par::copy(&mut up.instances, &sorted.queue);
     write_args(input.meshes, batches, &mut up.args);
@@ -310,6 +351,7 @@ pub(crate) fn record_view<B: Backend>(
         indices: input.mesh_buffers.1,
         instances: inst_id,
         args: args_id,
+        args_first: 0,
         multi_draw: input.multi_draw,
         indirect: false,
         meshes: input.meshes,
@@ -365,10 +407,46 @@ pub(crate) fn record_gpu_view<B: Backend>(
         up.lists.1.clone_from(&buckets.lists);
         gpu.uploaded = Some(gpu.lists.id);
     }
+    // Occlusion culling: two phases, the second's records after the first's.
+    let split = cull.occlusion.as_ref().zip(out.occlusion.as_mut());
+    let pyramid = split.as_ref().map(|(_, v)| v.pyramid);
+    let occluding = pyramid.as_ref().map(|pyramid| crate::gpu_cull::Occluding {
+        phase: 1,
+        reset: buckets.rebuilt || !gpu.bits,
+        view_proj: &input.view.view_proj,
+        pyramid,
+    });
+    gpu.bits = split.is_some();
     let at = u64::from(slot) * crate::gpu_cull::PARAMS_SLOT;
-    up.params = Some((cull.params_buf, at, crate::gpu_cull::params(frustum, buckets)));
-    cull.commands(gpu.group, slot, buckets, &mut out.cull_cmds);
+    up.params = Some((cull.params_buf, at, crate::gpu_cull::params(frustum, buckets, occluding)));
+    up.late_params = None;
+    up.levels.1.clear();
+    cull.commands(gpu.group, slot, buckets, false, &mut out.cull_cmds);
     out.cull_chunk = None;
+    let late = &mut out.late;
+    (late.on, late.compute_chunk) = (false, None);
+    if let (Some((objects, v)), Some(o)) = (split, occluding) {
+        up.args.extend_from_within(..);
+        let late_at = (crate::frame_graph::MAX_VIEWS as u64 + u64::from(slot)) * crate::gpu_cull::PARAMS_SLOT;
+        let params = crate::gpu_cull::params(frustum, buckets, Some(crate::gpu_cull::Occluding { phase: 2, ..o }));
+        up.late_params = Some((cull.params_buf, late_at, params));
+        if !v.levels_written {
+            up.levels.0 = Some(v.levels);
+            v.pyramid.level_bytes(&mut up.levels.1);
+            v.levels_written = true;
+        }
+        late.on = true;
+        late.compute_cmds.clear();
+        objects.pyramid_commands(v, &mut late.compute_cmds);
+        cull.commands(gpu.group, slot, buckets, true, &mut late.compute_cmds);
+        if input.digest {
+            late.compute_digest = Digest::of_commands(&late.compute_cmds);
+        }
+        match input.backend.record(&cull.occlusion_pass, ChunkPosition::SINGLE, &late.compute_cmds) {
+            Ok(c) => late.compute_chunk = Some(c),
+            Err(e) => out.error = Some(e.into()),
+        }
+    }
     if input.digest {
         out.cull_digest = Digest::of_commands(&out.cull_cmds);
     }
@@ -386,13 +464,33 @@ pub(crate) fn record_gpu_view<B: Backend>(
         indices: input.mesh_buffers.1,
         instances: inst_id,
         args: args_id,
+        args_first: 0,
         multi_draw: input.multi_draw,
         indirect: true,
         meshes: input.meshes,
         lists,
     };
+    let halves = out.late.on.then(|| crate::occlusion::halves(input.pass));
+    let first = RecordInput { pass: halves.as_ref().map_or(input.pass, |h| &h[0]), ..*input };
     if out.error.is_none() {
-        record_chunks(input, &ctx, batches, None, out);
+        record_chunks(&first, &ctx, batches, None, out);
+    }
+    if let (None, Some([_, second])) = (&out.error, &halves) {
+        // The second half: the same draws at the second records, recorded in the first
+        // half's place and moved into the late half.
+        let first = out.counts;
+        let late = &mut out.late;
+        std::mem::swap(&mut out.cmds, &mut late.cmds);
+        std::mem::swap(&mut out.chunks, &mut late.chunks);
+        std::mem::swap(&mut out.digests, &mut late.digests);
+        let input = RecordInput { pass: second, ..*input };
+        record_chunks(&input, &RecordCtx { args_first: batches.len(), ..ctx }, batches, None, out);
+        let late = &mut out.late;
+        std::mem::swap(&mut out.cmds, &mut late.cmds);
+        std::mem::swap(&mut out.chunks, &mut late.chunks);
+        std::mem::swap(&mut out.digests, &mut late.digests);
+        out.counts.draw_calls += first.draw_calls;
+        out.counts.state_changes += first.state_changes;
     }
     out.ms = t.elapsed().as_secs_f64() * 1e3;
 }

@@ -58,6 +58,9 @@ pub struct FrameStats {
     pub visible: [u32; MAX_VIEWS],
     /// Views culled on the GPU ([`CullMode::Gpu`](crate::CullOn::Gpu)).
     pub gpu_culled_views: u32,
+    /// Of those, views culled by occlusion too: their pass split in two around a depth
+    /// pyramid ([`RendererConfig::occlusion`](crate::RendererConfig::occlusion)).
+    pub occluded_views: u32,
     /// Of those, views whose buckets were built this frame (the scene's structure, the
     /// materials or the view's filters changed; otherwise no per-object CPU work).
     pub buckets_built: u32,
@@ -122,6 +125,7 @@ impl Default for FrameStats {
             views: 0,
             visible: [0; MAX_VIEWS],
             gpu_culled_views: 0,
+            occluded_views: 0,
             buckets_built: 0,
             queue_items: 0,
             sorts_from_last_order: 0,
@@ -155,6 +159,10 @@ pub struct GpuTimes {
     /// GPU ms of the compute pass that culls the GPU-culled views, before the graph's
     /// passes ([`CullOn::Gpu`](crate::CullOn::Gpu); `None` in frames without one).
     pub cull_ms: Option<f64>,
+    /// GPU ms of the compute passes between the halves of occlusion-culled passes (their
+    /// depth pyramids and second culls; `None` in frames without one). The halves count
+    /// as their pass in `passes`.
+    pub occlusion_ms: Option<f64>,
 }
 
 impl GpuTimes {
@@ -163,15 +171,32 @@ impl GpuTimes {
         let mut passes = [0.0; MAX_PASSES];
         let count = ms.len().min(MAX_PASSES);
         passes[..count].copy_from_slice(&ms[..count]);
-        Self { frame, count: count as u32, passes, cull_ms: None }
+        Self { frame, count: count as u32, passes, cull_ms: None, occlusion_ms: None }
     }
 
-    /// The times of a submitted frame's passes: with `culled`, the first is its cull pass.
-    pub(crate) fn of_submitted(frame: u64, culled: bool, ms: &[f64]) -> Self {
-        match (culled, ms.split_first()) {
-            (true, Some((&cull, rest))) => Self { cull_ms: Some(cull), ..Self::new(frame, rest) },
-            _ => Self::new(frame, ms),
+    /// The times of a submitted frame's passes: with `culled`, the first is its cull pass;
+    /// bit `k` of `split`: the graph's `k`-th pass took three (halves around a compute
+    /// pass). Passes the backend did not time are left out.
+    pub(crate) fn of_submitted(frame: u64, culled: bool, split: u64, ms: &[f64]) -> Self {
+        let (cull_ms, mut rest) = match (culled, ms.split_first()) {
+            (true, Some((&cull, rest))) => (Some(cull), rest),
+            _ => (None, ms),
+        };
+        let mut out = Self { cull_ms, ..Self::new(frame, &[]) };
+        let mut k = 0;
+        while !rest.is_empty() && k < MAX_PASSES {
+            if split >> k & 1 == 1 && rest.len() >= 3 {
+                out.passes[k] = rest[0] + rest[2];
+                *out.occlusion_ms.get_or_insert(0.0) += rest[1];
+                rest = &rest[3..];
+            } else {
+                out.passes[k] = rest[0];
+                rest = &rest[1..];
+            }
+            k += 1;
         }
+        out.count = k as u32;
+        out
     }
 
     /// The timed passes' GPU ms.
@@ -182,7 +207,7 @@ impl GpuTimes {
     /// GPU ms summed over the timed passes and the cull pass (what runs between passes,
     /// such as uploads, is not in it).
     pub fn total_ms(&self) -> f64 {
-        self.passes().iter().sum::<f64>() + self.cull_ms.unwrap_or(0.0)
+        self.passes().iter().sum::<f64>() + self.cull_ms.unwrap_or(0.0) + self.occlusion_ms.unwrap_or(0.0)
     }
 }
 
@@ -279,6 +304,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("views", &self.views)?;
         m.serialize_entry("visible", &self.visible[..(self.views as usize).min(MAX_VIEWS)])?;
         m.serialize_entry("gpu_culled_views", &self.gpu_culled_views)?;
+        m.serialize_entry("occluded_views", &self.occluded_views)?;
         m.serialize_entry("buckets_built", &self.buckets_built)?;
         m.serialize_entry("queue_items", &self.queue_items)?;
         m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;
@@ -303,10 +329,11 @@ impl serde::Serialize for FrameStats {
 impl serde::Serialize for GpuTimes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(3))?;
+        let mut m = s.serialize_map(Some(4))?;
         m.serialize_entry("frame", &self.frame)?;
         m.serialize_entry("passes", self.passes())?;
         m.serialize_entry("cull_ms", &self.cull_ms)?;
+        m.serialize_entry("occlusion_ms", &self.occlusion_ms)?;
         m.end()
     }
 }

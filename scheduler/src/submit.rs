@@ -34,6 +34,10 @@ pub(crate) struct ViewUpload {
     pub(crate) lists: (Option<BufferId>, Vec<u32>),
     /// A GPU-culled view's cull parameters: (buffer, offset, bytes).
     pub(crate) params: Option<(BufferId, u64, [u8; crate::gpu_cull::PARAMS_SIZE])>,
+    /// An occlusion-culled view's second-phase parameters, and its pyramid's level
+    /// parameters where they changed.
+    pub(crate) late_params: Option<(BufferId, u64, [u8; crate::gpu_cull::PARAMS_SIZE])>,
+    pub(crate) levels: (Option<BufferId>, Vec<u8>),
 }
 
 /// Everything one frame hands to the submission thread. Reused across frames.
@@ -59,6 +63,9 @@ pub(crate) struct FramePacket<C> {
     pub(crate) present: Option<SurfaceId>,
     /// The first pass culls the GPU-culled views (timed apart from the graph's passes).
     pub(crate) cull_pass: bool,
+    /// Bit `k`: the graph's `k`-th pass is split for occlusion culling, three passes here
+    /// (its first half, the pyramid and second cull, its second half).
+    pub(crate) split: u64,
 }
 
 impl<C> Default for FramePacket<C> {
@@ -76,6 +83,7 @@ impl<C> Default for FramePacket<C> {
             views: Vec::new(),
             present: None,
             cull_pass: false,
+            split: 0,
         }
     }
 }
@@ -86,8 +94,8 @@ impl<C> FramePacket<C> {
             .views
             .iter()
             .map(|v| {
-                let params = v.params.map_or(0, |p| p.2.len());
-                (v.instances.len() + v.lists.1.len()) * 4 + v.args.len() * 20 + params
+                let params = v.params.map_or(0, |p| p.2.len()) + v.late_params.map_or(0, |p| p.2.len());
+                (v.instances.len() + v.lists.1.len()) * 4 + v.args.len() * 20 + params + v.levels.1.len()
             })
             .sum();
         let transforms: usize = self.transform_writes.iter().map(|(_, r)| r.len()).sum();
@@ -226,11 +234,11 @@ impl<B: Backend> Drop for SubmitThread<B> {
 /// Frames handed to the backend and not known finished, oldest first: the submission
 /// (`None`: the submit failed, nothing reached the GPU), the frame, and whether its first
 /// pass was the cull pass.
-type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64, bool)>;
+type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64, bool, u64)>;
 
 /// Waits for every frame in flight and counts them finished.
 fn drain<B: Backend>(backend: &B, in_flight: &mut InFlight, completed: &AtomicU64) {
-    while let Some((id, frame, _)) = in_flight.pop_front() {
+    while let Some((id, frame, _, _)) = in_flight.pop_front() {
         if let Some(id) = id {
             let _ = backend.wait(id);
         }
@@ -281,16 +289,16 @@ fn run<B: Backend>(
         let t1 = Instant::now();
         // A failed frame counts too, so that a packet comes back only once every frame
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).
-        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass));
+        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split));
         let mut waited = Ok(());
         let mut gpu = None;
         let _wait = crate::profile::zone!("wait-gpu");
         while in_flight.len() >= frames_in_flight.max(1) {
-            let (oldest, frame, culled) = in_flight.pop_front().expect("non-empty");
+            let (oldest, frame, culled, split) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
                 let w = backend.wait(id);
                 if w.is_ok() && backend.gpu_pass_times(id, &mut pass_ms) {
-                    gpu = Some(GpuTimes::of_submitted(frame, culled, &pass_ms));
+                    gpu = Some(GpuTimes::of_submitted(frame, culled, split, &pass_ms));
                 }
                 waited = waited.and(w);
             }
@@ -364,12 +372,17 @@ fn submit_packet<B: Backend>(
                     offset: 0,
                     data: bytemuck::cast_slice(&v.lists.1),
                 });
-                let params = v.params.as_ref().map(|(b, offset, bytes)| BufferWrite {
+                let params = v.params.iter().chain(&v.late_params).map(|(b, offset, bytes)| BufferWrite {
                     buffer: *b,
                     offset: *offset,
                     data: &bytes[..],
                 });
-                inst.into_iter().chain(args).chain(lists).chain(params)
+                let levels = v.levels.0.filter(|_| !v.levels.1.is_empty()).map(|b| BufferWrite {
+                    buffer: b,
+                    offset: 0,
+                    data: &v.levels.1[..],
+                });
+                inst.into_iter().chain(args).chain(lists).chain(params).chain(levels)
             })),
     );
     drop(_uploads);

@@ -4,7 +4,8 @@
 use switchyard_backend::TextureFormat;
 
 use crate::error::GraphError;
-use crate::frame_graph::{FrameGraph, GraphBuffer, LoadOp, Pass, StoreOp, TargetId, TargetKind};
+use crate::frame_graph::{FrameGraph, GraphBuffer, LoadOp, Pass, PassContent, Queue, StoreOp, TargetId, TargetKind};
+use crate::material::PassKind;
 
 /// Something a compiled graph does that is legal but likely not meant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,6 +76,9 @@ pub(crate) struct CompiledGraph {
     /// The color format and sample count of the forward passes (`None`: the graph has
     /// none).
     pub(crate) forward_format: Option<(TextureFormat, u32)>,
+    /// Per pass of `order`: split in two for occlusion culling ([`GraphCaps::occlusion`],
+    /// [`FrameGraph::occludable`]).
+    pub(crate) split: Vec<bool>,
 }
 
 /// What a graph compiles against: the formats the scene's pipelines draw into (a scene
@@ -89,6 +93,10 @@ pub(crate) struct GraphCaps {
     pub(crate) max_side: u32,
     /// Supported sample counts, a bit per count (`Caps::sample_counts`).
     pub(crate) sample_counts: u32,
+    /// The renderer culls by occlusion: each occludable pass is split in two around a
+    /// depth pyramid built from its depth target (which then must be sampled and kept),
+    /// and its attachments are stored and loaded once more.
+    pub(crate) occlusion: bool,
 }
 
 /// The color formats forward scene passes draw into: low or high dynamic range.
@@ -159,12 +167,13 @@ impl FrameGraph {
                 *l = Some(l.map_or((at, at), |(first, _)| (first, at)));
             }
         }
-        let (aliases, physical) = self.alias(&order, &sizes, &lifetimes);
-        let bytes = order.iter().map(|&p| self.pass_bytes(&self.passes[p], &sizes)).collect();
+        let split: Vec<bool> = order.iter().map(|&p| caps.occlusion && self.occludable(&self.passes[p])).collect();
+        let (aliases, physical) = self.alias(&order, &sizes, &lifetimes, &split);
+        let bytes = order.iter().zip(&split).map(|(&p, &s)| self.pass_bytes(&self.passes[p], &sizes, s)).collect();
         let mut warnings: Vec<GraphWarning> =
             skipped.iter().map(|&p| GraphWarning::Skipped { pass: self.passes[p].name.clone() }).collect();
         self.warn(&order, &mut warnings);
-        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings, forward_format })
+        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings, forward_format, split })
     }
 
     /// Whether the passes of `order` render into target `t` (as an attachment or a resolve
@@ -300,10 +309,17 @@ impl FrameGraph {
         order: &[usize],
         sizes: &[(u32, u32)],
         lifetimes: &[Option<(usize, usize)>],
+        split: &[bool],
     ) -> (Vec<Option<usize>>, Vec<PhysicalTarget>) {
         let n = self.targets.len();
         let mut sampled = vec![false; n];
         let mut memory = vec![false; n];
+        // A split pass's depth is read by the pyramid and kept between the halves.
+        for (&p, _) in order.iter().zip(split).filter(|(_, &s)| s) {
+            if let Some(d) = &self.passes[p].depth {
+                (sampled[d.target.0 as usize], memory[d.target.0 as usize]) = (true, true);
+            }
+        }
         for &p in order {
             for (t, u) in uses(&self.passes[p]) {
                 let t = t.0 as usize;
@@ -343,7 +359,20 @@ impl FrameGraph {
         (aliases, physical)
     }
 
-    fn pass_bytes(&self, p: &Pass, sizes: &[(u32, u32)]) -> PassBytes {
+    /// Whether occlusion culling may split pass `p`: a forward pass of the opaque queue
+    /// with a single-sampled depth target of the graph's own (an engine's texture may not
+    /// be sampled) and no multisampled color.
+    pub(crate) fn occludable(&self, p: &Pass) -> bool {
+        let single = |t: TargetId| self.targets[t.0 as usize].samples == 1;
+        let own = |t: TargetId| self.targets[t.0 as usize].kind != TargetKind::External;
+        matches!(p.content, PassContent::Scene { kind: PassKind::Forward, queue: Queue::Opaque, .. })
+            && p.depth.is_some_and(|d| single(d.target) && own(d.target))
+            && p.color.is_none_or(|c| single(c.target))
+    }
+
+    /// The bytes `p` moves; a `split` pass stores its attachments after its first half
+    /// and loads them before its second.
+    fn pass_bytes(&self, p: &Pass, sizes: &[(u32, u32)], split: bool) -> PassBytes {
         let bytes = |t: TargetId, samples: bool| {
             let (w, h) = sizes[t.0 as usize];
             let d = &self.targets[t.0 as usize];
@@ -354,8 +383,9 @@ impl FrameGraph {
         };
         let mut out = PassBytes::default();
         let mut attach = |t: TargetId, load: bool, store: bool| {
-            out.loaded += if load { bytes(t, true) } else { 0 };
-            out.stored += if store { bytes(t, true) } else { 0 };
+            let n = |on: bool| if on { bytes(t, true) } else { 0 };
+            out.loaded += n(load) + n(split);
+            out.stored += n(store) + n(split);
         };
         if let Some(c) = &p.color {
             attach(c.target, matches!(c.load, LoadOp::Load), c.store == StoreOp::Store);

@@ -5,8 +5,13 @@ use switchyard_backend::TextureFormat::{Depth32Float, Rgba8Unorm, Rgba8UnormSrgb
 use super::*;
 
 const SKY: LoadOp<[f64; 4]> = LoadOp::Clear([0.0, 0.0, 0.0, 1.0]);
-const FORMATS: compile::GraphCaps =
-    compile::GraphCaps { colors: &FORWARD_FORMATS, depth: Depth32Float, max_side: 8192, sample_counts: 1 | 4 };
+const FORMATS: compile::GraphCaps = compile::GraphCaps {
+    colors: &FORWARD_FORMATS,
+    depth: Depth32Float,
+    max_side: 8192,
+    sample_counts: 1 | 4,
+    occlusion: false,
+};
 
 /// A pass whose content puts no demands on its attachments (an engine callback).
 fn pass(name: impl Into<String>) -> Pass {

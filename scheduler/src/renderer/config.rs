@@ -31,6 +31,12 @@ pub struct RendererConfig {
     /// Where views are culled ([`CullMode`](crate::CullOn)); GPU culling falls back to
     /// the CPU where the backend cannot ([`Renderer::cull_fallback`](crate::Renderer::cull_fallback)).
     pub cull: crate::CullOn,
+    /// Cull the opaque forward passes that are culled on the GPU by occlusion too, in two
+    /// phases against a depth pyramid (`occlusion.rs`; default `false`). Needs GPU
+    /// culling; falls back to frustum culling where the backend cannot
+    /// ([`Renderer::occlusion_fallback`](crate::Renderer::occlusion_fallback)). Only
+    /// passes with a single-sampled depth target of the graph's own are split.
+    pub occlusion: bool,
     /// Keep display lists between frames (the default). `false` rebuilds every used list
     /// every frame: the behaviour the cache replaces, kept as a benchmark baseline.
     pub display_list_cache: bool,
@@ -57,6 +63,7 @@ impl Default for RendererConfig {
             max_materials: 4096,
             multi_draw: true,
             cull: crate::CullOn::Cpu,
+            occlusion: false,
             display_list_cache: true,
             engine_profiler: false,
             digest: None,

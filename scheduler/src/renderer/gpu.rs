@@ -101,6 +101,7 @@ impl FrameResources {
         max_objects: usize,
         max_materials: usize,
         gpu_cull: bool,
+        occlusion: bool,
     ) -> Result<Self, InitError> {
         let mut m = Made::new(b);
         let target = |label: &str, w, h, format, usage| {
@@ -142,7 +143,11 @@ impl FrameResources {
             layout: layouts.shadow_globals,
             entries: vec![BindEntry { binding: 0, resource: globals }, BindEntry { binding: 1, resource: transforms }],
         }))?;
-        let cull = if gpu_cull { Some(crate::gpu_cull::CullObjects::create(&mut m, b, max_objects)?) } else { None };
+        let cull = if gpu_cull {
+            Some(crate::gpu_cull::CullObjects::create(&mut m, b, max_objects, occlusion)?)
+        } else {
+            None
+        };
         m.keep();
         Ok(Self {
             cull,

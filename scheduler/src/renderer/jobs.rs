@@ -43,6 +43,8 @@ pub(crate) struct ViewSetup {
     /// Culled on the GPU this frame (`gpu_cull.rs`): its cull job builds buckets, its sort
     /// and batch jobs see no visible objects, its record job records indirect draws.
     pub(crate) gpu: bool,
+    /// Culled by occlusion this frame (`occlusion.rs`): its depth target and size.
+    pub(crate) occlude: Option<(switchyard_backend::TextureId, (u32, u32))>,
 }
 
 /// One view's stage outputs, one slot each: written by its stage's job, read by the next.

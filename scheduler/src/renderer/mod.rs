@@ -172,6 +172,19 @@ impl<B: Backend> Renderer<B> {
         self.res.cull_fallback
     }
 
+    /// Whether the opaque forward passes culled on the GPU are culled by occlusion too
+    /// ([`RendererConfig::occlusion`](crate::RendererConfig::occlusion) over a backend
+    /// that can).
+    pub fn occlusion(&self) -> bool {
+        self.res.gpu.cull.as_ref().is_some_and(|c| c.occlusion.is_some())
+    }
+
+    /// Why occlusion culling was asked for and is off (`None` where it is on or was not
+    /// asked for).
+    pub fn occlusion_fallback(&self) -> Option<&'static str> {
+        self.res.occlusion_fallback
+    }
+
     /// Whether each frame's command stream is digested ([`FrameStats::digest`](crate::FrameStats::digest)).
     pub fn digests(&self) -> bool {
         self.res.digest

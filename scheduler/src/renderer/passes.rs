@@ -2,7 +2,7 @@
 //! order is (a scene pass, or a fullscreen, callback or compute pass), and what each
 //! records with. The plan (`plan.rs`) makes them; the frame's jobs (`jobs.rs`) read them.
 
-use switchyard_backend::{BindGroupId, PassDesc, PipelineId};
+use switchyard_backend::{BindGroupId, PassDesc, PipelineId, TextureId};
 
 use super::fullscreen::ExternalInputGroups;
 use crate::frame_graph::{PassCallback, Queue, TargetId, MAX_SHADOW_MAPS};
@@ -41,6 +41,8 @@ pub(crate) struct ScenePlan {
     /// The cameras whose depth the shadow maps hold (forward passes), by map.
     pub(crate) shadow_cameras: [Option<usize>; MAX_SHADOW_MAPS],
     pub(crate) shadowed: bool,
+    /// Split for occlusion culling (`occlusion.rs`): its depth target's texture and size.
+    pub(crate) occlude: Option<(TextureId, (u32, u32))>,
 }
 
 /// What an engine pass records with.

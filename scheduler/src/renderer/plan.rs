@@ -136,8 +136,14 @@ pub(crate) struct FramePlan {
 /// Compiles `graph` for an output of `output` texels on a device of `caps`: what the
 /// graph allows there, and at most [`MAX_VIEWS`] scene passes and [`MAX_PASSES`] passes
 /// that run (culled ones do not count).
-pub(crate) fn compile(graph: &FrameGraph, output: (u32, u32), caps: &Caps) -> Result<CompiledGraph, GraphError> {
+pub(crate) fn compile(
+    graph: &FrameGraph,
+    output: (u32, u32),
+    caps: &Caps,
+    occlusion: bool,
+) -> Result<CompiledGraph, GraphError> {
     let graph_caps = GraphCaps {
+        occlusion,
         colors: &FORWARD_FORMATS,
         depth: TextureFormat::Depth32Float,
         max_side: caps.max_texture_size,
@@ -167,7 +173,8 @@ impl FramePlan {
         reuse: &mut Vec<(TextureSpec, TextureId)>,
     ) -> Result<Self, RenderError> {
         let output = (config.width, config.height);
-        let compiled = compile(graph, output, &b.caps())?;
+        let occlusion = gpu.cull.as_ref().is_some_and(|c| c.occlusion.is_some());
+        let compiled = compile(graph, output, &b.caps(), occlusion)?;
         let mut maker = Maker { b, gpu, graph, compiled: &compiled, objects: PlanObjects::default() };
         let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
         let made = maker.targets(reuse).and_then(|(textures, memory)| {
@@ -298,6 +305,12 @@ impl<B: Backend> Maker<'_, B> {
                 }
                 TargetKind::Retained if compiled.lifetimes[t].is_some() => {
                     let (_, sampled) = graph.rendered_and_sampled(&compiled.order, graph.target_id(t));
+                    // The depth of a pass split for occlusion culling is read by its pyramid.
+                    let pyramid =
+                        compiled.order.iter().zip(&compiled.split).any(|(&p, &split)| {
+                            split && graph.passes[p].depth.is_some_and(|d| d.target.0 as usize == t)
+                        });
+                    let sampled = sampled || pyramid;
                     let mut usage = TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC;
                     if sampled {
                         usage = usage | TextureUsage::SAMPLED;
@@ -339,7 +352,8 @@ impl<B: Backend> Maker<'_, B> {
         let mut engine_passes = Vec::new();
         let mut index_of = vec![None; graph.passes.len()];
         let mut runs = vec![false; graph.passes.len()];
-        compiled.order.iter().for_each(|&p| runs[p] = true);
+        let mut split = vec![false; graph.passes.len()];
+        compiled.order.iter().zip(&compiled.split).for_each(|(&p, &s)| (runs[p], split[p]) = (true, s));
         for (p, pass) in graph.passes.iter().enumerate().filter(|&(p, _)| runs[p]) {
             // The plan owns its passes' names (frames share them: a pointer each).
             let label: Arc<str> = pass.name.as_str().into();
@@ -362,6 +376,10 @@ impl<B: Backend> Maker<'_, B> {
                         group,
                         shadow_cameras,
                         shadowed: !pass.samples.is_empty(),
+                        occlude: pass
+                            .depth
+                            .filter(|_| split[p])
+                            .map(|d| (tex(d.target), compiled.sizes[d.target.0 as usize])),
                     });
                     Entry::Scene(scenes.len() - 1)
                 }

@@ -38,12 +38,13 @@ impl<B: Backend> Renderer<B> {
         self.config.check(&backend.caps())?;
         // The graph set must fit the new device too (its frames would fail otherwise).
         if let Some(graph) = &self.frame.graph {
-            super::plan::compile(graph, (self.config.width, self.config.height), &backend.caps())?;
+            super::plan::compile(graph, (self.config.width, self.config.height), &backend.caps(), false)?;
         }
         let b = &*backend;
         // On an error nothing made here stays on the new backend.
         let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(self.config.cull, &b.caps());
-        let gpu = FrameResources::create(b, self.config.max_objects, self.config.max_materials, gpu_cull)?;
+        let (occlusion, occlusion_fallback) = crate::occlusion::resolve(self.config.occlusion, gpu_cull, &b.caps());
+        let gpu = FrameResources::create(b, self.config.max_objects, self.config.max_materials, gpu_cull, occlusion)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let s = &self.res;
@@ -100,6 +101,7 @@ impl<B: Backend> Renderer<B> {
         let s = &mut self.res;
         s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
         s.cull_fallback = cull_fallback;
+        s.occlusion_fallback = occlusion_fallback;
         (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
         // The new buffers hold every mesh already.
         s.pending_uploads.clear();
@@ -134,6 +136,7 @@ impl<B: Backend> Renderer<B> {
                 [rec.instance_buf.take(), rec.args_buf.take()].into_iter().flatten().map(|g| Resource::Buffer(g.id)),
             );
             gone.extend(rec.gpu.take().into_iter().flat_map(|g| g.resources()));
+            gone.extend(rec.occlusion.take().into_iter().flat_map(|o| o.resources()));
         }
         let lib = s.library.get_mut();
         gone.extend(lib.materials.iter().flatten().map(|m| Resource::BindGroup(m.group)));

@@ -63,6 +63,10 @@ pub struct GpuCullView {
     pub instances: switchyard_backend::BufferId,
     /// The indirect buffer (one record per bucket).
     pub args: switchyard_backend::BufferId,
+    /// The view was culled by occlusion: the first records (one per bucket) and the
+    /// instances from 0 are phase 1's (visible last frame), the next records and the
+    /// instances from `candidates.len()` phase 2's (visible now, not drawn by phase 1).
+    pub occluded: bool,
 }
 
 impl<B: Backend> Renderer<B> {
@@ -77,6 +81,7 @@ impl<B: Backend> Renderer<B> {
             candidates: b.lists.get(n + 1..)?.to_vec(),
             instances: rec.instance_buf.as_ref()?.id,
             args: rec.args_buf.as_ref()?.id,
+            occluded: rec.late.on,
         })
     }
 

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{Backend, BufferUsage, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId};
+use switchyard_backend::{Backend, BufferUsage, Command, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId};
 use switchyard_kernels::cull::Frustum;
 
 use super::gpu::GLOBALS_SLOT;
@@ -293,6 +293,7 @@ impl<B: Backend> Renderer<B> {
                 queue: sp.queue,
                 slot: s as u32,
                 gpu: self.res.gpu.cull.is_some() && crate::gpu_cull::culls_on_gpu(&view, sp.queue),
+                occlude: sp.occlude,
             };
             match self.frame.views.get_mut(s) {
                 Some(w) => w.setup = setup,
@@ -301,6 +302,7 @@ impl<B: Backend> Renderer<B> {
             // Auto: the view's last frame decides (a new view starts on the CPU).
             let w = &mut self.frame.views[s];
             w.setup.gpu &= self.config.cull != crate::CullOn::Auto || w.dense;
+            w.setup.occlude = w.setup.occlude.filter(|_| w.setup.gpu);
         }
         let b = &*self.res.backend;
         for (o, op) in plan.engine_passes.iter_mut().enumerate() {
@@ -331,15 +333,17 @@ impl<B: Backend> Renderer<B> {
             let w = &mut self.frame.views[v];
             let rec = w.recorded.get_mut();
             let mut gone = Vec::new();
+            // An occlusion-culled view's second phase writes a second set of each.
+            let halves = if w.setup.occlude.is_some() { 2 } else { 1 };
             for (buffer, size, usage, label) in [
-                (&mut rec.instance_buf, 4, BufferUsage::VERTEX | gpu_usage, "instances"),
-                (&mut rec.args_buf, 20, BufferUsage::INDIRECT | gpu_usage, "indirect"),
+                (&mut rec.instance_buf, 4 * halves, BufferUsage::VERTEX | gpu_usage, "instances"),
+                (&mut rec.args_buf, 20 * halves, BufferUsage::INDIRECT | gpu_usage, "indirect"),
             ] {
                 gone.extend(grow(b, buffer, need * size, usage, label).map_err(RenderError::FrameBuffer)?);
             }
             let mut gone: Vec<Resource> = gone.into_iter().map(Resource::Buffer).collect();
             let made = match (&s.gpu.cull, w.setup.gpu) {
-                (Some(cull), true) => crate::gpu_cull::prepare_view(b, cull, rec, need, &mut gone),
+                (Some(cull), true) => crate::gpu_cull::prepare_view(b, cull, rec, need, w.setup.occlude, &mut gone),
                 _ => Ok(()),
             };
             // What was replaced goes once the frames that may read it have finished.
@@ -440,12 +444,17 @@ impl<B: Backend> Renderer<B> {
         let cull =
             self.res.gpu.cull.as_ref().filter(|_| self.frame.views[..plan.scenes.len()].iter().any(|w| w.setup.gpu));
         let first = usize::from(cull.is_some());
-        packet.passes.resize_with(plan.entries.len() + first, || PassSubmit {
+        // An occlusion-culled view's pass is split in two around a compute pass.
+        let views = &self.frame.views[..plan.scenes.len()];
+        let splits = views.iter().filter(|w| w.recorded.read().late.on).count();
+        packet.passes.resize_with(plan.entries.len() + first + 2 * splits, || PassSubmit {
             desc: PassDesc { label: "".into(), color: None, depth: None, compute: false },
             chunks: Vec::new(),
         });
+        packet.passes.truncate(plan.entries.len() + first + 2 * splits);
         stats.pass_count = plan.entries.len() as u32;
         packet.cull_pass = cull.is_some();
+        packet.split = 0;
         for (traffic, bytes) in stats.passes.iter_mut().zip(&plan.graph.bytes) {
             *traffic = PassTraffic { loaded: bytes.loaded, stored: bytes.stored, resolved: bytes.resolved };
         }
@@ -468,8 +477,10 @@ impl<B: Backend> Renderer<B> {
                 }
             }
         }
+        let mut at = first;
         for (k, e) in plan.entries.iter().enumerate() {
-            let p = &mut packet.passes[k + first];
+            let p = &mut packet.passes[at];
+            at += 1;
             p.chunks.clear();
             match *e {
                 Entry::Scene(v) => {
@@ -501,10 +512,27 @@ impl<B: Backend> Renderer<B> {
                     stats.state_changes += rec.counts.state_changes;
                     stats.record_ms += rec.ms;
                     stats.chunks += rec.chunks.len() as u32;
-                    digest.pass(&w.setup.pass);
-                    rec.digests.iter().for_each(|d| digest.combine(*d));
                     p.desc.clone_from(&w.setup.pass);
                     p.chunks.extend(rec.chunks.drain(..).flatten());
+                    if let (true, Some(cull)) = (rec.late.on, &self.res.gpu.cull) {
+                        let late = &mut rec.late;
+                        stats.chunks += late.chunks.len() as u32 + 1;
+                        let dispatches = late.compute_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
+                        stats.dispatches += dispatches.count() as u32;
+                        stats.occluded_views += 1;
+                        let passes = &mut packet.passes[at - 1..at + 2];
+                        crate::occlusion::split_pass(passes, &w.setup.pass, late, &cull.occlusion_pass);
+                        packet.split |= 1 << k;
+                    }
+                    digest.pass(&packet.passes[at - 1].desc);
+                    rec.digests.iter().for_each(|d| digest.combine(*d));
+                    if rec.late.on {
+                        digest.pass(&packet.passes[at].desc);
+                        digest.combine(rec.late.compute_digest);
+                        digest.pass(&packet.passes[at + 1].desc);
+                        rec.late.digests.iter().for_each(|d| digest.combine(*d));
+                        at += 2;
+                    }
                     #[cfg(feature = "reference")]
                     w.args.clone_from(&packet.views[v].args);
                 }
@@ -538,8 +566,12 @@ impl<B: Backend> Renderer<B> {
         packet.present = None;
         // The bucket lists it would have uploaded go with the next frame too.
         for w in &mut self.frame.views {
-            if let Some(g) = w.recorded.get_mut().gpu.as_mut() {
+            let rec = w.recorded.get_mut();
+            if let Some(g) = rec.gpu.as_mut() {
                 g.uploaded = None;
+            }
+            if let Some(o) = rec.occlusion.as_mut() {
+                o.levels_written = false;
             }
         }
         self.device.submit.give_back(packet);

@@ -122,6 +122,8 @@ pub(super) struct Resources<B: Backend> {
     pub(super) kernel: CullLoop,
     /// Why GPU culling was asked for and not done (the backend lacks what it needs).
     pub(super) cull_fallback: Option<&'static str>,
+    /// Why occlusion culling was asked for and is off.
+    pub(super) occlusion_fallback: Option<&'static str>,
 }
 
 impl<B: Backend> Resources<B> {
@@ -130,7 +132,8 @@ impl<B: Backend> Resources<B> {
     pub(super) fn new(backend: Arc<B>, config: &RendererConfig, owner: Owner) -> Result<Self, InitError> {
         let b = &*backend;
         let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(config.cull, &b.caps());
-        let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull)?;
+        let (occlusion, occlusion_fallback) = crate::occlusion::resolve(config.occlusion, gpu_cull, &b.caps());
+        let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull, occlusion)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let vertices =
@@ -166,6 +169,7 @@ impl<B: Backend> Resources<B> {
             digest,
             kernel: CullLoop::best(),
             cull_fallback,
+            occlusion_fallback,
         })
     }
 }

@@ -12,6 +12,13 @@
 //   write_args:   per bucket, instance_count and first_instance of its indirect draw from
 //                 the ranks of its first candidate and of the next bucket's.
 // Blocks and buckets run over a 2D grid of workgroups (at most 65,535 per dimension).
+//
+// With occlusion culling (`scheduler/src/occlusion.rs`) a view is culled twice: phase 1
+// (these entries) keeps the candidates inside the frustum that were visible last frame
+// (their bit in `scratch`), phase 2 (`count_late`, `scatter_late`, then `scan_blocks` and
+// `write_args` again) tests the candidates inside the frustum against the depth pyramid
+// built from what phase 1 drew, writes every bit, and keeps the visible ones phase 1 did
+// not draw. Each phase writes its own range of instances and records.
 
 struct Params {
     planes: array<vec4<f32>, 6>,
@@ -23,6 +30,22 @@ struct Params {
     candidates_at: u32,
     // Where the block sums start in `scratch` (after the ranks).
     sums_at: u32,
+    // 0: frustum only; 1: occlusion's phase 1; 2: its phase 2.
+    phase: u32,
+    // Where the candidates' visible-last-frame bits start in `scratch` (one u32 each).
+    bits_at: u32,
+    // The bits are not this view's (new buffers, new buckets): phase 1 keeps everything
+    // in the frustum, phase 2 only writes the bits.
+    reset: u32,
+    view_proj: mat4x4<f32>,
+    // Where this phase's instances and records start.
+    instances_at: u32,
+    records_at: u32,
+    // The depth target's size and the pyramid's levels (`pyramid.wgsl`).
+    target_w: u32,
+    target_h: u32,
+    levels: u32,
+    pad: array<vec4<u32>, 2>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -34,15 +57,17 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> instances: array<u32>;
 // The view's indirect draws, five u32 per bucket; the CPU wrote the mesh fields.
 @group(0) @binding(4) var<storage, read_write> args: array<u32>;
-// Ranks (candidates + 1 entries), then the block sums.
+// Ranks (candidates + 1 entries), then the block sums, then the bits (with occlusion).
 @group(0) @binding(5) var<storage, read_write> scratch: array<u32>;
+// The depth pyramid (phase 2 only).
+@group(0) @binding(6) var<storage, read> pyramid: array<f32>;
 
 const BLOCK: u32 = 256u;
 
 var<workgroup> partial: array<u32, 256>;
 
 // The CPU cull's test (`switchyard_kernels::cull`): the AABB touches every plane's inside.
-fn visible(i: u32) -> bool {
+fn in_frustum(i: u32) -> bool {
     if i >= params.candidates {
         return false;
     }
@@ -57,6 +82,75 @@ fn visible(i: u32) -> bool {
         inside = inside && s >= -r;
     }
     return inside;
+}
+
+// Whether the candidate's bit says it was visible last frame (or there are no bits yet).
+fn seen(i: u32) -> bool {
+    return params.reset != 0u || scratch[params.bits_at + i] != 0u;
+}
+
+// What this phase keeps: the frustum's candidates, with occlusion those seen last frame.
+fn visible(i: u32) -> bool {
+    return in_frustum(i) && (params.phase != 1u || seen(i));
+}
+
+// Whether object `o`'s box is hidden behind the depth in the pyramid: its nearest depth
+// is farther than the farthest depth over its screen rectangle, read at the level where
+// the rectangle spans at most 2×2 texels. Conservative: a box crossing the near plane, or
+// whose rectangle no level holds in 2×2 texels, is visible; the rectangle takes every
+// texel a pixel of the box could cover.
+fn occluded(o: u32) -> bool {
+    let c = bounds[2u * o].xyz;
+    let e = bounds[2u * o + 1u].xyz;
+    var lo = vec3<f32>(1e30);
+    var hi = vec3<f32>(-1e30);
+    for (var k = 0u; k < 8u; k++) {
+        let s = vec3<f32>(f32(k & 1u), f32((k >> 1u) & 1u), f32((k >> 2u) & 1u)) * 2.0 - 1.0;
+        let clip = params.view_proj * vec4<f32>(c + e * s, 1.0);
+        if clip.w <= 1e-5 {
+            return false;
+        }
+        let ndc = clip.xyz / clip.w;
+        lo = min(lo, ndc);
+        hi = max(hi, ndc);
+    }
+    if lo.z < 0.0 {
+        return false;
+    }
+    let size = vec2<f32>(f32(params.target_w), f32(params.target_h));
+    // Texel rectangle (y down), clamped to the target.
+    let a = clamp(floor(vec2<f32>(lo.x * 0.5 + 0.5, 0.5 - hi.y * 0.5) * size), vec2<f32>(0.0), size - 1.0);
+    let b = clamp(floor(vec2<f32>(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * size), vec2<f32>(0.0), size - 1.0);
+    let p0 = vec2<u32>(a);
+    let p1 = vec2<u32>(b);
+    var w = (params.target_w + 1u) / 2u;
+    var h = (params.target_h + 1u) / 2u;
+    var at = 0u;
+    for (var l = 0u; l < params.levels; l++) {
+        let shift = l + 1u;
+        let q0 = p0 >> vec2<u32>(shift);
+        let q1 = p1 >> vec2<u32>(shift);
+        if q1.x - q0.x <= 1u && q1.y - q0.y <= 1u {
+            let d = max(
+                max(pyramid[at + q0.y * w + q0.x], pyramid[at + q0.y * w + q1.x]),
+                max(pyramid[at + q1.y * w + q0.x], pyramid[at + q1.y * w + q1.x]),
+            );
+            return lo.z > d + 1e-6;
+        }
+        at += w * h;
+        w = (w + 1u) / 2u;
+        h = (h + 1u) / 2u;
+    }
+    return false;
+}
+
+// Phase 2: inside the frustum and not hidden now; `drawn`: and not drawn in phase 1.
+fn late(i: u32) -> vec2<bool> {
+    if !in_frustum(i) {
+        return vec2<bool>(false, false);
+    }
+    let now = !occluded(lists[params.candidates_at + i]);
+    return vec2<bool>(now, now && !seen(i));
 }
 
 // Exclusive prefix sum of `v` over the workgroup (Hillis-Steele); `partial[BLOCK - 1]`
@@ -130,7 +224,42 @@ fn scatter(
         let rank = scratch[params.sums_at + block] + before;
         scratch[i] = rank;
         if vis {
-            instances[rank] = lists[params.candidates_at + i];
+            instances[params.instances_at + rank] = lists[params.candidates_at + i];
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn count_late(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    let v = u32(late(block * BLOCK + lid).y);
+    let before = workgroup_scan(lid, v);
+    if lid == BLOCK - 1u && block < params.blocks {
+        scratch[params.sums_at + block] = before + v;
+    }
+}
+
+@compute @workgroup_size(256)
+fn scatter_late(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    let i = block * BLOCK + lid;
+    let v = late(i);
+    let before = workgroup_scan(lid, u32(v.y));
+    if block < params.blocks && i < params.candidates {
+        let rank = scratch[params.sums_at + block] + before;
+        scratch[i] = rank;
+        // Read by `seen` above (this invocation's own bit), written for the next frame.
+        scratch[params.bits_at + i] = u32(v.x);
+        if v.y {
+            instances[params.instances_at + rank] = lists[params.candidates_at + i];
         }
     }
 }
@@ -145,7 +274,8 @@ fn write_args(
     if b < params.buckets {
         let first = scratch[lists[b]];
         let end = scratch[lists[b + 1u]];
-        args[5u * b + 1u] = end - first;
-        args[5u * b + 4u] = first;
+        let r = params.records_at + b;
+        args[5u * r + 1u] = end - first;
+        args[5u * r + 4u] = params.instances_at + first;
     }
 }

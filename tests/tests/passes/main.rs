@@ -7,4 +7,5 @@ mod compute;
 mod external_inputs;
 mod gpu_cull;
 mod msaa;
+mod occlusion;
 mod shadow_maps;

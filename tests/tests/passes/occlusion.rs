@@ -215,7 +215,7 @@ fn flight_on(api: ::wgpu::Backends, frames: u32) {
 
 #[test]
 fn no_visible_object_is_missing_over_a_10000_frame_flight_on_vulkan() {
-    flight_on(::wgpu::Backends::VULKAN, 10_000);
+    flight_on(::wgpu::Backends::VULKAN, std::env::var("FLIGHT").map_or(10_000, |v| v.parse().unwrap()));
 }
 
 #[test]
@@ -244,4 +244,57 @@ fn split_digests_do_not_depend_on_threads() {
     let one = digests(1);
     assert_eq!(one, digests(3));
     assert!(one.windows(2).all(|w| w[0] == w[1]), "the stream does not depend on moves: {one:x?}");
+}
+
+#[test]
+fn what_cannot_be_culled_by_occlusion_falls_back_and_says_why() {
+    let cameras = [camera(Vec3::new(0.0, 1.0, 12.0), Vec3::new(0.0, 1.0, 0.0))];
+    let input = FrameInput { cameras: &cameras, targets: &[] };
+    let caps = NullBackend::new(false).caps();
+    // Too few storage buffers for the second cull: frustum culling on the GPU only.
+    let (mut r, _, _) =
+        scene(Arc::new(NullBackend::with_caps(Caps { max_storage_buffers_per_stage: 5, ..caps })), true, 50, (1, 2));
+    assert!(r.gpu_cull() && !r.occlusion());
+    assert!(r.occlusion_fallback().unwrap().contains("six storage buffers"), "{:?}", r.occlusion_fallback());
+    let s = r.render_graph(&input).unwrap();
+    assert_eq!((s.gpu_culled_views, s.occluded_views), (1, 0));
+    let frustum_only = s.digest;
+    // No compute: no GPU culling, so no occlusion either, with both reasons.
+    let (r, _, _) = scene(Arc::new(NullBackend::with_caps(Caps { compute: false, ..caps })), true, 50, (1, 2));
+    assert!(!r.gpu_cull() && !r.occlusion() && r.cull_fallback().is_some());
+    assert!(r.occlusion_fallback().unwrap().contains("needs GPU culling"));
+    assert_eq!(occlusion_support(&Caps { max_storage_buffers_per_stage: 5, ..caps }).is_err(), true);
+    // Asked for nothing: no note.
+    let (mut r, _, _) =
+        scene(Arc::new(NullBackend::with_caps(Caps { max_storage_buffers_per_stage: 5, ..caps })), false, 50, (1, 2));
+    assert_eq!((r.occlusion(), r.occlusion_fallback()), (false, None));
+    assert_eq!(r.render_graph(&input).unwrap().digest, frustum_only, "the same stream as frustum culling");
+    // A multisampled pass is not split: it renders as frustum culling does.
+    let (mut r, _, _) = scene(Arc::new(NullBackend::new(false)), true, 50, (4, 2));
+    assert!(r.occlusion());
+    let s = r.render_graph(&input).unwrap();
+    assert_eq!((s.gpu_culled_views, s.occluded_views), (1, 0));
+    let (mut f, _, _) = scene(Arc::new(NullBackend::new(false)), false, 50, (4, 2));
+    let plain = f.render_graph(&input).unwrap();
+    // (Handles differ: the renderer made the pyramid's objects.)
+    assert_eq!((s.dispatches, s.chunks, s.passes[0]), (plain.dispatches, plain.chunks, plain.passes[0]));
+}
+
+#[test]
+fn a_split_pass_counts_the_extra_store_and_load_and_keeps_its_depth() {
+    let cameras = [camera(Vec3::new(0.0, 1.0, 12.0), Vec3::new(0.0, 1.0, 0.0))];
+    let input = FrameInput { cameras: &cameras, targets: &[] };
+    let traffic = |occlusion| {
+        let (mut r, _, _) = scene(Arc::new(NullBackend::new(false)), occlusion, 50, (1, 2));
+        let s = r.render_graph(&input).unwrap();
+        (s.passes[0], s.target_bytes)
+    };
+    let ((split, split_bytes), (plain, plain_bytes)) = (traffic(true), traffic(false));
+    let (color, depth) = (u64::from(WIDTH * HEIGHT) * 4, u64::from(WIDTH * HEIGHT) * 4);
+    // Color: stored by both halves, loaded by the second; depth: stored by the first,
+    // loaded by the second (the pass discards it otherwise).
+    assert_eq!(plain.stored, color);
+    assert_eq!(split.stored, 2 * color + depth);
+    assert_eq!(split.loaded, plain.loaded + color + depth);
+    assert_eq!(split_bytes, plain_bytes, "the depth target takes memory either way here");
 }

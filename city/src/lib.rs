@@ -370,6 +370,16 @@ impl City {
         Lens { eye, target: Vec3::new(0.0, 2.0, 0.0), fovy: 0.9, near: 0.5, far: radius * 4.0, up: Vec3::Y }
     }
 
+    /// A street-level camera at `frame`: eye height 1.7 between the two middle rows of
+    /// buildings, looking along the row and turning slowly, as far as the city reaches.
+    /// The nearest buildings hide most of the others (what occlusion culling is for).
+    pub fn street_lens(&self, frame: u32) -> Lens {
+        let t = frame as f32 * 0.005;
+        let eye = Vec3::new(0.0, 1.7, -SPACING * 0.5);
+        let far = (self.side as f32 * SPACING * 1.5).max(50.0);
+        Lens { eye, target: eye + Vec3::new(t.cos(), -0.02, t.sin()), fovy: 0.9, near: 0.2, far, up: Vec3::Y }
+    }
+
     /// The main view plus up to two shadow views (near and far).
     pub fn views(&self, frame: u32, count: u32, aspect: f32) -> Vec<View> {
         let side = self.side;

@@ -18,6 +18,7 @@ mod churn;
 mod output;
 mod passes;
 mod scenes;
+mod summary;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum BackendKind {
@@ -142,6 +143,10 @@ struct Args {
     /// GPU culling only; falls back to frustum culling, with a note, where it cannot).
     #[arg(long)]
     occlusion: bool,
+    /// Look from street level between the city's buildings instead of orbiting above them
+    /// (most buildings hidden behind the nearest; the city scenes only).
+    #[arg(long)]
+    street: bool,
     /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
     /// `Device::destroy`), then recover on a new device from the retained scene and render
     /// the frame again. Digests after it differ from a clean run's: the new device names
@@ -237,6 +242,9 @@ fn run(args: &Args) -> Result<(), String> {
     if args.backend != BackendKind::Null {
         output::checked_out(&args.out)?;
     }
+    if args.street && args.gltf.is_none() && args.scene != SceneKind::City {
+        return Err("--street needs a city (the default --scene, or --gltf)".into());
+    }
     match args.backend {
         BackendKind::Null => {
             // Mirror the wgpu backend's capability for the chosen encoding, so digests match.
@@ -320,6 +328,7 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             scenes::Scene::Cubes(city::build_cubes(&mut r, args.objects, args.materials).map_err(|e| e.to_string())?)
         }
     };
+    let scene = if args.street { scene.at_street_level()? } else { scene };
     if args.graph == passes::GraphKind::Full {
         // The post pass fogs by depth; the scene passes do not fog again.
         r.set_global_keyword("FOG", false);
@@ -474,13 +483,21 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         .iter()
         .filter_map(|j| j.name.strip_prefix("cull[").and_then(|n| n.strip_suffix(']')).map(str::to_owned))
         .collect();
-    summary(all.make_contiguous(), r.pass_names(), &views, last.as_ref(), &critical.join(" → "));
+    summary::print(all.make_contiguous(), r.pass_names(), &views, last.as_ref(), &critical.join(" → "));
     println!(
         "frames/s completed on the GPU: {gpu_fps:.1} (the last {} frames, from the render call of the first until \
          the GPU finished the last; \"frame (cpu)\" above is the render call on the calling thread: the wait for a free \
          frame slot, setup, the job graph and the hand-off, without the submission thread's submit or the GPU)",
         args.frames - warm
     );
+    // What the GPU culls kept in the last frame (read back; the null backend draws nothing).
+    let kept: Vec<String> = (0..views.len())
+        .filter_map(|v| Some((v, r.gpu_cull_counts(v).ok()??)))
+        .map(|(v, c)| format!("{} {} of {} + {}", views[v], c.first_phase, c.candidates, c.second_phase))
+        .collect();
+    if !kept.is_empty() {
+        println!("kept by the GPU culls (last frame; phase 1 of candidates + phase 2): {}", kept.join(", "));
+    }
     if let Some(path) = &args.stats {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -497,109 +514,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
 /// The side of the area the scene covers, for churned objects to land in.
 fn extent(scene: &scenes::Scene) -> f32 {
     match scene {
-        scenes::Scene::City(c) => c.side as f32 * city::SPACING,
+        scenes::Scene::City(c) | scenes::Scene::Street(c) => c.side as f32 * city::SPACING,
         scenes::Scene::Cubes(c) => c.side as f32 * city::CUBE_SPACING,
         scenes::Scene::Pillar => 40.0,
     }
-}
-
-fn summary(all: &[FrameStats], names: &[String], views: &[String], last: Option<&SubmitReport>, critical: &str) {
-    if all.is_empty() {
-        return;
-    }
-    println!("\n| stage | min ms | median ms | p99 ms |\n|---|---|---|---|");
-    let stage = |name: &str, f: &dyn Fn(&FrameStats) -> f64| {
-        let v: Vec<f64> = all.iter().map(f).collect();
-        let p = |q| city::percentile(&v, q);
-        println!("| {name} | {:.3} | {:.3} | {:.3} |", p(0.0), p(0.5), p(0.99));
-    };
-    stage("cull", &|s| s.cull_ms);
-    stage("sort", &|s| s.sort_ms);
-    stage("batch", &|s| s.batch_ms);
-    stage("patch", &|s| s.patch_ms);
-    stage("record", &|s| s.record_ms);
-    stage("submit", &|s| s.submit_ms);
-    stage("gpu wait", &|s| s.gpu_wait_ms);
-    stage("frame (cpu)", &|s| s.frame_ms);
-    stage("  of it: waiting for a free frame slot", &|s| s.slot_wait_ms);
-    stage("  of it: setup on the calling thread", &|s| s.setup_ms);
-    stage("  of it: job graph", &|s| s.jobs_ms);
-    let s = all.last().expect("non-empty");
-    let busy: Vec<f64> = all.iter().map(|s| s.utilization() * 100.0).collect();
-    println!(
-        "\nworkers busy: {:.1} % of frame time × {} workers (median frame); last frame's critical path (ms after \
-         the job graph began): {critical}",
-        city::percentile(&busy, 0.5),
-        s.workers
-    );
-    println!(
-        "\nlast frame: objects {}, visible per scene pass [{}]{}, queue items {} (sorts from last frame's order {}/{}, \
-         keys nearly in order {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
-         (hits/misses/rebuilds), uploaded {} bytes",
-        s.objects,
-        s.visible[..s.views as usize]
-            .iter()
-            .enumerate()
-            .map(|(v, n)| format!("{} {n}", views.get(v).map_or("?", String::as_str)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        match s.gpu_culled_views {
-            0 => String::new(),
-            n => format!(" ({n} culled on the GPU: there, the candidates its cull tests)"),
-        },
-        s.queue_items,
-        s.sorts_from_last_order,
-        s.views,
-        s.sorts_nearly_in_order,
-        s.batches,
-        s.draw_calls,
-        s.state_changes,
-        s.chunks,
-        s.lists.hits,
-        s.lists.misses,
-        s.lists.rebuilds,
-        s.upload_bytes
-    );
-    if let Some(r) = last {
-        println!("last submitted frame {}: submit {:.3} ms, gpu wait {:.3} ms", r.frame, r.submit_ms, r.gpu_wait_ms);
-    }
-    let mb = |b: u64| b as f64 / 1e6;
-    // GPU ms per pass: the median over the distinct frames timed (a frame's times arrive
-    // with later frames' stats).
-    let mut timed: Vec<&GpuTimes> = all.iter().filter_map(|s| s.gpu.as_ref()).collect();
-    timed.dedup_by_key(|g| g.frame);
-    let gpu_ms = |i: usize| -> String {
-        let v: Vec<f64> = timed.iter().filter_map(|g| g.passes().get(i).copied()).collect();
-        if v.is_empty() {
-            "-".into()
-        } else {
-            format!("{:.3}", city::percentile(&v, 0.5))
-        }
-    };
-    println!(
-        "\n| pass | loaded MB/frame | stored MB/frame | resolved MB/frame | GPU ms (median) |\n|---|---|---|---|---|"
-    );
-    let cull: Vec<f64> = timed.iter().filter_map(|g| g.cull_ms).collect();
-    if !cull.is_empty() {
-        let n = s.gpu_culled_views;
-        println!("| (gpu-cull: {n} views) | 0.00 | 0.00 | 0.00 | {:.3} |", city::percentile(&cull, 0.5));
-    }
-    let occlusion: Vec<f64> = timed.iter().filter_map(|g| g.occlusion_ms).collect();
-    if !occlusion.is_empty() {
-        let n = s.occluded_views;
-        println!("| (occlusion: {n} views) | 0.00 | 0.00 | 0.00 | {:.3} |", city::percentile(&occlusion, 0.5));
-    }
-    for (i, (p, name)) in s.passes[..s.pass_count as usize].iter().zip(names).enumerate() {
-        println!("| {name} | {:.2} | {:.2} | {:.2} | {} |", mb(p.loaded), mb(p.stored), mb(p.resolved), gpu_ms(i));
-    }
-    if !timed.is_empty() {
-        let total: Vec<f64> = timed.iter().map(|g| g.total_ms()).collect();
-        println!(
-            "GPU time of the passes, summed: median {:.3} ms, p99 {:.3} ms ({} frames timed)",
-            city::percentile(&total, 0.5),
-            city::percentile(&total, 0.99),
-            timed.len()
-        );
-    }
-    println!("attachments: {:.2} MB/frame; uploads: {:.2} MB/frame", mb(s.attachment_bytes()), mb(s.upload_bytes));
 }

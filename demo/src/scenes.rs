@@ -10,6 +10,8 @@ use switchyard_city as city;
 pub(crate) enum Scene {
     /// A grid of `side` x `side` buildings with an orbiting camera.
     City(city::City),
+    /// The same city under a street-level camera (`--street`).
+    Street(city::City),
     /// One pillar on a ground plane, camera looking straight down.
     Pillar,
     /// The cube grid under its fixed camera.
@@ -49,6 +51,14 @@ pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box
 }
 
 impl Scene {
+    /// The scene under a street-level camera: cities only.
+    pub(crate) fn at_street_level(self) -> Result<Self, String> {
+        match self {
+            Scene::City(c) | Scene::Street(c) => Ok(Scene::Street(c)),
+            _ => Err("--street needs a city (the default --scene, or --gltf)".into()),
+        }
+    }
+
     /// The box holding every surface that can be shaded, where the scene keeps it fixed
     /// (the shadow cascades bound only the part of each slice inside it).
     pub(crate) fn receivers(&self) -> Option<(Vec3, Vec3)> {
@@ -56,7 +66,7 @@ impl Scene {
             Scene::Cubes(c) => Some(c.bounds()),
             // The ground and the pillar on it.
             Scene::Pillar => Some((Vec3::new(-30.0, -0.2, -30.0), Vec3::new(30.0, 10.0, 30.0))),
-            Scene::City(_) => None,
+            Scene::City(_) | Scene::Street(_) => None,
         }
     }
 
@@ -64,6 +74,7 @@ impl Scene {
     pub(crate) fn lens(&self, frame: u32) -> city::Lens {
         match self {
             Scene::City(c) => c.lens(frame),
+            Scene::Street(c) => c.street_lens(frame),
             Scene::Cubes(c) => c.lens(),
             // Straight down from height 30, -z up in the image.
             Scene::Pillar => city::Lens {

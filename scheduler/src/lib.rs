@@ -120,8 +120,8 @@ pub use occlusion::occlusion_support;
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{
-    FrameInput, Lighting, MemoryReport, MeshData, MeshMemory, Presented, RecoverStats, Renderer, RendererConfig,
-    Vertex, WorkerPool, MAX_SHADOW_VIEWS,
+    FrameInput, GpuCullCounts, Lighting, MemoryReport, MeshData, MeshMemory, Presented, RecoverStats, Renderer,
+    RendererConfig, Vertex, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};

@@ -298,6 +298,40 @@ impl<B: Backend> Renderer<B> {
             .ok_or(RenderError::InvalidTarget { target: name, what: "not a retained target of the current graph" })?;
         Ok(self.res.backend.read_rgba8(t)?)
     }
+
+    /// What the GPU drew of view `v` (in the order given to `render`) in the last frame,
+    /// where it was culled on the GPU (`None` otherwise): waits for the frame and reads its
+    /// indirect records back, so it is for summaries and tests, not for every frame.
+    pub fn gpu_cull_counts(&mut self, v: usize) -> Result<Option<GpuCullCounts>, RenderError> {
+        self.flush()?;
+        let Some(w) = self.frame.views.get(v).filter(|w| w.setup.gpu) else { return Ok(None) };
+        let (buckets, rec) = (w.buckets.read(), w.recorded.read());
+        let (n, halves) = (buckets.buckets.len(), if rec.late.on { 2 } else { 1 });
+        let Some(args) = rec.args_buf.as_ref().filter(|_| n > 0) else {
+            return Ok(Some(GpuCullCounts { candidates: 0, first_phase: 0, second_phase: 0 }));
+        };
+        let bytes = self.res.backend.read_buffer(args.id, 0, (halves * n * 20) as u64)?;
+        let records: &[[u32; 5]] = bytemuck::cast_slice(&bytes);
+        let drawn = |r: &[[u32; 5]]| r.iter().map(|a| a[1]).sum::<u32>();
+        Ok(Some(GpuCullCounts {
+            candidates: buckets.candidates().len() as u32,
+            first_phase: drawn(&records[..n]),
+            second_phase: drawn(&records[n..]),
+        }))
+    }
+}
+
+/// What the GPU drew of a view culled there ([`Renderer::gpu_cull_counts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuCullCounts {
+    /// Objects the view's cull tested (those its pass may draw).
+    pub candidates: u32,
+    /// Drawn by the frame's cull pass: inside the frustum (and, with occlusion culling,
+    /// visible last frame).
+    pub first_phase: u32,
+    /// Drawn after the depth pyramid: visible now and not drawn by the first phase (0
+    /// without occlusion culling).
+    pub second_phase: u32,
 }
 
 /// The clear color of the first forward pass of a views frame (linear RGBA).

@@ -58,7 +58,7 @@ use resources::Resources;
 use workers::Workers;
 
 pub use config::RendererConfig;
-pub use input::{FrameInput, MAX_SHADOW_VIEWS};
+pub use input::{FrameInput, GpuCullCounts, MAX_SHADOW_VIEWS};
 pub use meshes::{MeshData, MeshMemory, Vertex};
 pub use present::Presented;
 pub use recover::RecoverStats;

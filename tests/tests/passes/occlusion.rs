@@ -153,6 +153,11 @@ fn hidden_and_uncovered_on(api: ::wgpu::Backends) {
     let (first, second) = frame(&mut r, &mut f, "second frame");
     assert!(first.contains(&front) && first.contains(&the_wall), "{api:?}: what was visible is drawn first");
     assert!(!first.contains(&hidden) && !second.contains(&hidden), "{api:?}: the hidden box is not drawn");
+    let counts = r.gpu_cull_counts(0).unwrap().expect("culled on the GPU");
+    assert_eq!(
+        counts,
+        GpuCullCounts { candidates: ids.len() as u32, first_phase: first.len() as u32, second_phase: 0 }
+    );
     let hidden_count = (0..ids.len() as u32).filter(|i| !first.contains(i) && !second.contains(i)).count();
     assert!(hidden_count > 20, "{api:?}: the wall hides boxes of the field ({hidden_count} culled)");
     // The wall goes away: the box is drawn by the second phase of this very frame.
@@ -161,6 +166,8 @@ fn hidden_and_uncovered_on(api: ::wgpu::Backends) {
     f.set_transforms(&[(f_ids[WALL], away)]).unwrap();
     let (first, second) = frame(&mut r, &mut f, "wall gone");
     assert!(!first.contains(&hidden) && second.contains(&hidden), "{api:?}: the uncovered box is drawn at once");
+    assert_eq!(r.gpu_cull_counts(0).unwrap().map(|c| c.second_phase), Some(second.len() as u32));
+    assert_eq!(r.gpu_cull_counts(1).unwrap(), None, "no such view");
     let (first, second) = frame(&mut r, &mut f, "after");
     assert!(first.contains(&hidden) && !second.contains(&hidden), "{api:?}: then by the first phase");
 }
@@ -259,6 +266,8 @@ fn what_cannot_be_culled_by_occlusion_falls_back_and_says_why() {
     let s = r.render_graph(&input).unwrap();
     assert_eq!((s.gpu_culled_views, s.occluded_views), (1, 0));
     let frustum_only = s.digest;
+    // The null backend reads nothing back: a typed refusal.
+    assert!(matches!(r.gpu_cull_counts(0), Err(RenderError::Readback(ReadbackError::Unsupported(_)))));
     // No compute: no GPU culling, so no occlusion either, with both reasons.
     let (r, _, _) = scene(Arc::new(NullBackend::with_caps(Caps { compute: false, ..caps })), true, 50, (1, 2));
     assert!(!r.gpu_cull() && !r.occlusion() && r.cull_fallback().is_some());

@@ -183,7 +183,7 @@ fn hidden_objects_are_not_drawn_and_uncovered_ones_appear_at_once_on_gl() {
 }
 
 /// A scripted flight through the field and around the wall: a camera circling, rising and
-/// turning, with the wall and a few boxes moving.
+/// turning, with the wall and a few boxes moving, and the output resized halfway.
 fn flight_on(api: ::wgpu::Backends, frames: u32) {
     let Some(backend) = wgpu_backend(api, Encoding::CommandBuffer) else { return };
     let (mut r, ids, out) = scene(backend.clone(), true, 300, (1, 2));
@@ -207,6 +207,11 @@ fn flight_on(api: ::wgpu::Backends, frames: u32) {
             let jump = Mat4::from_translation(Vec3::new(rng.gen_range(-10.0..10.0), 0.0, rng.gen_range(-25.0..0.0)));
             r.set_transforms(&[(ids[WALL], wall), (ids[k], jump)]).unwrap();
             f.set_transforms(&[(f_ids[WALL], wall), (f_ids[k], jump)]).unwrap();
+        }
+        if frame == frames / 2 {
+            // An odd size halfway: a new depth target, a pyramid of other levels.
+            r.resize(WIDTH * 3 / 4 + 1, HEIGHT + 7).unwrap();
+            f.resize(WIDTH * 3 / 4 + 1, HEIGHT + 7).unwrap();
         }
         r.render_graph(&input).unwrap();
         f.render_graph(&input).unwrap();

@@ -182,9 +182,10 @@ fn hidden_objects_are_not_drawn_and_uncovered_ones_appear_at_once_on_gl() {
     hidden_and_uncovered_on(::wgpu::Backends::GL);
 }
 
-/// A scripted flight through the field and around the wall: a camera circling, rising and
-/// turning, with the wall and a few boxes moving, and the output resized halfway.
-fn flight_on(api: ::wgpu::Backends, frames: u32) {
+/// A leg of a scripted flight through the field and around the wall (frames `legs`): a
+/// camera circling, rising and turning, with the wall and a few boxes moving, and the
+/// output resized halfway; every image against frustum culling's.
+fn flight_leg(api: ::wgpu::Backends, legs: std::ops::Range<u32>) {
     let Some(backend) = wgpu_backend(api, Encoding::CommandBuffer) else { return };
     let (mut r, ids, out) = scene(backend.clone(), true, 300, (1, 2));
     if !r.occlusion() {
@@ -192,8 +193,8 @@ fn flight_on(api: ::wgpu::Backends, frames: u32) {
         return;
     }
     let (mut f, f_ids, f_out) = scene(backend, false, 300, (1, 2));
-    let mut culled = 0usize;
-    for frame in 0..frames {
+    let (half, mut culled) = (legs.start + legs.len() as u32 / 2, 0);
+    for frame in legs {
         let t = frame as f32 * 0.013;
         let eye = Vec3::new(16.0 * t.cos(), 1.0 + 2.5 * (t * 0.7).sin().abs(), 8.0 + 14.0 * t.sin());
         let look = Vec3::new(3.0 * (t * 1.3).sin(), 0.5, -8.0);
@@ -208,8 +209,8 @@ fn flight_on(api: ::wgpu::Backends, frames: u32) {
             r.set_transforms(&[(ids[WALL], wall), (ids[k], jump)]).unwrap();
             f.set_transforms(&[(f_ids[WALL], wall), (f_ids[k], jump)]).unwrap();
         }
-        if frame == frames / 2 {
-            // An odd size halfway: a new depth target, a pyramid of other levels.
+        if frame == half {
+            // An odd size: a new depth target, a pyramid of other levels.
             r.resize(WIDTH * 3 / 4 + 1, HEIGHT + 7).unwrap();
             f.resize(WIDTH * 3 / 4 + 1, HEIGHT + 7).unwrap();
         }
@@ -217,7 +218,7 @@ fn flight_on(api: ::wgpu::Backends, frames: u32) {
         f.render_graph(&input).unwrap();
         let (a, b) = (r.read_target(out).unwrap(), f.read_target(f_out).unwrap());
         assert_eq!(differing(&a, &b), 0, "{api:?}: frame {frame}: the image equals frustum culling's");
-        if frame % 500 == 250 {
+        if frame % 100 == 50 {
             let (first, second) = drawn(&r);
             culled += ids.len() - first.union(&second).count();
         }
@@ -225,14 +226,38 @@ fn flight_on(api: ::wgpu::Backends, frames: u32) {
     assert!(culled > 0, "{api:?}: the flight hides something now and then");
 }
 
+/// Frames per leg of the flight.
+const LEG: u32 = 1000;
+
+/// The 10,000-frame flight on lavapipe, a leg of 1,000 frames per process
+/// ([`flight_leg_on_vulkan`]), each on a fresh device with the scene as built: lavapipe's
+/// CPU memory grows by about 0.4 MB a frame with indirect draws and compute passes and is
+/// given back only when the process ends (a known lavapipe leak, pygfx/wgpu-py#306; the
+/// renderer's live objects stay flat), so one process would take gigabytes.
 #[test]
 fn no_visible_object_is_missing_over_a_10000_frame_flight_on_vulkan() {
-    flight_on(::wgpu::Backends::VULKAN, std::env::var("FLIGHT").map_or(10_000, |v| v.parse().unwrap()));
+    let frames: u32 = std::env::var("FLIGHT").map_or(10_000, |v| v.parse().unwrap());
+    for leg in 0..frames.div_ceil(LEG) {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["occlusion::flight_leg_on_vulkan", "--exact", "--ignored", "--test-threads=1"])
+            .env("FLIGHT_LEG", format!("{}..{}", leg * LEG, ((leg + 1) * LEG).min(frames)))
+            .status()
+            .unwrap();
+        assert!(status.success(), "leg {leg} of the flight");
+    }
+}
+
+#[test]
+#[ignore = "one leg of the 10,000-frame flight, which runs it in a process of its own"]
+fn flight_leg_on_vulkan() {
+    let leg = std::env::var("FLIGHT_LEG").unwrap_or_else(|_| format!("0..{LEG}"));
+    let (start, end) = leg.split_once("..").expect("FLIGHT_LEG is START..END");
+    flight_leg(::wgpu::Backends::VULKAN, start.parse().unwrap()..end.parse().unwrap());
 }
 
 #[test]
 fn no_visible_object_is_missing_over_a_flight_on_gl() {
-    flight_on(::wgpu::Backends::GL, 1_000);
+    flight_leg(::wgpu::Backends::GL, 0..LEG);
 }
 
 #[test]

@@ -140,7 +140,8 @@ struct Args {
     #[arg(long, value_enum)]
     cull: Option<CullKind>,
     /// Cull the opaque pass by occlusion too, in two phases against a depth pyramid (with
-    /// GPU culling only; falls back to frustum culling, with a note, where it cannot).
+    /// GPU culling only: without `--cull` it culls on the GPU; with `--cull cpu`, or
+    /// where the adapter cannot, frustum culling only, with a note).
     #[arg(long)]
     occlusion: bool,
     /// Look from street level between the city's buildings instead of orbiting above them
@@ -301,6 +302,8 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         cull: match (args.cull, args.scene, &args.gltf) {
             (Some(CullKind::Auto), ..) => switchyard::CullOn::Auto,
             (Some(CullKind::Gpu), ..) | (None, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
+            // Occlusion culling runs on the GPU cull: asked for without --cull, it brings it.
+            (None, ..) if args.occlusion => switchyard::CullOn::Gpu,
             _ => switchyard::CullOn::Cpu,
         },
         occlusion: args.occlusion,

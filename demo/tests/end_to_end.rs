@@ -216,6 +216,27 @@ fn bad_input_is_one_line_and_non_zero() {
     assert!(line.contains("model.glb"), "{line}");
     let line = one_line_error(&demo(&["--frames", "0", "--backend", "null"]));
     assert!(line.contains("--frames"), "{line}");
+    let line = one_line_error(&demo(&["--street", "--scene", "cubes", "--backend", "null"]));
+    assert!(line.contains("--street"), "{line}");
+}
+
+#[test]
+fn occlusion_at_street_level_draws_a_fraction_of_what_the_frustum_holds() {
+    let png = tmp("street.png");
+    let args = ["--street", "--objects", "3000", "--frames", "4", "--width", "160", "--height", "96"];
+    let kept = |extra: &[&str]| -> (u32, u32, u32) {
+        let out = ok(&demo(&[&args[..], extra, &["--out", png.to_str().unwrap()]].concat()));
+        let line = out.lines().find(|l| l.starts_with("kept by the GPU culls")).unwrap_or_else(|| panic!("{out}"));
+        // "... opaque N of M + K"
+        let words: Vec<&str> = line.split("opaque ").nth(1).expect("the opaque view").split(' ').collect();
+        let n = |i: usize| words[i].trim_end_matches(',').parse::<u32>().unwrap();
+        (n(0), n(2), n(4))
+    };
+    // --occlusion brings GPU culling without --cull.
+    let (first, candidates, second) = kept(&["--occlusion"]);
+    let (frustum, same, none) = kept(&["--cull", "gpu"]);
+    assert_eq!((same, none), (candidates, 0));
+    assert!(first + second < frustum / 4, "occlusion draws {first} + {second} of the frustum's {frustum}");
 }
 
 #[test]

@@ -338,6 +338,28 @@ impl serde::Serialize for GpuTimes {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_passes_fold_into_their_pass_and_the_occlusion_time() {
+        // A cull pass, then graph passes 0 (split: halves 2.0 and 3.0 around 0.5), 1, and
+        // 2 (split: 1.0, 0.25, 1.5).
+        let ms = [0.1, 2.0, 0.5, 3.0, 4.0, 1.0, 0.25, 1.5];
+        let g = GpuTimes::of_submitted(7, true, 0b101, &ms);
+        assert_eq!((g.frame, g.cull_ms, g.occlusion_ms), (7, Some(0.1), Some(0.75)));
+        assert_eq!(g.passes(), [5.0, 4.0, 2.5]);
+        assert!((g.total_ms() - ms.iter().sum::<f64>()).abs() < 1e-12);
+        // Nothing split, no cull pass: the times as they came.
+        let g = GpuTimes::of_submitted(8, false, 0, &[1.0, 2.0]);
+        assert_eq!((g.passes(), g.cull_ms, g.occlusion_ms), (&[1.0, 2.0][..], None, None));
+        // A split pass the backend timed only in part (past its first 64 passes): what came.
+        let g = GpuTimes::of_submitted(9, false, 0b1, &[1.0, 2.0]);
+        assert_eq!(g.passes(), [1.0, 2.0]);
+    }
+}
+
 #[cfg(all(test, feature = "serde"))]
 mod serde_tests {
     use super::*;
@@ -353,7 +375,8 @@ mod serde_tests {
         assert_eq!(v["passes"].as_array().map(Vec::len), Some(3));
         assert_eq!(v["passes"][0], serde_json::json!({ "loaded": 0, "stored": 9, "resolved": 0 }));
         assert_eq!(v["digest"], "00000000000000ab");
-        assert_eq!(v["gpu"], serde_json::json!({ "frame": 4, "passes": [1.0, 2.0], "cull_ms": null }));
+        let gpu = serde_json::json!({ "frame": 4, "passes": [1.0, 2.0], "cull_ms": null, "occlusion_ms": null });
+        assert_eq!(v["gpu"], gpu);
         assert_eq!(v["display_lists"], serde_json::json!({ "hits": 0, "misses": 0, "rebuilds": 0 }));
         // Counts past the arrays (a corrupt value) are cut, not a panic.
         let odd = FrameStats { views: 1000, pass_count: 1000, ..FrameStats::default() };

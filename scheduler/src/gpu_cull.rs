@@ -290,22 +290,14 @@ pub fn boundary_margin(o: &Objects, f: &Frustum, i: usize) -> f32 {
         .fold(f32::INFINITY, f32::min)
 }
 
-/// Which of a view's culls parameters are for, with occlusion culling
-/// (`occlusion.rs`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Occluding<'a> {
-    /// 1: the first phase (the frame's cull pass), 2: the second (after the pyramid).
-    pub(crate) phase: u32,
-    /// The candidates' bits are not this view's yet.
-    pub(crate) reset: bool,
-    pub(crate) view_proj: &'a glam::Mat4,
-    pub(crate) pyramid: &'a crate::occlusion::Pyramid,
-}
-
 /// The parameters of one view's cull (`Params` in `shaders/cull.wgsl`): frustum only, or
 /// one phase of an occlusion cull (the second writes the second halves of the instances
 /// and records).
-pub(crate) fn params(frustum: &Frustum, buckets: &Buckets, occ: Option<Occluding<'_>>) -> [u8; PARAMS_SIZE] {
+pub(crate) fn params(
+    frustum: &Frustum,
+    buckets: &Buckets,
+    occ: Option<crate::occlusion::Occluding<'_>>,
+) -> [u8; PARAMS_SIZE] {
     let mut p = [0u8; PARAMS_SIZE];
     for (dst, plane) in p[..96].chunks_exact_mut(16).zip(&frustum.planes) {
         dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
@@ -574,23 +566,14 @@ pub(crate) fn prepare_view<B: Backend, C>(
         None => {
             // The group binds all four: what was made goes again if a later step fails.
             let lists = make("gpu-cull-lists", lists_bytes(objects))?;
-            let made = make("gpu-cull-scratch", scratch_bytes(objects))
-                .map(|scratch| (cull.group(b, lists.id, instances, args, scratch.id, pyramid), scratch));
-            return match made {
-                Ok((Ok(group), scratch)) => {
-                    let bound = [lists.id, instances, args, scratch.id, pyramid];
-                    rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false });
-                    Ok(())
-                }
-                Ok((Err(e), scratch)) => {
-                    gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]);
-                    Err(e)
-                }
-                Err(e) => {
-                    gone.push(Resource::Buffer(lists.id));
-                    Err(e)
-                }
-            };
+            let scratch = make("gpu-cull-scratch", scratch_bytes(objects))
+                .inspect_err(|_| gone.push(Resource::Buffer(lists.id)))?;
+            let group = cull
+                .group(b, lists.id, instances, args, scratch.id, pyramid)
+                .inspect_err(|_| gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]))?;
+            let bound = [lists.id, instances, args, scratch.id, pyramid];
+            rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false });
+            return Ok(());
         }
     };
     for (g, need, label) in [

@@ -72,6 +72,17 @@ pub(crate) fn resolve(asked: bool, gpu_cull: bool, caps: &Caps) -> (bool, Option
     }
 }
 
+/// Which of a view's two culls parameters are for (`gpu_cull::params`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Occluding<'a> {
+    /// 1: the first phase (the frame's cull pass), 2: the second (after the pyramid).
+    pub(crate) phase: u32,
+    /// The candidates' bits are not this view's yet.
+    pub(crate) reset: bool,
+    pub(crate) view_proj: &'a glam::Mat4,
+    pub(crate) pyramid: &'a Pyramid,
+}
+
 /// The level layout of a depth pyramid over a target of `width` × `height` texels: level
 /// 0 at half size rounded up, each next level half the last rounded up, down to 1×1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

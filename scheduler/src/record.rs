@@ -410,7 +410,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
     // Occlusion culling: two phases, the second's records after the first's.
     let split = cull.occlusion.as_ref().zip(out.occlusion.as_mut());
     let pyramid = split.as_ref().map(|(_, v)| v.pyramid);
-    let occluding = pyramid.as_ref().map(|pyramid| crate::gpu_cull::Occluding {
+    let occluding = pyramid.as_ref().map(|pyramid| crate::occlusion::Occluding {
         phase: 1,
         reset: buckets.rebuilt || !gpu.bits,
         view_proj: &input.view.view_proj,
@@ -428,7 +428,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
     if let (Some((objects, v)), Some(o)) = (split, occluding) {
         up.args.extend_from_within(..);
         let late_at = (crate::frame_graph::MAX_VIEWS as u64 + u64::from(slot)) * crate::gpu_cull::PARAMS_SLOT;
-        let params = crate::gpu_cull::params(frustum, buckets, Some(crate::gpu_cull::Occluding { phase: 2, ..o }));
+        let params = crate::gpu_cull::params(frustum, buckets, Some(crate::occlusion::Occluding { phase: 2, ..o }));
         up.late_params = Some((cull.params_buf, late_at, params));
         if !v.levels_written {
             up.levels.0 = Some(v.levels);

@@ -52,10 +52,19 @@ impl BusyCounters {
 
 /// A timed region: entered by [`Region::enter`], left when dropped (also when the work in
 /// it panics).
-#[derive(Debug)]
 #[must_use = "the region ends when this is dropped"]
 pub struct Region {
     start: Option<Instant>,
+    /// With the `tracy` feature: a zone `work` around an outermost region while a profiler
+    /// is connected.
+    #[cfg(feature = "tracy")]
+    _zone: Option<tracy_client::Span>,
+}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Region").field("start", &self.start).finish_non_exhaustive()
+    }
 }
 
 impl Region {
@@ -67,7 +76,13 @@ impl Region {
             d.set(depth + 1);
             depth == 0
         });
-        Self { start: outer.then(Instant::now) }
+        Self {
+            #[cfg(feature = "tracy")]
+            _zone: (outer && tracy_client::Client::is_connected())
+                .then(|| tracy_client::Client::running().map(|c| c.span(tracy_client::span_location!("work"), 0)))
+                .flatten(),
+            start: outer.then(Instant::now),
+        }
     }
 }
 

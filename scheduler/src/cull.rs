@@ -5,6 +5,12 @@
 //! portable loop). The parts stay where they are: the sort stage reads them in order,
 //! piece by piece, while it writes the queue and its keys, so the visible list is never
 //! copied into one array.
+//!
+//! Each part also writes what the sort stage needs of its visible objects while their data
+//! is in this core's cache: their sort keys ([`crate::sort::item_key`]) and their bits in
+//! the view's visible set with each word's rank ([`VisibleSet`]). The sort then starts from
+//! keys instead of building them in phases of its own (one parallel loop fewer per stage
+//! boundary, and no second read of the objects on another core).
 
 use rayon::prelude::*;
 use switchyard_kernels::busy::Region;
@@ -15,10 +21,14 @@ use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
+use crate::sort::item_key;
 use crate::view::View;
 
-/// Objects per culling part (one parallel task).
+/// Objects per culling part (one parallel task); a multiple of 64, so a part owns whole
+/// words of the visible set.
 pub(crate) const CULL_PART: usize = 16 * 1024;
+/// Words of the visible set per part.
+const PART_WORDS: usize = CULL_PART / 64;
 /// Most visible indices per piece: the sort stage's unit of parallel work.
 pub(crate) const PIECE: usize = 4096;
 
@@ -58,7 +68,64 @@ impl MaterialSet {
 #[derive(Debug, Default)]
 struct CullPart {
     visible: Vec<u32>,
+    /// The sort key of each visible object.
+    keys: Vec<u64>,
     used: MaterialSet,
+}
+
+/// A view's visible objects as a bit per object, with each member's rank: its position in
+/// the visible list. Part `p` of the cull owns words `p * PART_WORDS..`, filled in parallel.
+#[derive(Debug, Default)]
+pub(crate) struct VisibleSet {
+    words: Vec<u64>,
+    /// Members of the word's part before the word.
+    before: Vec<u32>,
+    /// Members before each part (`parts + 1` entries).
+    part_start: Vec<u32>,
+}
+
+impl VisibleSet {
+    /// Whether object `i` is a member (indices past the set's scene are not).
+    #[inline]
+    pub(crate) fn contains(&self, i: u32) -> bool {
+        self.words.get(i as usize / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// The position of member `i` in the visible list.
+    #[inline]
+    pub(crate) fn rank(&self, i: u32) -> usize {
+        let w = i as usize / 64;
+        let below = self.words[w] & ((1u64 << (i % 64)) - 1);
+        self.part_start[i as usize / CULL_PART] as usize + self.before[w] as usize + below.count_ones() as usize
+    }
+
+    /// Sizes the set for `parts` parts, all words to be written by their parts.
+    fn reset(&mut self, parts: usize) {
+        resize(&mut self.words, parts * PART_WORDS);
+        resize(&mut self.before, parts * PART_WORDS);
+        self.part_start.clear();
+    }
+
+    /// Part `part`'s words from its visible list (ascending, within the part's objects).
+    fn fill_part(words: &mut [u64], before: &mut [u32], part: usize, visible: &[u32]) {
+        words.fill(0);
+        let base = part * CULL_PART;
+        for &i in visible {
+            let at = i as usize - base;
+            words[at / 64] |= 1 << (at % 64);
+        }
+        let mut members = 0;
+        for (b, w) in before.iter_mut().zip(words.iter()) {
+            *b = members;
+            members += w.count_ones();
+        }
+    }
+}
+
+/// `v.resize(n, 0)` without writing what is kept (its parts overwrite it).
+fn resize<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
+    v.truncate(n);
+    v.resize(n, T::default());
 }
 
 /// The cull stage's output for one view: the visible dense object indices in ascending
@@ -72,6 +139,12 @@ pub(crate) struct VisibleList {
     offsets: Vec<usize>,
     /// Materials the visible objects use.
     pub(crate) used: MaterialSet,
+    /// This cull's visible set, and the previous cull's.
+    set: VisibleSet,
+    prev_set: VisibleSet,
+    /// Culls of this list so far: the sort stage checks that the queue it sorted last is the
+    /// previous cull's (`prev_set`).
+    pub(crate) generation: u64,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -80,12 +153,42 @@ impl VisibleList {
     /// No visible objects on the CPU (the view is culled on the GPU) and the materials
     /// its buckets draw with.
     pub(crate) fn culled_on_gpu(&mut self, used: &MaterialSet, ms: f64) {
-        self.parts.iter_mut().for_each(|p| p.visible.clear());
+        self.next_generation(0);
+        self.set.part_start.push(0);
+        self.parts.iter_mut().for_each(|p| {
+            p.visible.clear();
+            p.keys.clear();
+        });
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
         self.used.clone_from(used);
         self.ms = ms;
+    }
+
+    /// Starts the next cull: this cull's set becomes the previous one, and the new one is
+    /// sized for `parts` parts.
+    fn next_generation(&mut self, parts: usize) {
+        std::mem::swap(&mut self.set, &mut self.prev_set);
+        self.set.reset(parts);
+        self.generation += 1;
+    }
+
+    /// This cull's visible set.
+    pub(crate) fn set(&self) -> &VisibleSet {
+        &self.set
+    }
+
+    /// The previous cull's visible set.
+    pub(crate) fn prev_set(&self) -> &VisibleSet {
+        &self.prev_set
+    }
+
+    /// The sort key of visible object `i`.
+    #[inline]
+    pub(crate) fn key(&self, i: u32) -> u64 {
+        let part = &self.parts[i as usize / CULL_PART];
+        part.keys[self.set.rank(i) - self.set.part_start[i as usize / CULL_PART] as usize]
     }
 
     /// Visible objects.
@@ -105,20 +208,51 @@ impl VisibleList {
         &self.parts[part].visible[start..start + len]
     }
 
-    /// A list of the given parts, each one piece (tests).
+    /// The sort keys of piece `p`'s objects.
+    pub(crate) fn piece_keys(&self, p: usize) -> &[u64] {
+        let (part, start) = (self.pieces[p].0 as usize, self.pieces[p].1 as usize);
+        let len = self.offsets[p + 1] - self.offsets[p];
+        &self.parts[part].keys[start..start + len]
+    }
+
+    /// The list of `visible` (ascending) in a scene of `objects` objects, cut into parts as
+    /// the cull cuts it, with `key(i)` as each object's key (tests).
     #[cfg(test)]
-    pub(crate) fn from_parts(parts: &[&[u32]]) -> Self {
-        let mut offsets = vec![0];
-        for p in parts {
-            offsets.push(offsets[offsets.len() - 1] + p.len());
+    pub(crate) fn from_objects(objects: usize, visible: &[u32], key: impl Fn(u32) -> u64) -> Self {
+        let mut list = Self::default();
+        let parts = objects.div_ceil(CULL_PART).max(1);
+        list.next_generation(parts);
+        list.parts.resize_with(parts, CullPart::default);
+        for (p, part) in list.parts.iter_mut().enumerate() {
+            let range = (p * CULL_PART) as u32..((p + 1) * CULL_PART) as u32;
+            part.visible = visible.iter().copied().filter(|i| range.contains(i)).collect();
+            part.keys = part.visible.iter().map(|&i| key(i)).collect();
+            let words = p * PART_WORDS..(p + 1) * PART_WORDS;
+            VisibleSet::fill_part(&mut list.set.words[words.clone()], &mut list.set.before[words], p, &part.visible);
         }
-        Self {
-            parts: parts.iter().map(|p| CullPart { visible: p.to_vec(), used: MaterialSet::default() }).collect(),
-            pieces: (0..parts.len() as u32).map(|p| (p, 0)).collect(),
-            offsets,
-            used: MaterialSet::default(),
-            ms: 0.0,
+        list.finish(0);
+        list
+    }
+
+    /// After the parts: the pieces, where each starts, the parts' starts in the list and the
+    /// materials used (`materials`: the size of the material sets).
+    fn finish(&mut self, materials: usize) {
+        self.pieces.clear();
+        self.offsets.clear();
+        self.offsets.push(0);
+        self.used.reset(materials);
+        self.set.part_start.clear();
+        let mut at = 0;
+        for (p, part) in self.parts.iter().enumerate() {
+            self.set.part_start.push(at as u32);
+            for start in (0..part.visible.len()).step_by(PIECE) {
+                at += PIECE.min(part.visible.len() - start);
+                self.pieces.push((p as u32, start as u32));
+                self.offsets.push(at);
+            }
+            self.used.union_with(&part.used);
         }
+        self.set.part_start.push(at as u32);
     }
 
     #[cfg(feature = "reference")]
@@ -138,8 +272,11 @@ pub(crate) struct CullCtx<'a> {
     pub(crate) kernel: CullLoop,
     /// Dense material slots (live or not): the size of the material sets.
     pub(crate) materials: usize,
-    /// Whether each dense material is transparent (for queues of one kind).
+    /// Whether each dense material is transparent (for queues of one kind), and its key's
+    /// hashes.
     pub(crate) mat_frames: &'a [MaterialFrame],
+    /// Each mesh's key hash.
+    pub(crate) mesh_hashes: &'a [u16],
     /// Which objects the pass draws.
     pub(crate) queue: Queue,
     /// Some material's shader lacks the view's pass kind: leave its objects out.
@@ -164,8 +301,12 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         Queue::Transparent => !ctx.mat_frames.iter().any(|m| m.transparent),
     };
     let n = if none_of_kind { 0 } else { n };
-    out.parts.resize_with(n.div_ceil(CULL_PART).max(1), CullPart::default);
-    out.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
+    let parts = n.div_ceil(CULL_PART).max(1);
+    out.parts.resize_with(parts, CullPart::default);
+    out.next_generation(parts);
+    let set = &mut out.set;
+    let sets = set.words.par_chunks_mut(PART_WORDS).zip(set.before.par_chunks_mut(PART_WORDS));
+    out.parts.par_iter_mut().zip(sets).enumerate().for_each(|(p, (part, (words, before)))| {
         let _busy = Region::enter();
         part.visible.clear();
         let range = p * CULL_PART..((p + 1) * CULL_PART).min(n);
@@ -178,24 +319,61 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
                 (if m.transparent { want.0 } else { want.1 }) && m.passes & bit != 0
             });
         }
-        // Which materials this part saw, for the patch stage.
+        // Which materials this part saw (the patch stage), and the visible objects' sort
+        // keys, read while the objects' data is in this core's cache.
         part.used.reset(ctx.materials);
-        for &i in &part.visible {
+        part.keys.clear();
+        part.keys.extend(part.visible.iter().map(|&i| {
             part.used.insert(o.material[i as usize] as usize);
-        }
+            item_key(view, o, i as usize, ctx.mat_frames, ctx.mesh_hashes)
+        }));
+        VisibleSet::fill_part(words, before, p, &part.visible);
     });
-    out.pieces.clear();
-    out.offsets.clear();
-    out.offsets.push(0);
-    out.used.reset(ctx.materials);
-    let mut at = 0;
-    for (p, part) in out.parts.iter().enumerate() {
-        for start in (0..part.visible.len()).step_by(PIECE) {
-            at += PIECE.min(part.visible.len() - start);
-            out.pieces.push((p as u32, start as u32));
-            out.offsets.push(at);
-        }
-        out.used.union_with(&part.used);
-    }
+    out.finish(ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_and_keys_are_positions_in_the_visible_list() {
+        // Three parts: members at word and part seams, a full word, an empty stretch, the
+        // last object of the scene.
+        let objects = 2 * CULL_PART + 1000;
+        let mut visible: Vec<u32> = vec![0, 3, 63, 64, 70, 127];
+        visible.extend(128..192);
+        visible.extend([CULL_PART as u32 - 1, CULL_PART as u32, CULL_PART as u32 + 64, 2 * CULL_PART as u32 + 999]);
+        let key = |i: u32| u64::from(i) * 7 + 1;
+        let list = VisibleList::from_objects(objects, &visible, key);
+        assert_eq!(list.len(), visible.len());
+        for (pos, &i) in visible.iter().enumerate() {
+            assert!(list.set().contains(i), "object {i}");
+            assert_eq!(list.set().rank(i), pos, "object {i}");
+            assert_eq!(list.key(i), key(i), "object {i}");
+        }
+        for i in [1, 62, 65, 192, CULL_PART as u32 - 2, 2 * CULL_PART as u32 + 998, objects as u32 + 64] {
+            assert!(!list.set().contains(i), "object {i}");
+        }
+        // Pieces hold the list in order, with their keys.
+        let pieces = list.offsets().len() - 1;
+        let (all, keys): (Vec<u32>, Vec<u64>) =
+            (0..pieces).flat_map(|p| list.piece(p).iter().copied().zip(list.piece_keys(p).iter().copied())).unzip();
+        assert_eq!(all, visible);
+        assert_eq!(keys, visible.iter().map(|&i| key(i)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn each_cull_keeps_the_previous_set() {
+        let mut list = VisibleList::from_objects(100, &[5, 7], |i| i.into());
+        assert_eq!(list.generation, 1);
+        // Culled on the GPU next: no members, the previous set kept.
+        list.culled_on_gpu(&MaterialSet::default(), 0.0);
+        assert_eq!(list.generation, 2);
+        assert!(list.prev_set().contains(5) && list.prev_set().contains(7) && !list.prev_set().contains(6));
+        assert!(!list.set().contains(5) && list.len() == 0);
+        list.next_generation(1);
+        assert!(!list.prev_set().contains(5), "the GPU cull's empty set is now the previous one");
+    }
 }

@@ -246,6 +246,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     kernel: self.res.kernel,
                     materials: self.mat_frames.len(),
                     mat_frames: self.mat_frames,
+                    mesh_hashes: &self.res.mesh_hashes,
                     queue: view.setup.queue,
                     pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
                 };
@@ -253,12 +254,7 @@ impl<B: Backend> FrameJobs<'_, B> {
             }
             Job::Sort(v) => {
                 let view = &self.views[v];
-                let ctx = SortCtx {
-                    label: &view.setup.pass.label,
-                    objects: self.objects,
-                    materials: self.mat_frames,
-                    mesh_hashes: &self.res.mesh_hashes,
-                };
+                let ctx = SortCtx { label: &view.setup.pass.label };
                 sort_view(&ctx, &view.setup.view, &view.visible.read(), &mut view.sorted.write());
             }
             Job::Batch(v) => {

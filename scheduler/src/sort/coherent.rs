@@ -13,72 +13,12 @@
 //! queue is the one unique order by (key, object index), the order of a stable sort in
 //! object order: the command stream is the same whatever the previous frames were.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use rayon::prelude::*;
 
 use switchyard_kernels::busy::Region;
 use switchyard_kernels::par;
 
-use crate::cull::VisibleList;
-
-/// A set of dense object indices, filled in parallel, with each member's rank (its
-/// position among the members in ascending order).
-#[derive(Debug, Default)]
-pub(crate) struct ObjectBits {
-    words: Vec<AtomicU64>,
-    /// Members before each word.
-    before: Vec<u32>,
-}
-
-impl ObjectBits {
-    /// Makes the set `visible`'s objects, for a scene of `objects` objects.
-    pub(crate) fn fill(&mut self, objects: usize, visible: &VisibleList) {
-        let words = objects.div_ceil(64);
-        self.words.truncate(words);
-        self.words.iter_mut().for_each(|w| *w.get_mut() = 0);
-        self.words.resize_with(words, AtomicU64::default);
-        let words = &self.words;
-        // Pieces are ranges of ascending indices; neighbours may share a word, hence `fetch_or`.
-        let pieces = visible.offsets().len().saturating_sub(1);
-        (0..pieces).into_par_iter().for_each(|p| {
-            let _busy = Region::enter();
-            let mut piece = visible.piece(p).iter().peekable();
-            while let Some(&i) = piece.next() {
-                let w = i as usize / 64;
-                let mut bits = 1u64 << (i % 64);
-                while let Some(&&j) = piece.peek().filter(|&&&j| j as usize / 64 == w) {
-                    bits |= 1 << (j % 64);
-                    piece.next();
-                }
-                words[w].fetch_or(bits, Ordering::Relaxed);
-            }
-        });
-        // One word per 64 objects: 16k words for a million, a few µs.
-        self.before.clear();
-        let mut total = 0u32;
-        self.before.extend(self.words.iter_mut().map(|w| {
-            let b = total;
-            total += w.get_mut().count_ones();
-            b
-        }));
-    }
-
-    /// The position of member `i` among the members in ascending order; for `visible`
-    /// (ascending) of the last [`ObjectBits::fill`], the index of `i` in it.
-    #[inline]
-    pub(crate) fn rank(&self, i: u32) -> usize {
-        let w = i as usize / 64;
-        let below = self.words[w].load(Ordering::Relaxed) & ((1u64 << (i % 64)) - 1);
-        self.before[w] as usize + below.count_ones() as usize
-    }
-
-    /// Whether object `i` is in the set (indices past the scene are not).
-    #[inline]
-    pub(crate) fn contains(&self, i: u32) -> bool {
-        self.words.get(i as usize / 64).is_some_and(|w| w.load(Ordering::Relaxed) & (1 << (i % 64)) != 0)
-    }
-}
+use crate::cull::{VisibleList, VisibleSet};
 
 /// Scratch of [`coherent_order`].
 #[derive(Debug, Default)]
@@ -96,8 +36,8 @@ const BLOCK: usize = 4096;
 /// `prev` that is not the set of `prev_queue` would cause.
 pub(crate) fn coherent_order(
     prev_queue: &[u32],
-    prev: &ObjectBits,
-    now: &ObjectBits,
+    prev: &VisibleSet,
+    now: &VisibleSet,
     visible: &VisibleList,
     scratch: &mut OrderScratch,
     out: (&mut Vec<u32>, &mut Vec<u64>),
@@ -172,28 +112,4 @@ pub(crate) fn order_ties_by_object(keys: &[u64], queue: &mut [u32], starts: &mut
             s = e;
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranks_are_positions_in_the_visible_list() {
-        // Parts that share 64-object words at their seams, a full word, an empty part.
-        let parts: [&[u32]; 4] =
-            [&[0, 3, 63, 64, 70], &[71, 127], &[], &(128..192).chain([200, 999]).collect::<Vec<_>>()];
-        let visible = VisibleList::from_parts(&parts);
-        let mut bits = ObjectBits::default();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        // Filled twice: the second fill (a smaller scene) must not keep the first's members.
-        pool.install(|| bits.fill(2000, &VisibleList::from_parts(&[&[5, 1500]])));
-        pool.install(|| bits.fill(1000, &visible));
-        let all: Vec<u32> = parts.iter().flat_map(|p| p.iter().copied()).collect();
-        for (pos, &i) in all.iter().enumerate() {
-            assert!(bits.contains(i));
-            assert_eq!(bits.rank(i), pos, "object {i}");
-        }
-        assert!(!bits.contains(5) && !bits.contains(1500));
-    }
 }

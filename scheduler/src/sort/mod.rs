@@ -1,11 +1,12 @@
 //! Stage 2, sort: a 64-bit key per visible object ([`key`]), then the stable parallel radix
 //! sort of `switchyard_kernels::sort` over (key, object) pairs.
 //!
-//! Keys are built in object order (the scene's arrays read in ascending order), then the
-//! queue and its keys are written in one parallel pass, in last frame's order of the
-//! objects still visible followed by the newly visible ones ([`coherent`]), each key taken
-//! by the object's rank in the visible set: the keys then arrive nearly sorted and the
-//! sorter's nearly-sorted path runs (a few changed keys set aside, sorted and merged back).
+//! The cull stage built each visible object's key ([`item_key`]) and the visible set with
+//! its ranks. The queue and its keys are written in one parallel pass, in last frame's
+//! order of the objects still visible followed by the newly visible ones ([`coherent`]),
+//! each key taken by the object's rank in the visible set: the keys then arrive nearly
+//! sorted and the sorter's nearly-sorted path runs (a few changed keys set aside, sorted
+//! and merged back).
 //! Equal keys end in object order, so the queue does not depend on earlier frames.
 
 mod coherent;
@@ -18,7 +19,7 @@ use crate::material::MaterialFrame;
 use crate::profile;
 use crate::scene::Objects;
 use crate::view::View;
-use coherent::{coherent_order, order_ties_by_object, ObjectBits, OrderScratch};
+use coherent::{coherent_order, order_ties_by_object, OrderScratch};
 use key::{SortKey, SortKeyFields};
 
 /// The frame data of dense material `material`; its key hashes are computed here, once
@@ -64,32 +65,18 @@ pub(crate) struct SortedQueue {
     pub(crate) queue: Vec<u32>,
     pub(crate) keys: Vec<u64>,
     sorter: RadixSorter,
-    /// This frame's visible objects, and last frame's: the set of `queue` when `coherent`.
-    visible: ObjectBits,
-    prev_visible: ObjectBits,
-    /// `queue` is last frame's queue and `prev_visible` its set (false at first, and after
-    /// a sort that did not finish).
+    /// `queue` is the sorted queue of the visible list's cull `generation` (false at
+    /// first, and after a sort that did not finish).
     coherent: bool,
+    generation: u64,
     /// The next input order, built beside `queue`.
     input: Vec<u32>,
-    /// This frame's keys in the visible list's (object) order.
-    object_keys: Vec<u64>,
     scratch: OrderScratch,
     tie_starts: Vec<usize>,
     /// Whether this frame's input was last frame's order (stats and tests).
     pub(crate) from_last_order: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
-}
-
-/// `keys[p] = key(visible[p])`, in parallel over the visible list's pieces.
-fn keys_in_object_order(visible: &VisibleList, key: &(dyn Fn(u32) -> u64 + Sync), keys: &mut Vec<u64>) {
-    switchyard_kernels::par::set_len(keys, visible.len());
-    switchyard_kernels::par::fill_ranges(visible.offsets(), &mut keys[..], &|p, keys: &mut [u64]| {
-        for (k, &i) in keys.iter_mut().zip(visible.piece(p)) {
-            *k = key(i);
-        }
-    });
 }
 
 impl SortedQueue {
@@ -106,37 +93,27 @@ impl SortedQueue {
 pub(crate) struct SortCtx<'a> {
     /// The pass's name (Tracy).
     pub(crate) label: &'a str,
-    pub(crate) objects: &'a Objects,
-    pub(crate) materials: &'a [MaterialFrame],
-    pub(crate) mesh_hashes: &'a [u16],
 }
 
-/// Writes the keys of `visible`'s objects in last frame's order where it has one (see
-/// [`coherent`]), else in object order, in parallel; sorts; orders equal keys by object.
+/// Writes the keys of `visible`'s objects (the cull built them) in last frame's order
+/// where it has one (see [`coherent`]), else in object order, in parallel; sorts; orders
+/// equal keys by object.
 pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, out: &mut SortedQueue) {
     let _z = profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let n = visible.len();
     let keys_zone = profile::zone!("sort-keys");
-    let key = |i: u32| item_key(view, ctx.objects, i as usize, ctx.materials, ctx.mesh_hashes);
-    let coherent = std::mem::take(&mut out.coherent);
-    out.visible.fill(ctx.objects.len(), visible);
-    if coherent {
-        // Keys in object order first (the objects' arrays read in ascending order), then
-        // taken by rank in last frame's order: one read of this view's keys per item
-        // instead of six reads scattered over the scene's arrays.
-        keys_in_object_order(visible, &key, &mut out.object_keys);
-    }
-    let (object_keys, bits) = (&out.object_keys, &out.visible);
+    // Last frame's queue is the previous cull's set only if this list was culled once since.
+    let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
     out.from_last_order = coherent
         && coherent_order(
             &out.queue,
-            &out.prev_visible,
-            &out.visible,
+            visible.prev_set(),
+            visible.set(),
             visible,
             &mut out.scratch,
             (&mut out.input, &mut out.keys),
-            &|i| object_keys[bits.rank(i)],
+            &|i| visible.key(i),
         );
     if out.from_last_order {
         std::mem::swap(&mut out.queue, &mut out.input);
@@ -148,11 +125,8 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
             visible.offsets(),
             (&mut out.queue[..], &mut out.keys[..]),
             &|p, (queue, keys): (&mut [u32], &mut [u64])| {
-                let src = visible.piece(p);
-                queue.copy_from_slice(src);
-                for (k, &i) in keys.iter_mut().zip(src) {
-                    *k = key(i);
-                }
+                queue.copy_from_slice(visible.piece(p));
+                keys.copy_from_slice(visible.piece_keys(p));
             },
         );
     }
@@ -164,7 +138,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         let _ties = profile::zone!("sort-ties");
         order_ties_by_object(&out.keys, &mut out.queue, &mut out.tie_starts);
     }
-    std::mem::swap(&mut out.visible, &mut out.prev_visible);
+    out.generation = visible.generation;
     out.coherent = true;
     out.ms = t.elapsed().as_secs_f64() * 1e3;
 }

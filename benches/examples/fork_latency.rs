@@ -1,7 +1,9 @@
 //! How long a rayon fork takes to reach other workers: a parallel loop of 8 pieces of
 //! 25 µs of spinning each, on a pool whose workers slept (the pool idle for 3 ms before
-//! each loop) or had just worked (loops back to back). Prints the median wall time of the
-//! loop, how many workers took part, and when the first piece started on another worker.
+//! each loop) or had just worked (loops back to back), as rayon's `par_iter` and as
+//! `switchyard_kernels::par::for_each_index` (claimed pieces; the caller spins instead of
+//! sleeping while it waits). Prints the median wall time of the loop, how many workers
+//! took part, and when the first piece started on another worker.
 //!
 //! `cargo run --release -p switchyard-benches --example fork_latency -- 16`
 
@@ -20,7 +22,8 @@ fn spin(us: u64) {
 fn main() {
     let threads: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(16);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
-    for (name, idle) in [("slept 3 ms", Some(Duration::from_millis(3))), ("back to back", None)] {
+    let cases = [("slept 3 ms", Some(Duration::from_millis(3))), ("back to back", None)];
+    for (name, idle, claimed) in cases.iter().flat_map(|&(n, i)| [(n, i, false), (n, i, true)]) {
         let (mut walls, mut helpers, mut first) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..200 {
             if let Some(d) = idle {
@@ -30,11 +33,16 @@ fn main() {
             let t = Instant::now();
             pool.install(|| {
                 let me = rayon::current_thread_index();
-                (0..8).into_par_iter().for_each(|_| {
+                let piece = |_| {
                     let at = t.elapsed();
                     starts.lock().unwrap().push((rayon::current_thread_index() != me, at));
                     spin(25);
-                })
+                };
+                if claimed {
+                    switchyard_kernels::par::for_each_index(8, &piece);
+                } else {
+                    (0..8).into_par_iter().for_each(piece);
+                }
             });
             walls.push(t.elapsed().as_secs_f64() * 1e6);
             let s = starts.into_inner().unwrap();
@@ -52,7 +60,8 @@ fn main() {
             v[v.len() * 9 / 10]
         };
         println!(
-            "{threads} threads, {name}: loop of 8 x 25 us: wall median {:.1} us (p90 {:.1}; serial 200, ideal 25); pieces on other workers median {:.0} of 8; first piece on another worker at {:.1} us (median)",
+            "{threads} threads, {name}, {}: loop of 8 x 25 us: wall median {:.1} us (p90 {:.1}; serial 200, ideal 25); pieces on other workers median {:.0} of 8; first piece on another worker at {:.1} us (median)",
+            if claimed { "claimed pieces" } else { "rayon par_iter" },
             med(&mut walls),
             p90(&mut walls),
             med(&mut helpers),

@@ -58,7 +58,7 @@ fn build_batches_parallel(
     scratch: &mut BatchScratch,
     out: &mut Vec<Batch>,
 ) {
-    use rayon::prelude::*;
+    use switchyard_kernels::par::Scaled;
     let n = queue.len();
     // About two blocks per worker (at least 4k items each, whole 64-item words): batches
     // are found per block and joined at block edges, so the result does not depend on the
@@ -78,19 +78,25 @@ fn build_batches_parallel(
     scratch.offsets.clear();
     scratch.offsets.resize(blocks + 1, 0);
     switchyard_kernels::par::set_len(&mut scratch.starts, n.div_ceil(64));
-    scratch.starts.par_chunks_mut(words).zip(scratch.offsets[1..].par_iter_mut()).enumerate().for_each(
-        |(b, (bits, count))| {
-            bits.fill(0);
-            let start = b * block;
-            let mut prev = (start > 0).then(|| state(start - 1));
-            *count = 0;
-            for q in start..(start + block).min(n) {
-                let now = Some(state(q));
-                if now != prev {
-                    bits[(q - start) / 64] |= 1 << (q % 64);
-                    *count += 1;
+    let marks = (Scaled(&mut scratch.starts[..], words), &mut scratch.offsets[1..]);
+    switchyard_kernels::par::fill_blocks(
+        1,
+        marks,
+        &|b, (Scaled(bits, _), count): (Scaled<&mut [u64]>, &mut [usize])| {
+            let count = &mut count[0];
+            {
+                bits.fill(0);
+                let start = b * block;
+                let mut prev = (start > 0).then(|| state(start - 1));
+                *count = 0;
+                for q in start..(start + block).min(n) {
+                    let now = Some(state(q));
+                    if now != prev {
+                        bits[(q - start) / 64] |= 1 << (q % 64);
+                        *count += 1;
+                    }
+                    prev = now;
                 }
-                prev = now;
             }
         },
     );

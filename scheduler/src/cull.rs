@@ -12,9 +12,8 @@
 //! keys instead of building them in phases of its own (one parallel loop fewer per stage
 //! boundary, and no second read of the objects on another core).
 
-use rayon::prelude::*;
-use switchyard_kernels::busy::Region;
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
+use switchyard_kernels::par::{self, Scaled};
 
 use crate::frame_graph::Queue;
 use crate::material::MaterialFrame;
@@ -305,9 +304,9 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
     out.parts.resize_with(parts, CullPart::default);
     out.next_generation(parts);
     let set = &mut out.set;
-    let sets = set.words.par_chunks_mut(PART_WORDS).zip(set.before.par_chunks_mut(PART_WORDS));
-    out.parts.par_iter_mut().zip(sets).enumerate().for_each(|(p, (part, (words, before)))| {
-        let _busy = Region::enter();
+    let parts = (&mut out.parts[..], Scaled(&mut set.words[..], PART_WORDS), Scaled(&mut set.before[..], PART_WORDS));
+    par::fill_blocks(1, parts, &|p, (part, Scaled(words, _), Scaled(before, _))| {
+        let part = &mut part[0];
         part.visible.clear();
         let range = p * CULL_PART..((p + 1) * CULL_PART).min(n);
         cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);

@@ -8,9 +8,7 @@
 //! one worker, because building creates backend objects whose handles are part of the
 //! command stream; the constant copies run in parallel.
 
-use rayon::prelude::*;
 use switchyard_backend::{Backend, BindGroupId, PipelineId};
-use switchyard_kernels::busy::Region;
 
 use crate::cull::MaterialSet;
 use crate::error::RenderError;
@@ -119,8 +117,9 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
         out.constants.resize(out.slot_materials.len() * slot, 0);
         let globals: &PropertySheet = ctx.build.globals;
         let (materials, list_index) = (&*materials, &out.list_index);
-        out.constants.par_chunks_mut(slot).zip(out.slot_materials.par_iter()).for_each(|(dst, &m)| {
-            let _busy = Region::enter();
+        let slot_materials = &out.slot_materials;
+        switchyard_kernels::par::fill_blocks(slot, &mut out.constants[..], &|i, dst: &mut [u8]| {
+            let m = slot_materials[i];
             let rec = materials[m as usize].as_ref().expect("a used material exists");
             rec.lists[list_index[m as usize] as usize].patch_into(dst, globals.values());
         });

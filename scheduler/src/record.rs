@@ -9,12 +9,12 @@
 //! its indirect records follow the batches ([`draw_args`]): with multi-draw-indirect a
 //! state bucket is one API call whatever its mesh count.
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 use switchyard_backend::{
     Backend, BindGroupId, BufferId, BufferUsage, ChunkPosition, Command, CreateError, Digest, DrawIndexedIndirectArgs,
     DynamicOffsets, IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
 };
-use switchyard_kernels::busy::Region;
 
 use crate::batch::{Batch, Batches};
 use crate::error::RenderError;
@@ -365,9 +365,8 @@ pub(crate) fn record_view<B: Backend>(
 /// instances where it culled).
 fn write_args(meshes: &[MeshRange], batches: &[Batch], args: &mut Vec<DrawIndexedIndirectArgs>) {
     args.resize(batches.len(), DrawIndexedIndirectArgs::default());
-    args.par_chunks_mut(1024).zip(batches.par_chunks(1024)).for_each(|(a, b)| {
-        let _busy = Region::enter();
-        a.iter_mut().zip(b).for_each(|(a, b)| *a = draw_args(meshes, b));
+    switchyard_kernels::par::fill_blocks(1024, &mut args[..], &|c, a: &mut [DrawIndexedIndirectArgs]| {
+        a.iter_mut().zip(&batches[c * 1024..]).for_each(|(a, b)| *a = draw_args(meshes, b));
     });
 }
 
@@ -512,43 +511,51 @@ fn record_chunks<B: Backend>(
     out.digests.clear();
     out.digests.resize(nchunks, Digest::default());
     let (starts, view, pass) = (&out.chunk_starts, input.view, input.pass);
-    let result = out
-        .cmds
-        .par_iter_mut()
-        .zip(out.chunks.par_iter_mut())
-        .zip(out.digests.par_iter_mut())
-        .enumerate()
-        .map(|(c, ((cmds, chunk), digest))| -> Result<ChunkCounts, RenderError> {
-            let _busy = Region::enter();
-            let b0 = starts[c];
-            let bs = &batches[b0..starts[c + 1]];
-            // The sort-key range this chunk recorded: traces a reordered draw back here.
-            let (first, last) = (&bs[0], &bs[bs.len() - 1]);
-            let key = |i: u32| keys.map_or(0, |k| k[i as usize]);
-            let _z = profile::zone_text!(
-                "record-chunk",
-                "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
-                pass.label,
-                b0 + bs.len(),
-                first.material,
-                last.material,
-                SortKey(key(first.first)).display(view.pass),
-                SortKey(key(last.first + last.count - 1)),
-            );
-            let counts = record_chunk(ctx, bs, b0, cmds);
-            if input.digest {
-                *digest = Digest::of_commands(cmds);
+    // Counts summed over the chunks; of failing chunks, the first one's error.
+    let (draws, states) = (AtomicU32::new(0), AtomicU32::new(0));
+    let failed: Mutex<Option<(usize, RenderError)>> = Mutex::new(None);
+    let per_chunk = (&mut out.cmds[..], &mut out.chunks[..], &mut out.digests[..]);
+    type ChunkOut<'a, C> = (&'a mut [Vec<Command>], &'a mut [Option<C>], &'a mut [Digest]);
+    switchyard_kernels::par::fill_blocks(1, per_chunk, &|c, (cmds, chunk, digest): ChunkOut<'_, B::Chunk>| {
+        let (cmds, chunk, digest) = (&mut cmds[0], &mut chunk[0], &mut digest[0]);
+        let b0 = starts[c];
+        let bs = &batches[b0..starts[c + 1]];
+        // The sort-key range this chunk recorded: traces a reordered draw back here.
+        let (first, last) = (&bs[0], &bs[bs.len() - 1]);
+        let key = |i: u32| keys.map_or(0, |k| k[i as usize]);
+        let _z = profile::zone_text!(
+            "record-chunk",
+            "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
+            pass.label,
+            b0 + bs.len(),
+            first.material,
+            last.material,
+            SortKey(key(first.first)).display(view.pass),
+            SortKey(key(last.first + last.count - 1)),
+        );
+        let counts = record_chunk(ctx, bs, b0, cmds);
+        if input.digest {
+            *digest = Digest::of_commands(cmds);
+        }
+        let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
+        match input.backend.record(pass, position, cmds) {
+            Ok(recorded) => {
+                *chunk = Some(recorded);
+                draws.fetch_add(counts.draw_calls, Ordering::Relaxed);
+                states.fetch_add(counts.state_changes, Ordering::Relaxed);
             }
-            let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
-            *chunk = Some(input.backend.record(pass, position, cmds)?);
-            Ok(counts)
-        })
-        .try_reduce(ChunkCounts::default, |a, b| {
-            Ok(ChunkCounts {
-                draw_calls: a.draw_calls + b.draw_calls,
-                state_changes: a.state_changes + b.state_changes,
-            })
-        });
+            Err(e) => {
+                let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
+                if f.as_ref().is_none_or(|(at, _)| c < *at) {
+                    *f = Some((c, e.into()));
+                }
+            }
+        }
+    });
+    let result = match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some((_, e)) => Err(e),
+        None => Ok(ChunkCounts { draw_calls: draws.into_inner(), state_changes: states.into_inner() }),
+    };
     match result {
         Ok(c) => out.counts = c,
         Err(e) => out.error = Some(e),

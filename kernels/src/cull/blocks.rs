@@ -1,7 +1,6 @@
 //! The first level of culling: conservative bounds per block of objects.
 
 use glam::Vec4;
-use rayon::prelude::*;
 
 use super::{CullInput, Frustum, CULL_BLOCK};
 
@@ -72,12 +71,11 @@ impl CullBlocks {
         }
         let dirty = &self.dirty;
         // 64 blocks (one dirty word) per task.
-        self.bounds.par_chunks_mut(64).enumerate().for_each(|(w, chunk)| {
+        crate::par::fill_blocks(64, &mut self.bounds[..], &|w, chunk: &mut [[f64; 6]]| {
             let word = dirty.get(w).copied().unwrap_or(0);
             if word == 0 {
                 return;
             }
-            let _busy = crate::busy::Region::enter();
             for (i, out) in chunk.iter_mut().enumerate() {
                 let b = w * 64 + i;
                 if word & (1 << i) != 0 {

@@ -18,9 +18,6 @@
 mod msd;
 mod nearly_sorted;
 
-use rayon::prelude::*;
-
-use crate::busy::timed;
 use msd::{bits_below, finish_buckets, msd, scatter_parallel, Lsd};
 
 const RADIX: usize = 256;
@@ -86,6 +83,8 @@ pub struct RadixSorter {
     rest_pos: Vec<u32>,
     runs: Vec<(usize, usize)>,
     rest_order: Vec<u32>,
+    /// Each block's survey (parallel inputs).
+    surveys: Vec<(u64, u64, u64)>,
     /// Digit passes over the whole input run by the last sort (for stats and tests).
     pub last_passes: u32,
     /// The path the last sort took.
@@ -159,6 +158,7 @@ impl Default for RadixSorter {
             rest_pos: Vec::new(),
             runs: Vec::new(),
             rest_order: Vec::new(),
+            surveys: Vec::new(),
             last_passes: 0,
             last_path: SortPath::InOrder,
         }
@@ -187,10 +187,13 @@ impl RadixSorter {
         // One cheap read: which bits vary, and how far from sorted the input is.
         let (and, or, descents) = if parallel {
             let block = block_len(n);
-            let (a, o, d) = keys
-                .par_chunks(block)
-                .map(|c| timed(|| survey(c)))
-                .reduce(|| (u64::MAX, 0, 0), |(a0, o0, d0), (a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
+            self.surveys.resize(n.div_ceil(block), (0, 0, 0));
+            let k = &*keys;
+            crate::par::fill_blocks(1, &mut self.surveys[..], &|b, s: &mut [(u64, u64, u64)]| {
+                s[0] = survey(&k[b * block..((b + 1) * block).min(n)]);
+            });
+            let (a, o, d) =
+                self.surveys.iter().fold((u64::MAX, 0, 0), |(a0, o0, d0), &(a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
             let seams = (1..n.div_ceil(block)).filter(|&b| keys[b * block - 1] > keys[b * block]).count() as u64;
             (a, o, d + seams)
         } else {

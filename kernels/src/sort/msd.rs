@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::busy::{timed, Region};
+use crate::busy::timed;
 
 use super::{block_len, digit, survey, varying_digits, BLOCK, DIGITS, RADIX, SPLIT_BLOCKS};
 
@@ -403,13 +403,12 @@ pub(super) fn scatter_parallel(
     assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
     assert!(n <= u32::MAX as usize, "more pairs than the u32 histograms count");
     assert_eq!(hist.len(), n.div_ceil(block), "one histogram per block");
-    hist.par_iter_mut().zip(sk.par_chunks(block)).for_each(|(h, c)| {
-        timed(|| {
-            *h = [0; RADIX];
-            for &k in c {
-                h[digit(k, d)] += 1;
-            }
-        })
+    crate::par::fill_blocks(1, &mut hist[..], &|b, h: &mut [[u32; RADIX]]| {
+        let h = &mut h[0];
+        *h = [0; RADIX];
+        for &k in &sk[b * block..((b + 1) * block).min(n)] {
+            h[digit(k, d)] += 1;
+        }
     });
     // Exclusive prefix over (bucket, block): block b's run of bucket r starts after every
     // earlier bucket and after bucket r of earlier blocks. This keeps the sort stable.
@@ -426,10 +425,12 @@ pub(super) fn scatter_parallel(
     let mut bounds = [n; RADIX + 1];
     bounds[..RADIX].iter_mut().zip(&hist[0]).for_each(|(b, &o)| *b = o as usize);
     let (pk, pv) = (Scatter(dk.as_mut_ptr()), Scatter(dv.as_mut_ptr()));
-    hist.par_iter_mut().zip(sk.par_chunks(block).zip(sv.par_chunks(block))).for_each(|(offs, (ck, cv))| {
+    crate::par::fill_blocks(1, &mut hist[..], &|b, offs: &mut [[u32; RADIX]]| {
         // Capture the whole wrappers (Sync), not their raw-pointer fields.
         let (pk, pv) = (pk, pv);
-        let _busy = Region::enter();
+        let offs = &mut offs[0];
+        let range = b * block..((b + 1) * block).min(n);
+        let (ck, cv) = (&sk[range.clone()], &sv[range]);
         for (&k, &v) in ck.iter().zip(cv) {
             let b = digit(k, d);
             let o = offs[b] as usize;

@@ -2,8 +2,6 @@
 //! so the keys that break the order are set aside, sorted, and merged back (three passes
 //! over the input instead of sixteen).
 
-use rayon::prelude::*;
-
 use super::msd::{msd, Lsd};
 use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 
@@ -89,19 +87,20 @@ impl RadixSorter {
         let block = (n - 1).div_ceil(blocks);
         self.block_runs.resize_with(blocks, Vec::new);
         self.block_widened.resize_with(blocks, Vec::new);
-        let widened_ok = self
-            .block_runs
-            .par_iter_mut()
-            .zip(self.block_widened.par_iter_mut())
-            .enumerate()
-            .map(|(b, (r, w))| {
-                let _busy = crate::busy::Region::enter();
-                r.clear();
-                w.clear();
-                descent_runs(keys, b * block..((b + 1) * block).min(n - 1), r);
-                widen_gaps(keys, r, w, limit, false).is_some()
-            })
-            .reduce(|| true, |a, b| a && b);
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let k = &*keys;
+        let blocks_out = (&mut self.block_runs[..], &mut self.block_widened[..]);
+        type Gaps = Vec<(usize, usize)>;
+        crate::par::fill_blocks(1, blocks_out, &|b, (r, w): (&mut [Gaps], &mut [Gaps])| {
+            let (r, w) = (&mut r[0], &mut w[0]);
+            r.clear();
+            w.clear();
+            descent_runs(k, b * block..((b + 1) * block).min(n - 1), r);
+            if widen_gaps(k, r, w, limit, false).is_none() {
+                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        let widened_ok = !failed.into_inner();
         if !widened_ok {
             return false;
         }

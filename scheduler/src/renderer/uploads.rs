@@ -4,7 +4,6 @@
 //! copies them before the frame's passes.
 
 use glam::Mat4;
-use rayon::prelude::*;
 use switchyard_backend::Backend;
 
 use super::gpu;
@@ -42,8 +41,7 @@ impl<B: Backend> Renderer<B> {
             (bytemuck::cast_slice(&self.scene.objects.transforms), &packet.transform_writes);
         const BLOCK: usize = 1 << 20;
         self.pool.install(|| {
-            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(c, dst)| {
-                let _busy = switchyard_kernels::busy::Region::enter();
+            switchyard_kernels::par::fill_blocks(BLOCK, &mut dst[..], &|c, dst: &mut [u8]| {
                 let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
                 let first = writes.partition_point(|(_, r)| r.end <= a);
                 for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start < b) {
@@ -73,8 +71,7 @@ impl<B: Backend> Renderer<B> {
         const BLOCK: usize = 1 << 14;
         let t = gpu::TRANSFORM_SIZE as usize;
         self.pool.install(|| {
-            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(c, dst)| {
-                let _busy = switchyard_kernels::busy::Region::enter();
+            switchyard_kernels::par::fill_blocks(BLOCK, &mut dst[..], &|c, dst: &mut [[f32; 8]]| {
                 let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
                 let first = writes.partition_point(|(_, r)| r.end / t <= a);
                 for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {

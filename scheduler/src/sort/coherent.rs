@@ -13,8 +13,6 @@
 //! queue is the one unique order by (key, object index), the order of a stable sort in
 //! object order: the command stream is the same whatever the previous frames were.
 
-use rayon::prelude::*;
-
 use switchyard_kernels::busy::Region;
 use switchyard_kernels::par;
 
@@ -50,9 +48,8 @@ pub(crate) fn coherent_order(
     let offsets = &mut scratch.offsets;
     offsets.clear();
     offsets.resize(kept_blocks + pieces + 1, 0);
-    offsets[1..].par_iter_mut().enumerate().for_each(|(j, c)| {
-        let _busy = Region::enter();
-        *c = if j < kept_blocks {
+    par::fill_blocks(1, &mut offsets[1..], &|j, c: &mut [usize]| {
+        c[0] = if j < kept_blocks {
             prev_queue[j * BLOCK..((j + 1) * BLOCK).min(prev_queue.len())].iter().filter(|&&i| now.contains(i)).count()
         } else {
             visible.piece(j - kept_blocks).iter().filter(|&&i| !prev.contains(i)).count()

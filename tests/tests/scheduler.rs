@@ -35,9 +35,13 @@ fn world_of(threads: usize, multi_draw: bool, materials: usize, max_objects: usi
 }
 
 fn world_on(pool: WorkerPool, threads: usize, multi_draw: bool, materials: usize, max_objects: usize) -> World {
-    let backend = Arc::new(NullBackend::new(multi_draw));
     let config =
         RendererConfig { threads, pool, max_objects, width: 64, height: 64, shadow_map_size: 64, ..Default::default() };
+    world_with(config, multi_draw, materials)
+}
+
+fn world_with(config: RendererConfig, multi_draw: bool, materials: usize) -> World {
+    let backend = Arc::new(NullBackend::new(multi_draw));
     let mut r = Renderer::new(backend.clone(), config).unwrap();
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let meshes = (0..6).map(|_| r.create_mesh(&cube()).unwrap()).collect();
@@ -157,11 +161,23 @@ proptest! {
 
 #[test]
 fn the_engines_pool_and_the_global_pool_give_switchyards_digests() {
-    let digests = |pool: WorkerPool, threads: usize| {
-        let mut w = world_on(pool, threads, false, 24, 50_000);
+    let digests_of = |config: RendererConfig| {
+        let mut w = world_with(config, false, 24);
         populate(&mut w, 9, 20_000);
         let out: Vec<u64> = (0..3).map(|f| w.r.render(&views(f as f32 * 0.3)).unwrap().digest.unwrap()).collect();
         (out, w.r.threads())
+    };
+    let digests = |pool: WorkerPool, threads: usize| {
+        let config = RendererConfig {
+            threads,
+            pool,
+            max_objects: 50_000,
+            width: 64,
+            height: 64,
+            shadow_map_size: 64,
+            ..Default::default()
+        };
+        digests_of(config)
     };
     let (own, n) = digests(WorkerPool::Own, 3);
     assert_eq!(n, 3);
@@ -170,6 +186,19 @@ fn the_engines_pool_and_the_global_pool_give_switchyards_digests() {
     assert_eq!((shared, n), (own.clone(), 5), "on the engine's 5 threads (`threads` unused)");
     let (global, _) = digests(WorkerPool::Global, 3);
     assert_eq!(global, own);
+    // Idle workers polling for work instead of sleeping, on 1, 3 and 16 threads.
+    for threads in [1, 3, 16] {
+        let config = RendererConfig {
+            threads,
+            poll_while_rendering: true,
+            max_objects: 50_000,
+            width: 64,
+            height: 64,
+            shadow_map_size: 64,
+            ..Default::default()
+        };
+        assert_eq!(digests_of(config).0, own, "polling idle workers, {threads} threads");
+    }
     // Rendering from one of the engine's own threads runs there, without a deadlock.
     let mut w = world_on(WorkerPool::Shared(engine.clone()), 1, false, 24, 50_000);
     populate(&mut w, 9, 20_000);

@@ -107,10 +107,6 @@ struct Args {
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Idle workers poll for work during the frame's job graph instead of sleeping
-    /// (`RendererConfig::poll_while_rendering`).
-    #[arg(long)]
-    poll_idle_workers: bool,
     /// Output image of the last frame (wgpu backend).
     #[arg(long, default_value = "frame.png")]
     out: std::path::PathBuf,
@@ -297,7 +293,6 @@ fn run(args: &Args) -> Result<(), String> {
 fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> Result<(), String> {
     let config = RendererConfig {
         threads: args.threads,
-        poll_while_rendering: args.poll_idle_workers,
         width: args.width,
         height: args.height,
         // --churn: its objects wander around objects / 5, at most twice that.

@@ -100,12 +100,6 @@ impl Drop for Region {
     }
 }
 
-/// How many timed regions the calling thread is inside (0: it is not inside a job or a
-/// piece of one).
-pub fn depth() -> u32 {
-    DEPTH.with(Cell::get)
-}
-
 /// Runs `f`, counting its time as busy time of this thread when it is the outermost timed
 /// region here and the thread is attached to counters.
 #[inline]

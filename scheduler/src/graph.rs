@@ -15,7 +15,7 @@
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -104,8 +104,6 @@ pub(crate) struct JobGraphBuilder<J> {
 #[derive(Debug)]
 pub(crate) struct JobGraph<J> {
     nodes: Vec<Node<J>>,
-    /// Idle workers poll for work while the graph runs ([`JobGraph::poll_while_running`]).
-    awake: bool,
 }
 
 impl<J: GraphJob> JobGraphBuilder<J> {
@@ -168,17 +166,11 @@ impl<J: GraphJob> JobGraphBuilder<J> {
                 }
             }
         }
-        Ok(JobGraph { nodes: self.nodes, awake: false })
+        Ok(JobGraph { nodes: self.nodes })
     }
 }
 
 impl<J: GraphJob> JobGraph<J> {
-    /// Whether workers without work poll the pool while the graph runs instead of sleeping
-    /// (off by default).
-    pub(crate) fn poll_while_running(&mut self, on: bool) {
-        self.awake = on;
-    }
-
     /// Number of jobs.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
@@ -226,8 +218,7 @@ impl<J: GraphJob> JobGraph<J> {
             n.pending.store(n.deps.len() as u32, Ordering::Relaxed);
             n.span.iter().for_each(|s| s.store(0, Ordering::Relaxed));
         }
-        let run =
-            Run { work, failed: OnceLock::new(), epoch: Instant::now(), left: AtomicUsize::new(self.nodes.len()) };
+        let run = Run { work, failed: OnceLock::new(), epoch: Instant::now() };
         let run = &run;
         let all = || {
             rayon::scope(|s| {
@@ -235,9 +226,6 @@ impl<J: GraphJob> JobGraph<J> {
                     if n.deps.is_empty() {
                         s.spawn(move |s| self.execute(s, i, run));
                     }
-                }
-                if self.awake {
-                    s.spawn_broadcast(move |_, _| run.stay_awake());
                 }
             })
         };
@@ -256,7 +244,6 @@ impl<J: GraphJob> JobGraph<J> {
         node.span[0].store(run.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
         let ran = catch_unwind(AssertUnwindSafe(|| switchyard_kernels::busy::timed(|| (run.work)(node.job))));
         node.span[1].store(run.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        run.left.fetch_sub(1, Ordering::Release);
         match ran {
             Err(e) => {
                 let message = e
@@ -282,38 +269,6 @@ struct Run<'a, J> {
     work: &'a (dyn Fn(J) + Sync),
     failed: OnceLock<JobPanic>,
     epoch: Instant,
-    /// Jobs not finished yet.
-    left: AtomicUsize,
-}
-
-impl<J> Run<'_, J> {
-    /// A worker with nothing to do polls the pool for work until the graph ends, instead
-    /// of going to sleep: a sleeping worker takes 60–76 µs to wake on the 16-core machine
-    /// (BENCHMARKS.md, run 17), several pieces' worth. It runs what it finds (a job, or a
-    /// piece another worker forked). On a thread that is inside a job (it took this poll
-    /// while waiting for a piece) it returns at once: the job under it must resume. It
-    /// also ends once a job panicked (its dependents never run), and lets the OS run other
-    /// threads between polls after a while without work (the submission thread, say).
-    fn stay_awake(&self) {
-        if switchyard_kernels::busy::depth() > 0 {
-            return;
-        }
-        let mut idle = 0u32;
-        while self.left.load(Ordering::Acquire) > 0 && self.failed.get().is_none() {
-            match rayon::yield_now() {
-                Some(rayon::Yield::Executed) => idle = 0,
-                Some(rayon::Yield::Idle) => {
-                    idle = idle.saturating_add(1);
-                    if idle < 256 {
-                        std::hint::spin_loop();
-                    } else {
-                        std::thread::yield_now();
-                    }
-                }
-                None => return,
-            }
-        }
-    }
 }
 
 /// One stage output of a frame (of one view, say): written by the job that produces it,
@@ -379,13 +334,9 @@ mod tests {
         let b = g.add(job(1, 2, 9), "b", &[]);
         let c = g.add(job(2, 3, 1), "c", &[a, b]);
         let _d = g.add(job(3, 4, 3), "d", &[c]);
-        let mut g = g.build().unwrap();
+        let g = g.build().unwrap();
         assert_eq!(g.len(), 4);
-        // With idle workers sleeping, and polling (a panic must end the polls too).
-        for awake in [false, true] {
-            g.poll_while_running(awake);
-            runs_in_order_and_reports_panics(&g, &pool);
-        }
+        runs_in_order_and_reports_panics(&g, &pool);
     }
 
     fn runs_in_order_and_reports_panics(g: &JobGraph<T>, pool: &rayon::ThreadPool) {
@@ -426,10 +377,9 @@ mod tests {
                 prev = Some(g.add(job(id, c * 5 + k, reads), format!("j{id}"), &deps));
             }
         }
-        let mut g = g.build().unwrap();
+        let g = g.build().unwrap();
         let data: Vec<u64> = (0..20_000).collect();
-        for (threads, awake) in [1, 2, 3, 16].into_iter().flat_map(|t| [(t, false), (t, true)]) {
-            g.poll_while_running(awake);
+        for threads in [1, 2, 3, 16] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             for _ in 0..if cfg!(miri) { 2 } else { 300 } {
                 let sums = Mutex::new(0u64);

@@ -186,19 +186,6 @@ fn the_engines_pool_and_the_global_pool_give_switchyards_digests() {
     assert_eq!((shared, n), (own.clone(), 5), "on the engine's 5 threads (`threads` unused)");
     let (global, _) = digests(WorkerPool::Global, 3);
     assert_eq!(global, own);
-    // Idle workers polling for work instead of sleeping, on 1, 3 and 16 threads.
-    for threads in [1, 3, 16] {
-        let config = RendererConfig {
-            threads,
-            poll_while_rendering: true,
-            max_objects: 50_000,
-            width: 64,
-            height: 64,
-            shadow_map_size: 64,
-            ..Default::default()
-        };
-        assert_eq!(digests_of(config).0, own, "polling idle workers, {threads} threads");
-    }
     // Rendering from one of the engine's own threads runs there, without a deadlock.
     let mut w = world_on(WorkerPool::Shared(engine.clone()), 1, false, 24, 50_000);
     populate(&mut w, 9, 20_000);

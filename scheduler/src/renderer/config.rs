@@ -14,14 +14,6 @@ pub struct RendererConfig {
     /// Which threads run the frame's jobs: Switchyard's own pool (the default), the
     /// engine's, or rayon's global one. The command stream is the same on any of them.
     pub pool: super::WorkerPool,
-    /// Workers without work poll the pool for it while the frame's job graph runs, instead
-    /// of going to sleep (default false). A sleeping worker wakes tens of µs after work
-    /// appears for it (60–76 µs on the 16-core VM of BENCHMARKS.md, run 17), but with the
-    /// stages' claimed pieces polling measured no faster there and gave worse p99 frames on
-    /// a contended loan; it is here to try where wake-ups cost more. Polling workers keep
-    /// their cores from other threads while a frame runs. The command stream is the same
-    /// either way.
-    pub poll_while_rendering: bool,
     /// Frames queued to the submission thread and the GPU (default 3; 1..=16).
     pub frames_in_flight: usize,
     /// Main target size.
@@ -63,7 +55,6 @@ impl Default for RendererConfig {
         Self {
             threads: 0,
             pool: super::WorkerPool::Own,
-            poll_while_rendering: false,
             frames_in_flight: 3,
             width: 640,
             height: 360,

@@ -181,8 +181,7 @@ impl FramePlan {
             let (entries, scenes, engine_passes) = maker.passes(&textures, output)?;
             let views: Vec<&str> = scenes.iter().map(|s| &*s.label).collect();
             let labels: Vec<&str> = engine_passes.iter().map(|o| o.name.as_str()).collect();
-            let mut jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
-            jobs.poll_while_running(config.poll_while_rendering);
+            let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
             Ok((textures, memory, entries, scenes, engine_passes, jobs))
         });
         let mut objects = maker.objects;

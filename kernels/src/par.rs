@@ -207,16 +207,15 @@ impl<A: SplitAt, B: SplitAt, C: SplitAt> SplitAt for (A, B, C) {
     }
 }
 
-/// Calls `fill(i, out[bounds(i)])` for every `i` in `0..n` with [`for_each_index`]; the
-/// bounds must be ascending, not overlapping, and within `out` (checked: a violation
-/// panics, it never aliases).
+/// Calls `fill(i, out[bounds(i)])` for every `i` in `0..n` with [`for_each_index`], `out`
+/// given as its raw parts and length; the bounds must be ascending, not overlapping, and
+/// within `out` (checked: a violation panics, it never aliases).
 fn fill_with<S: SplitAt>(
     n: usize,
     bounds: &(dyn Fn(usize) -> (usize, usize) + Sync),
-    out: S,
+    (raw, len): (S::Raw, usize),
     fill: &(dyn Fn(usize, S) + Sync),
 ) {
-    let (raw, len) = out.into_raw();
     let mut end = 0;
     for i in 0..n {
         let (a, b) = bounds(i);
@@ -236,16 +235,14 @@ fn fill_with<S: SplitAt>(
 pub fn fill_blocks<S: SplitAt>(block: usize, out: S, fill: &(dyn Fn(usize, S) + Sync)) {
     let (raw, len) = out.into_raw();
     let block = block.max(1);
-    // SAFETY: `range` is only called by `fill_with`, for the blocks of `0..len`.
-    let out = unsafe { S::range(raw, 0, len) };
-    fill_with(len.div_ceil(block), &|i| (i * block, ((i + 1) * block).min(len)), out, fill);
+    fill_with(len.div_ceil(block), &|i| (i * block, ((i + 1) * block).min(len)), (raw, len), fill);
 }
 
 /// Calls `fill(i, out[offsets[i]..offsets[i + 1]])` for every `i`, in parallel;
 /// `out` starts at `offsets[0]`. Offsets must not decrease (a decreasing pair panics).
 pub fn fill_ranges<S: SplitAt>(offsets: &[usize], out: S, fill: &(dyn Fn(usize, S) + Sync)) {
     let Some(&base) = offsets.first() else { return };
-    fill_with(offsets.len() - 1, &|i| (offsets[i] - base, offsets[i + 1] - base), out, fill);
+    fill_with(offsets.len() - 1, &|i| (offsets[i] - base, offsets[i + 1] - base), out.into_raw(), fill);
 }
 
 #[cfg(test)]

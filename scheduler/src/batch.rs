@@ -84,19 +84,17 @@ fn build_batches_parallel(
         marks,
         &|b, (Scaled(bits, _), count): (Scaled<&mut [u64]>, &mut [usize])| {
             let count = &mut count[0];
-            {
-                bits.fill(0);
-                let start = b * block;
-                let mut prev = (start > 0).then(|| state(start - 1));
-                *count = 0;
-                for q in start..(start + block).min(n) {
-                    let now = Some(state(q));
-                    if now != prev {
-                        bits[(q - start) / 64] |= 1 << (q % 64);
-                        *count += 1;
-                    }
-                    prev = now;
+            bits.fill(0);
+            let start = b * block;
+            let mut prev = (start > 0).then(|| state(start - 1));
+            *count = 0;
+            for q in start..(start + block).min(n) {
+                let now = Some(state(q));
+                if now != prev {
+                    bits[(q - start) / 64] |= 1 << (q % 64);
+                    *count += 1;
                 }
+                prev = now;
             }
         },
     );

@@ -72,15 +72,13 @@ struct CullPart {
     used: MaterialSet,
 }
 
-/// A view's visible objects as a bit per object, with each member's rank: its position in
-/// the visible list. Part `p` of the cull owns words `p * PART_WORDS..`, filled in parallel.
+/// A view's visible objects as a bit per object, with each member's rank among its cull
+/// part's members. Part `p` of the cull owns words `p * PART_WORDS..`, filled in parallel.
 #[derive(Debug, Default)]
 pub(crate) struct VisibleSet {
     words: Vec<u64>,
     /// Members of the word's part before the word.
     before: Vec<u32>,
-    /// Members before each part (`parts + 1` entries).
-    part_start: Vec<u32>,
 }
 
 impl VisibleSet {
@@ -90,19 +88,18 @@ impl VisibleSet {
         self.words.get(i as usize / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
-    /// The position of member `i` in the visible list.
+    /// The position of member `i` among its part's members.
     #[inline]
-    pub(crate) fn rank(&self, i: u32) -> usize {
+    fn rank_in_part(&self, i: u32) -> usize {
         let w = i as usize / 64;
         let below = self.words[w] & ((1u64 << (i % 64)) - 1);
-        self.part_start[i as usize / CULL_PART] as usize + self.before[w] as usize + below.count_ones() as usize
+        self.before[w] as usize + below.count_ones() as usize
     }
 
     /// Sizes the set for `parts` parts, all words to be written by their parts.
     fn reset(&mut self, parts: usize) {
         resize(&mut self.words, parts * PART_WORDS);
         resize(&mut self.before, parts * PART_WORDS);
-        self.part_start.clear();
     }
 
     /// Part `part`'s words from its visible list (ascending, within the part's objects).
@@ -153,7 +150,6 @@ impl VisibleList {
     /// its buckets draw with.
     pub(crate) fn culled_on_gpu(&mut self, used: &MaterialSet, ms: f64) {
         self.next_generation(0);
-        self.set.part_start.push(0);
         self.parts.iter_mut().for_each(|p| {
             p.visible.clear();
             p.keys.clear();
@@ -186,8 +182,7 @@ impl VisibleList {
     /// The sort key of visible object `i`.
     #[inline]
     pub(crate) fn key(&self, i: u32) -> u64 {
-        let part = &self.parts[i as usize / CULL_PART];
-        part.keys[self.set.rank(i) - self.set.part_start[i as usize / CULL_PART] as usize]
+        self.parts[i as usize / CULL_PART].keys[self.set.rank_in_part(i)]
     }
 
     /// Visible objects.
@@ -233,17 +228,15 @@ impl VisibleList {
         list
     }
 
-    /// After the parts: the pieces, where each starts, the parts' starts in the list and the
-    /// materials used (`materials`: the size of the material sets).
+    /// After the parts: the pieces, where each starts, and the materials used
+    /// (`materials`: the size of the material sets).
     fn finish(&mut self, materials: usize) {
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
         self.used.reset(materials);
-        self.set.part_start.clear();
         let mut at = 0;
         for (p, part) in self.parts.iter().enumerate() {
-            self.set.part_start.push(at as u32);
             for start in (0..part.visible.len()).step_by(PIECE) {
                 at += PIECE.min(part.visible.len() - start);
                 self.pieces.push((p as u32, start as u32));
@@ -251,7 +244,13 @@ impl VisibleList {
             }
             self.used.union_with(&part.used);
         }
-        self.set.part_start.push(at as u32);
+    }
+
+    /// The position of visible object `i` in the list (tests).
+    #[cfg(test)]
+    fn rank(&self, i: u32) -> usize {
+        let part = i as usize / CULL_PART;
+        self.parts[..part].iter().map(|p| p.visible.len()).sum::<usize>() + self.set.rank_in_part(i)
     }
 
     #[cfg(feature = "reference")]
@@ -349,7 +348,7 @@ mod tests {
         assert_eq!(list.len(), visible.len());
         for (pos, &i) in visible.iter().enumerate() {
             assert!(list.set().contains(i), "object {i}");
-            assert_eq!(list.set().rank(i), pos, "object {i}");
+            assert_eq!(list.rank(i), pos, "object {i}");
             assert_eq!(list.key(i), key(i), "object {i}");
         }
         for i in [1, 62, 65, 192, CULL_PART as u32 - 2, 2 * CULL_PART as u32 + 998, objects as u32 + 64] {

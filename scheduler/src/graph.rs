@@ -336,13 +336,9 @@ mod tests {
         let _d = g.add(job(3, 4, 3), "d", &[c]);
         let g = g.build().unwrap();
         assert_eq!(g.len(), 4);
-        runs_in_order_and_reports_panics(&g, &pool);
-    }
-
-    fn runs_in_order_and_reports_panics(g: &JobGraph<T>, pool: &rayon::ThreadPool) {
         for _ in 0..if cfg!(miri) { 5 } else { 200 } {
             let order = Mutex::new(Vec::new());
-            g.run(Some(pool), &|j| order.lock().push(j.id)).unwrap();
+            g.run(Some(&pool), &|j| order.lock().push(j.id)).unwrap();
             let o = order.into_inner();
             let pos = |x| o.iter().position(|&y| y == x).unwrap();
             assert_eq!(o.len(), 4);
@@ -350,7 +346,7 @@ mod tests {
         }
         let ran = Mutex::new(Vec::new());
         let err = g
-            .run(Some(pool), &|j| {
+            .run(Some(&pool), &|j| {
                 if j.id == 2 {
                     panic!("boom");
                 }
@@ -360,7 +356,7 @@ mod tests {
         assert_eq!(err, JobPanic { job: "c".into(), message: "boom".into() });
         assert!(!ran.lock().contains(&3), "dependents of a failed job do not run");
         // The graph is reusable after a failure.
-        g.run(Some(pool), &|_| {}).unwrap();
+        g.run(Some(&pool), &|_| {}).unwrap();
     }
 
     #[test]

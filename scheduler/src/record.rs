@@ -552,13 +552,9 @@ fn record_chunks<B: Backend>(
             }
         }
     });
-    let result = match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some((_, e)) => Err(e),
-        None => Ok(ChunkCounts { draw_calls: draws.into_inner(), state_changes: states.into_inner() }),
-    };
-    match result {
-        Ok(c) => out.counts = c,
-        Err(e) => out.error = Some(e),
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some((_, e)) => out.error = Some(e),
+        None => out.counts = ChunkCounts { draw_calls: draws.into_inner(), state_changes: states.into_inner() },
     }
 }
 

@@ -35,13 +35,9 @@ fn world_of(threads: usize, multi_draw: bool, materials: usize, max_objects: usi
 }
 
 fn world_on(pool: WorkerPool, threads: usize, multi_draw: bool, materials: usize, max_objects: usize) -> World {
+    let backend = Arc::new(NullBackend::new(multi_draw));
     let config =
         RendererConfig { threads, pool, max_objects, width: 64, height: 64, shadow_map_size: 64, ..Default::default() };
-    world_with(config, multi_draw, materials)
-}
-
-fn world_with(config: RendererConfig, multi_draw: bool, materials: usize) -> World {
-    let backend = Arc::new(NullBackend::new(multi_draw));
     let mut r = Renderer::new(backend.clone(), config).unwrap();
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let meshes = (0..6).map(|_| r.create_mesh(&cube()).unwrap()).collect();
@@ -161,23 +157,11 @@ proptest! {
 
 #[test]
 fn the_engines_pool_and_the_global_pool_give_switchyards_digests() {
-    let digests_of = |config: RendererConfig| {
-        let mut w = world_with(config, false, 24);
+    let digests = |pool: WorkerPool, threads: usize| {
+        let mut w = world_on(pool, threads, false, 24, 50_000);
         populate(&mut w, 9, 20_000);
         let out: Vec<u64> = (0..3).map(|f| w.r.render(&views(f as f32 * 0.3)).unwrap().digest.unwrap()).collect();
         (out, w.r.threads())
-    };
-    let digests = |pool: WorkerPool, threads: usize| {
-        let config = RendererConfig {
-            threads,
-            pool,
-            max_objects: 50_000,
-            width: 64,
-            height: 64,
-            shadow_map_size: 64,
-            ..Default::default()
-        };
-        digests_of(config)
     };
     let (own, n) = digests(WorkerPool::Own, 3);
     assert_eq!(n, 3);

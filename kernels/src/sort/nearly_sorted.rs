@@ -100,8 +100,7 @@ impl RadixSorter {
                 failed.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         });
-        let widened_ok = !failed.into_inner();
-        if !widened_ok {
+        if failed.into_inner() {
             return false;
         }
         self.runs.clear();

@@ -13,7 +13,6 @@
 //! queue is the one unique order by (key, object index), the order of a stable sort in
 //! object order: the command stream is the same whatever the previous frames were.
 
-use switchyard_kernels::busy::Region;
 use switchyard_kernels::par;
 
 use crate::cull::{VisibleList, VisibleSet};
@@ -95,7 +94,6 @@ pub(crate) fn order_ties_by_object(keys: &[u64], queue: &mut [u32], starts: &mut
     }
     starts.push(n);
     par::fill_ranges(starts, queue, &|b, q: &mut [u32]| {
-        let _busy = Region::enter();
         let k = &keys[starts[b]..starts[b + 1]];
         let mut s = 0;
         while s < k.len() {

@@ -4,7 +4,8 @@
 //! The cull stage built each visible object's key ([`item_key`]) and the visible set with
 //! its ranks. The queue and its keys are written in one parallel pass, in last frame's
 //! order of the objects still visible followed by the newly visible ones ([`coherent`]),
-//! each key taken by the object's rank in the visible set: the keys then arrive nearly
+//! each key taken by the object's rank among its cull part's visible objects: the keys
+//! then arrive nearly
 //! sorted and the sorter's nearly-sorted path runs (a few changed keys set aside, sorted
 //! and merged back).
 //! Equal keys end in object order, so the queue does not depend on earlier frames.

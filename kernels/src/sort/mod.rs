@@ -16,7 +16,8 @@
 //! for any number of threads.
 
 mod msd;
-mod nearly_sorted;
+#[allow(missing_docs)]
+pub mod nearly_sorted;
 
 use msd::{bits_below, finish_buckets, msd, scatter_parallel, Lsd};
 
@@ -176,12 +177,42 @@ impl RadixSorter {
     /// # Panics
     /// If the slices differ in length or hold more than `u32::MAX` pairs.
     pub fn sort(&mut self, keys: &mut [u64], vals: &mut [u32]) {
+        if self.sort_or_leave_in_scratch(keys, vals) {
+            let n = keys.len();
+            if n >= MERGE_PARALLEL_MIN && rayon::current_num_threads() > 1 {
+                crate::par::copy_into(keys, &self.keys[..n]);
+                crate::par::copy_into(vals, &self.vals[..n]);
+            } else {
+                keys.copy_from_slice(&self.keys[..n]);
+                vals.copy_from_slice(&self.vals[..n]);
+            }
+        }
+    }
+
+    /// [`RadixSorter::sort`] for owned arrays: where a path leaves its result in the
+    /// sorter's scratch (the nearly-sorted merge), the arrays are exchanged with it instead
+    /// of copied back. Lengths stay; the arrays' capacities become the scratch's, and in
+    /// steady state both sides keep what they have (no allocation).
+    ///
+    /// # Panics
+    /// As [`RadixSorter::sort`].
+    pub fn sort_vecs(&mut self, keys: &mut Vec<u64>, vals: &mut Vec<u32>) {
+        if self.sort_or_leave_in_scratch(keys, vals) {
+            debug_assert!(self.keys.len() == keys.len() && self.vals.len() == vals.len());
+            std::mem::swap(keys, &mut self.keys);
+            std::mem::swap(vals, &mut self.vals);
+        }
+    }
+
+    /// Sorts; `true` when the result is in `self.keys`/`self.vals` (exactly as long as the
+    /// input) instead of in `keys`/`vals`.
+    fn sort_or_leave_in_scratch(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
         assert_eq!(keys.len(), vals.len(), "keys and values differ in length");
         let n = keys.len();
         self.last_passes = 0;
         self.last_path = SortPath::InOrder;
         if n < 2 {
-            return;
+            return false;
         }
         let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
         // One cheap read: which bits vary, and how far from sorted the input is.
@@ -200,25 +231,25 @@ impl RadixSorter {
             survey(keys)
         };
         if descents == 0 {
-            return;
+            return false;
         }
         let threads = rayon::current_num_threads();
         let try_merge = n >= NEARLY_SORTED_MIN && threads <= self.nearly_sorted_max_threads && descents <= n as u64 / 8;
         if try_merge && self.sort_nearly_sorted(keys, vals) {
             self.last_path = SortPath::NearlySorted;
-            return;
+            return true;
         }
         self.last_path = SortPath::Radix { merge_gave_up: try_merge };
         let (active, count) = varying_digits(and ^ or);
         let active = &active[..count];
-        let Some(&hi) = active.last() else { return };
+        let Some(&hi) = active.last() else { return false };
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
             msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, Lsd::First);
-            return;
+            return false;
         }
         // MSD split on the highest varying digit, into the scratch arrays.
         self.last_passes = 1;
@@ -230,6 +261,7 @@ impl RadixSorter {
         let split = parallel.then(|| (n / (2 * threads)).clamp(SPLIT_MIN, SPLIT_AGAIN));
         let rest = (and ^ or) & bits_below(hi as u32 * 8);
         finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, rest, split);
+        false
     }
 }
 
@@ -329,6 +361,40 @@ mod tests {
         s.sort(&mut k, &mut v);
         assert_eq!(s.last_path, SortPath::Radix { merge_gave_up: true });
         check(spiky);
+    }
+
+    #[test]
+    fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
+        let n = if cfg!(miri) { 1_500 } else { 100_000 };
+        let mut coherent: Vec<u64> = random(n, 21).into_iter().map(|k| k % 7000).collect();
+        coherent.sort_unstable();
+        let mut rng = Pcg64Mcg::seed_from_u64(22);
+        for _ in 0..n / 50 {
+            coherent[rng.gen_range(0..n)] = rng.gen_range(0..7000);
+        }
+        let sorted: Vec<u64> = (0..n as u64).collect();
+        let cases = [
+            (coherent, SortPath::NearlySorted),
+            (random(n, 23), SortPath::Radix { merge_gave_up: false }),
+            (sorted, SortPath::InOrder),
+        ];
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            // One sorter for every case and round: exchanged buffers are reused, whatever
+            // length the previous sort left them.
+            let (mut by_slice, mut by_vec) = (RadixSorter::new(), RadixSorter::new());
+            for round in 0..2 {
+                for (keys, path) in &cases {
+                    let (mut k1, mut v1) = (keys.clone(), (0..n as u32).rev().collect::<Vec<_>>());
+                    let (mut k2, mut v2) = (k1.clone(), v1.clone());
+                    pool.install(|| by_slice.sort(&mut k1, &mut v1));
+                    pool.install(|| by_vec.sort_vecs(&mut k2, &mut v2));
+                    assert_eq!(by_vec.last_path, *path, "{threads} threads, round {round}");
+                    assert!(k2.len() == n && v2.len() == n);
+                    assert!(k1 == k2 && v1 == v2, "{threads} threads, {path:?}, round {round}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,22 @@ use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 /// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
 /// `[j, j + 2)`, merging gaps that touch.
 fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usize, usize)>) {
-    for j in range {
+    // Descents are rare: 16 comparisons at a time (they vectorize), each element only in a
+    // group that has one.
+    const GROUP: usize = 16;
+    let mut j = range.start;
+    while j + GROUP <= range.end {
+        let (a, b) = (&keys[j..j + GROUP], &keys[j + 1..j + GROUP + 1]);
+        if a.iter().zip(b).fold(false, |any, (x, y)| any | (x > y)) {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                if x > y {
+                    push_run(runs, (j + i, j + i + 2));
+                }
+            }
+        }
+        j += GROUP;
+    }
+    for j in j..range.end {
         if keys[j] > keys[j + 1] {
             push_run(runs, (j, j + 2));
         }
@@ -69,8 +84,10 @@ fn widen_gaps(
 }
 
 impl RadixSorter {
-    /// The nearly-sorted path: set aside the keys that break the order, sort them, merge.
-    /// Returns `false`, with the input untouched, when too many keys are out of place.
+    /// The nearly-sorted path: set aside the keys that break the order, sort them, merge
+    /// into the scratch arrays (`self.keys[..n]`, `self.vals[..n]`, exactly `n` long: the
+    /// caller copies them back or takes them). Returns `false`, with the input untouched,
+    /// when too many keys are out of place.
     ///
     /// Both ends of every descent are set aside; the survivors next to each gap are then
     /// compared and the gap widened until the survivors are in order. Survivors that were
@@ -165,7 +182,7 @@ impl RadixSorter {
         }
         if m >= PARALLEL_MIN && parallel {
             let sorter = self.rest_sorter.get_or_insert_with(Default::default);
-            sorter.sort(&mut self.rest_keys, &mut self.rest_order);
+            sorter.sort_vecs(&mut self.rest_keys, &mut self.rest_order);
         } else {
             crate::par::set_len(&mut self.keys, m);
             crate::par::set_len(&mut self.vals, m);
@@ -183,7 +200,7 @@ impl RadixSorter {
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
         // Merge the kept pairs (the input minus the gaps: sorted) with the set-aside ones
-        // into the scratch arrays, in parallel segments, then copy back.
+        // into the scratch arrays, in parallel segments.
         let parts = if parallel { rayon::current_num_threads().min(64) } else { 1 };
         let merge = Merge {
             keys,
@@ -197,13 +214,6 @@ impl RadixSorter {
         };
         let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
         merge.run(sk, sv, parts, &mut self.merge_splits, &mut self.merge_offsets);
-        if parts > 1 {
-            crate::par::copy_into(keys, sk);
-            crate::par::copy_into(vals, sv);
-        } else {
-            keys.copy_from_slice(sk);
-            vals.copy_from_slice(sv);
-        }
         true
     }
 }
@@ -332,13 +342,22 @@ impl Merge<'_> {
             // Kept pairs before (x, xpos): smaller keys, or equal keys earlier in the input.
             while p < p1 {
                 let end = runs.get(gap).map_or(p1, |r| r.0.min(p1));
-                let mut q = p;
-                while q < end && (self.keys[q] < x || (self.keys[q] == x && q < xpos)) {
-                    q += 1;
+                // Copied while compared: most stretches are a few dozen pairs, too short
+                // for a memcpy call per stretch to pay.
+                let (ks, vs) = (&keys[p..end], &vals[p..end]);
+                let (ok, ov) = (&mut out_k[w..], &mut out_v[w..]);
+                let mut c = 0;
+                for ((&k, &v), (o, ovv)) in ks.iter().zip(vs).zip(ok.iter_mut().zip(ov.iter_mut())) {
+                    if k > x || (k == x && p + c >= xpos) {
+                        break;
+                    }
+                    *o = k;
+                    *ovv = v;
+                    c += 1;
                 }
-                copy(out_k, out_v, p, q, &mut w);
-                p = q;
-                if q < end {
+                w += c;
+                p += c;
+                if p < end {
                     break;
                 }
                 skip(&mut p, &mut gap);

@@ -133,7 +133,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     }
     drop(keys_zone);
     let radix = profile::zone!("radix-sort");
-    out.sorter.sort(&mut out.keys, &mut out.queue);
+    out.sorter.sort_vecs(&mut out.keys, &mut out.queue);
     drop(radix);
     if out.from_last_order {
         let _ties = profile::zone!("sort-ties");

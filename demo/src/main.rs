@@ -162,6 +162,11 @@ struct Args {
     /// frames.
     #[arg(long)]
     churn: bool,
+    /// Wait up to SECONDS (default 60) for a Tracy profiler to connect before building the
+    /// scene, so a capture holds every frame (builds with the `tracy` feature; the client
+    /// records nothing until a profiler connects).
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "60")]
+    wait_for_profiler: Option<u32>,
 }
 
 /// What the demo needs of a backend kind besides `Backend`: its frame report, a simulated
@@ -240,6 +245,11 @@ fn run(args: &Args) -> Result<(), String> {
         );
         return Ok(());
     }
+    if args.wait_for_profiler.is_some() && !cfg!(feature = "tracy") {
+        return Err("--wait-for-profiler: this demo was built without the `tracy` feature \
+                    (cargo run --release -p switchyard-demo --features tracy)"
+            .into());
+    }
     if args.backend != BackendKind::Null {
         output::checked_out(&args.out)?;
     }
@@ -312,6 +322,12 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
         ..RendererConfig::default()
     };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
+    if let Some(seconds) = args.wait_for_profiler {
+        if !switchyard::wait_for_profiler(std::time::Duration::from_secs(seconds.into())) {
+            return Err(format!("--wait-for-profiler: no Tracy profiler connected within {seconds} s"));
+        }
+        println!("profiler connected");
+    }
     if let Some(why) = r.cull_fallback() {
         println!("note: --cull gpu: {why}; culling on the CPU");
     }

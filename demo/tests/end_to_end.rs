@@ -218,6 +218,12 @@ fn bad_input_is_one_line_and_non_zero() {
     assert!(line.contains("--frames"), "{line}");
     let line = one_line_error(&demo(&["--street", "--scene", "cubes", "--backend", "null"]));
     assert!(line.contains("--street"), "{line}");
+    // The tests' build has no `tracy` feature: nothing could connect, so it says so at once
+    // instead of waiting.
+    let line = one_line_error(&demo(&["--wait-for-profiler", "--backend", "null"]));
+    assert!(line.contains("`tracy` feature"), "{line}");
+    let line = one_line_error(&demo(&["--wait-for-profiler", "soon", "--backend", "null"]));
+    assert!(line.contains("--wait-for-profiler"), "{line}");
 }
 
 #[test]

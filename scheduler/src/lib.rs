@@ -117,6 +117,7 @@ pub use material::{
     ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
 };
 pub use occlusion::occlusion_support;
+pub use profile::wait_for_profiler;
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{

@@ -115,6 +115,34 @@ pub(crate) fn start() {
     let _ = tracy_client::Client::start();
 }
 
+/// Starts the Tracy client (with the `tracy` feature) and waits until a profiler is
+/// connected or `timeout` has passed: a capture started with the program then holds its
+/// first frames too (the client collects nothing until a profiler connects). `true` once
+/// one is connected; `false` on timeout, and at once in a build without the feature
+/// (nothing could connect).
+pub fn wait_for_profiler(timeout: std::time::Duration) -> bool {
+    #[cfg(feature = "tracy")]
+    {
+        start();
+        let until = std::time::Instant::now() + timeout;
+        loop {
+            if tracy_client::Client::is_connected() {
+                return true;
+            }
+            let now = std::time::Instant::now();
+            if now >= until {
+                return false;
+            }
+            std::thread::sleep((until - now).min(std::time::Duration::from_millis(10)));
+        }
+    }
+    #[cfg(not(feature = "tracy"))]
+    {
+        let _ = timeout;
+        false
+    }
+}
+
 /// Names the current thread in the profiler.
 #[inline(always)]
 pub(crate) fn thread_name(name: &str) {
@@ -138,5 +166,24 @@ pub(crate) fn frame_mark() {
     #[cfg(feature = "tracy")]
     if let Some(c) = tracy_client::Client::running() {
         c.frame_mark();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn waiting_for_a_profiler_ends_without_one() {
+        // No profiler connects to a test: with the feature the wait ends at its timeout;
+        // without it nothing could connect, so it ends at once instead of waiting 60 s.
+        let timeout = Duration::from_millis(if cfg!(feature = "tracy") { 50 } else { 60_000 });
+        let start = Instant::now();
+        assert!(!super::wait_for_profiler(timeout));
+        if cfg!(feature = "tracy") {
+            assert!(start.elapsed() >= timeout);
+        } else {
+            assert!(start.elapsed() < timeout);
+        }
     }
 }

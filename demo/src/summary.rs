@@ -67,6 +67,17 @@ pub(crate) fn print(
         s.lists.rebuilds,
         s.upload_bytes
     );
+    // Pipelines made on first use inside a frame: a hitch each where the driver compiles.
+    let made = |f: &dyn Fn(&FrameStats) -> u32| -> (u32, usize) {
+        (all.iter().map(f).sum(), all.iter().skip(1).filter(|s| f(s) > 0).count())
+    };
+    let (pipelines, later) = made(&|s| s.lists.pipelines_created);
+    let (modules, _) = made(&|s| s.lists.shader_modules_created);
+    println!(
+        "created during frames: {pipelines} pipelines, {modules} shader modules ({} and {} in the first frame; \
+         later frames that created any: {later})",
+        all[0].lists.pipelines_created, all[0].lists.shader_modules_created
+    );
     if let Some(r) = last {
         println!("last submitted frame {}: submit {:.3} ms, gpu wait {:.3} ms", r.frame, r.submit_ms, r.gpu_wait_ms);
     }

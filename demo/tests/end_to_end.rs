@@ -286,6 +286,9 @@ fn piped_output_shows_progress_and_labels_the_visible_counts() {
     for pass in ["shadow-0", "shadow-1", "opaque", "transparent"] {
         assert!(last.contains(&format!("{pass} ")), "{pass} labelled: {last}");
     }
+    // Pipelines are made on first use: in the first frame, none after it.
+    let made = out.lines().find(|l| l.starts_with("created during frames:")).expect("the pipelines line");
+    assert!(made.ends_with("later frames that created any: 0)") && !made.contains(": 0 pipelines"), "{made}");
 }
 
 #[test]

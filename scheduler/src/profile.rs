@@ -143,6 +143,20 @@ pub fn wait_for_profiler(timeout: std::time::Duration) -> bool {
     }
 }
 
+/// Puts a message on the profiler's timeline, only while one is connected (`text` is not
+/// even formatted otherwise).
+#[inline(always)]
+pub(crate) fn message(text: impl FnOnce() -> String) {
+    #[cfg(feature = "tracy")]
+    if tracy_client::Client::is_connected() {
+        if let Some(c) = tracy_client::Client::running() {
+            c.message(&text(), 0);
+        }
+    }
+    #[cfg(not(feature = "tracy"))]
+    let _ = text;
+}
+
 /// Names the current thread in the profiler.
 #[inline(always)]
 pub(crate) fn thread_name(name: &str) {

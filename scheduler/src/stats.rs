@@ -253,6 +253,7 @@ impl FrameStats {
         crate::profile::plot!("draw calls", f64::from(self.draw_calls));
         crate::profile::plot!("state changes", f64::from(self.state_changes));
         crate::profile::plot!("display-list misses", f64::from(self.lists.misses + self.lists.rebuilds));
+        crate::profile::plot!("pipelines created", f64::from(self.lists.pipelines_created));
         crate::profile::plot!("upload bytes", self.upload_bytes as f64);
         crate::profile::plot!("cpu frame ms", self.frame_ms);
         if let Some(g) = &self.gpu {

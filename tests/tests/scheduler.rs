@@ -385,17 +385,22 @@ fn keyword_switching_builds_each_variant_once() {
     w.r.set_global_keyword("FOG", true);
     let fog = w.r.render(&vs).unwrap().lists;
     assert!(fog.misses > 0, "a new variant builds its lists once");
+    // ... and compiles its module and creates its pipelines then, counted in that frame.
+    assert!(fog.shader_modules_created >= 1 && fog.pipelines_created >= 1, "{fog:?}");
     for on in [false, true, false, true] {
         w.r.set_global_keyword("FOG", on);
         let s = w.r.render(&vs).unwrap().lists;
         assert_eq!((s.misses, s.rebuilds), (0, 0), "switching back and forth builds nothing");
+        assert_eq!((s.pipelines_created, s.shader_modules_created), (0, 0), "nor creates anything");
         assert!(s.hits > 0);
     }
-    // Changing a material rebuilds its lists once.
+    // Changing a material rebuilds its lists once, with the pipelines it already has.
     w.r.set_material_property(w.materials[0], "_Roughness", PropertyValue::Float(0.9)).unwrap();
     let s = w.r.render(&vs).unwrap().lists;
     assert!(s.rebuilds >= 1 && s.misses == 0, "{s:?}");
-    assert_eq!(w.r.render(&vs).unwrap().lists.rebuilds, 0);
+    assert_eq!((s.pipelines_created, s.shader_modules_created), (0, 0));
+    let steady = w.r.render(&vs).unwrap().lists;
+    assert_eq!((steady.rebuilds, steady.pipelines_created, steady.shader_modules_created), (0, 0, 0));
 }
 
 #[test]

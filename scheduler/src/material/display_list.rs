@@ -67,6 +67,11 @@ pub struct ListCounts {
     pub misses: u32,
     /// Rebuilt because the material, the global layout or the forward color format changed.
     pub rebuilds: u32,
+    /// Render pipelines the builds had to create (a variant and pass first drawn this
+    /// frame): each a hitch on a driver that compiles at creation. Steady state: 0.
+    pub pipelines_created: u32,
+    /// Shader modules (variants) the builds had to compile. Steady state: 0.
+    pub shader_modules_created: u32,
 }
 
 impl std::ops::AddAssign for ListCounts {
@@ -74,6 +79,8 @@ impl std::ops::AddAssign for ListCounts {
         self.hits += o.hits;
         self.misses += o.misses;
         self.rebuilds += o.rebuilds;
+        self.pipelines_created += o.pipelines_created;
+        self.shader_modules_created += o.shader_modules_created;
     }
 }
 
@@ -110,7 +117,12 @@ impl MaterialRecord {
                 return Ok(i);
             }
         }
-        let list = self.build(shader, variant, pass, ctx)?;
+        let made = (shader.pipelines.len(), shader.variants.len());
+        let list = self.build(shader, variant, pass, ctx);
+        // Counted whether or not the build went on to succeed: what was made stays made.
+        counts.pipelines_created += (shader.pipelines.len() - made.0) as u32;
+        counts.shader_modules_created += (shader.variants.len() - made.1) as u32;
+        let list = list?;
         match found {
             Some(i) => {
                 counts.rebuilds += 1;

@@ -437,6 +437,13 @@ impl<B: Backend> Renderer<B> {
         let mut error = patched.error.take();
         stats.patch_ms = patched.ms;
         stats.lists = patched.counts;
+        let made = (stats.lists.pipelines_created, stats.lists.shader_modules_created);
+        if made != (0, 0) {
+            let frame = self.frame.number;
+            crate::profile::message(|| {
+                format!("frame {frame}: created {} pipelines and {} shader modules (first use)", made.0, made.1)
+            });
+        }
         stats.objects = self.scene.len() as u32;
 
         stats.views = plan.scenes.len() as u32;

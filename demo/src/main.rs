@@ -167,6 +167,12 @@ struct Args {
     /// records nothing until a profiler connects).
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "60")]
     wait_for_profiler: Option<u32>,
+    /// Create every material's pipelines and shader variants before the first frame
+    /// (`Renderer::warm_up`) instead of on first use inside frames. The ids the backend
+    /// gives them come in another order, so digests differ from a run without it (and
+    /// are the same for any thread count).
+    #[arg(long)]
+    warm_up: bool,
 }
 
 /// What the demo needs of a backend kind besides `Backend`: its frame report, a simulated
@@ -376,6 +382,17 @@ fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> R
             (true, _) => "gpu",
         }
     );
+    if args.warm_up {
+        let t = std::time::Instant::now();
+        let w = r.warm_up().map_err(|e| e.to_string())?;
+        println!(
+            "warm-up: {} pipelines and {} shader modules created, {} display lists built, in {:.1} ms",
+            w.pipelines_created,
+            w.shader_modules_created,
+            w.lists_built,
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     let progress = std::io::stdout().is_terminal() && !args.digest;
     // Piped output: a line a second instead of the bar, so a long run shows it is working.
     let (lines, mut noted) = (!std::io::stdout().is_terminal() && !args.digest, std::time::Instant::now());

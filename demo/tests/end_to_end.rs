@@ -139,6 +139,24 @@ fn digest_is_the_same_for_every_thread_count() {
     assert_eq!(one, run("7"));
 }
 
+#[test]
+fn warm_up_creates_every_pipeline_before_the_first_frame() {
+    let run = |t: &str| {
+        let args = ["--backend", "null", "--objects", "5000", "--frames", "3", "--warm-up", "--threads", t];
+        let out = ok(&demo(&args));
+        let warm = out.lines().find(|l| l.starts_with("warm-up: ")).unwrap_or_else(|| panic!("{out}")).to_owned();
+        assert!(!warm.starts_with("warm-up: 0 pipelines"), "{warm}");
+        let made = out.lines().find(|l| l.starts_with("created during frames:")).expect("the pipelines line");
+        assert!(made.starts_with("created during frames: 0 pipelines, 0 shader modules"), "{made}");
+        // The frames' digests (with --digest) match across thread counts.
+        let digests = ok(&demo(&[&args[..], &["--digest"]].concat()));
+        digests.lines().filter(|l| l.starts_with("frame ")).map(String::from).collect::<Vec<_>>()
+    };
+    let one = run("1");
+    assert_eq!(one.len(), 3);
+    assert_eq!(one, run("5"));
+}
+
 /// A one-cube glTF with an embedded buffer and a base color factor.
 fn write_cube_gltf(path: &Path) {
     let positions: [[f32; 3]; 8] = [

@@ -122,7 +122,7 @@ pub use profile::wait_for_profiler;
 pub use rayon;
 pub use renderer::{
     FrameInput, GpuCullCounts, Lighting, MemoryReport, MeshData, MeshMemory, Presented, RecoverStats, Renderer,
-    RendererConfig, Vertex, WorkerPool, MAX_SHADOW_VIEWS,
+    RendererConfig, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};

@@ -300,6 +300,25 @@ fn device_lost_mid_frame_while_creating_is_typed_and_recoverable() {
     assert_eq!(fresh.submits(), 1);
 }
 
+#[test]
+fn warm_up_on_a_lost_device_is_a_loss_and_works_again_after_recover() {
+    let _one = serial();
+    let mut w = world(2);
+    frame(&mut w.r).unwrap();
+    w.backend.lose_device();
+    // A variant nothing has made yet: its module is the first creation, refused as lost.
+    assert_eq!(w.r.warm_up_keywords(&[&["FOG"]]), Err(RenderError::DeviceLost));
+    assert_eq!(w.r.warm_up(), Err(RenderError::DeviceLost), "the renderer knows it is lost");
+    assert_eq!(frame(&mut w.r).unwrap_err(), RenderError::DeviceLost);
+    let fresh = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    w.r.recover(fresh.clone()).unwrap();
+    set_graph(&mut w.r, &fresh);
+    let warm = w.r.warm_up_keywords(&[&[], &["FOG"]]).unwrap();
+    assert!(warm.pipelines_created > 0, "{warm:?}");
+    let s = frame(&mut w.r).unwrap();
+    assert_eq!((s.lists.pipelines_created, s.lists.shader_modules_created), (0, 0));
+}
+
 /// A device lost during a CPU write is a loss wherever the write happens: a texture's
 /// texels, a mesh's vertices, a fullscreen pass's uniform block (set_graph), the renderer's
 /// own fixed objects (new, recover), a frame's uploads.

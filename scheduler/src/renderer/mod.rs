@@ -50,6 +50,7 @@ mod render;
 mod resources;
 mod retire;
 mod uploads;
+mod warm_up;
 mod workers;
 
 use device::DeviceSide;
@@ -65,6 +66,7 @@ pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
 pub use resources::{Lighting, MemoryReport};
+pub use warm_up::WarmUp;
 pub use workers::WorkerPool;
 
 /// The Switchyard renderer over a backend: a thin owner of the worker pool, the scene and

@@ -173,6 +173,11 @@ struct Args {
     /// are the same for any thread count).
     #[arg(long)]
     warm_up: bool,
+    /// Keep the driver's pipeline cache in FILE (wgpu, where the device has one): read
+    /// before any pipeline is made if the file exists (a file of another adapter or
+    /// driver, or a corrupt one, is ignored with a note), written at the end of the run.
+    #[arg(long, value_name = "FILE")]
+    pipeline_cache: Option<std::path::PathBuf>,
 }
 
 /// What the demo needs of a backend kind besides `Backend`: its frame report, a simulated
@@ -256,6 +261,9 @@ fn run(args: &Args) -> Result<(), String> {
                     (cargo run --release -p switchyard-demo --features tracy)"
             .into());
     }
+    if args.pipeline_cache.is_some() && args.backend == BackendKind::Null {
+        return Err("--pipeline-cache: the null backend compiles nothing to cache (use --backend wgpu)".into());
+    }
     if args.backend != BackendKind::Null {
         output::checked_out(&args.out)?;
     }
@@ -293,6 +301,9 @@ fn run(args: &Args) -> Result<(), String> {
                     .map_err(|e| e.to_string())
             };
             let b = make()?;
+            if let Some(path) = &args.pipeline_cache {
+                load_pipeline_cache(&b, path);
+            }
             let info = b.adapter_info();
             println!(
                 "adapter: {} ({:?}), encoding {:?}, GPU zones {}",
@@ -301,8 +312,35 @@ fn run(args: &Args) -> Result<(), String> {
                 b.encoding(),
                 if b.gpu_zones() { "on" } else { "off" }
             );
-            frames(args, b, &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make })
+            frames(args, b.clone(), &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make })?;
+            match (&args.pipeline_cache, b.pipeline_cache_bytes()) {
+                (Some(path), Some(bytes)) => {
+                    // Written beside, then renamed: a run stopped midway leaves the old file whole.
+                    let tmp = path.with_extension("tmp");
+                    std::fs::write(&tmp, &bytes)
+                        .and_then(|()| std::fs::rename(&tmp, path))
+                        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+                    println!("pipeline cache: {} bytes written to {}", bytes.len(), path.display());
+                }
+                (Some(_), None) => println!("pipeline cache: this device keeps none; nothing written"),
+                (None, _) => {}
+            }
+            Ok(())
         }
+    }
+}
+
+/// `--pipeline-cache`: the file's cache for the pipelines to come, or a note why not.
+fn load_pipeline_cache(b: &WgpuBackend, path: &std::path::Path) {
+    match std::fs::read(path) {
+        Ok(bytes) => match b.load_pipeline_cache(&bytes) {
+            Ok(n) => println!("pipeline cache: {n} bytes of driver data from {}", path.display()),
+            Err(e) => println!("note: pipeline cache {} ignored: {e}", path.display()),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            println!("pipeline cache: {} not found; starting empty", path.display())
+        }
+        Err(e) => println!("note: pipeline cache {} not read ({e}); starting empty", path.display()),
     }
 }
 

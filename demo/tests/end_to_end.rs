@@ -140,6 +140,31 @@ fn digest_is_the_same_for_every_thread_count() {
 }
 
 #[test]
+fn a_pipeline_cache_file_is_written_read_back_and_a_bad_one_ignored() {
+    // Vulkan (lavapipe on CI), whose devices keep a pipeline cache.
+    let run = |cache: &Path| {
+        let png = tmp("cache.png");
+        let out = Command::new(env!("CARGO_BIN_EXE_switchyard-demo"))
+            .args(["--objects", "500", "--frames", "2", "--width", "64", "--height", "48", "--warm-up"])
+            .args(["--pipeline-cache", cache.to_str().unwrap(), "--out", png.to_str().unwrap()])
+            .env("WGPU_BACKEND", "vulkan")
+            .output()
+            .expect("demo runs");
+        ok(&out)
+    };
+    let cache = tmp("pipelines.bin");
+    std::fs::write(&cache, b"not a cache").unwrap();
+    let first = run(&cache);
+    if first.contains("keeps none") {
+        return; // no Vulkan device with a cache here (CI has lavapipe)
+    }
+    assert!(first.contains("ignored: not a Switchyard pipeline cache"), "{first}");
+    assert!(first.contains(&format!("bytes written to {}", cache.display())), "{first}");
+    let second = run(&cache);
+    assert!(second.contains("bytes of driver data from"), "{second}");
+}
+
+#[test]
 fn warm_up_creates_every_pipeline_before_the_first_frame() {
     let run = |t: &str| {
         let args = ["--backend", "null", "--objects", "5000", "--frames", "3", "--warm-up", "--threads", t];
@@ -242,6 +267,8 @@ fn bad_input_is_one_line_and_non_zero() {
     assert!(line.contains("`tracy` feature"), "{line}");
     let line = one_line_error(&demo(&["--wait-for-profiler", "soon", "--backend", "null"]));
     assert!(line.contains("--wait-for-profiler"), "{line}");
+    let line = one_line_error(&demo(&["--pipeline-cache", "x.bin", "--backend", "null"]));
+    assert!(line.contains("--pipeline-cache"), "{line}");
 }
 
 #[test]

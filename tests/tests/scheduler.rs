@@ -431,7 +431,7 @@ fn warm_up_keeps_the_command_stream_the_same_for_any_thread_count() {
     };
     let one = digests(1);
     assert!(one.iter().all(Option::is_some));
-    [2, 3, 8].map(|threads| assert_eq!(digests(threads), one, "{threads} threads"));
+    [2, 3, 8].into_iter().for_each(|t| assert_eq!(digests(t), one, "{t} threads"));
 }
 
 #[test]

@@ -124,6 +124,43 @@ fn one_and_four_threads_render_identically_gl() {
     threads_agree_on(::wgpu::Backends::GL);
 }
 
+/// A device's pipeline cache goes to bytes and back onto a new device; bytes that are not
+/// exactly that (corrupt, of another adapter, not a cache) are refused and the device goes on
+/// rendering; a device without a cache says so.
+fn pipeline_cache_on(api: ::wgpu::Backends) {
+    use switchyard_backend::wgpu::PipelineCacheError as E;
+    let Some(b) = backends(api).into_iter().next() else { return };
+    TwoQuads::create(&b, 0).expect("fixture");
+    let Some(bytes) = b.pipeline_cache_bytes() else {
+        assert!(!b.has_pipeline_cache());
+        assert_eq!(b.load_pipeline_cache(b"SWYDPC01"), Err(E::Unsupported), "{}", b.name());
+        return;
+    };
+    let fresh = backends(api).into_iter().next().expect("a second device");
+    assert!(fresh.load_pipeline_cache(&bytes).is_ok(), "{}", b.name());
+    let mut corrupt = bytes.clone();
+    *corrupt.last_mut().expect("data") ^= 1;
+    assert!(matches!(fresh.load_pipeline_cache(&corrupt), Err(E::Corrupt(_))));
+    let mut foreign = bytes.clone();
+    foreign[16] ^= 1; // the first byte of the adapter's key
+    assert!(matches!(fresh.load_pipeline_cache(&foreign), Err(E::OtherAdapter(_))));
+    assert_eq!(fresh.load_pipeline_cache(b"not a cache at all"), Err(E::NotACache));
+    assert!(matches!(fresh.load_pipeline_cache(&bytes[..bytes.len() / 2]), Err(E::Corrupt(_))));
+    let s = TwoQuads::create(&fresh, 0).expect("fixture");
+    check_two_quads(&render(&fresh, &s, &[s.direct_stream()], 1), &format!("{} after a cached load", b.name()));
+    assert!(fresh.pipeline_cache_bytes().is_some());
+}
+
+#[test]
+fn pipeline_cache_round_trips_and_refuses_foreign_bytes_vulkan() {
+    pipeline_cache_on(::wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn pipeline_cache_round_trips_and_refuses_foreign_bytes_gl() {
+    pipeline_cache_on(::wgpu::Backends::GL);
+}
+
 #[test]
 fn readback_errors_are_typed() {
     for b in backends(::wgpu::Backends::VULKAN).into_iter().take(1) {

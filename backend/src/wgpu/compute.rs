@@ -24,6 +24,7 @@ impl WgpuBackend {
         let meta = reg.check_compute_pipeline(desc, &self.caps)?;
         let layouts: Vec<_> = desc.bind_group_layouts.iter().map(|l| Some(&reg.layouts[*l].obj)).collect();
         let module = &reg.shaders[desc.shader].obj;
+        let driver_cache = self.driver_cache.read();
         let obj = self.scoped(|| {
             let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(&desc.label),
@@ -36,7 +37,7 @@ impl WgpuBackend {
                 module,
                 entry_point: Some(&desc.entry),
                 compilation_options: Default::default(),
-                cache: None,
+                cache: driver_cache.as_ref(),
             })
         })?;
         drop(layouts);

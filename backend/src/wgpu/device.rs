@@ -44,7 +44,8 @@ impl WgpuBackend {
     pub fn from_adapter(adapter: wgpu::Adapter, encoding: Encoding) -> Result<Self, InitError> {
         let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE
             | wgpu::Features::TIMESTAMP_QUERY
-            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::PIPELINE_CACHE;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("switchyard"),
             required_features: adapter.features() & wanted,
@@ -126,6 +127,7 @@ impl WgpuBackend {
         };
         // Passes are timed where the submission thread begins them itself.
         let timer = caps.gpu_timestamps.then(|| timing::PassTimer::new(&device, &queue, info.backend)).flatten();
+        let driver_cache = Self::empty_pipeline_cache(&device, &info);
         let owns_device = sink.is_some();
         let (errors, lost) = sink.unwrap_or_default();
         Self {
@@ -143,6 +145,7 @@ impl WgpuBackend {
             next_submission: Mutex::new(0),
             adapter: adapter.clone(),
             surfaces: Default::default(),
+            driver_cache: RwLock::new(driver_cache),
         }
     }
 }

@@ -24,6 +24,7 @@
 //! too: the engine's callbacks stay its own), and returns them as typed errors instead of
 //! panicking.
 
+mod cache;
 mod compute;
 mod convert;
 mod device;
@@ -32,6 +33,8 @@ mod engine;
 mod pipeline;
 mod readback;
 mod timing;
+
+pub use cache::PipelineCacheError;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -141,6 +144,8 @@ pub struct WgpuBackend {
     surfaces: crate::surface::Swapchains<engine::WgpuSurface>,
     /// Per-pass GPU timestamps (devices with timestamp queries, `RenderBundle` encoding).
     timer: Option<timing::PassTimer>,
+    /// The driver's pipeline cache, where the device keeps one (`cache.rs`).
+    driver_cache: RwLock<Option<wgpu::PipelineCache>>,
 }
 
 impl std::fmt::Debug for WgpuBackend {

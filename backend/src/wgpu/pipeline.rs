@@ -53,6 +53,7 @@ impl WgpuBackend {
             },
             write_mask: wgpu::ColorWrites::ALL,
         })];
+        let driver_cache = self.driver_cache.read();
         let obj = self.scoped(|| {
             let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(&desc.label),
@@ -97,7 +98,7 @@ impl WgpuBackend {
                     targets: if desc.color.is_some() { &targets } else { &[] },
                 }),
                 multiview_mask: None,
-                cache: None,
+                cache: driver_cache.as_ref(),
             })
         })?;
         drop(layouts);

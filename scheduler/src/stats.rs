@@ -378,7 +378,10 @@ mod serde_tests {
         assert_eq!(v["digest"], "00000000000000ab");
         let gpu = serde_json::json!({ "frame": 4, "passes": [1.0, 2.0], "cull_ms": null, "occlusion_ms": null });
         assert_eq!(v["gpu"], gpu);
-        assert_eq!(v["display_lists"], serde_json::json!({ "hits": 0, "misses": 0, "rebuilds": 0 }));
+        let lists = serde_json::json!({
+            "hits": 0, "misses": 0, "rebuilds": 0, "pipelines_created": 0, "shader_modules_created": 0
+        });
+        assert_eq!(v["display_lists"], lists);
         // Counts past the arrays (a corrupt value) are cut, not a panic.
         let odd = FrameStats { views: 1000, pass_count: 1000, ..FrameStats::default() };
         let v = serde_json::to_value(odd).expect("serializes");

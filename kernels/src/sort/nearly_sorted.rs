@@ -12,8 +12,9 @@ fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usi
     // group that has one.
     const GROUP: usize = 16;
     let mut j = range.start;
-    while j + GROUP <= range.end {
-        let (a, b) = (&keys[j..j + GROUP], &keys[j + 1..j + GROUP + 1]);
+    while j < range.end {
+        let end = (j + GROUP).min(range.end);
+        let (a, b) = (&keys[j..end], &keys[j + 1..end + 1]);
         if a.iter().zip(b).fold(false, |any, (x, y)| any | (x > y)) {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 if x > y {
@@ -21,12 +22,7 @@ fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usi
                 }
             }
         }
-        j += GROUP;
-    }
-    for j in j..range.end {
-        if keys[j] > keys[j + 1] {
-            push_run(runs, (j, j + 2));
-        }
+        j = end;
     }
 }
 

@@ -1,0 +1,358 @@
+//! The radix sort's tests: every path against `sort_by_key` (stable), thresholds ±1,
+//! thread counts, scratch reuse.
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::*;
+
+fn check(keys: Vec<u64>) {
+    let n = keys.len();
+    let mut k = keys.clone();
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    RadixSorter::new().sort(&mut k, &mut v);
+    let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+    expect.sort_by_key(|p| p.0); // stable: equal keys keep input order
+    assert_eq!(k, expect.iter().map(|p| p.0).collect::<Vec<_>>());
+    assert_eq!(v, expect.iter().map(|p| p.1).collect::<Vec<_>>());
+    let mut std_sorted = keys;
+    std_sorted.sort_unstable();
+    assert_eq!(k, std_sorted);
+}
+
+/// Sorted keys below `values` with one in `every` then changed in place: last frame's
+/// order with a few objects moved.
+fn coherent(n: usize, seed: u64, values: u64, every: usize) -> Vec<u64> {
+    let mut keys: Vec<u64> = random(n, seed).into_iter().map(|k| k % values).collect();
+    keys.sort_unstable();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed + 1);
+    for _ in 0..n / every {
+        keys[rng.gen_range(0..n)] = rng.gen_range(0..values);
+    }
+    keys
+}
+
+/// Sorts `keys` (values: input positions) with `sorter` on a pool of `threads`;
+/// returns the keys, the values, and whether the nearly-sorted path ran.
+fn sort_on(threads: usize, keys: &[u64], sorter: &mut RadixSorter) -> (Vec<u64>, Vec<u32>, bool) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let (mut k, mut v) = (keys.to_vec(), (0..keys.len() as u32).collect::<Vec<_>>());
+        sorter.sort(&mut k, &mut v);
+        (k, v, sorter.last_path == SortPath::NearlySorted)
+    })
+}
+
+/// The most threads a test sorts on (fewer under miri, where each costs much).
+const MANY: usize = if cfg!(miri) { 4 } else { 8 };
+
+/// `n` random keys from `seed`.
+fn random(n: usize, seed: u64) -> Vec<u64> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..n).map(|_| rng.gen()).collect()
+}
+
+#[test]
+fn matches_std_sort_on_shapes() {
+    let sizes: &[usize] = if cfg!(miri) { &[0, 1, 2, 20, 600] } else { &[0, 1, 2, 20, 255, 4096, 100_000] };
+    for &n in sizes {
+        check(random(n, 7));
+        let mut sorted = random(n, 9);
+        sorted.sort_unstable();
+        check(sorted.clone());
+        sorted.reverse();
+        check(sorted);
+        check(vec![42; n]);
+        check(random(n, 3).into_iter().map(|k| k & 0xF000_0000_0000_00FF).collect());
+    }
+}
+
+#[test]
+fn parallel_path_is_stable_and_independent_of_threads() {
+    let n = if cfg!(miri) { 1_200 } else { 300_000 };
+    let keys: Vec<u64> = random(n, 5).into_iter().map(|k| k % 1000).collect();
+    let one = sort_on(1, &keys, &mut RadixSorter::new());
+    assert_eq!(one, sort_on(4, &keys, &mut RadixSorter::new()));
+    check(keys);
+}
+
+#[test]
+fn nearly_sorted_input_takes_the_merge_path_and_stays_stable() {
+    let n = if cfg!(miri) { 800 } else { 200_000 };
+    // 1 % of keys changed.
+    let keys = coherent(n, 11, 5000, 100);
+    let mut k = keys.clone();
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    let mut s = RadixSorter::new();
+    s.sort(&mut k, &mut v);
+    assert_eq!(s.last_path, SortPath::NearlySorted);
+    check(keys.clone());
+    // Already sorted: untouched.
+    let mut v2: Vec<u32> = (0..n as u32).collect();
+    s.sort(&mut k, &mut v2);
+    assert_eq!(v2, (0..n as u32).collect::<Vec<_>>());
+    assert_eq!(s.last_path, SortPath::InOrder);
+    // Few descents but many keys out of place (one early spike of huge keys): the
+    // merge path gives up, restores the input and the full sort runs.
+    let mut spiky: Vec<u64> = (0..n as u64).collect();
+    for x in spiky.iter_mut().take(n / 4) {
+        *x += n as u64;
+    }
+    let (mut k, mut v) = (spiky.clone(), (0..n as u32).collect::<Vec<_>>());
+    s.sort(&mut k, &mut v);
+    assert_eq!(s.last_path, SortPath::Radix { merge_gave_up: true });
+    check(spiky);
+}
+
+#[test]
+fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
+    let n = if cfg!(miri) { 1_500 } else { 100_000 };
+    let coherent = coherent(n, 21, 7000, 50);
+    let sorted: Vec<u64> = (0..n as u64).collect();
+    let cases = [
+        (coherent, SortPath::NearlySorted),
+        (random(n, 23), SortPath::Radix { merge_gave_up: false }),
+        (sorted, SortPath::InOrder),
+    ];
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        // One sorter for every case and round: exchanged buffers are reused, whatever
+        // length the previous sort left them.
+        let (mut by_slice, mut by_vec) = (RadixSorter::new(), RadixSorter::new());
+        for round in 0..2 {
+            for (keys, path) in &cases {
+                let (mut k1, mut v1) = (keys.clone(), (0..n as u32).rev().collect::<Vec<_>>());
+                let (mut k2, mut v2) = (k1.clone(), v1.clone());
+                pool.install(|| by_slice.sort(&mut k1, &mut v1));
+                pool.install(|| by_vec.sort_vecs(&mut k2, &mut v2));
+                assert_eq!(by_vec.last_path, *path, "{threads} threads, round {round}");
+                assert!(k2.len() == n && v2.len() == n);
+                assert!(k1 == k2 && v1 == v2, "{threads} threads, {path:?}, round {round}");
+            }
+        }
+    }
+}
+
+#[test]
+fn gaps_that_meet_across_block_edges_are_joined() {
+    let n = if cfg!(miri) { 1_000 } else { 200_000 };
+    let edges: Vec<usize> = (1..8).map(|k| k * (n / 8)).collect();
+    let mut cases: Vec<Vec<u64>> = Vec::new();
+    // A key moved a few places across each edge, both directions.
+    let mut a: Vec<u64> = (0..n as u64).map(|k| k * 4).collect();
+    for &e in &edges {
+        a[e - 3] = a[e + 5] + 1;
+        a[e + 2] = a[e - 6] + 1;
+    }
+    cases.push(a);
+    // One key moved far: its gap widens over several blocks.
+    let mut b: Vec<u64> = (0..n as u64).map(|k| k * 4).collect();
+    b[n / 3] = b[n / 3 + n / 20] + 2;
+    cases.push(b);
+    // Dense changes around edges, with duplicates.
+    let mut c: Vec<u64> = (0..n as u64).map(|k| k / 3).collect();
+    let dense = if cfg!(miri) { 8 } else { 40 };
+    for &e in &edges {
+        for d in 0..dense {
+            c[e - dense / 2 + d] = ((e / 3 + dense * 3 / 4 - d) % (n / 3)) as u64;
+        }
+    }
+    cases.push(c);
+    for keys in cases {
+        check(keys.clone());
+        let results: Vec<_> = [1, 3, MANY].map(|t| sort_on(t, &keys, &mut RadixSorter::new())).into();
+        assert!(results.iter().all(|r| r.2), "the merge path ran");
+        assert!(results.windows(2).all(|w| w[0] == w[1]));
+    }
+}
+
+#[test]
+fn nearly_sorted_path_is_independent_of_threads() {
+    // Enough changed keys that the set-aside ones take the parallel sort too.
+    let n = if cfg!(miri) { 1_600 } else { 600_000 };
+    let mut keys: Vec<u64> = random(n, 21).into_iter().map(|k| k % 20_000).collect();
+    keys.sort_unstable();
+    let mut rng = Pcg64Mcg::seed_from_u64(22);
+    for _ in 0..n / if cfg!(miri) { 20 } else { 30 } {
+        keys[rng.gen_range(0..n)] = rng.gen_range(0..20_000);
+    }
+    let run = |threads, merge_path: bool| {
+        let mut s = RadixSorter::new();
+        if !merge_path {
+            s.nearly_sorted_max_threads = 0;
+        }
+        let out = sort_on(threads, &keys, &mut s);
+        assert_eq!(out.2, merge_path);
+        if merge_path && threads > 1 {
+            let rest = s.rest_keys.len();
+            assert!(rest >= PARALLEL_MIN, "{rest} set aside: the nested parallel sort is exercised");
+        }
+        (out.0, out.1)
+    };
+    let one = run(1, true);
+    assert_eq!(one, run(3, true));
+    assert_eq!(one, run(MANY, true));
+    assert_eq!(one, run(MANY, false), "the merge path and the full sort agree");
+    check(keys);
+}
+
+#[test]
+fn skewed_keys_split_big_buckets_again_and_stay_stable() {
+    // Few distinct top digits (render-shaped): buckets far larger than SPLIT_AGAIN.
+    let n = if cfg!(miri) { 1_024 } else { 400_000 };
+    let keys: Vec<u64> = random(n, 31)
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| (((i % 3) as u64) << 60) | ((k & 0xffff_ffff) % 50_000))
+        .collect();
+    let one = sort_on(1, &keys, &mut RadixSorter::new());
+    assert_eq!(one, sort_on(6, &keys, &mut RadixSorter::new()));
+    check(keys);
+}
+
+/// Render-shaped keys: a pass bit, a few pipelines, 256 materials, 64 meshes, a depth.
+fn render_keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut r = Pcg64Mcg::seed_from_u64(seed);
+    let pipes: Vec<u64> = (0..16).map(|_| r.gen_range(0..1u64 << 15)).collect();
+    let mats: Vec<u64> = (0..256).map(|_| r.gen_range(0..1u64 << 16)).collect();
+    let meshes: Vec<u64> = (0..64).map(|_| r.gen_range(0..1u64 << 12)).collect();
+    (0..n)
+        .map(|_| {
+            (r.gen_range(0..2u64) << 60)
+                | (pipes[r.gen_range(0..16)] << 44)
+                | (mats[r.gen_range(0..256)] << 28)
+                | (meshes[r.gen_range(0..64)] << 16)
+                | r.gen_range(0..1u64 << 16)
+        })
+        .collect()
+}
+
+/// Every input shape the tests sort, by name: `n` keys each.
+fn shapes(n: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
+    let mut sorted = random(n, seed + 1);
+    sorted.sort_unstable();
+    let mut reversed = sorted.clone();
+    reversed.reverse();
+    // Frame-coherent: last frame's sorted queue with 3 % of the keys changed.
+    let mut coherent = render_keys(n, seed + 2);
+    coherent.sort_unstable();
+    let fresh = render_keys(n / 30 + 1, seed + 3);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed + 4);
+    for &k in &fresh {
+        if n > 0 {
+            coherent[rng.gen_range(0..n)] = k;
+        }
+    }
+    // Adversarial: one key far above the rest puts all others in one top bucket, the
+    // rest differ only in their lowest bits with many duplicates; and a spike (few
+    // descents, a quarter of the keys out of place) that makes the merge path give up.
+    let mut outlier: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 5).collect();
+    if let Some(k) = outlier.get_mut(n / 2) {
+        *k = u64::MAX;
+    }
+    let spike: Vec<u64> = (0..n as u64).map(|i| if i < n as u64 / 4 { i + n as u64 } else { i }).collect();
+    vec![
+        ("random", random(n, seed)),
+        ("render", render_keys(n, seed)),
+        ("coherent", coherent),
+        ("all-equal", vec![0x5eed_0000_1234; n]),
+        ("sorted", sorted),
+        ("reversed", reversed),
+        ("outlier", outlier),
+        ("spike", spike),
+    ]
+}
+
+#[test]
+fn a_gap_at_either_end_of_the_input_merges_in_parallel_segments() {
+    // Keys changed at the very start and the very end (besides the middle) leave the
+    // first and last kept segments empty; the parallel merge splits around them.
+    let n = if cfg!(miri) { 600 } else { 100_000 };
+    let mut keys: Vec<u64> = (0..n as u64).map(|k| k * 8).collect();
+    for (i, k) in [(0, 5 * 8 * n as u64 / 7), (1, 3), (n / 2, 17), (n - 2, 5), (n - 1, 40 * n as u64 / 9)] {
+        keys[i] = k;
+    }
+    for threads in [1, 3, MANY] {
+        let mut s = RadixSorter::new();
+        let (k, v, merged) = sort_on(threads, &keys, &mut s);
+        assert!(merged, "the merge path ran");
+        let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        expect.sort_by_key(|p| p.0);
+        assert!(expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v), "{threads} threads");
+    }
+}
+
+#[test]
+fn every_size_threshold_plus_minus_one_on_every_shape() {
+    let thresholds = [
+        msd::INSERTION_MAX,
+        msd::NARROW_MAX,
+        NEARLY_SORTED_MIN,
+        MIN_BLOCK,
+        SPLIT_MIN,
+        PARALLEL_MIN,
+        BLOCK,
+        MERGE_PARALLEL_MIN,
+        SPLIT_AGAIN,
+        msd::LSD_MAX,
+        msd::PREFIX_MIN,
+        msd::PREFIX_MAX,
+    ];
+    // Miri runs the scaled thresholds (the unscaled large ones are left to native runs)
+    // on three shapes: each sort costs much there.
+    let largest = if cfg!(miri) { 200 } else { usize::MAX };
+    let miri_shapes = ["random", "coherent", "spike"];
+    let mut sizes: Vec<usize> = thresholds.iter().flat_map(|&t| [t - 1, t, t + 1]).filter(|&n| n <= largest).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let pools = [1, 3].map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap());
+    let mut sorter = RadixSorter::new();
+    for &n in &sizes {
+        for (name, keys) in shapes(n, n as u64) {
+            if cfg!(miri) && !miri_shapes.contains(&name) {
+                continue;
+            }
+            let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+            expect.sort_by_key(|p| p.0);
+            let expect: (Vec<u64>, Vec<u32>) = expect.into_iter().unzip();
+            // Miri: the thread count each size's paths need (each run costs much there).
+            let pools = if cfg!(miri) { &pools[usize::from(n >= PARALLEL_MIN)..][..1] } else { &pools[..] };
+            for pool in pools {
+                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
+                pool.install(|| sorter.sort(&mut k, &mut v));
+                let threads = pool.current_num_threads();
+                assert!((k, v) == expect, "{name}, {n} pairs, {threads} threads: not the stable order");
+            }
+        }
+    }
+}
+
+#[test]
+fn evenly_spread_keys_sort_on_their_top_bits_then_fix_equal_prefixes_stably() {
+    // Random keys spread over the top digit (the prefix sort's case on one thread), with
+    // a long run of keys equal in their top 24 bits (sorted below by the MSD sort) and
+    // short runs equal in their top 16, and duplicates of whole keys (stability).
+    let n = 3000;
+    let mut keys = random(n, 41);
+    for (i, k) in keys.iter_mut().enumerate() {
+        match i % 10 {
+            0 => *k = (0xABCDEF << 40) | (*k & 0xFF_FFFF),
+            1 => *k = (*k & !0xFFFF_FFFF_FFFF) | (i as u64 % 7),
+            2 => *k = 0x1234_5678_9ABC_DEF0,
+            _ => {}
+        }
+    }
+    let (k, v, _) = sort_on(1, &keys, &mut RadixSorter::new());
+    let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+    expect.sort_by_key(|p| p.0);
+    assert!(expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v));
+}
+
+#[test]
+fn constant_digits_are_skipped() {
+    let mut k: Vec<u64> = (0..1000u64).map(|i| (i % 200) << 8 | 0xAB).collect();
+    let mut v: Vec<u32> = (0..1000).collect();
+    let mut s = RadixSorter::new();
+    s.sort(&mut k, &mut v);
+    assert_eq!(s.last_passes, 1, "only digit 1 varies");
+}

@@ -2,23 +2,20 @@
 //! its frame declared as a frame graph (`passes.rs`), prints a per-stage and per-pass
 //! summary, and writes the last frame as a PNG.
 
-use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, ValueEnum};
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
-use switchyard::backend::Backend;
-use switchyard::*;
-use switchyard_city as city;
-use switchyard_demo::gltf_scene;
 
 mod churn;
 mod output;
 mod passes;
+mod run;
 mod scenes;
 mod summary;
+mod window;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum BackendKind {
@@ -178,6 +175,14 @@ struct Args {
     /// driver, or a corrupt one, is ignored with a note), written at the end of the run.
     #[arg(long, value_name = "FILE")]
     pipeline_cache: Option<std::path::PathBuf>,
+    /// Render into a window (X11) instead of offscreen, `--width` x `--height` at first:
+    /// resizing the window resizes the frame, a minimized window skips frames, closing it
+    /// ends the run with the summary. `--resize-at` resizes the window. wgpu backend only.
+    #[arg(long)]
+    window: bool,
+    /// With `--window`: write the last presented frame to FILE (PNG) at the end.
+    #[arg(long, value_name = "FILE")]
+    screenshot: Option<std::path::PathBuf>,
 }
 
 /// What the demo needs of a backend kind besides `Backend`: its frame report, a simulated
@@ -264,7 +269,18 @@ fn run(args: &Args) -> Result<(), String> {
     if args.pipeline_cache.is_some() && args.backend == BackendKind::Null {
         return Err("--pipeline-cache: the null backend compiles nothing to cache (use --backend wgpu)".into());
     }
-    if args.backend != BackendKind::Null {
+    if args.window && args.backend == BackendKind::Null {
+        return Err("--window: the null backend draws nothing to show (use --backend wgpu)".into());
+    }
+    if args.window && args.lose_device_at.is_some() {
+        return Err("--lose-device-at: not with --window (the window's surface belongs to the lost device)".into());
+    }
+    if args.screenshot.is_some() && !args.window {
+        return Err("--screenshot: needs --window (an offscreen run writes its last frame to --out)".into());
+    }
+    if let Some(path) = &args.screenshot {
+        output::checked_out(path).map_err(|e| e.replace("--out", "--screenshot"))?;
+    } else if args.backend != BackendKind::Null && !args.window {
         output::checked_out(&args.out)?;
     }
     if args.street && args.gltf.is_none() && args.scene != SceneKind::City {
@@ -288,13 +304,16 @@ fn run(args: &Args) -> Result<(), String> {
                 }))
             };
             let make = || Ok(Arc::new(NullBackend::new(multi_draw)));
-            frames(args, make()?, &Device { report: &report, lose: &NullBackend::lose_device, make: &make })
+            run::offscreen(args, make()?, &Device { report: &report, lose: &NullBackend::lose_device, make: &make })
         }
         BackendKind::Wgpu => {
             let encoding = match args.encoding {
                 EncodingKind::Bundle => Encoding::RenderBundle,
                 EncodingKind::Buffer => Encoding::CommandBuffer,
             };
+            if args.window {
+                return window::run(args, encoding);
+            }
             let make = || {
                 WgpuBackend::new(&WgpuConfig { encoding, ..WgpuConfig::default() })
                     .map(Arc::new)
@@ -312,22 +331,31 @@ fn run(args: &Args) -> Result<(), String> {
                 b.encoding(),
                 if b.gpu_zones() { "on" } else { "off" }
             );
-            frames(args, b.clone(), &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make })?;
-            match (&args.pipeline_cache, b.pipeline_cache_bytes()) {
-                (Some(path), Some(bytes)) => {
-                    // Written beside, then renamed: a run stopped midway leaves the old file whole.
-                    let tmp = path.with_extension("tmp");
-                    std::fs::write(&tmp, &bytes)
-                        .and_then(|()| std::fs::rename(&tmp, path))
-                        .map_err(|e| format!("writing {}: {e}", path.display()))?;
-                    println!("pipeline cache: {} bytes written to {}", bytes.len(), path.display());
-                }
-                (Some(_), None) => println!("pipeline cache: this device keeps none; nothing written"),
-                (None, _) => {}
-            }
-            Ok(())
+            run::offscreen(
+                args,
+                b.clone(),
+                &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make },
+            )?;
+            save_pipeline_cache(&b, args)
         }
     }
+}
+
+/// `--pipeline-cache`: the driver's cache written to the file at the end of the run.
+fn save_pipeline_cache(b: &WgpuBackend, args: &Args) -> Result<(), String> {
+    match (&args.pipeline_cache, b.pipeline_cache_bytes()) {
+        (Some(path), Some(bytes)) => {
+            // Written beside, then renamed: a run stopped midway leaves the old file whole.
+            let tmp = path.with_extension("tmp");
+            std::fs::write(&tmp, &bytes)
+                .and_then(|()| std::fs::rename(&tmp, path))
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            println!("pipeline cache: {} bytes written to {}", bytes.len(), path.display());
+        }
+        (Some(_), None) => println!("pipeline cache: this device keeps none; nothing written"),
+        (None, _) => {}
+    }
+    Ok(())
 }
 
 /// `--pipeline-cache`: the file's cache for the pipelines to come, or a note why not.
@@ -341,255 +369,5 @@ fn load_pipeline_cache(b: &WgpuBackend, path: &std::path::Path) {
             println!("pipeline cache: {} not found; starting empty", path.display())
         }
         Err(e) => println!("note: pipeline cache {} not read ({e}); starting empty", path.display()),
-    }
-}
-
-fn frames<B: Backend>(args: &Args, backend: Arc<B>, device: &Device<'_, B>) -> Result<(), String> {
-    let config = RendererConfig {
-        threads: args.threads,
-        width: args.width,
-        height: args.height,
-        // --churn: its objects wander around objects / 5, at most twice that.
-        max_objects: args.objects.max(2) + if args.churn { 2 * (args.objects / 5).max(8) + 64 } else { 0 },
-        max_materials: args.materials.max(1) + 256,
-        multi_draw: !args.no_multi_draw,
-        cull: match (args.cull, args.scene, &args.gltf) {
-            (Some(CullKind::Auto), ..) => switchyard::CullOn::Auto,
-            (Some(CullKind::Gpu), ..) | (None, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
-            // Occlusion culling runs on the GPU cull: asked for without --cull, it brings it.
-            (None, ..) if args.occlusion => switchyard::CullOn::Gpu,
-            _ => switchyard::CullOn::Cpu,
-        },
-        occlusion: args.occlusion,
-        // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
-        digest: args.digest.then_some(true),
-        ..RendererConfig::default()
-    };
-    let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
-    if let Some(seconds) = args.wait_for_profiler {
-        if !switchyard::wait_for_profiler(std::time::Duration::from_secs(seconds.into())) {
-            return Err(format!("--wait-for-profiler: no Tracy profiler connected within {seconds} s"));
-        }
-        println!("profiler connected");
-    }
-    if let Some(why) = r.cull_fallback() {
-        println!("note: --cull gpu: {why}; culling on the CPU");
-    }
-    if let Some(why) = r.occlusion_fallback() {
-        println!("note: --occlusion: {why}; frustum culling only");
-    }
-    let scene = match (&args.gltf, args.scene) {
-        (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects)?),
-        (None, SceneKind::City) => {
-            // One building in 12 is glass (the full graph's transparent pass draws it).
-            let c = city::build_with_glass(&mut r, args.objects, args.materials, args.variants, 12)
-                .map_err(|e| e.to_string())?;
-            scenes::Scene::City(c)
-        }
-        (None, SceneKind::Pillar) => scenes::build_pillar(&mut r).map_err(|e| e.to_string())?,
-        (None, SceneKind::Cubes) => {
-            scenes::Scene::Cubes(city::build_cubes(&mut r, args.objects, args.materials).map_err(|e| e.to_string())?)
-        }
-    };
-    let scene = if args.street { scene.at_street_level()? } else { scene };
-    if args.graph == passes::GraphKind::Full {
-        // The post pass fogs by depth; the scene passes do not fog again.
-        r.set_global_keyword("FOG", false);
-    }
-    let shadow_side = r.config().shadow_map_size;
-    let mut churn = match args.churn {
-        true => Some(churn::Churn::new(&mut r, (args.objects / 5).max(8), extent(&scene))?),
-        false => None,
-    };
-    // The warm-up covers the summary's 1,000 frames filling up.
-    let warm_up = (args.frames / 10).max(1000);
-    let (mut rss_warm, mut rss_peak) = (None, 0u64);
-    let cascades = args.views as usize - 1;
-    let mut frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0))?;
-    println!(
-        "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}, cull {}",
-        r.scene().len(),
-        args.graph,
-        r.graph().map_or(0, |g| g.passes().len()),
-        r.threads(),
-        r.multi_draw(),
-        match (r.gpu_cull(), r.config().cull) {
-            (false, _) => "cpu",
-            (true, switchyard::CullOn::Auto) => "auto (gpu where draws are dense)",
-            (true, _) if r.occlusion() => "gpu, occlusion",
-            (true, _) => "gpu",
-        }
-    );
-    if args.warm_up {
-        let t = std::time::Instant::now();
-        let w = r.warm_up().map_err(|e| e.to_string())?;
-        println!(
-            "warm-up: {} pipelines and {} shader modules created, {} display lists built, in {:.1} ms",
-            w.pipelines_created,
-            w.shader_modules_created,
-            w.lists_built,
-            t.elapsed().as_secs_f64() * 1e3
-        );
-    }
-    let progress = std::io::stdout().is_terminal() && !args.digest;
-    // Piped output: a line a second instead of the bar, so a long run shows it is working.
-    let (lines, mut noted) = (!std::io::stdout().is_terminal() && !args.digest, std::time::Instant::now());
-    // Every frame's stats for the summary; with --churn the last 1,000 (memory stays flat).
-    let kept = if args.churn { 1000 } else { args.frames as usize };
-    let mut all = std::collections::VecDeque::with_capacity(kept);
-    let mut json = Vec::new();
-    // Frames per second finished on the GPU are counted after the first tenth of the frames
-    // (first use of pipelines and memory).
-    let warm = args.frames / 10;
-    let mut started = std::time::Instant::now();
-    for f in 0..args.frames {
-        if f == warm {
-            started = std::time::Instant::now();
-        }
-        if let Some(c) = churn.as_mut() {
-            c.step(&mut r).map_err(|e| format!("--churn, frame {}: {e}", f + 1))?;
-            let rss = churn::rss_bytes().unwrap_or(0);
-            match rss_warm {
-                None if f + 1 == warm_up => rss_warm = Some(rss),
-                Some(_) => rss_peak = rss_peak.max(rss),
-                None => {}
-            }
-        }
-        for &(_, w, h) in args.resize_at.iter().filter(|r| r.0 == f + 1) {
-            r.resize(w, h).map_err(|e| format!("--resize-at {}:{w}x{h}: {e}", f + 1))?;
-        }
-        let aspect = r.config().width as f32 / r.config().height as f32;
-        let cameras = frame.cameras(&scene.lens(f), r.lighting().direction, aspect, shadow_side, scene.receivers());
-        r.set_global("_Time", PropertyValue::Float(f as f32 * 0.1)).map_err(|e| e.to_string())?;
-        // The overlay shows the last frame's CPU time; not with --digest, whose stream
-        // must not depend on timing.
-        let shown = if args.digest { 0.0 } else { all.back().map_or(0.0, |s: &FrameStats| s.frame_ms as f32) };
-        frame.bar_ms.store(shown.to_bits(), std::sync::atomic::Ordering::Relaxed);
-        if args.lose_device_at == Some(f + 1) {
-            (device.lose)(r.backend());
-        }
-        let mut rendered = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] });
-        if rendered.as_ref().err() == Some(&RenderError::DeviceLost) {
-            // Everything the renderer owns is made again on a new device; the demo's own
-            // part of the frame (the overlay's pipeline) is the engine's to make again.
-            let rebuilt = r.recover((device.make)()?).map_err(|e| format!("recovering: {e}"))?;
-            frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(f))?;
-            frame.bar_ms.store(shown.to_bits(), std::sync::atomic::Ordering::Relaxed);
-            println!(
-                "device lost at frame {}: rebuilt {} meshes, {} textures, {} materials, {} objects on a new device in \
-                 {:.1} ms",
-                f + 1,
-                rebuilt.meshes,
-                rebuilt.textures,
-                rebuilt.materials,
-                rebuilt.objects,
-                rebuilt.ms
-            );
-            rendered = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] });
-        }
-        let stats = rendered.map_err(|e| e.to_string())?;
-        if f == 0 {
-            for w in r.frame_warnings() {
-                println!("warning (frame graph): {w}");
-            }
-        }
-        if let Some(d) = stats.digest.filter(|_| args.digest) {
-            println!("frame {} digest {d:016x}", stats.frame);
-        }
-        if args.stats.is_some() {
-            // The backend's own report of this frame: wait until it is submitted.
-            let report = if r.backend().name() == "null" {
-                r.flush().map_err(|e| e.to_string())?;
-                (device.report)(r.backend())
-            } else {
-                None
-            };
-            json.push(output::stats_json(&stats, r.pass_names(), report));
-        }
-        if lines && noted.elapsed().as_secs_f64() >= args.progress_every {
-            noted = std::time::Instant::now();
-            println!("progress: frame {}/{}", f + 1, args.frames);
-        }
-        if progress {
-            let done = (f + 1) as usize * 30 / args.frames as usize;
-            print!("\r[{}{}] frame {}/{}", "#".repeat(done), " ".repeat(30 - done), f + 1, args.frames);
-            let _ = std::io::stdout().flush();
-        }
-        if all.len() == kept {
-            all.pop_front();
-        }
-        all.push_back(stats);
-    }
-    if progress {
-        println!();
-    }
-    let last = r.flush().map_err(|e| e.to_string())?;
-    let gpu_fps = f64::from(args.frames - warm) / started.elapsed().as_secs_f64();
-    if churn.is_some() {
-        match rss_warm {
-            Some(warm) if rss_peak > 0 => {
-                let mib = |b: u64| b as f64 / (1 << 20) as f64;
-                let now = churn::rss_bytes().unwrap_or(0);
-                let m = r.mesh_memory();
-                println!(
-                    "churn: {} frames, {} objects and {} meshes now (mesh buffers: {} vertices, {} free); resident \
-                     memory {:.1} MiB after the warm-up ({warm_up} frames), {:.1} MiB at the end, peak after the \
-                     warm-up {:.1} MiB ({:+.2} %)",
-                    args.frames,
-                    r.scene().len(),
-                    m.meshes,
-                    m.vertices,
-                    m.free_vertices,
-                    mib(warm),
-                    mib(now),
-                    mib(rss_peak),
-                    (rss_peak as f64 / warm as f64 - 1.0) * 100.0
-                );
-            }
-            _ => println!("churn: {} frames (resident memory is read after {warm_up} frames)", args.frames),
-        }
-    }
-    let critical: Vec<String> =
-        r.last_critical_path().iter().map(|j| format!("{} {:.3}–{:.3}", j.name, j.start_ms, j.end_ms)).collect();
-    // The scene passes in view order: the cull jobs are named after them, one per view.
-    let views: Vec<String> = r
-        .last_job_spans()
-        .iter()
-        .filter_map(|j| j.name.strip_prefix("cull[").and_then(|n| n.strip_suffix(']')).map(str::to_owned))
-        .collect();
-    summary::print(all.make_contiguous(), r.pass_names(), &views, last.as_ref(), &critical.join(" → "));
-    println!(
-        "frames/s completed on the GPU: {gpu_fps:.1} (the last {} frames, from the render call of the first until \
-         the GPU finished the last; \"frame (cpu)\" above is the render call on the calling thread: the wait for a free \
-         frame slot, setup, the job graph and the hand-off, without the submission thread's submit or the GPU)",
-        args.frames - warm
-    );
-    // What the GPU culls kept in the last frame (read back; the null backend draws nothing).
-    let kept: Vec<String> = (0..views.len())
-        .filter_map(|v| Some((v, r.gpu_cull_counts(v).ok()??)))
-        .map(|(v, c)| format!("{} {} of {} + {}", views[v], c.first_phase, c.candidates, c.second_phase))
-        .collect();
-    if !kept.is_empty() {
-        println!("kept by the GPU culls (last frame; phase 1 of candidates + phase 2): {}", kept.join(", "));
-    }
-    if let Some(path) = &args.stats {
-        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
-    }
-    if r.backend().name() != "null" {
-        let img = r.read_color().map_err(|e| e.to_string())?;
-        output::write_image(&args.out, output::checked_out(&args.out)?, img)?;
-        println!("wrote {}", args.out.display());
-    }
-    Ok(())
-}
-
-/// The side of the area the scene covers, for churned objects to land in.
-fn extent(scene: &scenes::Scene) -> f32 {
-    match scene {
-        scenes::Scene::City(c) | scenes::Scene::Street(c) => c.side as f32 * city::SPACING,
-        scenes::Scene::Cubes(c) => c.side as f32 * city::CUBE_SPACING,
-        scenes::Scene::Pillar => 40.0,
     }
 }

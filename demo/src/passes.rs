@@ -66,6 +66,24 @@ fn fs_bar(i: Out) -> @location(0) vec4<f32> {
 }
 ";
 
+/// A last pass copying `out` texel for texel into a window's image (declared as an
+/// external target of `format`); returns that target.
+fn copy_to_window(g: &mut FrameGraph, out: TargetId, format: TextureFormat) -> TargetId {
+    let window = g.target("window", TargetKind::External, format, TargetSize::Output);
+    let copy = FullscreenShader {
+        name: "window".into(),
+        wgsl: "@group(0) @binding(3) var src: texture_2d<f32>;
+@fragment fn fs(v: FullscreenVertex) -> @location(0) vec4<f32> {
+    return textureLoad(src, vec2<i32>(v.position.xy), 0);
+}"
+        .into(),
+        entry: "fs".into(),
+        params: [0.0; 8],
+    };
+    g.pass(Pass::fullscreen("window", copy).color(window, LoadOp::DontCare, StoreOp::Store).sample(out));
+    window
+}
+
 /// Which frame the demo declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum GraphKind {
@@ -78,19 +96,25 @@ pub(crate) enum GraphKind {
 /// The demo's declared frame and what a frame fills in.
 pub(crate) struct DemoFrame {
     pub(crate) cascades: usize,
+    /// The retained target the frame ends in (`--out`, `--screenshot`).
+    pub(crate) out: TargetId,
+    /// The window's image (an external target), when the frame goes to a window.
+    pub(crate) window: Option<TargetId>,
     /// Milliseconds the overlay shows (f32 bits), set by the frame loop.
     pub(crate) bar_ms: Arc<AtomicU32>,
 }
 
 impl DemoFrame {
     /// Declares the frame on `r` (`cascades`: 0 to 4 shadow maps of `shadow_side` texels,
-    /// full graph only).
+    /// full graph only). `window`: the format of a window's images, which a last pass
+    /// copies `out` into.
     pub(crate) fn set<B: Backend>(
         r: &mut Renderer<B>,
         kind: GraphKind,
         cascades: usize,
         shadow_side: u32,
         lens: &Lens,
+        window: Option<TextureFormat>,
     ) -> Result<Self, String> {
         let bar_ms = Arc::new(AtomicU32::new(0));
         let mut g = FrameGraph::new();
@@ -105,8 +129,9 @@ impl DemoFrame {
                     .color(out, LoadOp::Clear(SKY), StoreOp::Store)
                     .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard),
             );
+            let window = window.map(|format| copy_to_window(&mut g, out, format));
             r.set_graph(g).map_err(|e| format!("frame graph: {e}"))?;
-            return Ok(Self { cascades, bar_ms });
+            return Ok(Self { cascades, out, window, bar_ms });
         }
         let map = TargetSize::Fixed { width: shadow_side, height: shadow_side };
         let mut maps = Vec::new();
@@ -162,8 +187,9 @@ impl DemoFrame {
             })
             .color(out, LoadOp::Load, StoreOp::Store),
         );
+        let window = window.map(|format| copy_to_window(&mut g, out, format));
         r.set_graph(g).map_err(|e| format!("frame graph: {e}"))?;
-        Ok(Self { cascades, bar_ms })
+        Ok(Self { cascades, out, window, bar_ms })
     }
 
     /// This frame's cameras: the cascades of `light` for `lens`, then `lens`.

@@ -372,3 +372,130 @@ fn a_reader_that_stops_early_ends_the_demo_quietly() {
     assert!(!err.contains("panicked") && !err.contains("internal error"), "{err}");
     assert_eq!(out.status.code(), Some(141), "{err}");
 }
+
+/// Whether the tests have a display (CI runs them under Xvfb).
+fn display() -> bool {
+    if std::env::var_os("DISPLAY").is_none() {
+        assert!(std::env::var_os("CI").is_none(), "CI runs the tests under Xvfb");
+        return false;
+    }
+    true
+}
+
+/// The demo on one wgpu backend (`vulkan` = lavapipe, `gl` = llvmpipe).
+fn demo_on(backend: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchyard-demo")).env("WGPU_BACKEND", backend).args(args).output().unwrap()
+}
+
+#[test]
+fn a_window_presents_what_the_offscreen_run_renders_through_a_resize() {
+    if !display() {
+        return;
+    }
+    // --digest: the overlay shows no timing, so both runs draw the same pixels.
+    let common = ["--objects", "800", "--frames", "6", "--width", "160", "--height", "100", "--threads", "2"];
+    let resize = ["--resize-at", "4:200x120", "--digest"];
+    for backend in ["vulkan", "gl"] {
+        let (shot, offscreen) = (tmp(&format!("shot-{backend}.png")), tmp(&format!("offscreen-{backend}.png")));
+        let windowed = [&common[..], &resize, &["--window", "--screenshot", shot.to_str().unwrap()]].concat();
+        let out = ok(&demo_on(backend, &windowed));
+        assert!(out.contains("window 160x100"), "{backend}: the window opens at --width x --height: {out}");
+        assert!(out.contains("(200x120, the last presented frame)"), "{backend}: {out}");
+        assert!(out.contains("| window |"), "{backend}: the copy into the window is a pass of its own: {out}");
+        ok(&demo_on(backend, &[&common[..], &resize, &["--out", offscreen.to_str().unwrap()]].concat()));
+        let (a, b) = (image::open(&shot).unwrap().to_rgba8(), image::open(&offscreen).unwrap().to_rgba8());
+        assert_eq!(a.dimensions(), (200, 120), "{backend}: the frame followed the window's new size");
+        assert!(a == b, "{backend}: the presented frame differs from the same frame rendered offscreen");
+        let distinct: std::collections::HashSet<_> = a.pixels().map(|p| p.0).collect();
+        assert!(distinct.len() > 20, "{backend}: a rendered city ({} colors)", distinct.len());
+    }
+}
+
+/// Asks `child`'s window (found by its `_NET_WM_PID`: other tests' demos may have windows
+/// open too) to close as a window manager does (`WM_DELETE_WINDOW`), every quarter second
+/// until `child` exits; `false` when it showed no window within a minute.
+fn close_window(child: &mut std::process::Child) -> bool {
+    use std::time::{Duration, Instant};
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{self, ConnectionExt as _};
+    let (conn, screen) = x11rb::connect(None).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let atom = |name: &str| conn.intern_atom(false, name.as_bytes()).unwrap().reply().unwrap().atom;
+    let (protocols, delete, pid) = (atom("WM_PROTOCOLS"), atom("WM_DELETE_WINDOW"), atom("_NET_WM_PID"));
+    let ours = |w: u32| {
+        let prop = conn.get_property(false, w, pid, xproto::AtomEnum::CARDINAL, 0, 1);
+        prop.ok().and_then(|c| c.reply().ok()).and_then(|r| r.value32().and_then(|mut v| v.next())) == Some(child.id())
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let window = loop {
+        let children = conn.query_tree(root).unwrap().reply().unwrap().children;
+        if let Some(w) = children.into_iter().find(|&w| ours(w)) {
+            break w;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        let event = xproto::ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
+        // The window may be gone between the check and the send.
+        let _ = conn.send_event(false, window, xproto::EventMask::NO_EVENT, event);
+        let _ = conn.flush();
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    true
+}
+
+#[test]
+fn closing_the_window_ends_the_run_with_the_summary() {
+    if !display() {
+        return;
+    }
+    use std::io::BufRead;
+    let shot = tmp("closed.png");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard-demo"))
+        .env("WGPU_BACKEND", "vulkan")
+        .args(["--window", "--objects", "300", "--width", "120", "--height", "80", "--frames", "1000000"])
+        .args(["--progress-every", "0.05", "--screenshot", shot.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Frames are being presented once progress lines come; then close the window.
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        seen += &line;
+        seen += "\n";
+        if line.starts_with("progress: frame") {
+            break;
+        }
+    }
+    let rest = std::thread::spawn(move || lines.map(Result::unwrap).collect::<Vec<String>>().join("\n"));
+    let found = close_window(&mut child);
+    if !found {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    let out = seen + &rest.join().unwrap();
+    assert!(found, "the demo showed no window: {out}");
+    assert!(status.success(), "{out}");
+    assert!(out.contains("frames/s completed on the GPU"), "the summary is printed: {out}");
+    assert!(out.contains("the last presented frame"), "{out}");
+    assert!(!out.contains("1000000/1000000"), "closed before the last frame: {out}");
+    assert_eq!(image::open(&shot).unwrap().to_rgba8().dimensions(), (120, 80));
+}
+
+#[test]
+fn window_flags_refuse_what_cannot_be_shown() {
+    let line = one_line_error(&demo(&["--window", "--backend", "null"]));
+    assert!(line.contains("--window"), "{line}");
+    let line = one_line_error(&demo(&["--screenshot", "x.png", "--backend", "null"]));
+    assert!(line.contains("--window"), "--screenshot needs --window: {line}");
+    let line = one_line_error(&demo(&["--window", "--lose-device-at", "2"]));
+    assert!(line.contains("--lose-device-at"), "{line}");
+    let line = one_line_error(&demo(&["--window", "--screenshot", "/nonexistent/dir/x.png"]));
+    assert!(line.contains("--screenshot"), "{line}");
+}

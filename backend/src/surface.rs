@@ -73,6 +73,14 @@ pub enum SurfaceError {
     /// This backend has no surfaces.
     #[error("this backend does not present")]
     Unsupported,
+    /// A presentation mode the surface does not offer (the current one is kept).
+    #[error("present mode {asked} is not offered by this surface (it offers {offered})")]
+    PresentMode {
+        /// The mode asked for.
+        asked: String,
+        /// The modes the surface offers.
+        offered: String,
+    },
 }
 
 /// The surfaces of a backend and the signal that one gave its image back: what both

@@ -54,6 +54,16 @@ enum SceneKind {
     Cubes,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum PresentKind {
+    /// One image per vertical blank; the frame loop waits for a free image.
+    Fifo,
+    /// The newest image at each vertical blank; no wait, frames may be dropped.
+    Mailbox,
+    /// At once, tearing.
+    Immediate,
+}
+
 /// Renders a procedural city through Switchyard and reports per-stage timings.
 #[derive(Parser, Debug)]
 #[command(version, about)]
@@ -180,6 +190,13 @@ struct Args {
     /// ends the run with the summary. `--resize-at` resizes the window. wgpu backend only.
     #[arg(long)]
     window: bool,
+    /// With `--window`: how images are presented (falls back to fifo, with a note, where
+    /// the surface does not offer the mode).
+    #[arg(long, value_enum)]
+    present: Option<PresentKind>,
+    /// Frames queued to the submission thread and the GPU (1-4).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=4))]
+    frames_in_flight: u32,
     /// With `--window`: write the last presented frame to FILE (PNG) at the end.
     #[arg(long, value_name = "FILE")]
     screenshot: Option<std::path::PathBuf>,
@@ -274,6 +291,9 @@ fn run(args: &Args) -> Result<(), String> {
     }
     if args.window && args.lose_device_at.is_some() {
         return Err("--lose-device-at: not with --window (the window's surface belongs to the lost device)".into());
+    }
+    if args.present.is_some() && !args.window {
+        return Err("--present: needs --window (offscreen frames are not presented)".into());
     }
     if args.screenshot.is_some() && !args.window {
         return Err("--screenshot: needs --window (an offscreen run writes its last frame to --out)".into());

@@ -66,6 +66,7 @@ impl<'a, B: Backend> Run<'a, B> {
     ) -> Result<Self, String> {
         let config = RendererConfig {
             threads: args.threads,
+            frames_in_flight: args.frames_in_flight as usize,
             width: args.width,
             height: args.height,
             // --churn: its objects wander around objects / 5, at most twice that.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use switchyard::backend::wgpu::WgpuBackend;
-use switchyard::backend::{Backend, SurfaceId};
+use switchyard::backend::{Backend, SurfaceError, SurfaceId};
 use switchyard::wgpu;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
@@ -19,7 +19,7 @@ use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::window::{Window, WindowId};
 
 use crate::run::{Output, Run};
-use crate::{output, Args, Device};
+use crate::{output, Args, Device, PresentKind};
 
 /// The window, its surface on the backend, and the run drawing into it.
 struct Live<'a> {
@@ -83,6 +83,17 @@ impl<'a> App<'a> {
         let size = window.inner_size();
         let id = backend.create_surface(surface, size.width, size.height).map_err(|e| format!("--window: {e}"))?;
         let format = backend.surface_format(id).ok_or("--window: the surface has no format")?;
+        if let Some(kind) = args.present {
+            let mode = match kind {
+                PresentKind::Fifo => wgpu::PresentMode::Fifo,
+                PresentKind::Mailbox => wgpu::PresentMode::Mailbox,
+                PresentKind::Immediate => wgpu::PresentMode::Immediate,
+            };
+            match backend.set_present_mode(id, mode) {
+                Err(e @ SurfaceError::PresentMode { .. }) => println!("note: --present: {e}; presenting fifo"),
+                r => r.map_err(|e| format!("--present: {e}"))?,
+            }
+        }
         let info = backend.adapter_info();
         println!(
             "adapter: {} ({:?}), encoding {:?}, window {}x{} ({format:?})",

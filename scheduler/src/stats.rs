@@ -44,6 +44,12 @@ pub struct FrameStats {
     pub submit_ms: f64,
     /// Time the submission thread waited on the GPU.
     pub gpu_wait_ms: f64,
+    /// Time `Renderer::present_graph` waited for the surface's image before the frame
+    /// began (0 for `render_graph`; not part of `frame_ms`).
+    pub acquire_ms: f64,
+    /// For frame `submitted_frame`: from its render call to its image handed to the
+    /// surface's present, on the submission thread (`None`: it presented nothing).
+    pub latency_ms: Option<f64>,
     /// GPU time per pass of the newest frame the GPU finished and timed (an earlier frame
     /// than this one; `None` where the backend does not time passes,
     /// `Caps::gpu_timestamps`, or no frame has finished yet).
@@ -120,6 +126,8 @@ impl Default for FrameStats {
             submitted_frame: 0,
             submit_ms: 0.0,
             gpu_wait_ms: 0.0,
+            acquire_ms: 0.0,
+            latency_ms: None,
             gpu: None,
             objects: 0,
             views: 0,
@@ -289,6 +297,7 @@ impl serde::Serialize for FrameStats {
                     ("busy", f.busy_ms),
                     ("submit", f.submit_ms),
                     ("gpu_wait", f.gpu_wait_ms),
+                    ("acquire", f.acquire_ms),
                 ] {
                     m.serialize_entry(k, &v)?;
                 }
@@ -300,6 +309,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("ms", &Ms(self))?;
         m.serialize_entry("workers", &self.workers)?;
         m.serialize_entry("submitted_frame", &self.submitted_frame)?;
+        m.serialize_entry("latency_ms", &self.latency_ms)?;
         m.serialize_entry("gpu", &self.gpu)?;
         m.serialize_entry("objects", &self.objects)?;
         m.serialize_entry("views", &self.views)?;

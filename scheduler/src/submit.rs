@@ -59,8 +59,9 @@ pub(crate) struct FramePacket<C> {
     pub(crate) mesh_writes: Vec<(BufferId, u64, Range<usize>)>,
     pub(crate) mesh_bytes: Vec<u8>,
     pub(crate) views: Vec<ViewUpload>,
-    /// The surface whose image the frame draws into: presented after its submit.
-    pub(crate) present: Option<SurfaceId>,
+    /// The surface whose image the frame draws into (presented after its submit) and when
+    /// the frame's render call began (for the latency to present).
+    pub(crate) present: Option<(SurfaceId, Instant)>,
     /// The first pass culls the GPU-culled views (timed apart from the graph's passes).
     pub(crate) cull_pass: bool,
     /// Bit `k`: the graph's `k`-th pass is split for occlusion culling, three passes here
@@ -113,6 +114,9 @@ pub struct SubmitReport {
     pub submit_ms: f64,
     /// Time blocked on the GPU to respect the frames-in-flight limit, ms.
     pub gpu_wait_ms: f64,
+    /// From the frame's render call to its image handed to the surface's present, ms
+    /// (`None`: nothing presented).
+    pub latency_ms: Option<f64>,
     /// GPU time per pass of the newest frame this wait saw finish, where the backend
     /// times passes (an earlier frame than `frame`, or `frame` itself with one frame in
     /// flight).
@@ -274,12 +278,15 @@ fn run<B: Backend>(
         // The image is presented once the frame that drew it is submitted; a frame that
         // failed gives it back unpresented.
         let on_gpu = submitted.as_ref().ok().copied();
+        let mut latency_ms = None;
         let result = match (submitted, packet.present.take()) {
-            (Ok(id), Some(surface)) => {
+            (Ok(id), Some((surface, started))) => {
                 let _present = crate::profile::zone!("present");
-                backend.present(surface).map(|()| id).map_err(SubmitError::Present)
+                let presented = backend.present(surface).map(|()| id).map_err(SubmitError::Present);
+                latency_ms = presented.is_ok().then(|| started.elapsed().as_secs_f64() * 1e3);
+                presented
             }
-            (Err(e), Some(surface)) => {
+            (Err(e), Some((surface, _))) => {
                 backend.release_image(surface);
                 Err(e)
             }
@@ -306,7 +313,7 @@ fn run<B: Backend>(
         }
         let result = result.and(waited).map(drop);
         let gpu_wait_ms = t1.elapsed().as_secs_f64() * 1e3;
-        let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, gpu, result };
+        let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, latency_ms, gpu, result };
         if !ring.done(packet, report) {
             break;
         }

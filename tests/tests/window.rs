@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::wgpu::{Encoding, WgpuBackend};
-use switchyard::backend::{Backend, SkipReason};
+use switchyard::backend::{Backend, SkipReason, SurfaceError};
 use switchyard::*;
 use switchyard_tests::cube;
 use winit::platform::x11::EventLoopBuilderExtX11;
@@ -106,4 +106,39 @@ fn surface_frames_present_to_a_window_through_resize_and_zero_size() {
     assert!(matches!(frame(&mut r).unwrap(), Presented::Frame(_)));
     r.flush().unwrap();
     assert_eq!(r.surface_reconfigures(), 0, "nothing was outdated");
+    // Latency and the wait for the image are reported: a frame reports the newest
+    // finished submit's latency from its render call to its present.
+    let mut latencies = 0;
+    for _ in 0..4 {
+        let Presented::Frame(s) = frame(&mut r).unwrap() else { panic!("a frame") };
+        assert!(s.acquire_ms >= 0.0 && s.acquire_ms.is_finite());
+        if let Some(l) = s.latency_ms {
+            assert!(s.submitted_frame > 0 && l > 0.0 && l < 60_000.0, "{l} ms for frame {}", s.submitted_frame);
+            latencies += 1;
+        }
+    }
+    assert!(latencies > 0, "presented frames report their latency");
+    // Present modes: FIFO is always offered; an offered mode is taken (configured again at
+    // once), one not offered is refused and the frames go on in the current one.
+    let modes = backend.present_modes(surface).unwrap();
+    assert!(modes.contains(&wgpu::PresentMode::Fifo), "{modes:?}");
+    for &mode in &modes {
+        backend.set_present_mode(surface, mode).unwrap();
+        assert!(matches!(frame(&mut r).unwrap(), Presented::Frame(_)), "{mode:?}");
+    }
+    let all = [
+        wgpu::PresentMode::Fifo,
+        wgpu::PresentMode::FifoRelaxed,
+        wgpu::PresentMode::Mailbox,
+        wgpu::PresentMode::Immediate,
+    ];
+    if let Some(&missing) = all.iter().find(|m| !modes.contains(m)) {
+        let e = backend.set_present_mode(surface, missing).unwrap_err();
+        assert!(matches!(e, SurfaceError::PresentMode { .. }), "{e:?}");
+        assert!(matches!(frame(&mut r).unwrap(), Presented::Frame(_)));
+    }
+    let stale = switchyard::backend::SurfaceId::default();
+    assert_eq!(backend.set_present_mode(stale, wgpu::PresentMode::Fifo), Err(SurfaceError::InvalidHandle));
+    assert_eq!(backend.present_modes(stale), Err(SurfaceError::InvalidHandle));
+    r.flush().unwrap();
 }

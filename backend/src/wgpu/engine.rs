@@ -125,6 +125,37 @@ impl WgpuBackend {
         Ok(id)
     }
 
+    /// The presentation modes `surface` offers (FIFO everywhere).
+    pub fn present_modes(&self, surface: SurfaceId) -> Result<Vec<wgpu::PresentMode>, SurfaceError> {
+        let surfaces = self.surfaces.surfaces.lock();
+        let s = surfaces.get(surface).ok_or(SurfaceError::InvalidHandle)?;
+        Ok(s.surface.get_capabilities(&self.adapter).present_modes)
+    }
+
+    /// Presents `surface`'s images in `mode` (FIFO by default: one image per vertical
+    /// blank; `Mailbox`: the newest image at the blank, none waits; `Immediate`: at once,
+    /// tearing). Configured again now where the surface has a size (waits for its image
+    /// out, as a resize does). A mode the surface does not offer is refused
+    /// ([`SurfaceError::PresentMode`]) and the current one kept.
+    pub fn set_present_mode(&self, surface: SurfaceId, mode: wgpu::PresentMode) -> Result<(), SurfaceError> {
+        if self.is_lost() {
+            return Err(SurfaceError::DeviceLost);
+        }
+        let (width, height) = {
+            let mut surfaces = self.surfaces.surfaces.lock();
+            let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
+            let offered = s.surface.get_capabilities(&self.adapter).present_modes;
+            // The automatic modes pick among the offered ones themselves.
+            let automatic = matches!(mode, wgpu::PresentMode::AutoVsync | wgpu::PresentMode::AutoNoVsync);
+            if !automatic && !offered.contains(&mode) {
+                return Err(SurfaceError::PresentMode { asked: format!("{mode:?}"), offered: format!("{offered:?}") });
+            }
+            s.config.present_mode = mode;
+            s.size()
+        };
+        self.configure(surface, width, height)
+    }
+
     /// The format of `surface`'s images.
     pub fn surface_format(&self, surface: SurfaceId) -> Option<TextureFormat> {
         self.surfaces.surfaces.lock().get(surface).map(|s| s.format)

@@ -39,7 +39,13 @@ impl<B: Backend> Renderer<B> {
         if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
-        let image = match self.acquire(surface) {
+        let acquiring = std::time::Instant::now();
+        let acquired = {
+            let _z = crate::profile::zone!("acquire");
+            self.acquire(surface)
+        };
+        let acquire_ms = acquiring.elapsed().as_secs_f64() * 1e3;
+        let image = match acquired {
             Ok(Acquired::Image(t)) => t,
             Ok(Acquired::Skip(reason)) => return Ok(Presented::Skipped(reason)),
             Err(e) => return self.note_lost(Err(e)),
@@ -54,7 +60,7 @@ impl<B: Backend> Renderer<B> {
             // Nothing of the frame was handed over: its image goes back unpresented.
             self.res.backend.release_image(surface);
         }
-        r.map(|s| Presented::Frame(Box::new(s)))
+        r.map(|s| Presented::Frame(Box::new(FrameStats { acquire_ms, ..s })))
     }
 
     /// How often `present_graph` configured a surface again (outdated or lost).

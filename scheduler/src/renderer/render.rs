@@ -121,7 +121,7 @@ impl<B: Backend> Renderer<B> {
             self.device.submit.give_back(packet);
             return Err(e);
         }
-        packet.present = present;
+        packet.present = present.map(|s| (s, started));
         self.resolve_materials();
         let scenes = plan.scenes.len();
         self.write_globals(plan, cameras, &mut packet.globals.1);
@@ -162,6 +162,7 @@ impl<B: Backend> Renderer<B> {
         self.device.retired.sent(self.frame.number);
         if let Some(r) = &self.device.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
+            stats.latency_ms = r.latency_ms;
         }
         stats.gpu = self.device.submit.reports.gpu;
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -10,11 +10,6 @@ use std::time::Instant;
 use switchyard_benches::sorting::{keys, prepare, run, Shape, SortInput, Sorter};
 use switchyard_kernels::sort::RadixSorter;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
     let mut args = std::env::args().skip(1).filter_map(|a| a.parse::<usize>().ok());
     let rounds = args.next().unwrap_or(15).max(1);
@@ -62,7 +57,8 @@ fn main() {
                         times[s].push(total / reps as f64);
                     }
                 }
-                let rate: Vec<f64> = times.into_iter().map(|v| n as f64 / median(v) / 1e6).collect();
+                let rate: Vec<f64> =
+                    times.iter().map(|v| n as f64 / switchyard_city::percentile(v, 0.5) / 1e6).collect();
                 let (b, best) =
                     rate[1..].iter().enumerate().fold((0, 0.0), |a, (i, &r)| if r > a.1 { (i, r) } else { a });
                 println!(

@@ -30,7 +30,7 @@ pub(crate) struct Run<'a, B: Backend> {
     args: &'a Args,
     device: &'a Device<'a, B>,
     output: Output,
-    pub(crate) r: Renderer<B>,
+    r: Renderer<B>,
     scene: scenes::Scene,
     frame: passes::DemoFrame,
     churn: Option<churn::Churn>,

@@ -33,11 +33,10 @@ pub(crate) fn print(
     stage("  of it: job graph", &|s| s.jobs_ms);
     // A window's frames: the wait for its image (before the render call's work, not part
     // of it), and from the render call to the image handed to present.
-    if all.iter().any(|s| s.latency_ms.is_some()) {
+    let latency: Vec<f64> = all.iter().filter_map(|s| s.latency_ms).collect();
+    if !latency.is_empty() {
         stage("acquire the window's image (before the frame)", &|s| s.acquire_ms);
-        let presented: Vec<FrameStats> = all.iter().filter(|s| s.latency_ms.is_some()).copied().collect();
-        let v: Vec<f64> = presented.iter().filter_map(|s| s.latency_ms).collect();
-        let p = |q| city::percentile(&v, q);
+        let p = |q| city::percentile(&latency, q);
         println!("| latency: render call → present | {:.3} | {:.3} | {:.3} |", p(0.0), p(0.5), p(0.99));
     }
     let s = all.last().expect("non-empty");

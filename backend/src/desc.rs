@@ -82,6 +82,7 @@ flags! {
 
 /// Texel formats Switchyard renders to and samples from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum TextureFormat {
     /// 8-bit RGBA, linear.

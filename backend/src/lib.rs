@@ -202,6 +202,13 @@ pub trait Backend: Send + Sync + 'static {
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError>;
     /// Compiles and validates a WGSL module.
     fn create_shader(&self, desc: &ShaderModuleDesc) -> Result<ShaderId, CreateError>;
+    /// Compiles several WGSL modules: where the backend compiles in parallel, on the
+    /// threads of the rayon pool it is called from. Ids are handed out in `descs`' order
+    /// whatever order the compilations finish in, exactly as calls of
+    /// [`Backend::create_shader`] one after another would (a refused module takes none).
+    fn create_shaders(&self, descs: &[ShaderModuleDesc]) -> Vec<Result<ShaderId, CreateError>> {
+        descs.iter().map(|d| self.create_shader(d)).collect()
+    }
     /// Creates a bind group layout.
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError>;
     /// Creates a bind group.
@@ -210,6 +217,13 @@ pub trait Backend: Send + Sync + 'static {
     /// call counts: the pipeline lives until `destroy` was called for it as often (so two
     /// users of one backend that ask for equal pipelines each destroy theirs).
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError>;
+    /// Creates several render pipelines, as [`Backend::create_shaders`] compiles modules:
+    /// in parallel where the backend can, ids handed out in `descs`' order as calls of
+    /// [`Backend::create_pipeline`] one after another would (equal descriptors, in the
+    /// batch or cached before, share one pipeline and each counts as a creation).
+    fn create_pipelines(&self, descs: &[PipelineDesc]) -> Vec<Result<PipelineId, CreateError>> {
+        descs.iter().map(|d| self.create_pipeline(d)).collect()
+    }
     /// Creates a compute pipeline (bound in compute passes, [`PassDesc::compute`]). The
     /// default: this backend has no compute.
     fn create_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {

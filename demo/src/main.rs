@@ -12,6 +12,7 @@ use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
 mod churn;
 mod output;
 mod passes;
+mod pipeline_files;
 mod run;
 mod scenes;
 mod summary;
@@ -175,11 +176,16 @@ struct Args {
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "60")]
     wait_for_profiler: Option<u32>,
     /// Create every material's pipelines and shader variants before the first frame
-    /// (`Renderer::warm_up`) instead of on first use inside frames. The ids the backend
-    /// gives them come in another order, so digests differ from a run without it (and
-    /// are the same for any thread count).
+    /// (`Renderer::warm_up`, compiled in parallel on the workers) instead of on first use
+    /// inside frames. The backend hands out their ids in the order the frames would have
+    /// made them: digests equal a run without it.
     #[arg(long)]
     warm_up: bool,
+    /// Replay the pipeline log in FILE (JSON, `Renderer::warm_up_log`) before the first
+    /// frame if the file exists (a corrupt file is ignored with a note), and write the
+    /// pipelines the run made to it at the end.
+    #[arg(long, value_name = "FILE")]
+    pipeline_log: Option<std::path::PathBuf>,
     /// Keep the driver's pipeline cache in FILE (wgpu, where the device has one): read
     /// before any pipeline is made if the file exists (a file of another adapter or
     /// driver, or a corrupt one, is ignored with a note), written at the end of the run.
@@ -341,7 +347,7 @@ fn run(args: &Args) -> Result<(), String> {
             };
             let b = make()?;
             if let Some(path) = &args.pipeline_cache {
-                load_pipeline_cache(&b, path);
+                pipeline_files::load_cache(&b, path);
             }
             let info = b.adapter_info();
             println!(
@@ -356,38 +362,7 @@ fn run(args: &Args) -> Result<(), String> {
                 b.clone(),
                 &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make },
             )?;
-            save_pipeline_cache(&b, args)
+            pipeline_files::save_cache(&b, args)
         }
-    }
-}
-
-/// `--pipeline-cache`: the driver's cache written to the file at the end of the run.
-fn save_pipeline_cache(b: &WgpuBackend, args: &Args) -> Result<(), String> {
-    match (&args.pipeline_cache, b.pipeline_cache_bytes()) {
-        (Some(path), Some(bytes)) => {
-            // Written beside, then renamed: a run stopped midway leaves the old file whole.
-            let tmp = path.with_extension("tmp");
-            std::fs::write(&tmp, &bytes)
-                .and_then(|()| std::fs::rename(&tmp, path))
-                .map_err(|e| format!("writing {}: {e}", path.display()))?;
-            println!("pipeline cache: {} bytes written to {}", bytes.len(), path.display());
-        }
-        (Some(_), None) => println!("pipeline cache: this device keeps none; nothing written"),
-        (None, _) => {}
-    }
-    Ok(())
-}
-
-/// `--pipeline-cache`: the file's cache for the pipelines to come, or a note why not.
-fn load_pipeline_cache(b: &WgpuBackend, path: &std::path::Path) {
-    match std::fs::read(path) {
-        Ok(bytes) => match b.load_pipeline_cache(&bytes) {
-            Ok(n) => println!("pipeline cache: {n} bytes of driver data from {}", path.display()),
-            Err(e) => println!("note: pipeline cache {} ignored: {e}", path.display()),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!("pipeline cache: {} not found; starting empty", path.display())
-        }
-        Err(e) => println!("note: pipeline cache {} not read ({e}); starting empty", path.display()),
     }
 }

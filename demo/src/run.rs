@@ -141,6 +141,9 @@ impl<'a, B: Backend> Run<'a, B> {
                 (true, _) => "gpu",
             }
         );
+        if let Some(path) = &args.pipeline_log {
+            crate::pipeline_files::replay_log(&mut r, path)?;
+        }
         if args.warm_up {
             let t = Instant::now();
             let w = r.warm_up().map_err(|e| e.to_string())?;
@@ -380,6 +383,9 @@ impl<'a, B: Backend> Run<'a, B> {
             let img = r.read_color().map_err(|e| e.to_string())?;
             output::write_image(&args.out, output::checked_out(&args.out)?, img)?;
             println!("wrote {}", args.out.display());
+        }
+        if let Some(path) = &args.pipeline_log {
+            crate::pipeline_files::save_log(r, path)?;
         }
         Ok(self.r)
     }

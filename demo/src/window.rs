@@ -78,7 +78,7 @@ impl<'a> App<'a> {
         .map_err(|e| format!("--window: no adapter presents to this window ({e})"))?;
         let backend = Arc::new(WgpuBackend::from_adapter(adapter, self.encoding).map_err(|e| e.to_string())?);
         if let Some(path) = &args.pipeline_cache {
-            crate::load_pipeline_cache(&backend, path);
+            crate::pipeline_files::load_cache(&backend, path);
         }
         let size = window.inner_size();
         let id = backend.create_surface(surface, size.width, size.height).map_err(|e| format!("--window: {e}"))?;
@@ -148,7 +148,7 @@ impl<'a> App<'a> {
             output::write_image(path, format, img)?;
             println!("wrote {} ({w}x{h}, the last presented frame)", path.display());
         }
-        crate::save_pipeline_cache(&live.backend, args)?;
+        crate::pipeline_files::save_cache(&live.backend, args)?;
         Ok(())
     }
 }

@@ -182,6 +182,34 @@ fn warm_up_creates_every_pipeline_before_the_first_frame() {
     assert_eq!(one, run("5"));
 }
 
+#[test]
+fn a_pipeline_log_written_by_one_run_warms_the_next_and_a_bad_one_is_ignored() {
+    let log = tmp("pipelines.json");
+    let _ = std::fs::remove_file(&log);
+    let args = ["--objects", "2000", "--frames", "3", "--digest", "--pipeline-log", log.to_str().unwrap()];
+    let null = |t: &str| ok(&demo(&[&args[..], &["--backend", "null", "--threads", t]].concat()));
+    let frames = |out: &str| out.lines().filter(|l| l.starts_with("frame ")).map(String::from).collect::<Vec<_>>();
+    let first = null("2");
+    assert!(first.contains("not found; nothing to replay"), "{first}");
+    assert!(first.contains(&format!("pipelines written to {}", log.display())), "{first}");
+    assert!(!first.contains("created during frames: 0 pipelines"), "the first run makes them in frames: {first}");
+    for t in ["1", "4"] {
+        let next = null(t);
+        assert!(next.contains("0 skipped"), "{next}");
+        assert!(next.contains("created during frames: 0 pipelines, 0 shader modules"), "{next}");
+        // The replay hands out the ids the frames would have: the command stream is the same.
+        assert_eq!(frames(&next), frames(&first), "{t} threads");
+    }
+    // The wgpu backend compiles the replayed batch in parallel (lavapipe on CI).
+    let png = tmp("log.png");
+    let vulkan = ok(&demo_on("vulkan", &[&args[..], &["--threads", "4", "--out", png.to_str().unwrap()]].concat()));
+    assert!(vulkan.contains("created during frames: 0 pipelines, 0 shader modules"), "{vulkan}");
+    std::fs::write(&log, "{\"entries\": 7}").unwrap();
+    let bad = null("2");
+    assert!(bad.contains("ignored: not a pipeline log"), "{bad}");
+    assert_eq!(frames(&bad), frames(&first), "a bad log changes nothing");
+}
+
 /// A one-cube glTF with an embedded buffer and a base color factor.
 fn write_cube_gltf(path: &Path) {
     let positions: [[f32; 3]; 8] = [

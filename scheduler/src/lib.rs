@@ -114,15 +114,16 @@ pub use glam;
 pub use gpu_cull::{boundary_margin, cull_on_cpu, gpu_cull_support, CullOn, AUTO_TO_CPU, AUTO_TO_GPU};
 pub use graph::JobSpan;
 pub use material::{
-    ListCounts, MaterialDesc, PassKind, PropertySheet, PropertyType, PropertyValue, ShaderDesc, ShaderPasses,
+    ListCounts, MaterialDesc, PassKind, PipelineLog, PipelineLogEntry, PropertySheet, PropertyType, PropertyValue,
+    ShaderDesc, ShaderPasses,
 };
 pub use occlusion::occlusion_support;
 pub use profile::wait_for_profiler;
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{
-    FrameInput, GpuCullCounts, Lighting, MemoryReport, MeshData, MeshMemory, Presented, RecoverStats, Renderer,
-    RendererConfig, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
+    FrameInput, GpuCullCounts, Lighting, LogReplay, LogSkip, MemoryReport, MeshData, MeshMemory, Presented,
+    RecoverStats, Renderer, RendererConfig, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};

@@ -307,8 +307,10 @@ fn warm_up_on_a_lost_device_is_a_loss_and_works_again_after_recover() {
     frame(&mut w.r).unwrap();
     w.backend.lose_device();
     // A variant nothing has made yet: its module is the first creation, refused as lost.
+    let log = w.r.pipeline_log();
     assert_eq!(w.r.warm_up_keywords(&[&["FOG"]]), Err(RenderError::DeviceLost));
     assert_eq!(w.r.warm_up(), Err(RenderError::DeviceLost), "the renderer knows it is lost");
+    assert_eq!(w.r.warm_up_log(&log), Err(RenderError::DeviceLost));
     assert_eq!(frame(&mut w.r).unwrap_err(), RenderError::DeviceLost);
     let fresh = Arc::new(FaultBackend::new(NullBackend::new(true)));
     w.r.recover(fresh.clone()).unwrap();
@@ -317,6 +319,32 @@ fn warm_up_on_a_lost_device_is_a_loss_and_works_again_after_recover() {
     assert!(warm.pipelines_created > 0, "{warm:?}");
     let s = frame(&mut w.r).unwrap();
     assert_eq!((s.lists.pipelines_created, s.lists.shader_modules_created), (0, 0));
+    // The log from before the loss applies to the new device too.
+    let replay = w.r.warm_up_log(&log).unwrap();
+    assert_eq!((replay.found + replay.pipelines_created) as usize, log.entries.len(), "{replay:?}");
+    assert!(replay.skipped.is_empty(), "{replay:?}");
+}
+
+/// A device lost while a replayed log compiles its batch: the replay is a loss (the renderer
+/// waits for `recover`), and after recovery the same log makes its pipelines.
+#[test]
+fn a_pipeline_log_replayed_on_a_lost_device_is_a_loss() {
+    let _one = serial();
+    let mut w = world(2);
+    frame(&mut w.r).unwrap();
+    w.r.set_global_keyword("FOG", true);
+    frame(&mut w.r).unwrap();
+    let log = w.r.pipeline_log();
+    let fresh = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    w.backend.lose_device();
+    assert_eq!(frame(&mut w.r).unwrap_err(), RenderError::DeviceLost);
+    w.r.recover(fresh.clone()).unwrap();
+    fresh.lose_device();
+    assert_eq!(w.r.warm_up_log(&log), Err(RenderError::DeviceLost));
+    let again = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    w.r.recover(again.clone()).unwrap();
+    let replay = w.r.warm_up_log(&log).unwrap();
+    assert!(replay.pipelines_created > 0 && replay.skipped.is_empty(), "{replay:?}");
 }
 
 /// A device lost during a CPU write is a loss wherever the write happens: a texture's

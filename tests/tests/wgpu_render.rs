@@ -358,3 +358,78 @@ fn frame_stats_carry_gpu_pass_times_of_a_finished_frame() {
         None => assert!(!timed, "the adapter times passes but no frame's times came back"),
     }
 }
+
+/// Pipelines and modules made in one batch get the ids the same calls one by one get, on a
+/// pool of four threads (the wgpu backend compiles a batch in parallel): equal descriptors
+/// share a pipeline, a refused one is its own typed error and takes no id, and the
+/// batch's pipelines draw.
+fn batches_match_one_by_one<B: Backend>(serial: &B, batched: &B, what: &str) -> Option<(B::Chunk, TwoQuads)> {
+    let (a, b) = (TwoQuads::create(serial, 0).expect("fixture"), TwoQuads::create(batched, 0).expect("fixture"));
+    let module = |wgsl: &str| ShaderModuleDesc { label: "m".into(), wgsl: wgsl.into() };
+    let modules = [module(switchyard_tests::SHADER), module("fn broken("), module(switchyard_tests::SHADER)];
+    let one: Vec<_> = modules.iter().map(|m| serial.create_shader(m)).collect();
+    let pool = switchyard::rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let many = pool.install(|| batched.create_shaders(&modules));
+    assert!(matches!(many[1], Err(CreateError::Shader { .. })), "{what}: {:?}", many[1]);
+    let bits = |r: &Result<ShaderId, CreateError>| r.as_ref().map(|id| id.bits()).map_err(Clone::clone);
+    assert_eq!(one.iter().map(bits).collect::<Vec<_>>(), many.iter().map(bits).collect::<Vec<_>>(), "{what}");
+    let descs = |q: &TwoQuads, shader: Result<ShaderId, CreateError>| {
+        let base = TwoQuads::pipeline_desc(q.shader, q.layout, TextureFormat::Rgba8Unorm);
+        let mut v = vec![base.clone()];
+        for cull in [CullMode::Back, CullMode::Front] {
+            for blend in [BlendMode::Replace, BlendMode::Alpha] {
+                let color = Some(ColorTargetState { format: TextureFormat::Rgba8UnormSrgb, blend });
+                v.push(PipelineDesc { cull, color, shader: shader.clone().unwrap(), ..base.clone() });
+            }
+        }
+        v.push(PipelineDesc { vertex_entry: "no_such_entry".into(), ..base.clone() });
+        v.push(v[2].clone());
+        v.push(PipelineDesc { label: "another label".into(), ..v[3].clone() });
+        v
+    };
+    let (da, db) = (descs(&a, one[0].clone()), descs(&b, many[0].clone()));
+    let one: Vec<_> = da.iter().map(|d| serial.create_pipeline(d)).collect();
+    let many = pool.install(|| batched.create_pipelines(&db));
+    assert!(matches!(many[5], Err(CreateError::Invalid(_))), "{what}: {:?}", many[5]);
+    assert_eq!(many[0], Ok(b.pipeline), "{what}: the fixture's own pipeline, cached");
+    assert_eq!(many[6], many[2], "{what}: equal descriptors share one pipeline");
+    let bits = |r: &Result<PipelineId, CreateError>| r.as_ref().map(|id| id.bits()).map_err(Clone::clone);
+    assert_eq!(one.iter().map(bits).collect::<Vec<_>>(), many.iter().map(bits).collect::<Vec<_>>(), "{what}");
+    assert_eq!(serial.live().pipelines, batched.live().pipelines, "{what}");
+    assert_eq!(batched.create_pipelines(&[]), Vec::new());
+    // Each creation counts: destroying the shared one twice leaves the fixture's.
+    for _ in 0..2 {
+        batched.destroy(Resource::Pipeline(*many[6].as_ref().unwrap())).unwrap();
+    }
+    assert!(batched.destroy(Resource::Pipeline(*many[6].as_ref().unwrap())).is_err(), "{what}: gone now");
+    let chunk =
+        batched.record(&b.pass(), ChunkPosition::SINGLE, &b.direct_stream()).expect("the batch's fixture draws");
+    Some((chunk, b))
+}
+
+#[test]
+fn pipeline_batches_hand_out_the_ids_of_one_by_one_calls_null() {
+    let (serial, batched) = (null::NullBackend::new(true), null::NullBackend::new(true));
+    batches_match_one_by_one(&serial, &batched, "null");
+}
+
+fn pipeline_batches_on(api: ::wgpu::Backends) {
+    let (Some(serial), Some(batched)) = (backends(api).into_iter().next(), backends(api).into_iter().next()) else {
+        return;
+    };
+    let what = batched.name();
+    let (chunk, q) = batches_match_one_by_one(&serial, &batched, &what).unwrap();
+    let mut passes = vec![PassSubmit { desc: q.pass(), chunks: vec![chunk] }];
+    batched.submit(&[], &mut passes).unwrap();
+    check_two_quads(&batched.read_rgba8(q.color).unwrap(), &format!("{what}: drawn with a batch's pipeline"));
+}
+
+#[test]
+fn pipeline_batches_hand_out_the_ids_of_one_by_one_calls_vulkan() {
+    pipeline_batches_on(::wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn pipeline_batches_hand_out_the_ids_of_one_by_one_calls_gl() {
+    pipeline_batches_on(::wgpu::Backends::GL);
+}

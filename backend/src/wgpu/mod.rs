@@ -304,14 +304,26 @@ impl Backend for WgpuBackend {
     }
 
     fn create_shader(&self, desc: &ShaderModuleDesc) -> Result<ShaderId, CreateError> {
-        let meta = reflect_wgsl(desc)?;
-        let obj = self.scoped(|| {
-            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&desc.label),
-                source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&desc.wgsl)),
-            })
-        })?;
-        Ok(self.reg.write().shaders.insert(Stored { meta, obj }))
+        self.create_shaders(std::slice::from_ref(desc)).pop().expect("one result per descriptor")
+    }
+
+    fn create_shaders(&self, descs: &[ShaderModuleDesc]) -> Vec<Result<ShaderId, CreateError>> {
+        use rayon::prelude::*;
+        // Parsed, validated and translated in parallel; inserted in order.
+        let compile = |desc: &ShaderModuleDesc| {
+            let meta = reflect_wgsl(desc)?;
+            let obj = self.scoped(|| {
+                self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&desc.label),
+                    source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&desc.wgsl)),
+                })
+            })?;
+            Ok(Stored { meta, obj })
+        };
+        let made: Vec<Result<_, CreateError>> =
+            if descs.len() > 1 { descs.par_iter().map(compile).collect() } else { descs.iter().map(compile).collect() };
+        let mut reg = self.reg.write();
+        made.into_iter().map(|m| m.map(|stored| reg.shaders.insert(stored))).collect()
     }
 
     fn create_bind_group_layout(&self, desc: &BindGroupLayoutDesc) -> Result<BindGroupLayoutId, CreateError> {
@@ -373,7 +385,11 @@ impl Backend for WgpuBackend {
     }
 
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
-        self.build_pipeline(desc)
+        self.build_pipelines(std::slice::from_ref(desc)).pop().expect("one result per descriptor")
+    }
+
+    fn create_pipelines(&self, descs: &[PipelineDesc]) -> Vec<Result<PipelineId, CreateError>> {
+        self.build_pipelines(descs)
     }
 
     fn create_compute_pipeline(&self, desc: &ComputePipelineDesc) -> Result<PipelineId, CreateError> {

@@ -1,18 +1,62 @@
-//! Render pipelines: a checked descriptor into a wgpu pipeline and its layout.
+//! Render pipelines: a checked descriptor into a wgpu pipeline and its layout, one at a
+//! time or a batch created in parallel (ids handed out in the batch's order).
+use rayon::prelude::*;
+
+use super::compute::NativePipeline;
 use super::convert::{compare, texture_format, vertex_format};
-use super::WgpuBackend;
+use super::{WgpuBackend, WgpuObjects};
 use crate::desc::{BlendMode, CullMode, PipelineDesc, StepMode};
 use crate::error::CreateError;
 use crate::handle::PipelineId;
-use crate::registry::Stored;
+use crate::registry::{PipelineMeta, Registry, Stored};
 
 impl WgpuBackend {
-    /// The cached pipeline of an equal descriptor, or a new one, cached.
-    pub(super) fn build_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
+    /// Each descriptor's pipeline: the cached one of an equal descriptor, or a new one,
+    /// cached. The new ones are created in parallel under the registry's read lock (wgpu's
+    /// error scopes are per thread), then inserted in `descs`' order under its write lock,
+    /// so ids do not depend on which creation finished first.
+    pub(super) fn build_pipelines(&self, descs: &[PipelineDesc]) -> Vec<Result<PipelineId, CreateError>> {
+        // Only the first of equal descriptors in the batch is created; the others find it
+        // cached when their turn to be inserted comes.
+        let mut firsts = ahash::AHashMap::with_capacity(descs.len());
+        let first: Vec<bool> = descs.iter().enumerate().map(|(i, d)| *firsts.entry(d).or_insert(i) == i).collect();
+        let mut made: Vec<Option<Result<(PipelineMeta, NativePipeline), CreateError>>> = {
+            let reg = self.reg.read();
+            let new = |(d, first): (&PipelineDesc, &bool)| {
+                let cached = reg.pipeline_cache.get(d).is_some_and(|id| reg.pipelines.get(*id).is_some());
+                (*first && !cached).then(|| self.native_pipeline(&reg, d))
+            };
+            if descs.len() > 1 {
+                descs.par_iter().zip(&first).map(new).collect()
+            } else {
+                descs.iter().zip(&first).map(new).collect()
+            }
+        };
         let mut reg = self.reg.write();
-        if let Some(id) = reg.cached_pipeline(desc) {
-            return Ok(id);
+        let mut out = Vec::with_capacity(descs.len());
+        for (d, made) in descs.iter().zip(&mut made) {
+            if let Some(id) = reg.cached_pipeline(d) {
+                out.push(Ok(id));
+                continue;
+            }
+            // Not made above: an equal descriptor earlier in the batch was refused, or a
+            // cached pipeline was destroyed in between. Made again here, once more.
+            let made = made.take().unwrap_or_else(|| self.native_pipeline(&reg, d));
+            out.push(made.map(|(meta, obj)| {
+                let id = reg.pipelines.insert(Stored { meta, obj });
+                reg.pipeline_cache.insert(d.clone(), id);
+                id
+            }));
         }
+        out
+    }
+
+    /// A new wgpu pipeline for a checked descriptor.
+    fn native_pipeline(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        desc: &PipelineDesc,
+    ) -> Result<(PipelineMeta, NativePipeline), CreateError> {
         let meta = reg.check_pipeline(desc, &self.caps)?;
         let layouts: Vec<_> = desc.bind_group_layouts.iter().map(|l| Some(&reg.layouts[*l].obj)).collect();
         let attrs: Vec<Vec<wgpu::VertexAttribute>> = desc
@@ -101,9 +145,6 @@ impl WgpuBackend {
                 cache: driver_cache.as_ref(),
             })
         })?;
-        drop(layouts);
-        let id = reg.pipelines.insert(Stored { meta, obj: super::compute::NativePipeline::Render(obj) });
-        reg.pipeline_cache.insert(desc.clone(), id);
-        Ok(id)
+        Ok((meta, NativePipeline::Render(obj)))
     }
 }

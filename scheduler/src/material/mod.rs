@@ -10,13 +10,17 @@
 //! once, so switching keywords back and forth never rebuilds. Per frame only the constant
 //! block is copied into the frame's ring and the globals are patched in.
 
+mod compile;
 mod display_list;
+mod log;
 pub(crate) mod sheet;
 
+pub(crate) use compile::create_missing;
 pub use display_list::ListCounts;
 #[cfg(test)]
 use display_list::Patch;
 pub(crate) use display_list::{BuildCtx, DisplayList};
+pub use log::{PipelineLog, PipelineLogEntry};
 
 pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
 
@@ -36,6 +40,7 @@ pub const CONSTANT_SLOT: u32 = 256;
 /// The pipelines a scene pass draws with: which of a shader's entry points
 /// ([`ShaderPasses`]) its materials use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PassKind {
     /// Depth only, from a light (a vertex entry, no fragment stage).
     Shadow = 0,
@@ -141,12 +146,24 @@ pub(crate) struct ShaderRecord {
 /// What a material pipeline of one shader depends on besides the shader: its variant,
 /// pass, blending and the forward passes' color target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PipelineKey {
-    variant: u32,
-    pass: PassKind,
-    transparent: bool,
-    color_format: TextureFormat,
-    color_samples: u32,
+pub(crate) struct PipelineKey {
+    pub(crate) variant: u32,
+    pub(crate) pass: PassKind,
+    pub(crate) transparent: bool,
+    pub(crate) color_format: TextureFormat,
+    pub(crate) color_samples: u32,
+}
+
+impl PipelineKey {
+    /// The key of a pipeline drawn with `layouts`' forward target.
+    pub(crate) fn new(variant: u32, pass: PassKind, transparent: bool, layouts: &Layouts) -> Self {
+        Self { variant, pass, transparent, color_format: layouts.color_format, color_samples: layouts.color_samples }
+    }
+
+    /// `layouts` with this key's forward target.
+    pub(crate) fn layouts(&self, layouts: &Layouts) -> Layouts {
+        Layouts { color_format: self.color_format, color_samples: self.color_samples, ..*layouts }
+    }
 }
 
 impl ShaderRecord {
@@ -210,13 +227,10 @@ impl ShaderRecord {
 
     /// The compiled module of one variant (compiled on first use).
     pub(crate) fn variant_module<B: Backend>(&mut self, backend: &B, mask: u32) -> Result<ShaderId, ResourceError> {
-        if let Some(&(_, id)) = self.variants.iter().find(|(m, _)| *m == mask) {
+        if let Some(id) = self.module_of(mask) {
             return Ok(id);
         }
-        let id = backend.create_shader(&ShaderModuleDesc {
-            label: format!("{}#{mask:x}", self.name),
-            wgsl: self.variant_source(mask),
-        })?;
+        let id = backend.create_shader(&self.module_desc(mask))?;
         self.variants.push((mask, id));
         Ok(id)
     }
@@ -230,20 +244,50 @@ impl ShaderRecord {
         transparent: bool,
         layouts: &Layouts,
     ) -> Result<PipelineId, ResourceError> {
-        let key = PipelineKey {
-            variant,
-            pass,
-            transparent,
-            color_format: layouts.color_format,
-            color_samples: layouts.color_samples,
-        };
-        if let Some(&(_, id)) = self.pipelines.iter().find(|(k, _)| *k == key) {
+        let key = PipelineKey::new(variant, pass, transparent, layouts);
+        if let Some(id) = self.pipeline_of(&key) {
             return Ok(id);
         }
         let module = self.variant_module(backend, variant)?;
         let id = backend.create_pipeline(&pipeline_desc(self, module, variant, pass, transparent, layouts))?;
         self.pipelines.push((key, id));
         Ok(id)
+    }
+
+    /// The pipeline of `key`, made before.
+    pub(crate) fn pipeline_of(&self, key: &PipelineKey) -> Option<PipelineId> {
+        self.pipelines.iter().find(|(k, _)| k == key).map(|&(_, id)| id)
+    }
+
+    /// The compiled module of a variant.
+    pub(crate) fn module_of(&self, mask: u32) -> Option<ShaderId> {
+        self.variants.iter().find(|(m, _)| *m == mask).map(|&(_, id)| id)
+    }
+
+    /// The description of a variant's module.
+    pub(crate) fn module_desc(&self, mask: u32) -> ShaderModuleDesc {
+        ShaderModuleDesc { label: format!("{}#{mask:x}", self.name), wgsl: self.variant_source(mask) }
+    }
+
+    /// A variant compiled elsewhere (a batch), kept as if [`Self::variant_module`] had.
+    pub(crate) fn add_module(&mut self, mask: u32, id: ShaderId) {
+        self.variants.push((mask, id));
+    }
+
+    /// A pipeline made elsewhere (a batch), kept as if [`Self::pipeline`] had.
+    pub(crate) fn add_pipeline(&mut self, key: PipelineKey, id: PipelineId) {
+        self.pipelines.push((key, id));
+    }
+
+    /// The pipeline keys made so far, in the order they were made.
+    pub(crate) fn pipeline_keys(&self) -> impl Iterator<Item = &PipelineKey> {
+        self.pipelines.iter().map(|(k, _)| k)
+    }
+
+    /// The compiled modules, given up while the pipelines made from them stay (a variant
+    /// that needs a new pipeline later is compiled again from the kept source).
+    pub(crate) fn take_modules(&mut self) -> impl Iterator<Item = ShaderId> + '_ {
+        self.variants.drain(..).map(|(_, id)| id)
     }
 
     /// The compiled modules and pipelines, given up (to destroy them, or because they

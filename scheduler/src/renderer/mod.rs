@@ -66,7 +66,7 @@ pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
 pub use resources::{Lighting, MemoryReport};
-pub use warm_up::WarmUp;
+pub use warm_up::{LogReplay, LogSkip, WarmUp};
 pub use workers::WorkerPool;
 
 /// The Switchyard renderer over a backend: a thin owner of the worker pool, the scene and

@@ -1,15 +1,19 @@
 //! Pipelines before the frame that needs them: [`Renderer::warm_up`] builds every
 //! material's display lists, with the shader variants and pipelines they need, so no frame
-//! after it has to create one. It runs on the calling thread, in material order: the
-//! backend numbers pipelines as it creates them and those numbers are in the command
-//! stream, which must be the same for any thread count. (Creating them on the workers
-//! needs the backend to hand out ids in order before the parallel creation: not done.)
+//! after it has to create one; [`Renderer::warm_up_log`] makes the pipelines a saved
+//! [`PipelineLog`] names, before the materials that will use them exist. Both compile the
+//! modules, then create the pipelines, each kind in one backend batch on the workers (the
+//! wgpu backend compiles a batch in parallel); the backend hands out ids in the batch's
+//! order, which is the order the serial path would have made them in, so the ids in the
+//! command stream do not depend on the thread count. Both end by giving up the shader
+//! modules: the pipelines made from them stay (wgpu keeps what a pipeline needs of its
+//! module), and a variant that needs a new pipeline later is compiled again.
 
 use switchyard_backend::Backend;
 
 use super::Renderer;
-use crate::material::{BuildCtx, ListCounts, PassKind};
-use crate::RenderError;
+use crate::material::{create_missing, BuildCtx, ListCounts, PassKind, PipelineKey, PipelineLog, PipelineLogEntry};
+use crate::{RenderError, ResourceError};
 
 /// What [`Renderer::warm_up`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,18 +61,33 @@ impl<B: Backend> Renderer<B> {
         if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
+        // What the lists will need, in the order the serial path would make it: material
+        // order and, per material, the patch stage's pass order.
         let res = &mut self.res;
         let lib = res.library.get_mut();
+        let layouts = res.gpu.layouts;
+        let mut needs = Vec::new();
+        for set in sets {
+            for rec in lib.materials.iter().flatten() {
+                let shader = &lib.shaders[rec.shader as usize];
+                let variant = rec.keyword_mask | set.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+                let passes = shader.passes.mask();
+                for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
+                    needs.push((rec.shader as usize, PipelineKey::new(variant, pass, rec.transparent, &layouts)));
+                }
+            }
+        }
+        let backend = &*res.backend;
+        let (made, _) = self.pool.install(|| create_missing(backend, &mut lib.shaders, &needs, &layouts));
         let ctx = BuildCtx {
-            backend: &*res.backend,
-            layouts: &res.gpu.layouts,
+            backend,
+            layouts: &layouts,
             globals: &res.globals,
             globals_version: res.globals_version,
             cache: res.display_list_cache,
         };
-        // In material order and, per material, in the patch stage's pass order: the
-        // backend numbers what it creates in that order, and the ids are in the command
-        // stream, which must not depend on the thread count.
+        // The lists, now finding their pipelines made; one the batch could not make is
+        // tried again here and its error names its material.
         let mut total = ListCounts::default();
         let mut error = None;
         'sets: for set in sets {
@@ -84,6 +103,9 @@ impl<B: Backend> Renderer<B> {
                 }
             }
         }
+        total.pipelines_created += made.pipelines;
+        total.shader_modules_created += made.modules;
+        self.drop_shader_modules();
         let made = (total.pipelines_created, total.shader_modules_created);
         crate::profile::message(|| format!("warm-up: created {} pipelines and {} shader modules", made.0, made.1));
         // A lost device is a loss, as in a frame: the renderer then waits for `recover`.
@@ -97,4 +119,137 @@ impl<B: Backend> Renderer<B> {
             }),
         })
     }
+
+    /// Every material pipeline this renderer holds, named by what it is made from (shader
+    /// name, keywords, pass, blending, forward target): save it when the engine exits
+    /// and replay it with [`Renderer::warm_up_log`] at its next start. Per shader, in
+    /// the order they were made; pipelines of removed shaders are gone from it.
+    pub fn pipeline_log(&self) -> PipelineLog {
+        let lib = self.res.library.read();
+        let mut log = PipelineLog::default();
+        for shader in lib.shaders.iter().filter(|s| !s.removed) {
+            for key in shader.pipeline_keys() {
+                let keywords = shader.keywords.iter().enumerate().filter(|(i, _)| key.variant & (1 << i) != 0);
+                log.entries.push(PipelineLogEntry {
+                    shader: shader.name.clone(),
+                    keywords: keywords.map(|(_, k)| k.clone()).collect(),
+                    pass: key.pass,
+                    transparent: key.transparent,
+                    color_format: key.color_format,
+                    color_samples: key.color_samples,
+                });
+            }
+        }
+        log
+    }
+
+    /// Makes the pipelines `log` names (and the shader variants they need) that are not
+    /// made yet, in the log's order, compiled in parallel on the workers. Entries are
+    /// matched to live shaders by name (the first of that name); an entry naming no live
+    /// shader, a keyword or a pass its shader does not declare, or a pipeline the backend
+    /// refuses (a format or sample count it cannot draw) is skipped and reported in
+    /// [`LogReplay::skipped`], with why: a log saved by another build of the engine
+    /// warms what still applies and changes nothing else. Materials made later find
+    /// these pipelines instead of creating them in a frame.
+    ///
+    /// # Errors
+    /// [`RenderError::DeviceLost`] on a lost device (the renderer then waits for
+    /// `recover`, as after a frame).
+    pub fn warm_up_log(&mut self, log: &PipelineLog) -> Result<LogReplay, RenderError> {
+        let _z = crate::profile::zone!("warm-up-log");
+        if self.device.lost {
+            return Err(RenderError::DeviceLost);
+        }
+        let res = &mut self.res;
+        let lib = res.library.get_mut();
+        let layouts = res.gpu.layouts;
+        let mut replay = LogReplay::default();
+        let (mut needs, mut entries) = (Vec::new(), Vec::new());
+        for (i, e) in log.entries.iter().enumerate() {
+            let Some(s) = lib.shaders.iter().position(|s| !s.removed && s.name == e.shader) else {
+                replay.skipped.push((i, LogSkip::UnknownShader(e.shader.clone())));
+                continue;
+            };
+            let shader = &lib.shaders[s];
+            let mut variant = 0;
+            if let Some(k) = e.keywords.iter().find(|k| shader.keyword_bit(k).is_none()) {
+                replay.skipped.push((i, LogSkip::UnknownKeyword(k.clone())));
+                continue;
+            }
+            for k in &e.keywords {
+                variant |= shader.keyword_bit(k).unwrap_or(0);
+            }
+            if shader.passes.mask() & e.pass.bit() == 0 {
+                replay.skipped.push((i, LogSkip::NoEntryPoint(e.pass)));
+                continue;
+            }
+            let key = PipelineKey {
+                variant,
+                pass: e.pass,
+                transparent: e.transparent,
+                color_format: e.color_format,
+                color_samples: e.color_samples,
+            };
+            if shader.pipeline_of(&key).is_some() {
+                replay.found += 1;
+                continue;
+            }
+            needs.push((s, key));
+            entries.push(i);
+        }
+        let backend = &*res.backend;
+        let (made, errors) = self.pool.install(|| create_missing(backend, &mut lib.shaders, &needs, &layouts));
+        (replay.pipelines_created, replay.shader_modules_created) = (made.pipelines, made.modules);
+        let mut lost = false;
+        for (i, e) in entries.into_iter().zip(errors) {
+            if let Some(e) = e {
+                lost |= e.is_device_lost();
+                replay.skipped.push((i, LogSkip::Refused(e)));
+            }
+        }
+        replay.skipped.sort_by_key(|(i, _)| *i);
+        self.drop_shader_modules();
+        crate::profile::message(|| {
+            format!("pipeline log: created {} pipelines, {} skipped", replay.pipelines_created, replay.skipped.len())
+        });
+        self.device.note_lost(if lost { Err(RenderError::DeviceLost) } else { Ok(replay) })
+    }
+
+    /// Gives up every shader's compiled modules (their pipelines stay).
+    fn drop_shader_modules(&mut self) {
+        let backend = &*self.res.backend;
+        for shader in &mut self.res.library.get_mut().shaders {
+            for module in shader.take_modules() {
+                // Stale only after a lost device, whose objects are gone anyway.
+                let _ = backend.destroy(switchyard_backend::Resource::Shader(module));
+            }
+        }
+    }
+}
+
+/// What [`Renderer::warm_up_log`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LogReplay {
+    /// Render pipelines created.
+    pub pipelines_created: u32,
+    /// Shader modules (variants) compiled for them.
+    pub shader_modules_created: u32,
+    /// Entries whose pipeline was made already.
+    pub found: u32,
+    /// Entries not replayed (index in the log, why), in the log's order.
+    pub skipped: Vec<(usize, LogSkip)>,
+}
+
+/// Why [`Renderer::warm_up_log`] skipped an entry.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum LogSkip {
+    /// No live shader has this name.
+    UnknownShader(String),
+    /// Its shader does not declare this keyword.
+    UnknownKeyword(String),
+    /// Its shader has no entry point for this pass kind.
+    NoEntryPoint(PassKind),
+    /// The backend refused its module or pipeline.
+    Refused(ResourceError),
 }

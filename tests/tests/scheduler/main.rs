@@ -1,5 +1,5 @@
-//! The parallel pipeline against the single-threaded reference, display-list caching,
-//! and typed errors for bad input.
+//! The parallel pipeline against the single-threaded reference, display-list caching and
+//! pipelines made ahead (`pipelines.rs`), and typed errors for bad input.
 
 use std::sync::Arc;
 
@@ -10,6 +10,8 @@ use rand_pcg::Pcg64Mcg;
 use switchyard::backend::null::NullBackend;
 use switchyard::backend::TextureFormat;
 use switchyard::*;
+
+mod pipelines;
 
 fn cube() -> MeshData {
     let p = [[-0.5f32, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 1.0, 0.5], [-0.5, 1.0, 0.5]];
@@ -22,6 +24,7 @@ fn cube() -> MeshData {
 struct World {
     r: Renderer<NullBackend>,
     backend: Arc<NullBackend>,
+    shader: ShaderHandle,
     meshes: Vec<MeshHandle>,
     materials: Vec<MaterialHandle>,
 }
@@ -41,8 +44,15 @@ fn world_on(pool: WorkerPool, threads: usize, multi_draw: bool, materials: usize
     let mut r = Renderer::new(backend.clone(), config).unwrap();
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let meshes = (0..6).map(|_| r.create_mesh(&cube()).unwrap()).collect();
+    let materials = add_materials(&mut r, shader, materials);
+    World { r, backend, shader, meshes, materials }
+}
+
+/// `n` materials of `shader`: keywords none, SPECULAR or RIM in turn, every seventh
+/// transparent.
+fn add_materials(r: &mut Renderer<NullBackend>, shader: ShaderHandle, n: usize) -> Vec<MaterialHandle> {
     let sets: [&[&str]; 3] = [&[], &["SPECULAR"], &["RIM"]];
-    let materials = (0..materials)
+    (0..n)
         .map(|m| {
             r.create_material(&MaterialDesc {
                 shader,
@@ -53,8 +63,7 @@ fn world_on(pool: WorkerPool, threads: usize, multi_draw: bool, materials: usize
             })
             .unwrap()
         })
-        .collect();
-    World { r, backend, meshes, materials }
+        .collect()
 }
 
 fn views(t: f32) -> Vec<View> {
@@ -373,65 +382,6 @@ fn coherent_scene_with_changes(threads: usize) -> Vec<u64> {
 fn coherent_scene_changed_between_frames_matches_reference() {
     let one = coherent_scene_with_changes(1);
     assert_eq!(one, coherent_scene_with_changes(6), "same command stream on 1 and 6 threads");
-}
-
-#[test]
-fn keyword_switching_builds_each_variant_once() {
-    let mut w = world(2, true, 9);
-    populate(&mut w, 7, 2000);
-    let vs = views(0.3);
-    let first = w.r.render(&vs).unwrap().lists;
-    assert!(first.misses > 0 && first.rebuilds == 0);
-    w.r.set_global_keyword("FOG", true);
-    let fog = w.r.render(&vs).unwrap().lists;
-    // A new variant builds its lists once, compiling its module and creating its pipelines.
-    assert!(fog.misses > 0 && fog.shader_modules_created >= 1 && fog.pipelines_created >= 1, "{fog:?}");
-    for on in [false, true, false, true] {
-        w.r.set_global_keyword("FOG", on);
-        let s = w.r.render(&vs).unwrap().lists;
-        assert_eq!((s.misses, s.rebuilds), (0, 0), "switching back and forth builds nothing");
-        assert_eq!((s.pipelines_created, s.shader_modules_created), (0, 0), "nor creates anything");
-        assert!(s.hits > 0);
-    }
-    // Changing a material rebuilds its lists once, with the pipelines it already has.
-    w.r.set_material_property(w.materials[0], "_Roughness", PropertyValue::Float(0.9)).unwrap();
-    let s = w.r.render(&vs).unwrap().lists;
-    assert!(s.rebuilds >= 1 && s.misses == 0, "{s:?}");
-    assert_eq!((s.pipelines_created, s.shader_modules_created), (0, 0));
-    let steady = w.r.render(&vs).unwrap().lists;
-    assert!(matches!(steady, ListCounts { rebuilds: 0, pipelines_created: 0, shader_modules_created: 0, .. }));
-}
-
-#[test]
-fn warm_up_leaves_nothing_for_the_frames_to_create() {
-    let (mut w, vs) = (world(2, true, 9), views(0.3));
-    populate(&mut w, 7, 2000);
-    // Fog off and on: switching it later creates nothing either.
-    let warm = w.r.warm_up_keywords(&[&[], &["FOG"]]).unwrap();
-    assert!(warm.lists_built > 0 && warm.pipelines_created > 0 && warm.shader_modules_created > 0, "{warm:?}");
-    for on in [false, true, false, true] {
-        w.r.set_global_keyword("FOG", on);
-        let s = w.r.render(&vs).unwrap().lists;
-        assert_eq!((s.pipelines_created, s.shader_modules_created, s.misses), (0, 0, 0), "fog {on}: {s:?}");
-    }
-    // Warming again finds every list, so does a keyword no shader declares; no sets, nothing.
-    for again in [w.r.warm_up().unwrap(), w.r.warm_up_keywords(&[&["NO_SUCH_KEYWORD"]]).unwrap()] {
-        assert!(again.lists_found > 0 && again == WarmUp { lists_found: again.lists_found, ..Default::default() });
-    }
-    assert_eq!(w.r.warm_up_keywords(&[]).unwrap(), WarmUp::default());
-}
-
-#[test]
-fn warm_up_keeps_the_command_stream_the_same_for_any_thread_count() {
-    let digests = |threads: usize| -> Vec<Option<u64>> {
-        let mut w = world(threads, true, 9);
-        populate(&mut w, 5, 3000);
-        w.r.warm_up_keywords(&[&["FOG"], &[]]).unwrap();
-        (0..3).map(|f| w.r.render(&views(0.2 * f as f32)).unwrap().digest).collect()
-    };
-    let one = digests(1);
-    assert!(one.iter().all(Option::is_some));
-    [2, 3, 8].into_iter().for_each(|t| assert_eq!(digests(t), one, "{t} threads"));
 }
 
 #[test]

@@ -258,7 +258,7 @@ pub trait Backend: Send + Sync + 'static {
     /// (the first of them where a frame has more passes than the backend times), once
     /// `wait` returned for it: `false` (and `out` untouched) where passes are not timed
     /// ([`Caps::gpu_timestamps`]), or this submission's times are not read back (only the
-    /// newest one waited for is kept).
+    /// two newest submissions read back are kept: a frame split around a late acquire is two).
     fn gpu_pass_times(&self, submission: SubmissionId, out: &mut Vec<f64>) -> bool {
         let _ = (submission, out);
         false
@@ -285,6 +285,24 @@ pub trait Backend: Send + Sync + 'static {
     /// renders; the default: this backend has no surfaces.
     fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
         let _ = surface;
+        Err(SurfaceError::Unsupported)
+    }
+    /// For late acquire: a texture handle that stands for `surface`'s next image, stable
+    /// across frames and sized like the surface, so a frame can be recorded into it before
+    /// the image exists; [`Backend::acquire_late`] binds the image to it on the submission
+    /// thread. A submit that draws into it with no image bound is refused. `None`: this
+    /// backend (or its encoding) names attachments when it records, so it acquires early
+    /// only.
+    fn surface_stand_in(&self, surface: SurfaceId) -> Option<TextureId> {
+        let _ = surface;
+        None
+    }
+    /// Acquires `surface`'s next image into its stand-in (on the submission thread, once
+    /// the frame's work before its first pass into the image is submitted), for a frame
+    /// recorded at `size`: a surface configured to another size since skips
+    /// ([`SkipReason::Resized`]). Present and release as after [`Backend::acquire`].
+    fn acquire_late(&self, surface: SurfaceId, size: (u32, u32)) -> Result<Acquired, SurfaceError> {
+        let _ = (surface, size);
         Err(SurfaceError::Unsupported)
     }
     /// Configures `surface` for `width` x `height` (0 x 0: acquiring skips until it has a

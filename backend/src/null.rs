@@ -32,6 +32,8 @@ struct NullSurface {
     next: usize,
     acquired: Option<TextureId>,
     presents: u64,
+    /// The texture late-acquired frames are recorded into ([`Backend::surface_stand_in`]).
+    stand_in: TextureId,
 }
 
 /// Images in a null surface's swapchain.
@@ -134,12 +136,43 @@ impl NullBackend {
             next: 0,
             acquired: None,
             presents: 0,
+            stand_in: TextureId::default(),
         });
-        if let Err(e) = self.configure_surface(id, width, height) {
-            self.surfaces.surfaces.lock().remove(id);
+        let desc = TextureDesc {
+            label: "surface stand-in".into(),
+            width: width.max(1),
+            height: height.max(1),
+            format,
+            usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
+            samples: 1,
+        };
+        let stand_in = {
+            let mut reg = self.reg.write();
+            let meta = reg.check_texture(&desc, &self.caps);
+            meta.map(|meta| {
+                reg.textures.insert(Stored { meta: crate::registry::TextureMeta { unbound: true, ..meta }, obj: () })
+            })
+        };
+        let configured = stand_in.map_err(|e| SurfaceError::Validation(e.to_string())).and_then(|t| {
+            self.surfaces.surfaces.lock()[id].stand_in = t;
+            self.configure_surface(id, width, height)
+        });
+        if let Err(e) = configured {
+            if let Some(s) = self.surfaces.surfaces.lock().remove(id) {
+                let _ = destroy_in(&mut self.reg.write(), Resource::Texture(s.stand_in));
+            }
             return Err(e);
         }
         Ok(id)
+    }
+
+    /// A late-acquired image given back: its stand-in has none bound again.
+    fn unbind(&self, stand_in: TextureId, image: TextureId) {
+        if image == stand_in {
+            if let Some(t) = self.reg.write().textures.get_mut(stand_in) {
+                t.meta.unbound = true;
+            }
+        }
     }
 
     /// Images presented from `surface` so far.
@@ -351,6 +384,7 @@ impl Backend for NullBackend {
         }
         for (pi, p) in passes.iter().enumerate() {
             resolve_pass(&reg, &p.desc)?;
+            reg.check_bound(&p.desc)?;
             if let Some(ci) = p.chunks.iter().position(|c| c.pass != p.desc) {
                 return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });
             }
@@ -413,6 +447,28 @@ impl Backend for NullBackend {
         Ok(Acquired::Image(image))
     }
 
+    fn surface_stand_in(&self, surface: SurfaceId) -> Option<TextureId> {
+        self.surfaces.surfaces.lock().get(surface).map(|s| s.stand_in)
+    }
+
+    fn acquire_late(&self, surface: SurfaceId, size: (u32, u32)) -> Result<Acquired, SurfaceError> {
+        self.alive(SurfaceError::DeviceLost)?;
+        let mut surfaces = self.surfaces.idle(surface, |s| s.acquired.is_some())?;
+        let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
+        if s.images.is_empty() {
+            return Ok(Acquired::Skip(SkipReason::ZeroSize));
+        }
+        if s.size != size {
+            return Ok(Acquired::Skip(SkipReason::Resized));
+        }
+        s.next = (s.next + 1) % s.images.len();
+        s.acquired = Some(s.stand_in);
+        if let Some(t) = self.reg.write().textures.get_mut(s.stand_in) {
+            t.meta.unbound = false;
+        }
+        Ok(Acquired::Image(s.stand_in))
+    }
+
     fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {
         self.alive(SurfaceError::DeviceLost)?;
         check_size(width, height, self.caps.max_texture_size)?;
@@ -425,6 +481,9 @@ impl Backend for NullBackend {
         (s.size, s.next) = ((width, height), 0);
         if width == 0 || height == 0 {
             return Ok(());
+        }
+        if let Some(t) = reg.textures.get_mut(s.stand_in) {
+            (t.meta.width, t.meta.height) = (width, height);
         }
         for _ in 0..SWAPCHAIN_IMAGES {
             let desc = TextureDesc {
@@ -449,7 +508,8 @@ impl Backend for NullBackend {
         self.alive(SurfaceError::DeviceLost)?;
         let mut surfaces = self.surfaces.surfaces.lock();
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
-        s.acquired.take().ok_or(SurfaceError::NotAcquired)?;
+        let image = s.acquired.take().ok_or(SurfaceError::NotAcquired)?;
+        self.unbind(s.stand_in, image);
         s.presents += 1;
         self.surfaces.image_back();
         Ok(())
@@ -457,7 +517,9 @@ impl Backend for NullBackend {
 
     fn release_image(&self, surface: SurfaceId) {
         if let Some(s) = self.surfaces.surfaces.lock().get_mut(surface) {
-            s.acquired = None;
+            if let Some(image) = s.acquired.take() {
+                self.unbind(s.stand_in, image);
+            }
         }
         self.surfaces.image_back();
     }

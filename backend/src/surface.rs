@@ -25,6 +25,9 @@ pub enum SkipReason {
     Occluded,
     /// No image became free in time.
     Timeout,
+    /// Acquired late ([`crate::Backend::acquire_late`]): the surface was configured to
+    /// another size after the frame was recorded for the old one.
+    Resized,
 }
 
 /// What [`crate::Backend::acquire`] gave.

@@ -65,6 +65,14 @@ enum PresentKind {
     Immediate,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum AcquireKind {
+    /// On the submission thread, once the passes before the image are submitted.
+    Late,
+    /// On the render call, before the frame is recorded.
+    Early,
+}
+
 /// Renders a procedural city through Switchyard and reports per-stage timings.
 #[derive(Parser, Debug)]
 #[command(version, about)]
@@ -200,6 +208,11 @@ struct Args {
     /// the surface does not offer the mode).
     #[arg(long, value_enum)]
     present: Option<PresentKind>,
+    /// With `--window`: when the window's image is acquired. `late` (the default): on the
+    /// submission thread, after the frame's passes before the first one into the image are
+    /// submitted; `early`: on the render call, before the frame is recorded.
+    #[arg(long, value_enum)]
+    acquire: Option<AcquireKind>,
     /// Frames queued to the submission thread and the GPU (1-4).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=4))]
     frames_in_flight: u32,
@@ -297,6 +310,9 @@ fn run(args: &Args) -> Result<(), String> {
     }
     if args.window && args.lose_device_at.is_some() {
         return Err("--lose-device-at: not with --window (the window's surface belongs to the lost device)".into());
+    }
+    if args.acquire.is_some() && !args.window {
+        return Err("--acquire: needs --window (offscreen frames acquire no image)".into());
     }
     if args.present.is_some() && !args.window {
         return Err("--present: needs --window (offscreen frames are not presented)".into());

@@ -52,8 +52,11 @@ pub(crate) struct Run<'a, B: Backend> {
     started: Instant,
     /// Frames rendered so far.
     pub(crate) rendered: u32,
-    /// Frames a window skipped (minimized, occluded, timed out), by reason.
+    /// Frames a window skipped (minimized, occluded, timed out, resized before its late
+    /// acquire), by reason.
     skipped: Vec<SkipReason>,
+    /// The newest submitted frame whose late-acquire skip was counted.
+    skips_seen: u64,
 }
 
 impl<'a, B: Backend> Run<'a, B> {
@@ -83,6 +86,7 @@ impl<'a, B: Backend> Run<'a, B> {
             occlusion: args.occlusion,
             // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
             digest: args.digest.then_some(true),
+            late_acquire: args.acquire != Some(crate::AcquireKind::Early),
             ..RendererConfig::default()
         };
         let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
@@ -185,6 +189,7 @@ impl<'a, B: Backend> Run<'a, B> {
             started: Instant::now(),
             rendered: 0,
             skipped: Vec::new(),
+            skips_seen: 0,
         })
     }
 
@@ -294,6 +299,11 @@ impl<'a, B: Backend> Run<'a, B> {
             print!("\r[{}{}] frame {}/{}", "#".repeat(done), " ".repeat(30 - done), f + 1, args.frames);
             let _ = std::io::stdout().flush();
         }
+        // A late-acquired frame without an image is known once it is submitted.
+        if let (Some(why), true) = (stats.present_skipped, stats.submitted_frame > self.skips_seen) {
+            self.skipped.push(why);
+        }
+        self.skips_seen = self.skips_seen.max(stats.submitted_frame);
         if self.all.len() == self.kept {
             self.all.pop_front();
         }
@@ -359,11 +369,12 @@ impl<'a, B: Backend> Run<'a, B> {
         if !self.skipped.is_empty() {
             let count = |why| self.skipped.iter().filter(|&&s| s == why).count();
             println!(
-                "window: {} frames skipped (minimized {}, occluded {}, timed out {})",
+                "window: {} frames skipped (minimized {}, occluded {}, timed out {}, resized before the image {})",
                 self.skipped.len(),
                 count(SkipReason::ZeroSize),
                 count(SkipReason::Occluded),
-                count(SkipReason::Timeout)
+                count(SkipReason::Timeout),
+                count(SkipReason::Resized)
             );
         }
         // What the GPU culls kept in the last frame (read back; the null backend draws nothing).

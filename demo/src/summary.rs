@@ -35,7 +35,19 @@ pub(crate) fn print(
     // of it), and from the render call to the image handed to present.
     let latency: Vec<f64> = all.iter().filter_map(|s| s.latency_ms).collect();
     if !latency.is_empty() {
-        stage("acquire the window's image (before the frame)", &|s| s.acquire_ms);
+        let late: Vec<f64> = all.iter().filter_map(|s| s.late_acquire_ms).collect();
+        if late.is_empty() {
+            stage("acquire the window's image (early: before the frame)", &|s| s.acquire_ms);
+        } else {
+            let p = |q| city::percentile(&late, q);
+            println!(
+                "| acquire the window's image (late: submission thread, after the passes before it) | {:.3} | {:.3} \
+                 | {:.3} |",
+                p(0.0),
+                p(0.5),
+                p(0.99)
+            );
+        }
         let p = |q| city::percentile(&latency, q);
         println!("| latency: render call → present | {:.3} | {:.3} | {:.3} |", p(0.0), p(0.5), p(0.99));
     }

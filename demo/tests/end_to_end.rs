@@ -524,6 +524,8 @@ fn window_flags_refuse_what_cannot_be_shown() {
     assert!(line.contains("--window"), "--screenshot needs --window: {line}");
     let line = one_line_error(&demo(&["--present", "mailbox", "--backend", "null"]));
     assert!(line.contains("--present"), "{line}");
+    let line = one_line_error(&demo(&["--acquire", "early", "--backend", "null"]));
+    assert!(line.contains("--acquire"), "{line}");
     let line = one_line_error(&demo(&["--frames-in-flight", "5", "--backend", "null"]));
     assert!(line.contains("--frames-in-flight"), "{line}");
     let line = one_line_error(&demo(&["--window", "--lose-device-at", "2"]));
@@ -537,12 +539,17 @@ fn a_window_reports_the_wait_for_its_image_and_the_latency_to_present() {
     if !display() {
         return;
     }
-    for (mode, in_flight) in [("fifo", "1"), ("mailbox", "2"), ("immediate", "3")] {
+    for (mode, in_flight, acquire) in [("fifo", "1", "late"), ("mailbox", "2", "early"), ("immediate", "3", "late")] {
         let args = ["--window", "--objects", "300", "--width", "120", "--height", "80", "--frames", "8"];
-        let out = ok(&demo_on("vulkan", &[&args[..], &["--present", mode, "--frames-in-flight", in_flight]].concat()));
+        let flags = ["--present", mode, "--frames-in-flight", in_flight, "--acquire", acquire];
+        let out = ok(&demo_on("vulkan", &[&args[..], &flags].concat()));
         // Lavapipe under Xvfb offers all three; elsewhere a missing one falls back with a note.
         assert!(!out.contains("note: --present"), "{mode}: {out}");
-        assert!(out.contains("| acquire the window's image (before the frame) |"), "{mode}: {out}");
+        let row = match acquire {
+            "late" => "| acquire the window's image (late: submission thread, after the passes before it) |",
+            _ => "| acquire the window's image (early: before the frame) |",
+        };
+        assert!(out.contains(row), "{mode} {acquire}: {out}");
         assert!(out.contains("| latency: render call → present |"), "{mode}: {out}");
     }
 }

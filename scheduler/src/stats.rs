@@ -50,6 +50,13 @@ pub struct FrameStats {
     /// For frame `submitted_frame`: from its render call to its image handed to the
     /// surface's present, on the submission thread (`None`: it presented nothing).
     pub latency_ms: Option<f64>,
+    /// For frame `submitted_frame`, acquired late (`RendererConfig::late_acquire`): how
+    /// long the submission thread waited for its image, after submitting its passes
+    /// before the first one into the image (`None`: acquired early, or nothing to present).
+    pub late_acquire_ms: Option<f64>,
+    /// For frame `submitted_frame`, acquired late: why it got no image (its passes from
+    /// the first one into the image were dropped, nothing presented).
+    pub present_skipped: Option<switchyard_backend::SkipReason>,
     /// GPU time per pass of the newest frame the GPU finished and timed (an earlier frame
     /// than this one; `None` where the backend does not time passes,
     /// `Caps::gpu_timestamps`, or no frame has finished yet).
@@ -128,6 +135,8 @@ impl Default for FrameStats {
             gpu_wait_ms: 0.0,
             acquire_ms: 0.0,
             latency_ms: None,
+            late_acquire_ms: None,
+            present_skipped: None,
             gpu: None,
             objects: 0,
             views: 0,
@@ -310,6 +319,8 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("workers", &self.workers)?;
         m.serialize_entry("submitted_frame", &self.submitted_frame)?;
         m.serialize_entry("latency_ms", &self.latency_ms)?;
+        m.serialize_entry("late_acquire_ms", &self.late_acquire_ms)?;
+        m.serialize_entry("present_skipped", &self.present_skipped.map(|r| format!("{r:?}")))?;
         m.serialize_entry("gpu", &self.gpu)?;
         m.serialize_entry("objects", &self.objects)?;
         m.serialize_entry("views", &self.views)?;

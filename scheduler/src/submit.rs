@@ -17,7 +17,8 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use switchyard_backend::{
-    Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassSubmit, SubmissionId, SubmitError, SurfaceId,
+    Acquired, Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassDesc, PassSubmit, SkipReason, SubmissionId,
+    SubmitError, SurfaceError, SurfaceId, TextureId,
 };
 use switchyard_handoff::{ring, Consumer, Producer, Work};
 
@@ -38,6 +39,25 @@ pub(crate) struct ViewUpload {
     /// parameters where they changed.
     pub(crate) late_params: Option<(BufferId, u64, [u8; crate::gpu_cull::PARAMS_SIZE])>,
     pub(crate) levels: (Option<BufferId>, Vec<u8>),
+}
+
+/// The surface a frame presents to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Present {
+    pub(crate) surface: SurfaceId,
+    /// Late acquire: the surface's stand-in the frame was recorded into, and the size it
+    /// was recorded for. The submission thread submits the passes before the first one
+    /// that draws into it, then acquires the image into it. `None`: acquired before the
+    /// frame was recorded.
+    pub(crate) late: Option<(TextureId, (u32, u32))>,
+}
+
+impl Present {
+    /// Whether `pass` draws into the late-acquired image.
+    fn draws_into_image(&self, pass: &PassDesc) -> bool {
+        let Some((stand_in, _)) = self.late else { return false };
+        pass.color.is_some_and(|c| c.texture == stand_in || c.resolve == Some(stand_in))
+    }
 }
 
 /// Everything one frame hands to the submission thread. Reused across frames.
@@ -61,7 +81,7 @@ pub(crate) struct FramePacket<C> {
     pub(crate) views: Vec<ViewUpload>,
     /// The surface whose image the frame draws into (presented after its submit) and when
     /// the frame's render call began (for the latency to present).
-    pub(crate) present: Option<(SurfaceId, Instant)>,
+    pub(crate) present: Option<(Present, Instant)>,
     /// The first pass culls the GPU-culled views (timed apart from the graph's passes).
     pub(crate) cull_pass: bool,
     /// Bit `k`: the graph's `k`-th pass is split for occlusion culling, three passes here
@@ -117,6 +137,16 @@ pub struct SubmitReport {
     /// From the frame's render call to its image handed to the surface's present, ms
     /// (`None`: nothing presented).
     pub latency_ms: Option<f64>,
+    /// Late acquire: how long this thread waited for the surface's image, after the
+    /// frame's passes before the first one into it were submitted, ms (`None`: the frame
+    /// acquired early, or presents nothing).
+    pub acquire_ms: Option<f64>,
+    /// Late acquire: no image for this frame, so its passes from the first one into the
+    /// image on were dropped and nothing was presented (the frame's uploads and earlier
+    /// passes were submitted).
+    pub skipped: Option<SkipReason>,
+    /// Late acquire: the surface was outdated or lost and configured again.
+    pub reconfigured: bool,
     /// GPU time per pass of the newest frame this wait saw finish, where the backend
     /// times passes (an earlier frame than `frame`, or `frame` itself with one frame in
     /// flight).
@@ -146,6 +176,8 @@ pub(crate) struct Reports {
     pub(crate) gpu: Option<GpuTimes>,
     /// The first submission error not yet returned, and its frame.
     pub(crate) pending: Option<(u64, SubmitError)>,
+    /// Surfaces configured again by late acquires (outdated or lost).
+    pub(crate) reconfigures: u64,
 }
 
 impl Reports {
@@ -156,6 +188,7 @@ impl Reports {
         if report.gpu.is_some() {
             self.gpu = report.gpu;
         }
+        self.reconfigures += u64::from(report.reconfigured);
         self.last = Some(report);
     }
 }
@@ -236,13 +269,14 @@ impl<B: Backend> Drop for SubmitThread<B> {
 }
 
 /// Frames handed to the backend and not known finished, oldest first: the submission
-/// (`None`: the submit failed, nothing reached the GPU), the frame, and whether its first
-/// pass was the cull pass.
-type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64, bool, u64)>;
+/// (`None`: the submit failed, nothing reached the GPU), the frame, whether its first
+/// pass was the cull pass, its split passes, and the submission of its first part where
+/// a late acquire split it in two.
+type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64, bool, u64, Option<SubmissionId>)>;
 
 /// Waits for every frame in flight and counts them finished.
 fn drain<B: Backend>(backend: &B, in_flight: &mut InFlight, completed: &AtomicU64) {
-    while let Some((id, frame, _, _)) = in_flight.pop_front() {
+    while let Some((id, frame, _, _, _)) = in_flight.pop_front() {
         if let Some(id) = id {
             let _ = backend.wait(id);
         }
@@ -260,7 +294,7 @@ fn run<B: Backend>(
     let mut in_flight = InFlight::new();
     let mut writes: Vec<(BufferId, u64, usize, Range<usize>)> = Vec::new();
     let mut spare: Vec<BufferWrite<'static>> = Vec::new();
-    let mut pass_ms: Vec<f64> = Vec::new();
+    let (mut pass_ms, mut first_ms): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     while let Some(work) = ring.recv() {
         let mut packet = match work {
             Work::Item(p) => p,
@@ -274,37 +308,58 @@ fn run<B: Backend>(
         };
         let _zone = crate::profile::zone!("submit");
         let t0 = Instant::now();
-        let submitted = submit_packet(backend, &mut packet, &mut writes, &mut spare);
+        let present = packet.present.take();
+        let mut late = Late::default();
+        let submitted = match present {
+            Some((p @ Present { late: Some(_), .. }, _)) => {
+                submit_late(backend, &mut packet, p, &mut late, &mut writes, &mut spare)
+            }
+            _ => {
+                let all = packet.passes.len();
+                submit_packet(backend, &mut packet, all, &mut writes, &mut spare)
+            }
+        };
         // The image is presented once the frame that drew it is submitted; a frame that
         // failed gives it back unpresented.
         let on_gpu = submitted.as_ref().ok().copied();
         let mut latency_ms = None;
-        let result = match (submitted, packet.present.take()) {
-            (Ok(id), Some((surface, started))) => {
+        let result = match (submitted, present) {
+            (Ok(id), Some((p, started))) if late.skipped.is_none() => {
                 let _present = crate::profile::zone!("present");
-                let presented = backend.present(surface).map(|()| id).map_err(SubmitError::Present);
+                let presented = backend.present(p.surface).map(|()| id).map_err(SubmitError::Present);
                 latency_ms = presented.is_ok().then(|| started.elapsed().as_secs_f64() * 1e3);
                 presented
             }
-            (Err(e), Some((surface, _))) => {
-                backend.release_image(surface);
+            (Err(e), Some((p, _))) => {
+                backend.release_image(p.surface);
                 Err(e)
             }
-            (r, None) => r,
+            (r, _) => r,
         };
         let submit_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
         // A failed frame counts too, so that a packet comes back only once every frame
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).
-        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split));
+        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split, late.first));
         let mut waited = Ok(());
         let mut gpu = None;
         let _wait = crate::profile::zone!("wait-gpu");
         while in_flight.len() >= frames_in_flight.max(1) {
-            let (oldest, frame, culled, split) = in_flight.pop_front().expect("non-empty");
+            let (oldest, frame, culled, split, first) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
                 let w = backend.wait(id);
-                if w.is_ok() && backend.gpu_pass_times(id, &mut pass_ms) {
+                // A frame split around a late acquire: its first part's passes, then the rest.
+                let timed = match first {
+                    Some(first) => {
+                        backend.gpu_pass_times(first, &mut first_ms) && backend.gpu_pass_times(id, &mut pass_ms) && {
+                            first_ms.extend_from_slice(&pass_ms);
+                            std::mem::swap(&mut first_ms, &mut pass_ms);
+                            true
+                        }
+                    }
+                    None => backend.gpu_pass_times(id, &mut pass_ms),
+                };
+                if w.is_ok() && timed {
                     gpu = Some(GpuTimes::of_submitted(frame, culled, split, &pass_ms));
                 }
                 waited = waited.and(w);
@@ -313,7 +368,17 @@ fn run<B: Backend>(
         }
         let result = result.and(waited).map(drop);
         let gpu_wait_ms = t1.elapsed().as_secs_f64() * 1e3;
-        let report = SubmitReport { frame: packet.frame, submit_ms, gpu_wait_ms, latency_ms, gpu, result };
+        let report = SubmitReport {
+            frame: packet.frame,
+            submit_ms,
+            gpu_wait_ms,
+            latency_ms,
+            acquire_ms: late.acquire_ms,
+            skipped: late.skipped,
+            reconfigured: late.reconfigured,
+            gpu,
+            result,
+        };
         if !ring.done(packet, report) {
             break;
         }
@@ -321,9 +386,75 @@ fn run<B: Backend>(
     drain(backend, &mut in_flight, completed);
 }
 
+/// What a late acquire did.
+#[derive(Default)]
+struct Late {
+    /// The submission of the passes before the first one into the image.
+    first: Option<SubmissionId>,
+    acquire_ms: Option<f64>,
+    skipped: Option<SkipReason>,
+    reconfigured: bool,
+}
+
+/// A late-acquired frame: its uploads and the passes before the first one into the image,
+/// then the image acquired into the stand-in (an outdated or lost surface configured
+/// again once), then the rest. Without an image the rest is dropped and the skip noted.
+fn submit_late<B: Backend>(
+    backend: &B,
+    p: &mut FramePacket<B::Chunk>,
+    present: Present,
+    late: &mut Late,
+    writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
+    spare: &mut Vec<BufferWrite<'static>>,
+) -> Result<SubmissionId, SubmitError> {
+    let (_, size) = present.late.expect("a late acquire");
+    let split = p.passes.iter().position(|pass| present.draws_into_image(&pass.desc)).unwrap_or(p.passes.len());
+    let first = submit_packet(backend, p, split, writes, spare);
+    let drop_rest = |p: &mut FramePacket<B::Chunk>| p.passes[split..].iter_mut().for_each(|pass| pass.chunks.clear());
+    let first = match first {
+        Ok(id) => id,
+        Err(e) => {
+            drop_rest(p);
+            return Err(e);
+        }
+    };
+    let waited = Instant::now();
+    let acquired = {
+        let _z = crate::profile::zone!("acquire");
+        match backend.acquire_late(present.surface, size) {
+            Err(SurfaceError::Outdated | SurfaceError::Lost) => {
+                late.reconfigured = true;
+                backend
+                    .configure_surface(present.surface, size.0, size.1)
+                    .and_then(|()| backend.acquire_late(present.surface, size))
+            }
+            r => r,
+        }
+    };
+    late.acquire_ms = Some(waited.elapsed().as_secs_f64() * 1e3);
+    match acquired {
+        Ok(Acquired::Image(_)) => {
+            let _z = crate::profile::zone!("backend-submit");
+            late.first = (split > 0).then_some(first);
+            backend.submit(&[], &mut p.passes[split..])
+        }
+        Ok(Acquired::Skip(reason)) => {
+            late.skipped = Some(reason);
+            drop_rest(p);
+            Ok(first)
+        }
+        Err(e) => {
+            drop_rest(p);
+            Err(SubmitError::Present(e))
+        }
+    }
+}
+
+/// The packet's uploads and its first `passes` passes, submitted.
 fn submit_packet<B: Backend>(
     backend: &B,
     p: &mut FramePacket<B::Chunk>,
+    passes: usize,
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
 ) -> Result<SubmissionId, SubmitError> {
@@ -395,7 +526,7 @@ fn submit_packet<B: Backend>(
     drop(_uploads);
     let result = {
         let _z = crate::profile::zone!("backend-submit");
-        backend.submit(&uploads, &mut p.passes)
+        backend.submit(&uploads, &mut p.passes[..passes])
     };
     *spare = recycle(uploads);
     result

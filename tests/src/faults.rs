@@ -74,6 +74,16 @@ pub enum AcquireFault {
 }
 
 impl<B: Backend> FaultBackend<B> {
+    /// The next injected acquire answer, early or late.
+    fn injected_acquire(&self) -> Option<Result<Acquired, SurfaceError>> {
+        Some(match self.acquires.lock().expect("not poisoned").pop_front()? {
+            AcquireFault::Outdated => Err(SurfaceError::Outdated),
+            AcquireFault::Lost => Err(SurfaceError::Lost),
+            AcquireFault::Timeout => Ok(Acquired::Skip(SkipReason::Timeout)),
+            AcquireFault::Occluded => Ok(Acquired::Skip(SkipReason::Occluded)),
+        })
+    }
+
     /// Wraps `inner`; it behaves exactly like it until told otherwise.
     pub fn new(inner: B) -> Self {
         Self {
@@ -337,13 +347,16 @@ impl<B: Backend> Backend for FaultBackend<B> {
 
     fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
         self.lost_or(SurfaceError::DeviceLost)?;
-        match self.acquires.lock().expect("not poisoned").pop_front() {
-            Some(AcquireFault::Outdated) => Err(SurfaceError::Outdated),
-            Some(AcquireFault::Lost) => Err(SurfaceError::Lost),
-            Some(AcquireFault::Timeout) => Ok(Acquired::Skip(SkipReason::Timeout)),
-            Some(AcquireFault::Occluded) => Ok(Acquired::Skip(SkipReason::Occluded)),
-            None => self.inner.acquire(surface),
-        }
+        self.injected_acquire().unwrap_or_else(|| self.inner.acquire(surface))
+    }
+
+    fn surface_stand_in(&self, surface: SurfaceId) -> Option<TextureId> {
+        self.inner.surface_stand_in(surface)
+    }
+
+    fn acquire_late(&self, surface: SurfaceId, size: (u32, u32)) -> Result<Acquired, SurfaceError> {
+        self.lost_or(SurfaceError::DeviceLost)?;
+        self.injected_acquire().unwrap_or_else(|| self.inner.acquire_late(surface, size))
     }
 
     fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {

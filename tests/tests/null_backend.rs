@@ -387,3 +387,40 @@ fn handles_of_another_backend_are_refused() {
     assert_eq!(submit_one(&a, &qa, &qa.direct_stream()), submit_one(&b, &qb, &qb.direct_stream()));
     assert_eq!(b.live(), a.live(), "nothing of a was touched through b");
 }
+
+/// Late acquire's contract: a surface's stand-in is recorded into before any image exists,
+/// refused at submit while no image is bound, bound by `acquire_late` for a frame of the
+/// surface's size (another size, 0 x 0 and a stale handle are typed), and unbound again
+/// by present or release.
+#[test]
+fn a_surface_stand_in_takes_frames_only_while_an_image_is_bound() {
+    use switchyard_tests::SIZE;
+    let b = NullBackend::new(true);
+    let surface = b.create_surface(SIZE, SIZE, TextureFormat::Rgba8Unorm).unwrap();
+    let stand_in = b.surface_stand_in(surface).expect("the null backend acquires late");
+    assert_eq!(b.surface_stand_in(surface), Some(stand_in), "one stand-in per surface, for every frame");
+    let s = TwoQuads::create_into(&b, 0, Some(stand_in)).expect("recorded against the stand-in");
+    let frame = |b: &NullBackend| {
+        let chunk = b.record(&s.pass(), ChunkPosition::SINGLE, &s.direct_stream()).expect("records unbound");
+        b.submit(&[], &mut [PassSubmit { desc: s.pass(), chunks: vec![chunk] }])
+    };
+    assert_eq!(frame(&b).unwrap_err(), SubmitError::Present(SurfaceError::NotAcquired), "no image bound");
+    assert_eq!(b.acquire_late(surface, (SIZE, SIZE + 1)), Ok(Acquired::Skip(SkipReason::Resized)));
+    assert_eq!(frame(&b).unwrap_err(), SubmitError::Present(SurfaceError::NotAcquired), "a skip binds nothing");
+    assert_eq!(b.acquire_late(surface, (SIZE, SIZE)), Ok(Acquired::Image(stand_in)));
+    frame(&b).expect("bound: submitted");
+    b.present(surface).unwrap();
+    assert_eq!(b.presents(surface), 1);
+    assert_eq!(frame(&b).unwrap_err(), SubmitError::Present(SurfaceError::NotAcquired), "presented: unbound again");
+    assert_eq!(b.acquire_late(surface, (SIZE, SIZE)), Ok(Acquired::Image(stand_in)));
+    b.release_image(surface);
+    assert_eq!(frame(&b).unwrap_err(), SubmitError::Present(SurfaceError::NotAcquired), "released: unbound again");
+    assert_eq!(b.present(surface), Err(SurfaceError::NotAcquired));
+    b.configure_surface(surface, 0, 0).unwrap();
+    assert_eq!(b.acquire_late(surface, (SIZE, SIZE)), Ok(Acquired::Skip(SkipReason::ZeroSize)));
+    b.configure_surface(surface, 32, 16).unwrap();
+    assert_eq!(b.texture_info(stand_in).map(|t| (t.width, t.height)), Some((32, 16)), "the stand-in has the new size");
+    assert_eq!(b.acquire_late(surface, (SIZE, SIZE)), Ok(Acquired::Skip(SkipReason::Resized)));
+    assert_eq!(b.acquire_late(SurfaceId::default(), (32, 16)), Err(SurfaceError::InvalidHandle));
+    assert_eq!(b.surface_stand_in(SurfaceId::default()), None);
+}

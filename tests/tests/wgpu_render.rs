@@ -270,7 +270,7 @@ fn renders_into_an_engine_texture_on_the_engines_device_gl() {
 /// queries, in the `RenderBundle` encoding, and in the `CommandBuffer` encoding where the
 /// device also takes timestamps between commands. A submission's times come back once it was waited for,
 /// one finite non-negative figure per pass (the first 64 passes of a frame), and only for
-/// the newest submission waited for.
+/// the two newest submissions waited for.
 fn pass_times_on(api: ::wgpu::Backends) {
     for b in backends(api) {
         let s = TwoQuads::create(&b, 0).expect("fixture");
@@ -302,11 +302,17 @@ fn pass_times_on(api: ::wgpu::Backends) {
         }
         let second = submit(65);
         b.wait(second).expect("wait");
-        assert!(!b.gpu_pass_times(first, &mut out), "{what}: only the newest submission waited for is kept");
+        // The two newest are kept (a frame split around a late acquire is two).
+        assert_eq!(b.gpu_pass_times(first, &mut out), timed, "{what}: the one before stays");
         assert_eq!(b.gpu_pass_times(second, &mut out), timed, "{what}");
         if timed {
             assert_eq!(out.len(), 64, "{what}: the first 64 passes are timed");
         }
+        let third = submit(1);
+        b.wait(third).expect("wait");
+        assert!(!b.gpu_pass_times(first, &mut out), "{what}: only the two newest submissions waited for are kept");
+        assert_eq!(b.gpu_pass_times(second, &mut out), timed, "{what}");
+        assert_eq!(b.gpu_pass_times(third, &mut out), timed, "{what}");
         check_two_quads(&b.read_rgba8(s.color).expect("readback"), &what);
     }
 }

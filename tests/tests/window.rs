@@ -108,16 +108,31 @@ fn surface_frames_present_to_a_window_through_resize_and_zero_size() {
     assert_eq!(r.surface_reconfigures(), 0, "nothing was outdated");
     // Latency and the wait for the image are reported: a frame reports the newest
     // finished submit's latency from its render call to its present.
-    let mut latencies = 0;
-    for _ in 0..4 {
-        let Presented::Frame(s) = frame(&mut r).unwrap() else { panic!("a frame") };
-        assert!(s.acquire_ms >= 0.0 && s.acquire_ms.is_finite());
-        if let Some(l) = s.latency_ms {
-            assert!(s.submitted_frame > 0 && l > 0.0 && l < 60_000.0, "{l} ms for frame {}", s.submitted_frame);
-            latencies += 1;
+    // Late acquire (the default with render bundles): the submission thread waits for
+    // the image, the render call does not; early: the other way round.
+    assert!(r.acquires_late(surface));
+    for late in [true, false] {
+        r.set_late_acquire(late);
+        r.flush().unwrap();
+        let (mut latencies, mut waits, mut first) = (0, 0, None);
+        for _ in 0..4 {
+            let Presented::Frame(s) = frame(&mut r).unwrap() else { panic!("a frame") };
+            // Reports of this loop's frames only (the first may see the last one before).
+            if s.submitted_frame < *first.get_or_insert(s.frame) {
+                continue;
+            }
+            assert!(s.acquire_ms >= 0.0 && s.acquire_ms.is_finite());
+            assert!(!late || s.acquire_ms == 0.0, "late: nothing waits on the render call");
+            assert_eq!(s.present_skipped, None);
+            if let Some(l) = s.latency_ms {
+                assert!(s.submitted_frame > 0 && l > 0.0 && l < 60_000.0, "{l} ms for frame {}", s.submitted_frame);
+                latencies += 1;
+            }
+            waits += usize::from(s.late_acquire_ms.is_some());
         }
+        assert!(latencies > 0, "presented frames report their latency (late {late})");
+        assert_eq!(waits > 0, late, "the submission thread's wait for the image (late {late})");
     }
-    assert!(latencies > 0, "presented frames report their latency");
     // Present modes: FIFO is always offered; an offered mode is taken (configured again at
     // once), one not offered is refused and the frames go on in the current one.
     let modes = backend.present_modes(surface).unwrap();

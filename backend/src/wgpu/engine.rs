@@ -20,6 +20,10 @@ pub(super) struct WgpuSurface {
     /// The acquired image and its handle here (dropped before its surface: fields drop in
     /// order).
     current: Option<(wgpu::SurfaceTexture, TextureId)>,
+    /// Late acquire (render-bundle encoding only: bundles name no attachments): the handle
+    /// frames are recorded into before their image exists, and the 1 x 1 placeholder it
+    /// names while no image is bound (never drawn into: submits refuse it unbound).
+    stand_in: Option<(TextureId, wgpu::Texture)>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     format: TextureFormat,
@@ -117,12 +121,52 @@ impl WgpuBackend {
             view_formats: Vec::new(),
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
-        let id = self.surfaces.surfaces.lock().insert(WgpuSurface { surface, config, format, current: None });
+        let stand_in = match self.encoding {
+            super::Encoding::RenderBundle => Some(self.stand_in(format, width, height)?),
+            super::Encoding::CommandBuffer => None,
+        };
+        let surface = WgpuSurface { surface, config, format, current: None, stand_in };
+        let id = self.surfaces.surfaces.lock().insert(surface);
         if let Err(e) = self.configure(id, width, height) {
-            self.surfaces.surfaces.lock().remove(id);
+            if let Some((t, _)) = self.surfaces.surfaces.lock().remove(id).and_then(|s| s.stand_in) {
+                let _ = destroy_in(&mut self.reg.write(), Resource::Texture(t));
+            }
             return Err(e);
         }
         Ok(id)
+    }
+
+    /// A surface's stand-in: registered at the surface's size (checked), its native object
+    /// a 1 x 1 placeholder until an image is bound.
+    fn stand_in(
+        &self,
+        format: TextureFormat,
+        width: u32,
+        height: u32,
+    ) -> Result<(TextureId, wgpu::Texture), SurfaceError> {
+        let desc = TextureDesc {
+            label: "surface stand-in".into(),
+            width: width.max(1),
+            height: height.max(1),
+            format,
+            usage: TextureUsage::RENDER_TARGET,
+            samples: 1,
+        };
+        let mut reg = self.reg.write();
+        let meta = reg.check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
+        let placeholder = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("surface stand-in"),
+            size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: texture_format(format),
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let view = placeholder.create_view(&wgpu::TextureViewDescriptor::default());
+        let meta = crate::registry::TextureMeta { unbound: true, ..meta };
+        Ok((reg.textures.insert(Stored { meta, obj: (placeholder.clone(), view) }), placeholder))
     }
 
     /// The presentation modes `surface` offers (FIFO everywhere).
@@ -164,9 +208,62 @@ impl WgpuBackend {
     /// Drops the image acquired and not presented (its registry entry with it).
     fn release(&self, s: &mut WgpuSurface) {
         if let Some((_, id)) = s.current.take() {
-            let _ = destroy_in(&mut self.reg.write(), Resource::Texture(id));
+            self.unbind(s, id);
         }
         self.surfaces.image_back();
+    }
+
+    /// An image's handle given up: an early-acquired image's entry is removed, a
+    /// late-acquired one's stand-in names its placeholder again.
+    fn unbind(&self, s: &WgpuSurface, image: TextureId) {
+        let mut reg = self.reg.write();
+        match &s.stand_in {
+            Some((id, placeholder)) if *id == image => {
+                if let Some(t) = reg.textures.get_mut(image) {
+                    let view = placeholder.create_view(&wgpu::TextureViewDescriptor::default());
+                    (t.obj, t.meta.unbound) = ((placeholder.clone(), view), true);
+                }
+            }
+            _ => {
+                let _ = destroy_in(&mut reg, Resource::Texture(image));
+            }
+        }
+    }
+
+    /// [`crate::Backend::surface_stand_in`].
+    pub(super) fn surface_stand_in_of(&self, surface: SurfaceId) -> Option<TextureId> {
+        self.surfaces.surfaces.lock().get(surface)?.stand_in.as_ref().map(|(id, _)| *id)
+    }
+
+    /// [`crate::Backend::acquire_late`]: the next image bound to the stand-in.
+    pub(super) fn acquire_into_stand_in(&self, surface: SurfaceId, size: (u32, u32)) -> Result<Acquired, SurfaceError> {
+        if self.is_lost() {
+            return Err(SurfaceError::DeviceLost);
+        }
+        let mut surfaces = self.surfaces.idle(surface, |s| s.current.is_some())?;
+        let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
+        let id = s.stand_in.as_ref().map(|(id, _)| *id).ok_or(SurfaceError::Unsupported)?;
+        if s.config.width == 0 || s.config.height == 0 {
+            return Ok(Acquired::Skip(SkipReason::ZeroSize));
+        }
+        if s.size() != size {
+            return Ok(Acquired::Skip(SkipReason::Resized));
+        }
+        let texture = next_image(&s.surface)?;
+        if let Err(skip) = texture {
+            return Ok(Acquired::Skip(skip));
+        }
+        let texture = texture.expect("an image");
+        if (texture.texture.width(), texture.texture.height()) != size {
+            // Dropped unpresented: the surface changed under the frame.
+            return Ok(Acquired::Skip(SkipReason::Resized));
+        }
+        let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        if let Some(t) = self.reg.write().textures.get_mut(id) {
+            (t.obj, t.meta.unbound) = ((texture.texture.clone(), view), false);
+        }
+        s.current = Some((texture, id));
+        Ok(Acquired::Image(id))
     }
 
     pub(super) fn release_surface_image(&self, surface: SurfaceId) {
@@ -186,6 +283,11 @@ impl WgpuBackend {
         if width == 0 || height == 0 {
             return Ok(());
         }
+        if let Some((id, _)) = &s.stand_in {
+            if let Some(t) = self.reg.write().textures.get_mut(*id) {
+                (t.meta.width, t.meta.height) = (width, height);
+            }
+        }
         self.scoped(|| s.surface.configure(&self.device, &s.config)).map_err(|e| match e {
             CreateError::DeviceLost => SurfaceError::DeviceLost,
             e => SurfaceError::Validation(e.to_string()),
@@ -202,13 +304,9 @@ impl WgpuBackend {
         if s.config.width == 0 || s.config.height == 0 {
             return Ok(Acquired::Skip(SkipReason::ZeroSize));
         }
-        let texture = match s.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Timeout => return Ok(Acquired::Skip(SkipReason::Timeout)),
-            wgpu::CurrentSurfaceTexture::Occluded => return Ok(Acquired::Skip(SkipReason::Occluded)),
-            wgpu::CurrentSurfaceTexture::Outdated => return Err(SurfaceError::Outdated),
-            wgpu::CurrentSurfaceTexture::Lost => return Err(SurfaceError::Lost),
-            other => return Err(SurfaceError::Validation(format!("acquire: {other:?}"))),
+        let texture = match next_image(&s.surface)? {
+            Ok(t) => t,
+            Err(skip) => return Ok(Acquired::Skip(skip)),
         };
         let desc = TextureDesc {
             label: "surface".into(),
@@ -233,9 +331,21 @@ impl WgpuBackend {
         let mut surfaces = self.surfaces.surfaces.lock();
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         let (texture, id) = s.current.take().ok_or(SurfaceError::NotAcquired)?;
-        let _ = destroy_in(&mut self.reg.write(), Resource::Texture(id));
+        self.unbind(s, id);
         self.queue.present(texture);
         self.surfaces.image_back();
         Ok(())
+    }
+}
+
+/// The surface's next image, or why there is none this frame.
+fn next_image(surface: &wgpu::Surface<'static>) -> Result<Result<wgpu::SurfaceTexture, SkipReason>, SurfaceError> {
+    match surface.get_current_texture() {
+        wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => Ok(Ok(t)),
+        wgpu::CurrentSurfaceTexture::Timeout => Ok(Err(SkipReason::Timeout)),
+        wgpu::CurrentSurfaceTexture::Occluded => Ok(Err(SkipReason::Occluded)),
+        wgpu::CurrentSurfaceTexture::Outdated => Err(SurfaceError::Outdated),
+        wgpu::CurrentSurfaceTexture::Lost => Err(SurfaceError::Lost),
+        other => Err(SurfaceError::Validation(format!("acquire: {other:?}"))),
     }
 }

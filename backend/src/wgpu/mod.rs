@@ -434,6 +434,7 @@ impl Backend for WgpuBackend {
         }
         for (pi, p) in passes.iter().enumerate() {
             resolve_pass(&reg, &p.desc)?;
+            reg.check_bound(&p.desc)?;
             let wrong = |c: &WgpuChunk| {
                 c.pass != p.desc
                     || matches!(
@@ -528,6 +529,14 @@ impl Backend for WgpuBackend {
 
     fn acquire(&self, surface: SurfaceId) -> Result<Acquired, SurfaceError> {
         self.acquire_image(surface)
+    }
+
+    fn surface_stand_in(&self, surface: SurfaceId) -> Option<TextureId> {
+        self.surface_stand_in_of(surface)
+    }
+
+    fn acquire_late(&self, surface: SurfaceId, size: (u32, u32)) -> Result<Acquired, SurfaceError> {
+        self.acquire_into_stand_in(surface, size)
     }
 
     fn configure_surface(&self, surface: SurfaceId, width: u32, height: u32) -> Result<(), SurfaceError> {

@@ -60,8 +60,9 @@ pub(super) struct PassTimer {
     period: f64,
     pool: Mutex<Vec<Slot>>,
     pending: Mutex<VecDeque<Pending>>,
-    /// The newest frame read back: its submission and each timed pass's ms.
-    last: Mutex<(Option<SubmissionId>, Vec<f64>)>,
+    /// The two newest submissions read back and their passes' ms (a frame split around a
+    /// late acquire is two submissions), the older one overwritten first.
+    last: Mutex<[(Option<SubmissionId>, Vec<f64>); 2]>,
     #[cfg(feature = "tracy")]
     tracy: Option<tracy_client::GpuContext>,
 }
@@ -103,7 +104,7 @@ impl PassTimer {
             period,
             pool: Mutex::new(Vec::new()),
             pending: Mutex::new(VecDeque::new()),
-            last: Mutex::new((None, Vec::with_capacity(MAX_PASSES as usize))),
+            last: Mutex::new([(), ()].map(|()| (None, Vec::with_capacity(MAX_PASSES as usize)))),
             #[cfg(feature = "tracy")]
             tracy: tracy_context(device, queue, backend),
         })
@@ -215,9 +216,11 @@ impl PassTimer {
         let Ok(view) = timed.slot.readback.get_mapped_range(0..u64::from(timed.passes) * 16) else { return };
         let ticks: &[u64] = bytemuck::cast_slice(&view);
         let mut last = self.last.lock();
-        last.0 = Some(submission);
-        last.1.clear();
-        last.1.extend(ticks.chunks_exact(2).map(|t| t[1].saturating_sub(t[0]) as f64 * self.period / 1e6));
+        let older = usize::from(last[1].0 < last[0].0);
+        let slot = &mut last[older];
+        slot.0 = Some(submission);
+        slot.1.clear();
+        slot.1.extend(ticks.chunks_exact(2).map(|t| t[1].saturating_sub(t[0]) as f64 * self.period / 1e6));
         #[cfg(feature = "tracy")]
         for (span, t) in timed.spans.iter().zip(ticks.chunks_exact(2)) {
             if let Some(span) = span {
@@ -227,15 +230,13 @@ impl PassTimer {
         }
     }
 
-    /// Each timed pass's GPU ms of `submission` into `out`, if it is the newest frame read
+    /// Each timed pass's GPU ms of `submission` into `out`, if it is one of the two newest read
     /// back.
     pub(super) fn pass_times(&self, submission: SubmissionId, out: &mut Vec<f64>) -> bool {
         let last = self.last.lock();
-        if last.0 != Some(submission) {
-            return false;
-        }
+        let Some((_, ms)) = last.iter().find(|(s, _)| *s == Some(submission)) else { return false };
         out.clear();
-        out.extend_from_slice(&last.1);
+        out.extend_from_slice(ms);
         true
     }
 }

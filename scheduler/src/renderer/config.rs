@@ -48,6 +48,15 @@ pub struct RendererConfig {
     /// default): where the backend asks for it ([`Backend::digests_commands`](switchyard_backend::Backend::digests_commands): the null
     /// backend does, wgpu does not, since it costs CPU time per command).
     pub digest: Option<bool>,
+    /// Acquire a surface's image late ([`Renderer::present_graph`](crate::Renderer::present_graph);
+    /// the default): the frame is recorded into a stand-in for the image, and the
+    /// submission thread acquires the image only after it has submitted the frame's passes
+    /// before the first one that draws into it, so neither the frame's CPU work nor its
+    /// offscreen passes wait for the swapchain. Needs a backend that records without
+    /// naming attachments ([`Backend::surface_stand_in`](switchyard_backend::Backend::surface_stand_in):
+    /// wgpu with render bundles, the null backend); elsewhere, and with `false`, the image
+    /// is acquired on the calling thread before the frame is recorded.
+    pub late_acquire: bool,
 }
 
 impl Default for RendererConfig {
@@ -67,6 +76,7 @@ impl Default for RendererConfig {
             display_list_cache: true,
             engine_profiler: false,
             digest: None,
+            late_acquire: true,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! [`Renderer::render_graph`]); checking it, and making the plan current. A new output
 //! size ([`Renderer::resize`]) plans again. Then `render.rs` runs the frame.
 
-use switchyard_backend::{Backend, Image, SurfaceId, TextureFormat, TextureId, TextureUsage};
+use switchyard_backend::{Backend, Image, TextureFormat, TextureId, TextureUsage};
 
 use super::config::RendererConfig;
 use super::plan::{self, FramePlan};
@@ -136,7 +136,7 @@ impl<B: Backend> Renderer<B> {
     pub(super) fn graph_frame(
         &mut self,
         input: &FrameInput<'_>,
-        present: Option<SurfaceId>,
+        present: Option<crate::submit::Present>,
     ) -> Result<FrameStats, RenderError> {
         let generation = self.frame.graph_generation;
         if self.frame.graph.is_none() {

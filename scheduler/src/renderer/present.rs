@@ -14,6 +14,7 @@ use super::Renderer;
 use crate::error::RenderError;
 use crate::frame_graph::{TargetId, TargetKind};
 use crate::stats::FrameStats;
+use crate::submit::Present;
 
 /// What [`Renderer::present_graph`] did.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +40,11 @@ impl<B: Backend> Renderer<B> {
         if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
+        if self.config.late_acquire {
+            if let Some(stand_in) = self.res.backend.surface_stand_in(surface) {
+                return self.present_late(input, surface, target, stand_in);
+            }
+        }
         let acquiring = std::time::Instant::now();
         let acquired = {
             let _z = crate::profile::zone!("acquire");
@@ -54,7 +60,8 @@ impl<B: Backend> Renderer<B> {
         targets.clear();
         targets.extend_from_slice(input.targets);
         targets.push((target, image));
-        let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(surface));
+        let present = Present { surface, late: None };
+        let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(present));
         self.device.surface_targets = targets;
         if r.is_err() {
             // Nothing of the frame was handed over: its image goes back unpresented.
@@ -63,9 +70,46 @@ impl<B: Backend> Renderer<B> {
         r.map(|s| Presented::Frame(Box::new(FrameStats { acquire_ms, ..s })))
     }
 
+    /// Late acquire: the frame recorded into the surface's stand-in at the surface's
+    /// size now; the submission thread acquires the image once the passes before the
+    /// first one into it are submitted. Nothing waits here for the image.
+    fn present_late(
+        &mut self,
+        input: &FrameInput<'_>,
+        surface: SurfaceId,
+        target: TargetId,
+        stand_in: switchyard_backend::TextureId,
+    ) -> Result<Presented, RenderError> {
+        let size = self.res.backend.surface_size(surface).ok_or(RenderError::Surface(SurfaceError::InvalidHandle))?;
+        if size.0 == 0 || size.1 == 0 {
+            return Ok(Presented::Skipped(SkipReason::ZeroSize));
+        }
+        let mut targets = std::mem::take(&mut self.device.surface_targets);
+        targets.clear();
+        targets.extend_from_slice(input.targets);
+        targets.push((target, stand_in));
+        let present = Present { surface, late: Some((stand_in, size)) };
+        let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(present));
+        self.device.surface_targets = targets;
+        r.map(|s| Presented::Frame(Box::new(s)))
+    }
+
+    /// Switches between late and early acquire for the next frames
+    /// ([`RendererConfig::late_acquire`](crate::RendererConfig::late_acquire)); frames
+    /// in flight finish as they were recorded.
+    pub fn set_late_acquire(&mut self, late: bool) {
+        self.config.late_acquire = late;
+    }
+
+    /// Whether [`Renderer::present_graph`] acquires `surface`'s image late: asked for, and
+    /// the backend has a stand-in for it.
+    pub fn acquires_late(&self, surface: SurfaceId) -> bool {
+        self.config.late_acquire && self.res.backend.surface_stand_in(surface).is_some()
+    }
+
     /// How often `present_graph` configured a surface again (outdated or lost).
     pub fn surface_reconfigures(&self) -> u64 {
-        self.device.reconfigures
+        self.device.reconfigures + self.device.submit.reports.reconfigures
     }
 
     fn acquire(&mut self, surface: SurfaceId) -> Result<Acquired, RenderError> {

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{Backend, BufferUsage, Command, Digest, PassDesc, PassSubmit, Resource, SurfaceId, TextureId};
+use switchyard_backend::{Backend, BufferUsage, Command, Digest, PassDesc, PassSubmit, Resource, TextureId};
 use switchyard_kernels::cull::Frustum;
 
 use super::gpu::GLOBALS_SLOT;
@@ -85,7 +85,7 @@ impl<B: Backend> Renderer<B> {
         &mut self,
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
-        present: Option<SurfaceId>,
+        present: Option<crate::submit::Present>,
     ) -> Result<FrameStats, RenderError> {
         if self.device.lost {
             return Err(RenderError::DeviceLost);
@@ -103,7 +103,7 @@ impl<B: Backend> Renderer<B> {
         plan: &mut FramePlan,
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
-        present: Option<SurfaceId>,
+        present: Option<crate::submit::Present>,
     ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let busy_before = self.pool.busy.total_ns();
@@ -121,7 +121,7 @@ impl<B: Backend> Renderer<B> {
             self.device.submit.give_back(packet);
             return Err(e);
         }
-        packet.present = present.map(|s| (s, started));
+        packet.present = present.map(|p| (p, started));
         self.resolve_materials();
         let scenes = plan.scenes.len();
         self.write_globals(plan, cameras, &mut packet.globals.1);
@@ -162,7 +162,7 @@ impl<B: Backend> Renderer<B> {
         self.device.retired.sent(self.frame.number);
         if let Some(r) = &self.device.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
-            stats.latency_ms = r.latency_ms;
+            (stats.latency_ms, stats.late_acquire_ms, stats.present_skipped) = (r.latency_ms, r.acquire_ms, r.skipped);
         }
         stats.gpu = self.device.submit.reports.gpu;
         stats.frame_ms = started.elapsed().as_secs_f64() * 1e3;

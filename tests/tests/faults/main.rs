@@ -19,6 +19,8 @@ use switchyard_tests::cube;
 use switchyard_tests::faults::{AcquireFault, FaultBackend};
 use switchyard_tests::full_graph::{bar_pipeline, cameras, full_graph, scattered, Targets};
 
+mod surfaces;
+
 type Faulty = FaultBackend<NullBackend>;
 
 const SIDE: u32 = 64;
@@ -493,74 +495,4 @@ fn shutdown_with_frames_in_flight_joins_every_thread_and_drops_every_chunk() {
         }
     }
     assert_eq!(settled_threads(threads), threads, "every worker and submission thread joined");
-}
-
-/// The full graph drawing into a surface of the null backend (a swapchain of three
-/// images), through `present_graph`.
-fn on_surface(w: u32, h: u32) -> (World, SurfaceId, Targets) {
-    let mut world = scene(2);
-    let surface = world.backend.inner().create_surface(w, h, TextureFormat::Rgba8UnormSrgb).unwrap();
-    let (g, t) = full_graph(TargetKind::External, 64, bar_pipeline(&*world.backend).unwrap());
-    world.r.set_graph(g).unwrap();
-    (world, surface, t)
-}
-
-fn present(w: &mut World, surface: SurfaceId, t: &Targets) -> Result<Presented, RenderError> {
-    w.r.present_graph(&FrameInput { cameras: &cameras(), targets: &[] }, surface, t.out)
-}
-
-#[test]
-fn surface_outdated_or_lost_is_configured_again_once_and_the_frame_presents() {
-    let _one = serial();
-    let (mut w, s, t) = on_surface(SIDE, SIDE);
-    let presented = |w: &mut World| {
-        w.r.flush().unwrap();
-        w.backend.inner().presents(s)
-    };
-    assert!(matches!(present(&mut w, s, &t).unwrap(), Presented::Frame(_)));
-    assert_eq!(presented(&mut w), 1);
-    let configures = w.backend.configures();
-    for (k, fault) in [AcquireFault::Outdated, AcquireFault::Lost].into_iter().enumerate() {
-        w.backend.fail_acquires(&[fault]);
-        assert!(matches!(present(&mut w, s, &t).unwrap(), Presented::Frame(_)), "{fault:?}");
-        assert_eq!(presented(&mut w), 2 + k as u64, "{fault:?}: presented after one reconfigure");
-        assert_eq!(w.backend.configures(), configures + 1 + k as u64);
-        assert_eq!(w.r.surface_reconfigures(), 1 + k as u64);
-    }
-    // Twice in a row: a typed error, nothing rendered; the next frame goes on.
-    let submits = w.backend.submits();
-    w.backend.fail_acquires(&[AcquireFault::Outdated, AcquireFault::Lost]);
-    assert_eq!(present(&mut w, s, &t).unwrap_err(), RenderError::Surface(SurfaceError::Lost));
-    assert_eq!((w.backend.submits(), presented(&mut w)), (submits, 3));
-    assert!(matches!(present(&mut w, s, &t).unwrap(), Presented::Frame(_)));
-    assert_eq!(presented(&mut w), 4);
-}
-
-#[test]
-fn surface_timeout_occluded_and_zero_size_skip_the_frame_and_a_resize_goes_on() {
-    let _one = serial();
-    let (mut w, s, t) = on_surface(SIDE, SIDE);
-    assert!(matches!(present(&mut w, s, &t).unwrap(), Presented::Frame(_)));
-    w.r.flush().unwrap();
-    let submits = w.backend.submits();
-    w.backend.fail_acquires(&[AcquireFault::Timeout, AcquireFault::Occluded]);
-    assert_eq!(present(&mut w, s, &t).unwrap(), Presented::Skipped(SkipReason::Timeout));
-    assert_eq!(present(&mut w, s, &t).unwrap(), Presented::Skipped(SkipReason::Occluded));
-    // A minimized window: 0 x 0 skips, and nothing is submitted or presented.
-    w.backend.configure_surface(s, 0, 0).unwrap();
-    assert_eq!(present(&mut w, s, &t).unwrap(), Presented::Skipped(SkipReason::ZeroSize));
-    w.r.flush().unwrap();
-    assert_eq!((w.backend.submits(), w.backend.inner().presents(s)), (submits, 1));
-    // Restored at another size: the frame follows the image's size.
-    w.backend.configure_surface(s, 96, 48).unwrap();
-    let Presented::Frame(stats) = present(&mut w, s, &t).unwrap() else { panic!("a frame") };
-    assert!(stats.draw_calls > 0);
-    assert_eq!((w.r.config().width, w.r.config().height), (96, 48));
-    w.r.flush().unwrap();
-    assert_eq!(w.backend.inner().presents(s), 2);
-    // A handle that names no surface is typed, and renders nothing.
-    let submits = w.backend.submits();
-    assert_eq!(present(&mut w, SurfaceId::default(), &t), Err(RenderError::Surface(SurfaceError::InvalidHandle)));
-    w.r.flush().unwrap();
-    assert_eq!(w.backend.submits(), submits);
 }

@@ -138,6 +138,19 @@ pub struct BufferWrite<'a> {
     pub data: &'a [u8],
 }
 
+/// A GPU-side copy of a buffer's first `size` bytes to the start of another
+/// ([`Backend::copy_buffers`]): a grown buffer takes its predecessor's contents without
+/// a trip through the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferCopy {
+    /// Source buffer (needs `COPY_SRC`).
+    pub src: BufferId,
+    /// Destination buffer (needs `COPY_DST`).
+    pub dst: BufferId,
+    /// Bytes, a multiple of 4, within both buffers.
+    pub size: u64,
+}
+
 /// One pass of a frame and its recorded chunks, in order.
 #[derive(Debug)]
 pub struct PassSubmit<C> {
@@ -252,6 +265,14 @@ pub trait Backend: Send + Sync + 'static {
         uploads: &[BufferWrite<'_>],
         passes: &mut [PassSubmit<Self::Chunk>],
     ) -> Result<SubmissionId, SubmitError>;
+    /// Copies buffers on the GPU, in order, after everything submitted before and before
+    /// the next submit's uploads and passes (called by the submission thread). Checked
+    /// first: a stale handle, a missing usage or a size outside either buffer is refused
+    /// and copies nothing. The default: this backend cannot.
+    fn copy_buffers(&self, copies: &[BufferCopy]) -> Result<(), SubmitError> {
+        let _ = copies;
+        Err(SubmitError::Write(WriteError::Invalid("this backend copies no buffers")))
+    }
     /// Blocks until the GPU finished `submission`.
     fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError>;
     /// The GPU time of each pass of `submission` in ms, in submission order, into `out`

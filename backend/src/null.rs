@@ -83,6 +83,8 @@ pub struct NullBackend {
     reg: RwLock<Registry<NullObjects>>,
     caps: Caps,
     last: Mutex<NullFrameReport>,
+    /// Bytes copied between buffers ([`Backend::copy_buffers`]) so far.
+    copied: std::sync::atomic::AtomicU64,
     /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
     lost: std::sync::atomic::AtomicBool,
     surfaces: Swapchains<NullSurface>,
@@ -121,6 +123,7 @@ impl NullBackend {
                 gpu_timestamps: false,
             },
             last: Mutex::default(),
+            copied: std::sync::atomic::AtomicU64::new(0),
             lost: Default::default(),
             surfaces: Swapchains::default(),
         }
@@ -175,6 +178,11 @@ impl NullBackend {
         }
     }
 
+    /// Bytes copied between buffers on the "GPU" so far ([`Backend::copy_buffers`]).
+    pub fn copied_bytes(&self) -> u64 {
+        self.copied.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Images presented from `surface` so far.
     pub fn presents(&self, surface: SurfaceId) -> u64 {
         self.surfaces.surfaces.lock().get(surface).map_or(0, |s| s.presents)
@@ -221,6 +229,20 @@ fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), W
         return Err(WriteError::OutOfRange { offset, len, size });
     }
     Ok(())
+}
+
+/// A buffer copy within both buffers, from one with `COPY_SRC` to one with `COPY_DST`.
+pub(crate) fn check_buffer_copy<O: NativeObjects>(reg: &Registry<O>, c: &crate::BufferCopy) -> Result<(), WriteError> {
+    let stale = WriteError::InvalidHandle { kind: ResourceKind::Buffer };
+    let (src, dst) = (&reg.buffers.get(c.src).ok_or(stale.clone())?.meta, &reg.buffers.get(c.dst).ok_or(stale)?.meta);
+    if !src.usage.contains(BufferUsage::COPY_SRC) {
+        return Err(WriteError::Invalid("copy source lacks COPY_SRC usage"));
+    }
+    if c.src == c.dst {
+        return Err(WriteError::Invalid("a buffer copied onto itself"));
+    }
+    check_write(src.size, true, 0, c.size)?;
+    check_write(dst.size, dst.usage.contains(BufferUsage::COPY_DST), 0, c.size)
 }
 
 pub(crate) fn check_buffer_write<O: NativeObjects>(reg: &Registry<O>, w: &BufferWrite<'_>) -> Result<(), WriteError> {
@@ -370,6 +392,17 @@ impl Backend for NullBackend {
         let layout = resolve_pass(&reg, pass)?;
         let counts = validate_chunk(&reg, &layout, commands, &self.caps)?;
         Ok(NullChunk { pass: pass.clone(), digest: Digest::of_commands(commands), counts })
+    }
+
+    fn copy_buffers(&self, copies: &[crate::BufferCopy]) -> Result<(), SubmitError> {
+        self.alive(SubmitError::DeviceLost)?;
+        let reg = self.reg.read();
+        for c in copies {
+            check_buffer_copy(&reg, c)?;
+        }
+        let bytes: u64 = copies.iter().map(|c| c.size).sum();
+        self.copied.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
     }
 
     fn submit(

@@ -17,8 +17,8 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use switchyard_backend::{
-    Acquired, Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassDesc, PassSubmit, SkipReason, SubmissionId,
-    SubmitError, SurfaceError, SurfaceId, TextureId,
+    Acquired, Backend, BufferCopy, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassDesc, PassSubmit, SkipReason,
+    SubmissionId, SubmitError, SurfaceError, SurfaceId, TextureId,
 };
 use switchyard_handoff::{ring, Consumer, Producer, Work};
 
@@ -78,6 +78,8 @@ pub(crate) struct FramePacket<C> {
     /// frame's passes: (buffer, byte offset, range in `mesh_bytes`).
     pub(crate) mesh_writes: Vec<(BufferId, u64, Range<usize>)>,
     pub(crate) mesh_bytes: Vec<u8>,
+    /// Shared mesh buffers that grew: copied on the GPU before the frame's uploads.
+    pub(crate) buffer_copies: Vec<BufferCopy>,
     pub(crate) views: Vec<ViewUpload>,
     /// The surface whose image the frame draws into (presented after its submit) and when
     /// the frame's render call began (for the latency to present).
@@ -101,6 +103,7 @@ impl<C> Default for FramePacket<C> {
             bounds: (None, Vec::new()),
             mesh_writes: Vec::new(),
             mesh_bytes: Vec::new(),
+            buffer_copies: Vec::new(),
             views: Vec::new(),
             present: None,
             cull_pass: false,
@@ -458,6 +461,10 @@ fn submit_packet<B: Backend>(
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
 ) -> Result<SubmissionId, SubmitError> {
+    if !p.buffer_copies.is_empty() {
+        let _z = crate::profile::zone!("buffer-copies");
+        backend.copy_buffers(&p.buffer_copies)?;
+    }
     let _uploads = crate::profile::zone!("gather-uploads");
     // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 meshes,
     // 4 bounds; the views' follow.

@@ -327,6 +327,11 @@ impl<B: Backend> Backend for FaultBackend<B> {
         Ok(id)
     }
 
+    fn copy_buffers(&self, copies: &[BufferCopy]) -> Result<(), SubmitError> {
+        self.lost_or(SubmitError::DeviceLost)?;
+        self.inner.copy_buffers(copies)
+    }
+
     fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError> {
         self.lost_or(SubmitError::DeviceLost)?;
         let done = self.queue.lock().expect("not poisoned").iter().find(|(id, _)| *id == submission).map(|e| e.1);

@@ -226,6 +226,65 @@ fn a_scene_growing_past_every_buffer_size_keeps_its_queued_frames() {
     }
 }
 
+/// Eight frames; before each, a box on its own mesh joins the scene, the mesh padded
+/// with 1,500 unused vertices, so the shared vertex buffer (2,048 vertices at first)
+/// grows at frames 1, 3 and 6 while earlier frames are queued: each grown buffer takes
+/// the old one's contents by a GPU copy on the submission thread.
+fn growing_meshes<B: Backend>(r: &mut Renderer<B>, out: &[TextureId], run: Run) {
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = plain_material(r, shader, [0.9, 0.6, 0.1, 1.0]);
+    for (i, &target) in out.iter().enumerate() {
+        let mut mesh = scaled_cube(Vec3::new(0.3, 0.3 + 0.1 * i as f32, 0.3));
+        mesh.vertices.extend(std::iter::repeat_n(Vertex::default(), 1500));
+        let mesh = r.create_mesh(&mesh).unwrap();
+        let at = Vec3::new(i as f32 % 4.0 - 1.5, 0.0, (i / 4) as f32 * 1.2 - 0.6);
+        let object = ObjectDesc { mesh, material, transform: Mat4::from_translation(at), layer: 0, flags: 0 };
+        r.insert_objects(&[object]).unwrap();
+        r.render_to(&[view()], target).unwrap();
+        run.settle(r);
+    }
+    r.flush().expect("no frame failed: every buffer a frame draws from is alive and whole");
+}
+
+#[test]
+fn meshes_growing_the_shared_buffers_are_copied_on_the_gpu_and_queued_frames_keep_theirs() {
+    // Null: the copies are checked (sizes, uses, live buffers) and counted.
+    let backend = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    backend.set_gpu_ms(10);
+    let mut r = Renderer::new(backend.clone(), config(3, 64)).unwrap();
+    growing_meshes(&mut r, &outputs(&*backend, 8), Run::Streaming { frames_in_flight: 3 });
+    // 64 KiB -> 128 KiB -> 256 KiB -> 512 KiB of vertices, each copied whole.
+    assert_eq!(backend.inner().copied_bytes(), (64 + 128 + 256) << 10);
+    // As many buffers as a renderer whose meshes never grew: the grown-out ones are gone.
+    let other = Arc::new(NullBackend::new(true));
+    let mut one = Renderer::new(other.clone(), config(3, 64)).unwrap();
+    growing_meshes(&mut one, &outputs(&*other, 1), Run::Clean);
+    assert_eq!(other.copied_bytes(), 0);
+    assert_eq!(backend.live().buffers, other.live().buffers);
+    // wgpu: every frame draws what a clean run draws.
+    for api in [::wgpu::Backends::VULKAN, ::wgpu::Backends::GL] {
+        let Some(inner) = wgpu(api) else { continue };
+        let (backend, mut r) = Run::Clean.renderer(inner, 64);
+        let out = outputs(&*backend, 8);
+        growing_meshes(&mut r, &out, Run::Clean);
+        let clean: Vec<Image> = out.iter().map(|&t| backend.read_rgba8(t).unwrap()).collect();
+        // Every frame shows one box more: a box whose vertices a grown buffer lost would
+        // vanish (or smear) at the frames where the buffer grew.
+        for i in 1..8 {
+            assert!(colored(&clean[i]) > colored(&clean[i - 1]), "{api:?}: frame {i} adds a box to the others");
+        }
+        for frames_in_flight in 2..=3 {
+            let run = Run::Streaming { frames_in_flight };
+            let (backend, mut r) = run.renderer(wgpu(api).expect("there"), 64);
+            let out = outputs(&*backend, 8);
+            growing_meshes(&mut r, &out, run);
+            for (i, &t) in out.iter().enumerate() {
+                assert!(backend.read_rgba8(t).unwrap() == clean[i], "{api:?}, {frames_in_flight} in flight: frame {i}");
+            }
+        }
+    }
+}
+
 /// Everything a renderer can make: shaders and their variants, meshes (grown buffers,
 /// removed ones), textures, materials, a full graph (targets, fullscreen pipelines, bind
 /// groups), a second graph replacing it, views frames, frames in flight.

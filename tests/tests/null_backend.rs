@@ -424,3 +424,33 @@ fn a_surface_stand_in_takes_frames_only_while_an_image_is_bound() {
     assert_eq!(b.acquire_late(SurfaceId::default(), (32, 16)), Err(SurfaceError::InvalidHandle));
     assert_eq!(b.surface_stand_in(SurfaceId::default()), None);
 }
+
+/// Buffer copies are checked before anything is copied: live buffers, `COPY_SRC` on the
+/// source and `COPY_DST` on the destination, a size within both that is a multiple of 4,
+/// not a buffer onto itself (what wgpu refuses).
+#[test]
+fn buffer_copies_are_checked_and_a_refused_batch_copies_nothing() {
+    let b = NullBackend::new(true);
+    let buffer = |size, usage| b.create_buffer(&BufferDesc { label: "b".into(), size, usage }).unwrap();
+    let src = buffer(256, BufferUsage::VERTEX | BufferUsage::COPY_SRC);
+    let dst = buffer(512, BufferUsage::VERTEX | BufferUsage::COPY_DST);
+    let no_src = buffer(256, BufferUsage::VERTEX | BufferUsage::COPY_DST);
+    let no_dst = buffer(256, BufferUsage::VERTEX | BufferUsage::COPY_SRC);
+    let both = buffer(256, BufferUsage::COPY_SRC | BufferUsage::COPY_DST);
+    let copy = |src, dst, size| BufferCopy { src, dst, size };
+    b.copy_buffers(&[copy(src, dst, 256)]).unwrap();
+    assert_eq!(b.copied_bytes(), 256);
+    let invalid =
+        |e: SubmitError| matches!(e, SubmitError::Write(WriteError::Invalid(_) | WriteError::OutOfRange { .. }));
+    for bad in
+        [copy(no_src, dst, 256), copy(src, no_dst, 256), copy(src, dst, 260), copy(src, dst, 6), copy(both, both, 4)]
+    {
+        let e = b.copy_buffers(&[copy(src, dst, 4), bad]).unwrap_err();
+        assert!(invalid(e.clone()), "{bad:?}: {e:?}");
+    }
+    b.destroy(Resource::Buffer(dst)).unwrap();
+    let e = b.copy_buffers(&[copy(src, dst, 4)]).unwrap_err();
+    assert_eq!(e, SubmitError::Write(WriteError::InvalidHandle { kind: ResourceKind::Buffer }));
+    assert_eq!(b.copied_bytes(), 256, "a refused batch copies nothing");
+    b.copy_buffers(&[]).unwrap();
+}

@@ -422,6 +422,25 @@ impl Backend for WgpuBackend {
         Ok(WgpuChunk { pass: pass.clone(), encoded, counts })
     }
 
+    fn copy_buffers(&self, copies: &[crate::BufferCopy]) -> Result<(), SubmitError> {
+        self.take_errors()?;
+        let reg = self.reg.read();
+        for c in copies {
+            crate::null::check_buffer_copy(&reg, c)?;
+        }
+        if copies.is_empty() {
+            return Ok(());
+        }
+        // Its own submission: after the frames submitted before, before the next one's
+        // uploads (wgpu runs a submit's queued writes ahead of its command buffers).
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copies") });
+        for c in copies {
+            enc.copy_buffer_to_buffer(&reg.buffers[c.src].obj, 0, &reg.buffers[c.dst].obj, 0, c.size);
+        }
+        self.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
     fn submit(
         &self,
         uploads: &[BufferWrite<'_>],

@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use glam::Vec3;
-use switchyard_backend::{Backend, BufferId, BufferUsage, CreateError, Resource};
+use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, Resource};
 
 use super::gpu::buffer;
 use super::retire::Retiree;
@@ -173,17 +173,10 @@ impl<B: Backend> Renderer<B> {
         place(&mut s.cpu_vertices, v_at as usize, &mesh.vertices);
         place(&mut s.cpu_indices, i_at as usize, &mesh.indices);
         let b = &*s.backend;
-        let mut replaced = [None, None];
-        let uploaded = upload(b, &mut s.vertices, "mesh-vertices", BufferUsage::VERTEX, &s.cpu_vertices, v_at, nv, 32)
-            .and_then(|old| {
-                replaced[0] = old;
-                upload(b, &mut s.indices, "mesh-indices", BufferUsage::INDEX, &s.cpu_indices, i_at, ni, 4)
-            })
-            .map(|old| replaced[1] = old);
-        // A buffer that grew replaced one that queued frames still draw from.
-        for old in replaced.into_iter().flatten() {
-            self.device.retired.retire(Retiree::Resource(Resource::Buffer(old)), b, &mut s.meshes);
-        }
+        let uploaded = grow(b, &mut s.vertices, "mesh-vertices", MESH_VERTICES, v_at, nv, 32)
+            .map(|copy| s.pending_copies.extend(copy))
+            .and_then(|()| grow(b, &mut s.indices, "mesh-indices", MESH_INDICES, i_at, ni, 4))
+            .map(|copy| s.pending_copies.extend(copy));
         if let Err(e) = uploaded {
             // Nothing of this mesh stays: what it appended goes, what it wrote into a free
             // range is free again (its old contents were nobody's).
@@ -278,6 +271,11 @@ impl<B: Backend> Renderer<B> {
     }
 }
 
+/// The shared vertex buffer's uses: drawn from, and copied from when it grows.
+pub(super) const MESH_VERTICES: BufferUsage = BufferUsage(BufferUsage::VERTEX.0 | BufferUsage::COPY_SRC.0);
+/// The shared index buffer's uses: drawn from, and copied from when it grows.
+pub(super) const MESH_INDICES: BufferUsage = BufferUsage(BufferUsage::INDEX.0 | BufferUsage::COPY_SRC.0);
+
 /// Writes `items` at `at` in `all`, appending what lies past its end.
 fn place<T: Copy>(all: &mut Vec<T>, at: usize, items: &[T]) {
     let inside = all.len().saturating_sub(at).min(items.len());
@@ -285,35 +283,30 @@ fn place<T: Copy>(all: &mut Vec<T>, at: usize, items: &[T]) {
     all.extend_from_slice(&items[inside..]);
 }
 
-/// Makes room for elements `at..at + n` of `all` in the buffer `g` (`size` bytes each):
-/// nothing to do when they end within its capacity (the next frame's packet writes them,
-/// on the submission thread, in frame order: a write from this thread could race a submit
-/// that zero-fills the buffer's unwritten ranges); else a new buffer of twice the size
-/// that gets all of `all` now (no queued frame uses it yet). Returns the buffer it
-/// replaced, for the caller to retire.
-#[allow(clippy::too_many_arguments)]
-fn upload<B: Backend, T: bytemuck::Pod>(
+/// Makes room for elements `at..at + n` in the buffer `g` (`size` bytes each): nothing to
+/// do when they end within its capacity (the next frame's packet writes them, on the
+/// submission thread, in frame order: a write from this thread could race a submit that
+/// zero-fills the buffer's unwritten ranges); else a new buffer of twice the size, which
+/// takes the old one's contents by a GPU copy on the submission thread before the next
+/// frame's uploads (the copy returned: the caller queues it, and the old buffer is retired
+/// once the frame carrying it is handed over). Nothing goes through the CPU.
+fn grow<B: Backend>(
     b: &B,
     g: &mut GrowBuffer,
     label: &str,
     usage: BufferUsage,
-    all: &[T],
     at: u32,
     n: u32,
     size: u64,
-) -> Result<Option<BufferId>, ResourceError> {
+) -> Result<Option<BufferCopy>, ResourceError> {
     let end = (u64::from(at) + u64::from(n)) * size;
     if end <= g.capacity {
         return Ok(None);
     }
     let cap = end.next_power_of_two();
     let id = buffer(b, label, cap, usage)?;
-    if let Err(e) = b.write_buffer(id, 0, bytemuck::cast_slice(all)) {
-        let _ = b.destroy(Resource::Buffer(id));
-        return Err(e.into());
-    }
     let old = std::mem::replace(g, GrowBuffer { id, capacity: cap });
-    Ok(Some(old.id))
+    Ok(Some(BufferCopy { src: old.id, dst: id, size: old.capacity }))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use switchyard_backend::{Backend, BufferUsage, CreateError, Resource};
+use switchyard_backend::{Backend, CreateError, Resource};
 
 use super::gpu::{buffer, FrameResources, Made};
 use super::Renderer;
@@ -54,8 +54,9 @@ impl<B: Backend> Renderer<B> {
             Ok(GrowBuffer { id, capacity: old.capacity })
         };
         let vertices =
-            remake(&s.vertices, "mesh-vertices", BufferUsage::VERTEX, bytemuck::cast_slice(&s.cpu_vertices))?;
-        let indices = remake(&s.indices, "mesh-indices", BufferUsage::INDEX, bytemuck::cast_slice(&s.cpu_indices))?;
+            remake(&s.vertices, "mesh-vertices", super::meshes::MESH_VERTICES, bytemuck::cast_slice(&s.cpu_vertices))?;
+        let indices =
+            remake(&s.indices, "mesh-indices", super::meshes::MESH_INDICES, bytemuck::cast_slice(&s.cpu_indices))?;
         let mut textures = std::collections::HashMap::new();
         for (h, tex) in self.res.textures.iter() {
             let id = m.add(super::resources::upload_texture(b, tex.width, tex.height, &tex.texels)).map_err(
@@ -145,6 +146,9 @@ impl<B: Backend> Renderer<B> {
         }
         gone.extend(s.textures.iter().map(|(_, t)| Resource::Texture(t.id)));
         gone.extend([Resource::Buffer(s.vertices.id), Resource::Buffer(s.indices.id)]);
+        // Grown buffers whose copy no frame carried yet: the current ones hold nothing
+        // without them, and the next backend's are made from the CPU copies.
+        gone.extend(s.pending_copies.drain(..).map(|c| Resource::Buffer(c.src)));
         gone.extend(s.gpu.resources());
         for r in gone {
             // Each was made once and is given up once here.

@@ -160,6 +160,11 @@ impl<B: Backend> Renderer<B> {
         }
         plan.last_frame = Some(self.frame.number);
         self.device.retired.sent(self.frame.number);
+        // The buffers this frame's copies read are read by no later frame.
+        let s = &mut self.res;
+        for c in s.pending_copies.drain(..) {
+            self.device.retired.retire(Retiree::Resource(Resource::Buffer(c.src)), &*s.backend, &mut s.meshes);
+        }
         if let Some(r) = &self.device.submit.reports.last {
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
             (stats.latency_ms, stats.late_acquire_ms, stats.present_skipped) = (r.latency_ms, r.acquire_ms, r.skipped);

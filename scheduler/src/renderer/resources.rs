@@ -8,7 +8,7 @@ use switchyard_kernels::cull::CullLoop;
 
 use super::config::RendererConfig;
 use super::gpu::{buffer, FrameResources, Made};
-use super::meshes::{MeshStore, Vertex};
+use super::meshes::{MeshStore, Vertex, MESH_INDICES, MESH_VERTICES};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::InitError;
@@ -23,7 +23,6 @@ use crate::scene::{
     TextureHandle,
 };
 use crate::scene::{Owner, Resolve};
-use switchyard_backend::BufferUsage;
 
 /// Light and fog shared by every view.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,6 +104,10 @@ pub(super) struct Resources<B: Backend> {
     /// Meshes made since the last frame: (vertex range, index range) of the shared
     /// buffers, written by the next frame's packet.
     pub(super) pending_uploads: Vec<(std::ops::Range<u32>, std::ops::Range<u32>)>,
+    /// Shared mesh buffers that grew since the last frame: each new one takes the old
+    /// one's contents by a GPU copy before the next frame's uploads; the old ones are
+    /// retired once that frame is handed over.
+    pub(super) pending_copies: Vec<switchyard_backend::BufferCopy>,
     pub(super) shader_handles: Handles<ShaderHandle, u32>,
     pub(super) textures: Handles<TextureHandle, TextureRecord>,
     pub(super) mesh_handles: Handles<MeshHandle, u32>,
@@ -136,10 +139,8 @@ impl<B: Backend> Resources<B> {
         let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull, occlusion)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
-        let vertices =
-            GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, BufferUsage::VERTEX))?, capacity: 1 << 16 };
-        let indices =
-            GrowBuffer { id: m.add(buffer(b, "mesh-indices", 1 << 16, BufferUsage::INDEX))?, capacity: 1 << 16 };
+        let vertices = GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, MESH_VERTICES))?, capacity: 1 << 16 };
+        let indices = GrowBuffer { id: m.add(buffer(b, "mesh-indices", 1 << 16, MESH_INDICES))?, capacity: 1 << 16 };
         let multi_draw = config.multi_draw && b.caps().multi_draw_indirect;
         let digest = config.digest.unwrap_or_else(|| b.digests_commands());
         m.keep();
@@ -155,6 +156,7 @@ impl<B: Backend> Resources<B> {
             cpu_indices: Vec::new(),
             meshes: MeshStore::default(),
             pending_uploads: Vec::new(),
+            pending_copies: Vec::new(),
             shader_handles: Handles::new(owner),
             textures: Handles::new(owner),
             mesh_handles: Handles::new(owner),

@@ -88,12 +88,15 @@ impl<B: Backend> Renderer<B> {
 
     /// The meshes made since the last frame, into the packet's uploads: their vertices and
     /// indices as the CPU copies hold them now, written into the current shared buffers
-    /// before the frame's passes, on the submission thread.
+    /// before the frame's passes, on the submission thread; before them, the GPU copies
+    /// of the buffers that grew.
     pub(super) fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
         let _z = profile::zone!("mesh-uploads");
         packet.mesh_writes.clear();
         packet.mesh_bytes.clear();
         let s = &mut self.res;
+        // Grown buffers take their predecessors' contents first.
+        packet.buffer_copies.clone_from(&s.pending_copies);
         for (v, i) in s.pending_uploads.drain(..) {
             let start = packet.mesh_bytes.len();
             packet

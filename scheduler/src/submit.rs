@@ -133,7 +133,8 @@ impl<C> FramePacket<C> {
 pub struct SubmitReport {
     /// Frame number.
     pub frame: u64,
-    /// Uploads plus `submit` call, ms.
+    /// Uploads plus `submit` calls and the present, ms (a late acquire's wait apart:
+    /// `acquire_ms`).
     pub submit_ms: f64,
     /// Time blocked on the GPU to respect the frames-in-flight limit, ms.
     pub gpu_wait_ms: f64,
@@ -339,7 +340,8 @@ fn run<B: Backend>(
             }
             (r, _) => r,
         };
-        let submit_ms = t0.elapsed().as_secs_f64() * 1e3;
+        // The wait for a late-acquired image is reported apart.
+        let submit_ms = t0.elapsed().as_secs_f64() * 1e3 - late.acquire_ms.unwrap_or(0.0);
         let t1 = Instant::now();
         // A failed frame counts too, so that a packet comes back only once every frame
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).

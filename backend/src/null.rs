@@ -417,7 +417,7 @@ impl Backend for NullBackend {
         }
         for (pi, p) in passes.iter().enumerate() {
             resolve_pass(&reg, &p.desc)?;
-            reg.check_bound(&p.desc)?;
+            crate::validate::check_bound(&reg, &p.desc)?;
             if let Some(ci) = p.chunks.iter().position(|c| c.pass != p.desc) {
                 return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });
             }

@@ -50,8 +50,7 @@ pub(crate) struct TextureMeta {
     pub(crate) format: TextureFormat,
     pub(crate) usage: TextureUsage,
     pub(crate) samples: u32,
-    /// A surface's stand-in with no image bound ([`crate::Backend::surface_stand_in`]):
-    /// frames may be recorded against it, not submitted.
+    /// A surface's stand-in with no image bound: recorded into, never submitted.
     pub(crate) unbound: bool,
 }
 
@@ -262,14 +261,8 @@ impl<O: NativeObjects> Registry<O> {
                 d.label
             )));
         }
-        Ok(TextureMeta {
-            width: d.width,
-            height: d.height,
-            format: d.format,
-            usage: d.usage,
-            samples: d.samples,
-            unbound: false,
-        })
+        let (width, height, format, usage, samples) = (d.width, d.height, d.format, d.usage, d.samples);
+        Ok(TextureMeta { width, height, format, usage, samples, unbound: false })
     }
 
     pub(crate) fn check_layout(&self, d: &BindGroupLayoutDesc) -> Result<LayoutMeta, CreateError> {
@@ -580,15 +573,6 @@ impl<O: NativeObjects> Registry<O> {
                         * u64::from(m.samples)
                 })
                 .sum(),
-        }
-    }
-
-    /// A pass about to be submitted draws into no surface stand-in without an image.
-    pub(crate) fn check_bound(&self, pass: &crate::PassDesc) -> Result<(), crate::SubmitError> {
-        let color = pass.color.iter().flat_map(|c| [Some(c.texture), c.resolve]).flatten();
-        match color.filter_map(|t| self.textures.get(t)).find(|t| t.meta.unbound) {
-            Some(_) => Err(crate::SubmitError::Present(crate::SurfaceError::NotAcquired)),
-            None => Ok(()),
         }
     }
 

@@ -396,3 +396,13 @@ pub(crate) fn check_buffer_read(b: &crate::registry::BufferMeta, offset: u64, le
     }
     Ok(())
 }
+
+/// A pass about to be submitted draws into no surface stand-in without an image
+/// ([`crate::Backend::surface_stand_in`]).
+pub(crate) fn check_bound<O: NativeObjects>(reg: &Registry<O>, pass: &PassDesc) -> Result<(), crate::SubmitError> {
+    let color = pass.color.iter().flat_map(|c| [Some(c.texture), c.resolve]).flatten();
+    match color.filter_map(|t| reg.textures.get(t)).find(|t| t.meta.unbound) {
+        Some(_) => Err(crate::SubmitError::Present(crate::SurfaceError::NotAcquired)),
+        None => Ok(()),
+    }
+}

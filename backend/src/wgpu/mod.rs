@@ -453,7 +453,7 @@ impl Backend for WgpuBackend {
         }
         for (pi, p) in passes.iter().enumerate() {
             resolve_pass(&reg, &p.desc)?;
-            reg.check_bound(&p.desc)?;
+            crate::validate::check_bound(&reg, &p.desc)?;
             let wrong = |c: &WgpuChunk| {
                 c.pass != p.desc
                     || matches!(

@@ -143,6 +143,7 @@ impl WgpuBackend {
             owns_device,
             submissions: Mutex::new(Vec::new()),
             next_submission: Mutex::new(0),
+            queue_use: Mutex::new(()),
             adapter: adapter.clone(),
             surfaces: Default::default(),
             driver_cache: RwLock::new(driver_cache),

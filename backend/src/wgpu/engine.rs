@@ -288,6 +288,8 @@ impl WgpuBackend {
                 (t.meta.width, t.meta.height) = (width, height);
             }
         }
+        // Not while the submission thread submits (a late-acquired frame's first part).
+        let _queue = self.queue_use.lock();
         self.scoped(|| s.surface.configure(&self.device, &s.config)).map_err(|e| match e {
             CreateError::DeviceLost => SurfaceError::DeviceLost,
             e => SurfaceError::Validation(e.to_string()),

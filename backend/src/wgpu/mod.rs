@@ -139,6 +139,10 @@ pub struct WgpuBackend {
     owns_device: bool,
     submissions: Mutex<Vec<(SubmissionId, wgpu::SubmissionIndex)>>,
     next_submission: Mutex<u64>,
+    /// Held around every `queue.submit` and around configuring a surface: wgpu refuses a
+    /// surface configure while another thread submits (it waits for the queue to empty),
+    /// and with late acquire the submission thread submits while the engine resizes.
+    queue_use: Mutex<()>,
     /// Kept for surfaces' capabilities.
     adapter: wgpu::Adapter,
     surfaces: crate::surface::Swapchains<engine::WgpuSurface>,
@@ -437,6 +441,7 @@ impl Backend for WgpuBackend {
         for c in copies {
             enc.copy_buffer_to_buffer(&reg.buffers[c.src].obj, 0, &reg.buffers[c.dst].obj, 0, c.size);
         }
+        let _queue = self.queue_use.lock();
         self.queue.submit([enc.finish()]);
         Ok(())
     }
@@ -478,7 +483,10 @@ impl Backend for WgpuBackend {
             (internal, oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
         });
         let (buffers, timed) = self.encode_frame(&reg, passes);
-        let index = self.queue.submit(buffers);
+        let index = {
+            let _queue = self.queue_use.lock();
+            self.queue.submit(buffers)
+        };
         if let Some((internal, oom, validation)) = scopes {
             let invalid = pollster::block_on(validation.pop());
             let out_of_memory = pollster::block_on(oom.pop());

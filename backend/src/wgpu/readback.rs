@@ -47,7 +47,10 @@ impl WgpuBackend {
             },
             wgpu::Extent3d { width: m.width, height: m.height, depth_or_array_layers: 1 },
         );
-        self.queue.submit([enc.finish()]);
+        {
+            let _queue = self.queue_use.lock();
+            self.queue.submit([enc.finish()]);
+        }
         self.map_and_wait(&buffer)?;
         let view = buffer.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?;
         let mut pixels = Vec::with_capacity((row * m.height) as usize);
@@ -77,7 +80,10 @@ impl WgpuBackend {
         let mut enc =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-readback") });
         enc.copy_buffer_to_buffer(&e.obj, offset, &staging, 0, len);
-        self.queue.submit([enc.finish()]);
+        {
+            let _queue = self.queue_use.lock();
+            self.queue.submit([enc.finish()]);
+        }
         drop(reg);
         self.map_and_wait(&staging)?;
         let bytes = staging.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?.to_vec();

@@ -298,7 +298,7 @@ fn run<B: Backend>(
     let mut in_flight = InFlight::new();
     let mut writes: Vec<(BufferId, u64, usize, Range<usize>)> = Vec::new();
     let mut spare: Vec<BufferWrite<'static>> = Vec::new();
-    let (mut pass_ms, mut first_ms): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    let (mut pass_ms, mut rest_ms): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     while let Some(work) = ring.recv() {
         let mut packet = match work {
             Work::Item(p) => p,
@@ -324,8 +324,9 @@ fn run<B: Backend>(
             }
         };
         // The image is presented once the frame that drew it is submitted; a frame that
-        // failed gives it back unpresented.
-        let on_gpu = submitted.as_ref().ok().copied();
+        // failed gives it back unpresented. A late frame that failed after its first part
+        // was submitted still has that part on the GPU: it is waited for like a frame.
+        let on_gpu = submitted.as_ref().ok().copied().or(late.first);
         let mut latency_ms = None;
         let result = match (submitted, present) {
             (Ok(id), Some((p, started))) if late.skipped.is_none() => {
@@ -345,7 +346,7 @@ fn run<B: Backend>(
         let t1 = Instant::now();
         // A failed frame counts too, so that a packet comes back only once every frame
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).
-        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split, late.first));
+        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split, late.timed_first()));
         let mut waited = Ok(());
         let mut gpu = None;
         let _wait = crate::profile::zone!("wait-gpu");
@@ -355,14 +356,15 @@ fn run<B: Backend>(
                 let w = backend.wait(id);
                 // A frame split around a late acquire: its first part's passes, then the rest.
                 let timed = match first {
-                    Some(first) => {
-                        backend.gpu_pass_times(first, &mut first_ms) && backend.gpu_pass_times(id, &mut pass_ms) && {
-                            first_ms.extend_from_slice(&pass_ms);
-                            std::mem::swap(&mut first_ms, &mut pass_ms);
-                            true
-                        }
-                    }
                     None => backend.gpu_pass_times(id, &mut pass_ms),
+                    Some(first) => {
+                        let both =
+                            backend.gpu_pass_times(first, &mut pass_ms) && backend.gpu_pass_times(id, &mut rest_ms);
+                        if both {
+                            pass_ms.extend_from_slice(&rest_ms);
+                        }
+                        both
+                    }
                 };
                 if w.is_ok() && timed {
                     gpu = Some(GpuTimes::of_submitted(frame, culled, split, &pass_ms));
@@ -394,11 +396,21 @@ fn run<B: Backend>(
 /// What a late acquire did.
 #[derive(Default)]
 struct Late {
-    /// The submission of the passes before the first one into the image.
+    /// The submission of the uploads and the passes before the first one into the image.
     first: Option<SubmissionId>,
+    /// The rest was submitted after it, and `first` holds timed passes: the frame's GPU
+    /// times are `first`'s, then the rest's.
+    split: bool,
     acquire_ms: Option<f64>,
     skipped: Option<SkipReason>,
     reconfigured: bool,
+}
+
+impl Late {
+    /// The first part's submission where the frame's GPU times begin with it.
+    fn timed_first(&self) -> Option<SubmissionId> {
+        self.first.filter(|_| self.split)
+    }
 }
 
 /// A late-acquired frame: its uploads and the passes before the first one into the image,
@@ -423,6 +435,7 @@ fn submit_late<B: Backend>(
             return Err(e);
         }
     };
+    late.first = Some(first);
     let waited = Instant::now();
     let acquired = {
         let _z = crate::profile::zone!("acquire");
@@ -440,7 +453,7 @@ fn submit_late<B: Backend>(
     match acquired {
         Ok(Acquired::Image(_)) => {
             let _z = crate::profile::zone!("backend-submit");
-            late.first = (split > 0).then_some(first);
+            late.split = split > 0;
             backend.submit(&[], &mut p.passes[split..])
         }
         Ok(Acquired::Skip(reason)) => {

@@ -23,7 +23,7 @@ pub(super) struct WgpuSurface {
     /// Late acquire (render-bundle encoding only: bundles name no attachments): the handle
     /// frames are recorded into before their image exists, and the 1 x 1 placeholder it
     /// names while no image is bound (never drawn into: submits refuse it unbound).
-    stand_in: Option<(TextureId, wgpu::Texture)>,
+    stand_in: Option<(TextureId, (wgpu::Texture, wgpu::TextureView))>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     format: TextureFormat,
@@ -143,7 +143,7 @@ impl WgpuBackend {
         format: TextureFormat,
         width: u32,
         height: u32,
-    ) -> Result<(TextureId, wgpu::Texture), SurfaceError> {
+    ) -> Result<(TextureId, (wgpu::Texture, wgpu::TextureView)), SurfaceError> {
         let desc = TextureDesc {
             label: "surface stand-in".into(),
             width: width.max(1),
@@ -164,9 +164,9 @@ impl WgpuBackend {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             view_formats: &[],
         });
-        let view = placeholder.create_view(&wgpu::TextureViewDescriptor::default());
+        let placeholder = (placeholder.clone(), placeholder.create_view(&wgpu::TextureViewDescriptor::default()));
         let meta = crate::registry::TextureMeta { unbound: true, ..meta };
-        Ok((reg.textures.insert(Stored { meta, obj: (placeholder.clone(), view) }), placeholder))
+        Ok((reg.textures.insert(Stored { meta, obj: placeholder.clone() }), placeholder))
     }
 
     /// The presentation modes `surface` offers (FIFO everywhere).
@@ -220,8 +220,7 @@ impl WgpuBackend {
         match &s.stand_in {
             Some((id, placeholder)) if *id == image => {
                 if let Some(t) = reg.textures.get_mut(image) {
-                    let view = placeholder.create_view(&wgpu::TextureViewDescriptor::default());
-                    (t.obj, t.meta.unbound) = ((placeholder.clone(), view), true);
+                    (t.obj, t.meta.unbound) = (placeholder.clone(), true);
                 }
             }
             _ => {
@@ -249,11 +248,10 @@ impl WgpuBackend {
         if s.size() != size {
             return Ok(Acquired::Skip(SkipReason::Resized));
         }
-        let texture = next_image(&s.surface)?;
-        if let Err(skip) = texture {
-            return Ok(Acquired::Skip(skip));
-        }
-        let texture = texture.expect("an image");
+        let texture = match next_image(&s.surface)? {
+            Ok(t) => t,
+            Err(skip) => return Ok(Acquired::Skip(skip)),
+        };
         if (texture.texture.width(), texture.texture.height()) != size {
             // Dropped unpresented: the surface changed under the frame.
             return Ok(Acquired::Skip(SkipReason::Resized));

@@ -3,6 +3,8 @@
 //! per kind, which compiles in parallel where the backend can and hands out ids in the
 //! batch's order, so the ids in the command stream are those of making them one by one.
 
+use std::collections::{HashMap, HashSet};
+
 use switchyard_backend::Backend;
 
 use super::{pipeline_desc, Layouts, PipelineKey, ShaderRecord};
@@ -28,39 +30,44 @@ pub(crate) fn create_missing<B: Backend>(
     needs: &[(usize, PipelineKey)],
     layouts: &Layouts,
 ) -> (Made, Vec<Option<ResourceError>>) {
+    // Each need's first occurrence: a warm-up's materials share pipelines, and the batches
+    // must hold each once.
+    let mut first = HashMap::with_capacity(needs.len());
+    let firsts: Vec<usize> = needs.iter().enumerate().map(|(i, need)| *first.entry(*need).or_insert(i)).collect();
+    let missing: Vec<usize> = (0..needs.len())
+        .filter(|&i| firsts[i] == i && shaders[needs[i].0].pipeline_of(&needs[i].1).is_none())
+        .collect();
     let mut made = Made::default();
     let mut errors: Vec<Option<ResourceError>> = (0..needs.len()).map(|_| None).collect();
     // Modules: each (shader, variant) missing one, once.
     let mut modules: Vec<(usize, u32)> = Vec::new();
-    for &(s, key) in needs {
-        let shader = &shaders[s];
-        let wanted = shader.pipeline_of(&key).is_none() && shader.module_of(key.variant).is_none();
-        if wanted && !modules.contains(&(s, key.variant)) {
+    let mut wanted = HashSet::new();
+    for &i in &missing {
+        let (s, key) = needs[i];
+        if shaders[s].module_of(key.variant).is_none() && wanted.insert((s, key.variant)) {
             modules.push((s, key.variant));
         }
     }
     let descs: Vec<_> = modules.iter().map(|&(s, v)| shaders[s].module_desc(v)).collect();
-    let mut refused = Vec::new();
+    let mut refused = HashMap::new();
     for (&(s, v), result) in modules.iter().zip(backend.create_shaders(&descs)) {
         match result {
             Ok(id) => {
                 shaders[s].add_module(v, id);
                 made.modules += 1;
             }
-            Err(e) => refused.push(((s, v), ResourceError::from(e))),
+            Err(e) => {
+                refused.insert((s, v), ResourceError::from(e));
+            }
         }
     }
     // Pipelines: each (shader, key) missing one, once, where its module compiled.
     let mut todo: Vec<usize> = Vec::new();
-    for (i, &(s, key)) in needs.iter().enumerate() {
-        let shader = &shaders[s];
-        if shader.pipeline_of(&key).is_some() || todo.iter().any(|&j| needs[j] == needs[i]) {
-            continue;
-        }
-        if shader.module_of(key.variant).is_some() {
-            todo.push(i);
-        } else if let Some((_, e)) = refused.iter().find(|(m, _)| *m == (s, key.variant)) {
-            errors[i] = Some(e.clone());
+    for &i in &missing {
+        let (s, key) = needs[i];
+        match refused.get(&(s, key.variant)) {
+            Some(e) => errors[i] = Some(e.clone()),
+            None => todo.push(i),
         }
     }
     let descs: Vec<_> = todo
@@ -82,11 +89,10 @@ pub(crate) fn create_missing<B: Backend>(
             Err(e) => errors[i] = Some(e.into()),
         }
     }
-    // A need equal to an earlier refused one shares its error.
+    // A need equal to an earlier one shares its error.
     for i in 0..needs.len() {
-        let (s, key) = needs[i];
-        if errors[i].is_none() && shaders[s].pipeline_of(&key).is_none() {
-            errors[i] = (0..i).find(|&j| needs[j] == needs[i]).and_then(|j| errors[j].clone());
+        if firsts[i] != i {
+            errors[i] = errors[firsts[i]].clone();
         }
     }
     (made, errors)

@@ -145,7 +145,7 @@ pub(crate) struct ShaderRecord {
 
 /// What a material pipeline of one shader depends on besides the shader: its variant,
 /// pass, blending and the forward passes' color target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub(crate) variant: u32,
     pub(crate) pass: PassKind,
@@ -213,6 +213,17 @@ impl ShaderRecord {
     /// Bit of `keyword` in this shader's variant mask.
     pub(crate) fn keyword_bit(&self, keyword: &str) -> Option<u32> {
         self.keywords.iter().position(|k| k == keyword).map(|i| 1 << i)
+    }
+
+    /// The variant bits of those of `keywords` this shader declares (the others select
+    /// nothing, as global keywords do).
+    pub(crate) fn declared_bits<'a>(&self, keywords: impl IntoIterator<Item = &'a str>) -> u32 {
+        keywords.into_iter().filter_map(|k| self.keyword_bit(k)).fold(0, |a, b| a | b)
+    }
+
+    /// The variant mask of `keywords`, or the first of them this shader does not declare.
+    pub(crate) fn keyword_mask<'k>(&self, keywords: &'k [String]) -> Result<u32, &'k String> {
+        keywords.iter().try_fold(0, |mask, k| self.keyword_bit(k).map(|bit| mask | bit).ok_or(k))
     }
 
     /// WGSL of one variant.

@@ -56,13 +56,7 @@ impl<B: Backend> Renderer<B> {
             Ok(Acquired::Skip(reason)) => return Ok(Presented::Skipped(reason)),
             Err(e) => return self.note_lost(Err(e)),
         };
-        let mut targets = std::mem::take(&mut self.device.surface_targets);
-        targets.clear();
-        targets.extend_from_slice(input.targets);
-        targets.push((target, image));
-        let present = Present { surface, late: None };
-        let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(present));
-        self.device.surface_targets = targets;
+        let r = self.frame_into(input, target, image, Present { surface, late: None });
         if r.is_err() {
             // Nothing of the frame was handed over: its image goes back unpresented.
             self.res.backend.release_image(surface);
@@ -84,14 +78,26 @@ impl<B: Backend> Renderer<B> {
         if size.0 == 0 || size.1 == 0 {
             return Ok(Presented::Skipped(SkipReason::ZeroSize));
         }
+        let r = self.frame_into(input, target, stand_in, Present { surface, late: Some((stand_in, size)) });
+        r.map(|s| Presented::Frame(Box::new(s)))
+    }
+
+    /// A frame of the graph with `image` as the external `target` besides `input`'s
+    /// targets (the list reused from frame to frame).
+    fn frame_into(
+        &mut self,
+        input: &FrameInput<'_>,
+        target: TargetId,
+        image: switchyard_backend::TextureId,
+        present: Present,
+    ) -> Result<FrameStats, RenderError> {
         let mut targets = std::mem::take(&mut self.device.surface_targets);
         targets.clear();
         targets.extend_from_slice(input.targets);
-        targets.push((target, stand_in));
-        let present = Present { surface, late: Some((stand_in, size)) };
+        targets.push((target, image));
         let r = self.graph_frame(&FrameInput { cameras: input.cameras, targets: &targets }, Some(present));
         self.device.surface_targets = targets;
-        r.map(|s| Presented::Frame(Box::new(s)))
+        r
     }
 
     /// Switches between late and early acquire for the next frames

@@ -170,8 +170,7 @@ impl<B: Backend> Renderer<B> {
             .map(|rec| {
                 rec.as_ref().map(|r| {
                     let shader = &lib.shaders[r.shader as usize];
-                    let global =
-                        self.res.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+                    let global = shader.declared_bits(self.res.global_keywords.iter().map(String::as_str));
                     (r.shader, r.keyword_mask | global, r.transparent)
                 })
             })

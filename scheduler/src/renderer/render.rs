@@ -211,8 +211,7 @@ impl<B: Backend> Renderer<B> {
                 continue;
             };
             let shader = &lib.shaders[r.shader as usize];
-            let global = self.res.global_keywords.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
-            let variant = r.keyword_mask | global;
+            let variant = r.keyword_mask | shader.declared_bits(self.res.global_keywords.iter().map(String::as_str));
             let key = (r.shader, variant);
             let state = self.frame.shadow_states.iter().position(|s| *s == key).unwrap_or_else(|| {
                 self.frame.shadow_states.push(key);

@@ -263,10 +263,7 @@ impl<B: Backend> Renderer<B> {
         }
         let &shader = self.res.shader_handles.get(desc.shader).ok_or(ResourceError::StaleHandle(HandleKind::Shader))?;
         let rec = &self.res.library.get_mut().shaders[shader as usize];
-        let mut mask = 0;
-        for k in &desc.keywords {
-            mask |= rec.keyword_bit(k).ok_or_else(|| ResourceError::UnknownKeyword(k.clone()))?;
-        }
+        let mask = rec.keyword_mask(&desc.keywords).map_err(|k| ResourceError::UnknownKeyword(k.clone()))?;
         for i in 0..desc.properties.len() {
             let (name, ty) = desc.properties.property(i);
             rec.check_property(name, ty)?;

@@ -66,13 +66,15 @@ impl<B: Backend> Renderer<B> {
         let res = &mut self.res;
         let lib = res.library.get_mut();
         let layouts = res.gpu.layouts;
-        let mut needs = Vec::new();
+        // Every (material, variant, pass) list to build, and the pipeline each needs.
+        let (mut lists, mut needs) = (Vec::new(), Vec::new());
         for set in sets {
-            for rec in lib.materials.iter().flatten() {
+            for (m, rec) in lib.materials.iter().enumerate().filter_map(|(m, r)| Some((m, r.as_ref()?))) {
                 let shader = &lib.shaders[rec.shader as usize];
-                let variant = rec.keyword_mask | set.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
+                let variant = rec.keyword_mask | shader.declared_bits(set.iter().copied());
                 let passes = shader.passes.mask();
                 for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
+                    lists.push((m, variant, pass));
                     needs.push((rec.shader as usize, PipelineKey::new(variant, pass, rec.transparent, &layouts)));
                 }
             }
@@ -90,17 +92,11 @@ impl<B: Backend> Renderer<B> {
         // tried again here and its error names its material.
         let mut total = ListCounts::default();
         let mut error = None;
-        'sets: for set in sets {
-            for rec in lib.materials.iter_mut().flatten() {
-                let shader = &mut lib.shaders[rec.shader as usize];
-                let variant = rec.keyword_mask | set.iter().filter_map(|k| shader.keyword_bit(k)).fold(0, |a, b| a | b);
-                let passes = shader.passes.mask();
-                for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
-                    if let Err(source) = rec.list(shader, variant, pass, &ctx, &mut total) {
-                        error = Some(RenderError::DisplayList { material: rec.handle, source });
-                        break 'sets;
-                    }
-                }
+        for (m, variant, pass) in lists {
+            let rec = lib.materials[m].as_mut().expect("a live material, listed above");
+            if let Err(source) = rec.list(&mut lib.shaders[rec.shader as usize], variant, pass, &ctx, &mut total) {
+                error = Some(RenderError::DisplayList { material: rec.handle, source });
+                break;
             }
         }
         total.pipelines_created += made.pipelines;
@@ -171,14 +167,13 @@ impl<B: Backend> Renderer<B> {
                 continue;
             };
             let shader = &lib.shaders[s];
-            let mut variant = 0;
-            if let Some(k) = e.keywords.iter().find(|k| shader.keyword_bit(k).is_none()) {
-                replay.skipped.push((i, LogSkip::UnknownKeyword(k.clone())));
-                continue;
-            }
-            for k in &e.keywords {
-                variant |= shader.keyword_bit(k).unwrap_or(0);
-            }
+            let variant = match shader.keyword_mask(&e.keywords) {
+                Ok(variant) => variant,
+                Err(k) => {
+                    replay.skipped.push((i, LogSkip::UnknownKeyword(k.clone())));
+                    continue;
+                }
+            };
             if shader.passes.mask() & e.pass.bit() == 0 {
                 replay.skipped.push((i, LogSkip::NoEntryPoint(e.pass)));
                 continue;

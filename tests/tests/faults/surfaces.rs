@@ -19,6 +19,17 @@ fn present(w: &mut World, surface: SurfaceId, t: &Targets) -> Result<Presented, 
     w.r.present_graph(&FrameInput { cameras: &cameras(), targets: &[] }, surface, t.out)
 }
 
+/// The surface configured to 96 x 48: the next frame draws at that size and is presented,
+/// the `presents`-th image of the surface.
+fn restored_at_another_size(w: &mut World, surface: SurfaceId, t: &Targets, presents: u64) {
+    w.backend.configure_surface(surface, 96, 48).unwrap();
+    let Presented::Frame(stats) = present(w, surface, t).unwrap() else { panic!("a frame") };
+    assert!(stats.draw_calls > 0);
+    assert_eq!((w.r.config().width, w.r.config().height), (96, 48));
+    w.r.flush().unwrap();
+    assert_eq!(w.backend.inner().presents(surface), presents);
+}
+
 #[test]
 fn early_acquire_outdated_or_lost_is_configured_again_once_and_the_frame_presents() {
     let _one = serial();
@@ -62,12 +73,7 @@ fn early_acquire_timeout_occluded_and_zero_size_skip_the_frame_and_a_resize_goes
     w.r.flush().unwrap();
     assert_eq!((w.backend.submits(), w.backend.inner().presents(s)), (submits, 1));
     // Restored at another size: the frame follows the image's size.
-    w.backend.configure_surface(s, 96, 48).unwrap();
-    let Presented::Frame(stats) = present(&mut w, s, &t).unwrap() else { panic!("a frame") };
-    assert!(stats.draw_calls > 0);
-    assert_eq!((w.r.config().width, w.r.config().height), (96, 48));
-    w.r.flush().unwrap();
-    assert_eq!(w.backend.inner().presents(s), 2);
+    restored_at_another_size(&mut w, s, &t, 2);
     // A handle that names no surface is typed, and renders nothing.
     let submits = w.backend.submits();
     assert_eq!(present(&mut w, SurfaceId::default(), &t), Err(RenderError::Surface(SurfaceError::InvalidHandle)));
@@ -161,11 +167,6 @@ fn late_acquire_without_an_image_drops_the_passes_into_it_and_says_why() {
     w.r.flush().unwrap();
     assert_eq!(w.backend.submits(), submits);
     // Restored at another size: the stand-in has it, the frame follows.
-    w.backend.configure_surface(s, 96, 48).unwrap();
-    let Presented::Frame(stats) = present(&mut w, s, &t).unwrap() else { panic!("a frame") };
-    assert!(stats.draw_calls > 0);
-    assert_eq!((w.r.config().width, w.r.config().height), (96, 48));
-    w.r.flush().unwrap();
-    assert_eq!(w.backend.inner().presents(s), 3);
+    restored_at_another_size(&mut w, s, &t, 3);
     assert_eq!(present(&mut w, SurfaceId::default(), &t), Err(RenderError::Surface(SurfaceError::InvalidHandle)));
 }

@@ -38,6 +38,18 @@ const fn size(pairs: usize) -> usize {
 /// render-shaped pairs sort 3× faster on 16 threads than on one; 8k pairs gain less than
 /// the survey's fork costs with nearly-sorted keys).
 const PARALLEL_MIN: usize = size(1 << 14);
+/// Below this many pairs, keys that spread evenly over their top digit (random keys,
+/// hashes) are sorted by one thread on pools of at most `EVEN_SERIAL_THREADS`: there the
+/// one-thread prefix sort (two or three digit passes in the caches) beats the parallel
+/// split (run 22, 16k uniform pairs on 2 threads: 51-56 against 38-42 Mkeys/s), while on
+/// 8 and 16 threads the split is faster (72-94 against 44-53: one thread in a large pool
+/// ran slower than alone). Render keys, which spread over few top-digit values and take
+/// more passes, gain from 2 threads on.
+const EVEN_SERIAL_MAX: usize = size(1 << 15);
+/// Most threads for which small evenly spread inputs sort on one thread.
+const EVEN_SERIAL_THREADS: usize = 2;
+/// Keys sampled to tell whether an input spreads evenly (below `EVEN_SERIAL_MAX`).
+const SPREAD_SAMPLE: usize = 1024;
 /// Below this many pairs one thread runs the nearly-sorted path (its passes are cheap, so
 /// forking pays later than for the radix sort).
 const MERGE_PARALLEL_MIN: usize = size(1 << 15);
@@ -90,6 +102,8 @@ pub struct RadixSorter {
     pub last_passes: u32,
     /// The path the last sort took.
     pub last_path: SortPath,
+    /// Whether the last sort's radix passes ran on several threads.
+    pub last_parallel: bool,
 }
 
 /// Which path a sort took (stats and tests: the result is the same on every path).
@@ -139,6 +153,26 @@ fn varying_digits(varying: u64) -> ([usize; DIGITS], usize) {
     (out, n)
 }
 
+/// Whether `keys` (which differ only in the bits of `varying`, not 0) spread about
+/// evenly over the 8 bits below their highest varying bit, judged on up to
+/// `SPREAD_SAMPLE` keys taken at equal steps: as random keys and hashes do, unlike render
+/// keys, whose top bits take a few values.
+fn spreads_evenly(keys: &[u64], varying: u64) -> bool {
+    let top = 64 - varying.leading_zeros();
+    let shift = top.saturating_sub(8);
+    let mask = msd::bits_below(top - shift);
+    let step = keys.len().div_ceil(SPREAD_SAMPLE).max(1);
+    let mut seen = [0u64; RADIX / 64];
+    let mut samples = 0;
+    for &k in keys.iter().step_by(step) {
+        let d = ((k >> shift) & mask) as usize;
+        seen[d / 64] |= 1 << (d % 64);
+        samples += 1;
+    }
+    let spread = seen.iter().map(|w| w.count_ones() as usize).sum();
+    msd::evenly_spread(spread, mask as usize + 1, samples)
+}
+
 impl Default for RadixSorter {
     fn default() -> Self {
         Self {
@@ -162,6 +196,7 @@ impl Default for RadixSorter {
             surveys: Vec::new(),
             last_passes: 0,
             last_path: SortPath::InOrder,
+            last_parallel: false,
         }
     }
 }
@@ -211,6 +246,7 @@ impl RadixSorter {
         let n = keys.len();
         self.last_passes = 0;
         self.last_path = SortPath::InOrder;
+        self.last_parallel = false;
         if n < 2 {
             return false;
         }
@@ -245,6 +281,8 @@ impl RadixSorter {
         let Some(&hi) = active.last() else { return false };
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
+        let parallel =
+            parallel && !(n < EVEN_SERIAL_MAX && threads <= EVEN_SERIAL_THREADS && spreads_evenly(keys, and ^ or));
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
@@ -253,6 +291,7 @@ impl RadixSorter {
         }
         // MSD split on the highest varying digit, into the scratch arrays.
         self.last_passes = 1;
+        self.last_parallel = true;
         let block = block_len(n);
         self.hist.resize(n.div_ceil(block), [0; RADIX]);
         let bounds = scatter_parallel(&mut self.hist, block, keys, vals, &mut self.keys, &mut self.vals, hi);

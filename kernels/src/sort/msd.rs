@@ -191,7 +191,7 @@ pub(super) const PREFIX_MAX: usize = 1 << 18;
 /// Whether `n` keys that take `spread` of `buckets` values of their top digit spread about
 /// evenly, as hashes and random keys do: at least 80 % of the distinct values `n` uniform
 /// keys would take on average.
-fn evenly_spread(spread: usize, buckets: usize, n: usize) -> bool {
+pub(super) fn evenly_spread(spread: usize, buckets: usize, n: usize) -> bool {
     let b = buckets as f64;
     let expected = b * (1.0 - (-(n as f64) / b).exp());
     spread as f64 >= 0.8 * expected

@@ -294,6 +294,7 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         MIN_BLOCK,
         SPLIT_MIN,
         PARALLEL_MIN,
+        EVEN_SERIAL_MAX,
         BLOCK,
         MERGE_PARALLEL_MIN,
         SPLIT_AGAIN,
@@ -358,4 +359,33 @@ fn constant_digits_are_skipped() {
     let mut s = RadixSorter::new();
     s.sort(&mut k, &mut v);
     assert_eq!(s.last_passes, 1, "only digit 1 varies");
+}
+
+#[test]
+fn small_evenly_spread_inputs_sort_on_one_thread_and_render_keys_in_parallel() {
+    // Render-shaped keys: few values in the top digit (layer and pipeline), then hashed
+    // states and a depth.
+    let render = |n: usize| -> Vec<u64> {
+        random(n, 7).into_iter().map(|r| ((r % 5) << 58) | (r >> 20 & 0xFFFF) << 24 | (r & 0xFF_FFFF)).collect()
+    };
+    // (keys, threads, whether the radix passes run in parallel)
+    let cases = [
+        (random(EVEN_SERIAL_MAX - 1, 3), EVEN_SERIAL_THREADS, false),
+        (random(EVEN_SERIAL_MAX - 1, 3), EVEN_SERIAL_THREADS + 1, true),
+        (random(EVEN_SERIAL_MAX, 3), EVEN_SERIAL_THREADS, true),
+        (render(EVEN_SERIAL_MAX - 1), EVEN_SERIAL_THREADS, true),
+        (render(PARALLEL_MIN), EVEN_SERIAL_THREADS, true),
+    ];
+    for (keys, threads, parallel) in cases {
+        let n = keys.len();
+        let mut sorter = RadixSorter::new();
+        let (k, v, _) = sort_on(threads, &keys, &mut sorter);
+        assert_eq!(sorter.last_parallel, parallel, "{n} pairs on {threads} threads: parallel passes");
+        let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        expect.sort_by_key(|p| p.0);
+        assert!(expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v), "{n} pairs: stable order");
+        // One thread never runs parallel passes.
+        sort_on(1, &keys, &mut sorter);
+        assert!(!sorter.last_parallel, "{n} pairs on one thread");
+    }
 }

@@ -166,7 +166,8 @@ struct Args {
     street: bool,
     /// Lose the device before frame FRAME (1-based), as a driver reset would (wgpu:
     /// `Device::destroy`), then recover on a new device from the retained scene and render
-    /// the frame again. Digests after it differ from a clean run's: the new device names
+    /// the frame again (the run keeps its meshes' and textures' data on the CPU for this:
+    /// `CpuCopy::Keep`). Digests after it differ from a clean run's: the new device names
     /// its objects differently; the pixels are the same.
     #[arg(long, value_name = "FRAME")]
     lose_device_at: Option<u32>,

@@ -87,6 +87,9 @@ impl<'a, B: Backend> Run<'a, B> {
             // `--digest` asks for it; otherwise the backend's default (null: on, wgpu: off).
             digest: args.digest.then_some(true),
             late_acquire: args.acquire != Some(crate::AcquireKind::Early),
+            // A run that plans to lose its device keeps its meshes' and textures' data on
+            // the CPU, so recovery uploads them itself; otherwise the GPU holds the one copy.
+            cpu_copies: if args.lose_device_at.is_some() { CpuCopy::Keep } else { CpuCopy::Drop },
             ..RendererConfig::default()
         };
         let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
@@ -256,6 +259,9 @@ impl<'a, B: Backend> Run<'a, B> {
             // Everything the renderer owns is made again on a new device; the demo's own
             // part of the frame (the overlay's pipeline) is the engine's to make again.
             let rebuilt = r.recover((self.device.make)()?).map_err(|e| format!("recovering: {e}"))?;
+            if !rebuilt.needs_data.is_empty() {
+                return Err(format!("recovering: {} resources need their data again", rebuilt.needs_data.len()));
+            }
             self.frame =
                 passes::DemoFrame::set(r, args.graph, self.cascades, self.shadow_side, &self.scene.lens(f), None)?;
             self.frame.bar_ms.store(shown.to_bits(), Ordering::Relaxed);

@@ -60,6 +60,10 @@ pub enum ResourceError {
     /// The resource is still referenced (a mesh or material used by objects).
     #[error("{0:?} still in use by {1} objects")]
     InUse(HandleKind, usize),
+    /// Data supplied again for a resource that has its data ([`Renderer::needs_data`](crate::Renderer::needs_data)
+    /// does not list it).
+    #[error("{0:?} does not need its data again")]
+    HasData(HandleKind),
     /// The backend refused to create it.
     #[error(transparent)]
     Backend(#[from] CreateError),

@@ -122,8 +122,8 @@ pub use profile::wait_for_profiler;
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{
-    FrameInput, GpuCullCounts, Lighting, LogReplay, LogSkip, MemoryReport, MeshData, MeshMemory, Presented,
-    RecoverStats, Renderer, RendererConfig, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
+    CpuCopy, FrameInput, GpuCullCounts, Lighting, LogReplay, LogSkip, MemoryReport, MeshData, MeshMemory, NeedsData,
+    Presented, RecoverStats, Renderer, RendererConfig, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};

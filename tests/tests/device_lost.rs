@@ -2,7 +2,10 @@
 //! it as a typed error, `Renderer::recover` rebuilds everything on a new device from its
 //! retained scene, and the next frame's pixels equal those before the loss — on lavapipe
 //! (Vulkan) and llvmpipe (GL); also with the shadow pass culled on the GPU (the cull
-//! pipelines, bounds and per-view buffers are made again on the new device).
+//! pipelines, bounds and per-view buffers are made again on the new device). The mesh and
+//! texture data live on the GPU only (`CpuCopy::Drop`, the default): recovery lists them,
+//! a frame before they are supplied again draws without them, and once supplied the
+//! pixels are those before the loss; with `CpuCopy::Keep` recovery uploads them itself.
 
 use std::sync::Arc;
 
@@ -20,13 +23,16 @@ fn device(api: wgpu::Backends) -> Option<Arc<WgpuBackend>> {
     Some(Arc::new(WgpuBackend::from_adapter(adapter, Encoding::RenderBundle).unwrap()))
 }
 
-/// Lit, textured, shadowed cubes, seen by a camera and the sun.
-fn scene(r: &mut Renderer<WgpuBackend>) -> Vec<View> {
+fn checker() -> Vec<u8> {
+    (0..16).flat_map(|i| if (i + i / 4) % 2 == 0 { [250, 250, 250, 255] } else { [40, 90, 200, 255] }).collect()
+}
+
+/// Lit, textured, shadowed cubes, seen by a camera and the sun; the views, the mesh and the
+/// texture.
+fn scene(r: &mut Renderer<WgpuBackend>) -> (Vec<View>, MeshHandle, TextureHandle) {
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let mesh = r.create_mesh(&cube()).unwrap();
-    let checker: Vec<u8> =
-        (0..16).flat_map(|i| if (i + i / 4) % 2 == 0 { [250, 250, 250, 255] } else { [40, 90, 200, 255] }).collect();
-    let texture = r.create_texture(4, 4, &checker).unwrap();
+    let texture = r.create_texture(4, 4, &checker()).unwrap();
     let plain = r
         .create_material(&MaterialDesc {
             shader,
@@ -36,10 +42,10 @@ fn scene(r: &mut Renderer<WgpuBackend>) -> Vec<View> {
         .unwrap();
     let textured =
         r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
-    cube_grid(r, mesh, &[textured, plain])
+    (cube_grid(r, mesh, &[textured, plain]), mesh, texture)
 }
 
-fn on(api: wgpu::Backends, cull: CullOn) {
+fn on(api: wgpu::Backends, cull: CullOn, cpu_copies: CpuCopy) {
     let Some(backend) = device(api) else { return };
     let config = RendererConfig {
         cull,
@@ -48,11 +54,12 @@ fn on(api: wgpu::Backends, cull: CullOn) {
         height: SIZE,
         shadow_map_size: 128,
         max_objects: 64,
+        cpu_copies,
         ..Default::default()
     };
     let mut r = Renderer::new(backend.clone(), config).unwrap();
     assert_eq!(r.gpu_cull(), cull == CullOn::Gpu, "{:?}", r.cull_fallback());
-    let views = scene(&mut r);
+    let (views, mesh, texture) = scene(&mut r);
     r.render(&views).unwrap();
     let before = r.read_color().unwrap();
 
@@ -65,10 +72,25 @@ fn on(api: wgpu::Backends, cull: CullOn) {
 
     let fresh = device(api).expect("the adapter is still there");
     let rebuilt = r.recover(fresh).unwrap();
-    assert_eq!((rebuilt.meshes, rebuilt.textures, rebuilt.materials, rebuilt.objects), (1, 1, 2, 9));
     assert_eq!(r.gpu_cull(), cull == CullOn::Gpu);
-    let s = r.render(&views).unwrap();
-    assert_eq!((s.gpu_culled_views, s.buckets_built), if cull == CullOn::Gpu { (1, 1) } else { (0, 0) });
+    // The first frame on the new device builds the GPU cull's buckets again.
+    let first = r.render(&views).unwrap();
+    assert_eq!((first.gpu_culled_views, first.buckets_built), if cull == CullOn::Gpu { (1, 1) } else { (0, 0) });
+    if cpu_copies == CpuCopy::Keep {
+        assert_eq!((rebuilt.meshes, rebuilt.textures, rebuilt.materials, rebuilt.objects), (1, 1, 2, 9));
+        assert_eq!(rebuilt.needs_data, []);
+    } else {
+        assert_eq!((rebuilt.meshes, rebuilt.textures, rebuilt.materials, rebuilt.objects), (0, 0, 2, 9));
+        assert_eq!(rebuilt.needs_data, [NeedsData::Mesh(mesh), NeedsData::Texture(texture)]);
+        assert_eq!(r.needs_data(), rebuilt.needs_data);
+        // Not supplied yet: the cubes draw nothing (their index range is zeros).
+        assert_ne!(r.read_color().unwrap(), before, "{api:?}: the frame without the mesh's data");
+        r.resupply_mesh(mesh, &cube()).unwrap();
+        r.resupply_texture(texture, &checker()).unwrap();
+        assert_eq!(r.needs_data(), []);
+        assert_eq!(r.resupply_mesh(mesh, &cube()), Err(ResourceError::HasData(HandleKind::Mesh)));
+    }
+    r.render(&views).unwrap();
     let after = r.read_color().unwrap();
     assert_eq!(after, before, "{api:?}: the frame after recovery shows what the frame before the loss showed");
     let distinct: std::collections::HashSet<[u8; 4]> =
@@ -77,21 +99,26 @@ fn on(api: wgpu::Backends, cull: CullOn) {
 }
 
 #[test]
-fn device_lost_on_vulkan_recovers_with_equal_pixels() {
-    on(wgpu::Backends::VULKAN, CullOn::Cpu);
+fn device_lost_on_vulkan_recovers_with_equal_pixels_once_the_data_is_supplied_again() {
+    on(wgpu::Backends::VULKAN, CullOn::Cpu, CpuCopy::Drop);
+}
+
+#[test]
+fn device_lost_on_vulkan_recovers_kept_data_by_itself() {
+    on(wgpu::Backends::VULKAN, CullOn::Cpu, CpuCopy::Keep);
 }
 
 #[test]
 fn device_lost_on_gl_recovers_with_equal_pixels() {
-    on(wgpu::Backends::GL, CullOn::Cpu);
+    on(wgpu::Backends::GL, CullOn::Cpu, CpuCopy::Drop);
 }
 
 #[test]
 fn device_lost_on_vulkan_recovers_culling_on_the_gpu() {
-    on(wgpu::Backends::VULKAN, CullOn::Gpu);
+    on(wgpu::Backends::VULKAN, CullOn::Gpu, CpuCopy::Drop);
 }
 
 #[test]
 fn device_lost_on_gl_recovers_culling_on_the_gpu() {
-    on(wgpu::Backends::GL, CullOn::Gpu);
+    on(wgpu::Backends::GL, CullOn::Gpu, CpuCopy::Keep);
 }

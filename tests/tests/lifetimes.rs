@@ -387,3 +387,69 @@ fn recover_releases_what_the_renderer_made_on_the_old_backend() {
     drop(r);
     assert_eq!(new.inner().live(), LiveResources::default(), "nor on the new one once dropped");
 }
+
+/// One copy: data the renderer dropped after uploading it is asked for after a loss (and
+/// after a second loss before it came), checked against what the resource was made with,
+/// and refused where it is not needed; kept and still-staged data needs nothing.
+#[test]
+fn data_dropped_after_upload_is_asked_for_again_after_a_loss_and_checked() {
+    let old = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    let mut r = Renderer::new(old.clone(), config(2, 4096)).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let dropped = r.create_mesh(&cube()).unwrap();
+    let gone = r.create_mesh(&cube()).unwrap();
+    let kept = r.create_mesh_with(&scaled_cube(Vec3::splat(2.0)), CpuCopy::Keep).unwrap();
+    let texture = r.create_texture(2, 2, &[200; 16]).unwrap();
+    let kept_texture = r.create_texture_with(2, 2, &[100; 16], CpuCopy::Keep).unwrap();
+    let m = |t| MaterialDesc { shader, base_texture: Some(t), ..Default::default() };
+    let materials = [r.create_material(&m(texture)).unwrap(), r.create_material(&m(kept_texture)).unwrap()];
+    r.insert_objects(&scattered(200, 3, dropped, &materials)).unwrap();
+    r.insert_objects(&scattered(200, 4, kept, &materials)).unwrap();
+    for _ in 0..2 {
+        r.render(&[view()]).unwrap();
+    }
+    // Made after the last frame: still staged when the device goes, so not lost.
+    let staged = r.create_mesh(&scaled_cube(Vec3::splat(3.0))).unwrap();
+    old.lose_device();
+    assert_eq!(r.render(&[view()]), Err(RenderError::DeviceLost));
+    let new = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    let stats = r.recover(new.clone()).unwrap();
+    let needs = vec![NeedsData::Mesh(dropped), NeedsData::Mesh(gone), NeedsData::Texture(texture)];
+    assert_eq!((stats.meshes, stats.textures, &stats.needs_data), (1, 1, &needs));
+    assert_eq!(r.needs_data(), needs);
+
+    // Refusals change nothing.
+    let triangle = MeshData { vertices: cube().vertices[..3].to_vec(), indices: vec![0, 1, 2] };
+    let mut nan = cube();
+    nan.vertices[0].position[0] = f32::NAN;
+    for (mesh, data) in [(dropped, &triangle), (dropped, &scaled_cube(Vec3::splat(2.0))), (dropped, &nan)] {
+        assert!(matches!(r.resupply_mesh(mesh, data), Err(ResourceError::Invalid(_))));
+    }
+    assert_eq!(r.resupply_mesh(kept, &scaled_cube(Vec3::splat(2.0))), Err(ResourceError::HasData(HandleKind::Mesh)));
+    assert_eq!(r.resupply_mesh(staged, &scaled_cube(Vec3::splat(3.0))), Err(ResourceError::HasData(HandleKind::Mesh)));
+    assert!(matches!(r.resupply_texture(texture, &[1; 12]), Err(ResourceError::Invalid(_))));
+    assert_eq!(r.resupply_texture(kept_texture, &[1; 16]), Err(ResourceError::HasData(HandleKind::Texture)));
+    r.remove_mesh(gone).unwrap();
+    assert_eq!(r.resupply_mesh(gone, &cube()), Err(ResourceError::StaleHandle(HandleKind::Mesh)));
+    let needs = vec![NeedsData::Mesh(dropped), NeedsData::Texture(texture)];
+    assert_eq!(r.needs_data(), needs);
+    r.render(&[view()]).unwrap();
+
+    // Lost again before the data came: still asked for, and the staged mesh, uploaded by
+    // the frame since, too.
+    new.lose_device();
+    assert_eq!(r.render(&[view()]).and_then(|_| r.flush()), Err(RenderError::DeviceLost));
+    let newer = Arc::new(FaultBackend::new(NullBackend::new(true)));
+    let needs = vec![NeedsData::Mesh(dropped), NeedsData::Mesh(staged), NeedsData::Texture(texture)];
+    assert_eq!(r.recover(newer.clone()).unwrap().needs_data, needs);
+    r.resupply_mesh(staged, &scaled_cube(Vec3::splat(3.0))).unwrap();
+    r.resupply_mesh(dropped, &cube()).unwrap();
+    r.resupply_texture(texture, &[200; 16]).unwrap();
+    assert_eq!(r.needs_data(), []);
+    assert_eq!(r.memory().cpu_texture_bytes, 16, "the kept texture only");
+    for _ in 0..3 {
+        r.render(&[view()]).unwrap();
+    }
+    r.flush().unwrap();
+    assert_eq!(r.memory().cpu_mesh_bytes, (8 * 32 + 36 * 4) as u64, "the kept mesh only");
+}

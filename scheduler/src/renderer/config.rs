@@ -57,6 +57,12 @@ pub struct RendererConfig {
     /// wgpu with render bundles, the null backend); elsewhere, and with `false`, the image
     /// is acquired on the calling thread before the frame is recorded.
     pub late_acquire: bool,
+    /// Whether [`Renderer::create_mesh`](crate::Renderer::create_mesh) and
+    /// [`Renderer::create_texture`](crate::Renderer::create_texture) keep the data on the
+    /// CPU after uploading it. [`CpuCopy::Drop`](crate::CpuCopy::Drop) (the default): the
+    /// GPU holds the one copy, and after a lost device the engine supplies the data again
+    /// ([`RecoverStats::needs_data`](crate::RecoverStats::needs_data)).
+    pub cpu_copies: super::CpuCopy,
 }
 
 impl Default for RendererConfig {
@@ -77,6 +83,7 @@ impl Default for RendererConfig {
             engine_profiler: false,
             digest: None,
             late_acquire: true,
+            cpu_copies: super::CpuCopy::Drop,
         }
     }
 }

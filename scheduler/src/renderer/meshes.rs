@@ -5,14 +5,15 @@
 //! that fits in each ([`FreeList`], first fit, neighbours merged) or goes at the end; a
 //! removed mesh gives its ranges back, so an engine that streams meshes in and out keeps
 //! the buffers at the size of what is alive plus fragmentation, not of everything it ever
-//! loaded. The CPU copies (kept to make the buffers again on a new device) have the same
-//! layout.
+//! loaded. Mesh data stays on the CPU only until the next frame uploads it, unless the
+//! engine asks to keep it (`copies.rs`).
 
 use std::ops::Range;
 
 use glam::Vec3;
 use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, Resource};
 
+use super::copies::{CpuCopy, MeshCopy};
 use super::gpu::buffer;
 use super::retire::Retiree;
 use super::Renderer;
@@ -109,6 +110,8 @@ pub(crate) struct MeshStore {
     pub(crate) free_slots: std::collections::BTreeSet<u32>,
     /// Vertices of each dense mesh (its range in the vertex buffer).
     pub(crate) vertex_counts: Vec<u32>,
+    /// Where each dense mesh's data is besides the GPU.
+    pub(super) copies: Vec<super::copies::MeshCopy>,
 }
 
 impl super::retire::FreeRanges for MeshStore {
@@ -123,14 +126,14 @@ impl super::retire::FreeRanges for MeshStore {
 pub struct MeshMemory {
     /// Meshes alive.
     pub meshes: usize,
-    /// Vertices the CPU copy and the vertex buffer hold (live and free).
+    /// Vertices the vertex buffer holds up to its last used one (live and free).
     pub vertices: u64,
     /// Of those, free (removed meshes' ranges not taken again yet).
     pub free_vertices: u64,
     /// Of those, removed meshes' ranges that frames queued or on the GPU may still draw:
     /// free once they finish.
     pub retired_vertices: u64,
-    /// Indices the CPU copy and the index buffer hold (live and free).
+    /// Indices the index buffer holds up to its last used one (live and free).
     pub indices: u64,
     /// Of those, free.
     pub free_indices: u64,
@@ -142,68 +145,59 @@ pub struct MeshMemory {
 
 impl<B: Backend> Renderer<B> {
     /// Uploads a mesh into the shared vertex and index buffers: into the first free ranges
-    /// that fit (removed meshes' space), or at their end (growing them). On an error
-    /// nothing stays: no CPU copy, no range taken.
+    /// that fit (removed meshes' space), or at their end (growing them). Its data is kept
+    /// on the CPU as [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies)
+    /// says ([`Renderer::create_mesh_with`] chooses per mesh). On an error nothing stays:
+    /// no staged data, no range taken.
     pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
+        self.create_mesh_with(mesh, self.config.cpu_copies)
+    }
+
+    /// [`Renderer::create_mesh`], keeping the data on the CPU or not as `copy` says: with
+    /// [`CpuCopy::Drop`] it is staged until the next frame hands it to the submission
+    /// thread and then lives on the GPU only.
+    pub fn create_mesh_with(&mut self, mesh: &MeshData, copy: CpuCopy) -> Result<MeshHandle, ResourceError> {
         // Like every resource, refused while the device is lost (its upload would only
         // reach the backend with the next frame).
         if self.device.lost {
             return Err(ResourceError::Backend(CreateError::DeviceLost));
         }
-        if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
-            return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
-        }
-        if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {
-            return Err(ResourceError::Invalid("mesh index out of range".into()));
-        }
-        if mesh.vertices.iter().any(|v| !v.position.iter().chain(&v.normal).chain(&v.uv).all(|x| x.is_finite())) {
-            return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
-        }
+        check_mesh(mesh)?;
         let (nv, ni) = (mesh.vertices.len(), mesh.indices.len());
         let s = &mut self.res;
-        if (s.cpu_vertices.len() + nv) as u64 >= u64::from(i32::MAX as u32)
-            || (s.cpu_indices.len() + ni) as u64 >= u64::from(u32::MAX)
+        if (s.vertex_end as usize + nv) as u64 >= u64::from(i32::MAX as u32)
+            || (s.index_end as usize + ni) as u64 >= u64::from(u32::MAX)
         {
             return Err(ResourceError::Invalid("the shared mesh buffers are full".into()));
         }
         let (nv, ni) = (nv as u32, ni as u32);
-        let v_at = s.meshes.free_vertices.find(nv).unwrap_or(s.cpu_vertices.len() as u32);
-        let i_at = s.meshes.free_indices.find(ni).unwrap_or(s.cpu_indices.len() as u32);
-        let (old_v, old_i) = (s.cpu_vertices.len(), s.cpu_indices.len());
-        place(&mut s.cpu_vertices, v_at as usize, &mesh.vertices);
-        place(&mut s.cpu_indices, i_at as usize, &mesh.indices);
+        let v_at = s.meshes.free_vertices.find(nv).unwrap_or(s.vertex_end);
+        let i_at = s.meshes.free_indices.find(ni).unwrap_or(s.index_end);
         let b = &*s.backend;
-        let uploaded = grow(b, &mut s.vertices, "mesh-vertices", MESH_VERTICES, v_at, nv, 32)
-            .map(|copy| s.pending_copies.extend(copy))
-            .and_then(|()| grow(b, &mut s.indices, "mesh-indices", MESH_INDICES, i_at, ni, 4))
-            .map(|copy| s.pending_copies.extend(copy));
-        if let Err(e) = uploaded {
-            // Nothing of this mesh stays: what it appended goes, what it wrote into a free
-            // range is free again (its old contents were nobody's).
-            s.cpu_vertices.truncate(old_v);
-            s.cpu_indices.truncate(old_i);
-            return Err(e);
-        }
-        // The frame after this writes the mesh into the shared buffers (see `upload`).
-        s.pending_uploads.push((v_at..v_at + nv, i_at..i_at + ni));
-        if (v_at as usize) < old_v {
+        // A refused growth leaves the buffers as they were, or (the index buffer refused)
+        // the vertex buffer larger with its copy queued: nothing of this mesh.
+        grow(b, &mut s.vertices, "mesh-vertices", MESH_VERTICES, v_at, nv, 32).map(|c| s.pending_copies.extend(c))?;
+        grow(b, &mut s.indices, "mesh-indices", MESH_INDICES, i_at, ni, 4).map(|c| s.pending_copies.extend(c))?;
+        if v_at < s.vertex_end {
             s.meshes.free_vertices.take(v_at, nv);
         }
-        if (i_at as usize) < old_i {
+        if i_at < s.index_end {
             s.meshes.free_indices.take(i_at, ni);
         }
+        s.vertex_end = s.vertex_end.max(v_at + nv);
+        s.index_end = s.index_end.max(i_at + ni);
         let range = MeshRange { first_index: i_at, index_count: ni, base_vertex: v_at as i32 };
-        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-        for v in &mesh.vertices {
-            lo = lo.min(Vec3::from(v.position));
-            hi = hi.max(Vec3::from(v.position));
-        }
-        let bounds = LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 };
+        let bounds = mesh_bounds(mesh);
+        let kept = match copy {
+            CpuCopy::Keep => MeshCopy::Kept(Box::new(mesh.clone())),
+            CpuCopy::Drop => MeshCopy::Pending,
+        };
         let dense = match s.meshes.free_slots.pop_first() {
             Some(d) => {
                 s.mesh_ranges[d as usize] = range;
                 s.mesh_bounds[d as usize] = bounds;
                 s.meshes.vertex_counts[d as usize] = nv;
+                s.meshes.copies[d as usize] = kept;
                 d
             }
             None => {
@@ -211,9 +205,12 @@ impl<B: Backend> Renderer<B> {
                 s.mesh_ranges.push(range);
                 s.mesh_bounds.push(bounds);
                 s.meshes.vertex_counts.push(nv);
+                s.meshes.copies.push(kept);
                 s.mesh_ranges.len() as u32 - 1
             }
         };
+        // The frame after this writes the mesh into the shared buffers (`uploads.rs`).
+        s.stage_mesh(dense, v_at, i_at, mesh);
         Ok(self.res.mesh_handles.insert(dense))
     }
 
@@ -235,6 +232,9 @@ impl<B: Backend> Renderer<B> {
             indices: r.first_index..r.first_index + r.index_count,
         };
         self.device.retired.retire(ranges, &*s.backend, &mut s.meshes);
+        // An upload not sent yet is not needed (its bytes stay staged until then).
+        s.pending_uploads.retain(|p| p.dense != i);
+        s.meshes.copies[i as usize] = MeshCopy::Gpu;
         // The dense slot is the CPU's alone (recorded draws name ranges): free at once.
         s.meshes.free_slots.insert(i);
         Ok(())
@@ -260,10 +260,10 @@ impl<B: Backend> Renderer<B> {
         let (retired_vertices, retired_indices) = self.device.retired.mesh_elements();
         MeshMemory {
             meshes: self.res.mesh_handles.iter().count(),
-            vertices: s.cpu_vertices.len() as u64,
+            vertices: u64::from(s.vertex_end),
             free_vertices: s.meshes.free_vertices.total(),
             retired_vertices,
-            indices: s.cpu_indices.len() as u64,
+            indices: u64::from(s.index_end),
             free_indices: s.meshes.free_indices.total(),
             retired_indices,
             gpu_bytes: s.vertices.capacity + s.indices.capacity,
@@ -276,11 +276,29 @@ pub(super) const MESH_VERTICES: BufferUsage = BufferUsage(BufferUsage::VERTEX.0 
 /// The shared index buffer's uses: drawn from, and copied from when it grows.
 pub(super) const MESH_INDICES: BufferUsage = BufferUsage(BufferUsage::INDEX.0 | BufferUsage::COPY_SRC.0);
 
-/// Writes `items` at `at` in `all`, appending what lies past its end.
-fn place<T: Copy>(all: &mut Vec<T>, at: usize, items: &[T]) {
-    let inside = all.len().saturating_sub(at).min(items.len());
-    all[at..at + inside].copy_from_slice(&items[..inside]);
-    all.extend_from_slice(&items[inside..]);
+/// A mesh the renderer can draw: vertices, a multiple of 3 indices all naming one of them,
+/// finite numbers.
+pub(super) fn check_mesh(mesh: &MeshData) -> Result<(), ResourceError> {
+    if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
+        return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
+    }
+    if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {
+        return Err(ResourceError::Invalid("mesh index out of range".into()));
+    }
+    if mesh.vertices.iter().any(|v| !v.position.iter().chain(&v.normal).chain(&v.uv).all(|x| x.is_finite())) {
+        return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
+    }
+    Ok(())
+}
+
+/// The box around a mesh's positions (of a checked mesh: some vertices).
+pub(super) fn mesh_bounds(mesh: &MeshData) -> LocalBounds {
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for v in &mesh.vertices {
+        lo = lo.min(Vec3::from(v.position));
+        hi = hi.max(Vec3::from(v.position));
+    }
+    LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 }
 }
 
 /// Makes room for elements `at..at + n` in the buffer `g` (`size` bytes each): nothing to

@@ -34,6 +34,7 @@ use crate::scene::{new_owner, Scene};
 use crate::submit::{SubmitReport, SubmitThread};
 
 mod config;
+mod copies;
 mod device;
 mod fullscreen;
 pub(crate) mod gpu;
@@ -59,6 +60,7 @@ use resources::Resources;
 use workers::Workers;
 
 pub use config::RendererConfig;
+pub use copies::{CpuCopy, NeedsData};
 pub use input::{FrameInput, GpuCullCounts, MAX_SHADOW_VIEWS};
 pub use meshes::{MeshData, MeshMemory, Vertex};
 pub use present::Presented;

@@ -2,18 +2,22 @@
 //! backend, makes everything it owns on the GPU again from what it keeps on the CPU
 //! ([`Renderer::recover`]).
 //!
-//! What it keeps for this: the scene (objects, transforms, bounds), the meshes' vertices
-//! and indices, each texture's texels, each shader's WGSL and declarations, each
-//! material's properties, keywords and texture, the frame graph. What it makes again: the
-//! fixed buffers, layouts and samplers (`gpu.rs`), the mesh buffers, the textures, the
-//! materials' bind groups; shader variants, pipelines and display lists compile again on
-//! first use; the plan (targets, fullscreen pipelines) is built again by the next frame.
+//! What it keeps for this: the scene (objects, transforms, bounds), where each mesh sits
+//! in the shared buffers, each texture's size, each shader's WGSL and declarations, each
+//! material's properties, keywords and texture, the frame graph, and the data of the
+//! meshes and textures made with `CpuCopy::Keep`. What it makes again: the fixed buffers,
+//! layouts and samplers (`gpu.rs`), the mesh buffers (kept meshes written into them), the
+//! textures (kept texels written), the materials' bind groups; shader variants, pipelines
+//! and display lists compile again on first use; the plan (targets, fullscreen pipelines)
+//! is built again by the next frame. The data of every other mesh and texture the engine
+//! supplies again (`copies.rs`: `RecoverStats::needs_data`).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use switchyard_backend::{Backend, CreateError, Resource};
 
+use super::copies::MeshCopy;
 use super::gpu::{buffer, FrameResources, Made};
 use super::Renderer;
 use crate::error::{InitError, RenderError, ResourceError};
@@ -48,24 +52,32 @@ impl<B: Backend> Renderer<B> {
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let s = &self.res;
-        let mut remake = |old: &GrowBuffer, label, usage, data: &[u8]| -> Result<GrowBuffer, InitError> {
+        let mut remake = |old: &GrowBuffer, label, usage| -> Result<GrowBuffer, InitError> {
             let id = m.add(buffer(b, label, old.capacity, usage))?;
-            b.write_buffer(id, 0, data)?;
             Ok(GrowBuffer { id, capacity: old.capacity })
         };
-        let vertices =
-            remake(&s.vertices, "mesh-vertices", super::meshes::MESH_VERTICES, bytemuck::cast_slice(&s.cpu_vertices))?;
-        let indices =
-            remake(&s.indices, "mesh-indices", super::meshes::MESH_INDICES, bytemuck::cast_slice(&s.cpu_indices))?;
+        let vertices = remake(&s.vertices, "mesh-vertices", super::meshes::MESH_VERTICES)?;
+        let indices = remake(&s.indices, "mesh-indices", super::meshes::MESH_INDICES)?;
+        // Kept meshes go into their ranges now; staged uploads go with the next frame as
+        // before (into the new buffers); the others wait for the engine.
+        let mut kept = 0;
+        for (_, &d) in s.mesh_handles.iter() {
+            if let MeshCopy::Kept(mesh) = &s.meshes.copies[d as usize] {
+                let r = s.mesh_ranges[d as usize];
+                b.write_buffer(vertices.id, r.base_vertex as u64 * 32, bytemuck::cast_slice(&mesh.vertices))?;
+                b.write_buffer(indices.id, u64::from(r.first_index) * 4, bytemuck::cast_slice(&mesh.indices))?;
+                kept += 1;
+            }
+        }
         let mut textures = std::collections::HashMap::new();
         for (h, tex) in self.res.textures.iter() {
-            let id = m.add(super::resources::upload_texture(b, tex.width, tex.height, &tex.texels)).map_err(
-                |e| match e {
+            let texels = tex.texels.as_deref();
+            let id =
+                m.add(super::resources::upload_texture(b, tex.width, tex.height, texels)).map_err(|e| match e {
                     ResourceError::Backend(e) => InitError::Backend(e),
                     ResourceError::Write(e) => InitError::Write(e),
                     other => InitError::Backend(CreateError::Invalid(other.to_string())),
-                },
-            )?;
+                })?;
             textures.insert(h, id);
         }
         let mut groups = Vec::new();
@@ -84,7 +96,14 @@ impl<B: Backend> Renderer<B> {
         self.give_up_backend();
         self.device.lost = false;
         for (h, id) in textures {
-            self.res.textures.get_mut(h).expect("made from the live textures").id = id;
+            let t = self.res.textures.get_mut(h).expect("made from the live textures");
+            t.id = id;
+            t.awaiting = t.texels.is_none();
+        }
+        for c in &mut self.res.meshes.copies {
+            if matches!(c, MeshCopy::Gpu) {
+                *c = MeshCopy::Awaiting;
+            }
         }
         let lib = self.res.library.get_mut();
         for (rec, group) in lib.materials.iter_mut().flatten().zip(groups) {
@@ -104,14 +123,13 @@ impl<B: Backend> Renderer<B> {
         s.cull_fallback = cull_fallback;
         s.occlusion_fallback = occlusion_fallback;
         (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
-        // The new buffers hold every mesh already.
-        s.pending_uploads.clear();
         let old = std::mem::replace(&mut s.backend, backend);
         drop(old);
         Ok(RecoverStats {
             ms: t.elapsed().as_secs_f64() * 1e3,
-            meshes: self.res.mesh_handles.iter().count(),
-            textures: self.res.textures.iter().count(),
+            meshes: kept,
+            textures: self.res.textures.iter().filter(|(_, t)| t.texels.is_some()).count(),
+            needs_data: self.needs_data(),
             materials: self.res.library.get_mut().materials.iter().flatten().count(),
             objects: self.scene.len(),
         })
@@ -171,14 +189,18 @@ impl<B: Backend> Renderer<B> {
 }
 
 /// What [`Renderer::recover`] made again, and how long it took.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RecoverStats {
     /// Wall time of the call, ms.
     pub ms: f64,
-    /// Meshes uploaded again.
+    /// Meshes uploaded again from their kept data ([`CpuCopy::Keep`](super::CpuCopy::Keep)).
     pub meshes: usize,
-    /// Textures uploaded again.
+    /// Textures uploaded again from their kept texels.
     pub textures: usize,
+    /// The meshes and textures whose data the engine must supply again
+    /// ([`Renderer::resupply_mesh`], [`Renderer::resupply_texture`]); until then such a
+    /// mesh draws nothing and such a texture samples as transparent black.
+    pub needs_data: Vec<super::NeedsData>,
     /// Materials whose bind groups were made again.
     pub materials: usize,
     /// Objects in the scene (their transforms upload with the next frame).

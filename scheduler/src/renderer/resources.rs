@@ -7,8 +7,9 @@ use switchyard_backend::{Backend, Resource, TextureDesc, TextureFormat, TextureI
 use switchyard_kernels::cull::CullLoop;
 
 use super::config::RendererConfig;
+use super::copies::{CpuCopy, MeshCopy};
 use super::gpu::{buffer, FrameResources, Made};
-use super::meshes::{MeshStore, Vertex, MESH_INDICES, MESH_VERTICES};
+use super::meshes::{MeshData, MeshStore, MESH_INDICES, MESH_VERTICES};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::InitError;
@@ -54,7 +55,33 @@ pub(super) struct TextureRecord {
     pub(super) id: TextureId,
     pub(super) width: u32,
     pub(super) height: u32,
-    pub(super) texels: Box<[u8]>,
+    /// The texels, where kept ([`CpuCopy::Keep`]).
+    pub(super) texels: Option<Box<[u8]>>,
+    /// Lost with a device: the engine must supply the texels again (`copies.rs`).
+    pub(super) awaiting: bool,
+}
+
+/// A mesh's upload staged for the next frame: where it goes (elements of the shared
+/// buffers) and where its bytes are in `pending_bytes`.
+pub(super) struct PendingMesh {
+    pub(super) dense: u32,
+    pub(super) vertices_at: u32,
+    pub(super) indices_at: u32,
+    pub(super) vertex_bytes: std::ops::Range<usize>,
+    pub(super) index_bytes: std::ops::Range<usize>,
+}
+
+impl<B: Backend> Resources<B> {
+    /// Stages a mesh's upload into its ranges for the next frame.
+    pub(super) fn stage_mesh(&mut self, dense: u32, vertices_at: u32, indices_at: u32, mesh: &MeshData) {
+        let b = &mut self.pending_bytes;
+        let v = b.len();
+        b.extend_from_slice(bytemuck::cast_slice(&mesh.vertices));
+        let i = b.len();
+        b.extend_from_slice(bytemuck::cast_slice(&mesh.indices));
+        let (vertex_bytes, index_bytes) = (v..i, i..b.len());
+        self.pending_uploads.push(PendingMesh { dense, vertices_at, indices_at, vertex_bytes, index_bytes });
+    }
 }
 
 pub(super) struct Resolver<'a> {
@@ -77,10 +104,10 @@ impl Resolve for Resolver<'_> {
 pub struct MemoryReport {
     /// The backend's live objects and their bytes.
     pub gpu: switchyard_backend::LiveResources,
-    /// Vertex and index bytes the renderer keeps on the CPU (every live mesh, and the free
-    /// ranges between them).
+    /// Vertex and index bytes the renderer holds on the CPU: the meshes kept
+    /// ([`CpuCopy::Keep`]) and the uploads staged for the next frame.
     pub cpu_mesh_bytes: u64,
-    /// Texel bytes of the textures the renderer keeps on the CPU.
+    /// Texel bytes of the textures kept on the CPU ([`CpuCopy::Keep`]).
     pub cpu_texture_bytes: u64,
 }
 
@@ -97,13 +124,16 @@ pub(super) struct Resources<B: Backend> {
     pub(super) mesh_bounds: Vec<LocalBounds>,
     pub(super) vertices: GrowBuffer,
     pub(super) indices: GrowBuffer,
-    pub(super) cpu_vertices: Vec<Vertex>,
-    pub(super) cpu_indices: Vec<u32>,
+    /// Elements of the shared buffers up to the last one a mesh took (live and free).
+    pub(super) vertex_end: u32,
+    pub(super) index_end: u32,
     /// Free ranges and slots of the shared mesh buffers.
     pub(super) meshes: super::meshes::MeshStore,
-    /// Meshes made since the last frame: (vertex range, index range) of the shared
-    /// buffers, written by the next frame's packet.
-    pub(super) pending_uploads: Vec<(std::ops::Range<u32>, std::ops::Range<u32>)>,
+    /// Meshes made (or supplied again) since the last frame, written by the next frame's
+    /// packet from `pending_bytes`.
+    pub(super) pending_uploads: Vec<PendingMesh>,
+    /// Their vertices and indices, staged: handed to the next frame's packet whole.
+    pub(super) pending_bytes: Vec<u8>,
     /// Shared mesh buffers that grew since the last frame: each new one takes the old
     /// one's contents by a GPU copy before the next frame's uploads; the old ones are
     /// retired once that frame is handed over.
@@ -152,10 +182,11 @@ impl<B: Backend> Resources<B> {
             mesh_bounds: Vec::new(),
             vertices,
             indices,
-            cpu_vertices: Vec::new(),
-            cpu_indices: Vec::new(),
+            vertex_end: 0,
+            index_end: 0,
             meshes: MeshStore::default(),
             pending_uploads: Vec::new(),
+            pending_bytes: Vec::new(),
             pending_copies: Vec::new(),
             shader_handles: Handles::new(owner),
             textures: Handles::new(owner),
@@ -222,8 +253,16 @@ impl<B: Backend> Renderer<B> {
         let b = &self.res;
         MemoryReport {
             gpu: b.backend.live(),
-            cpu_mesh_bytes: (size_of_val(&b.cpu_vertices[..]) + size_of_val(&b.cpu_indices[..])) as u64,
-            cpu_texture_bytes: b.textures.iter().map(|(_, t)| t.texels.len() as u64).sum(),
+            cpu_mesh_bytes: b.pending_bytes.len() as u64
+                + b.meshes
+                    .copies
+                    .iter()
+                    .map(|c| match c {
+                        MeshCopy::Kept(m) => (size_of_val(&m.vertices[..]) + size_of_val(&m.indices[..])) as u64,
+                        _ => 0,
+                    })
+                    .sum::<u64>(),
+            cpu_texture_bytes: b.textures.iter().filter_map(|(_, t)| t.texels.as_ref()).map(|t| t.len() as u64).sum(),
         }
     }
 
@@ -248,10 +287,24 @@ impl<B: Backend> Renderer<B> {
         Ok(())
     }
 
-    /// Uploads an RGBA8 sRGB texture.
+    /// Uploads an RGBA8 sRGB texture; its texels are kept on the CPU as
+    /// [`RendererConfig::cpu_copies`] says ([`Renderer::create_texture_with`] chooses per
+    /// texture).
     pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
-        let id = upload_texture(&*self.res.backend, width, height, rgba8)?;
-        Ok(self.res.textures.insert(TextureRecord { id, width, height, texels: rgba8.into() }))
+        self.create_texture_with(width, height, rgba8, self.config.cpu_copies)
+    }
+
+    /// [`Renderer::create_texture`], keeping the texels on the CPU or not as `copy` says.
+    pub fn create_texture_with(
+        &mut self,
+        width: u32,
+        height: u32,
+        rgba8: &[u8],
+        copy: CpuCopy,
+    ) -> Result<TextureHandle, ResourceError> {
+        let id = upload_texture(&*self.res.backend, width, height, Some(rgba8))?;
+        let texels = (copy == CpuCopy::Keep).then(|| rgba8.into());
+        Ok(self.res.textures.insert(TextureRecord { id, width, height, texels, awaiting: false }))
     }
 
     /// Creates a material. Keywords and properties must be declared by its shader.
@@ -417,12 +470,13 @@ impl<B: Backend> Renderer<B> {
     }
 }
 
-/// Creates an RGBA8 sRGB texture and uploads `texels` (destroyed again on a failed upload).
+/// Creates an RGBA8 sRGB texture and uploads `texels` (destroyed again on a failed upload);
+/// `None`: left as made (zero-filled).
 pub(super) fn upload_texture<B: Backend>(
     b: &B,
     width: u32,
     height: u32,
-    texels: &[u8],
+    texels: Option<&[u8]>,
 ) -> Result<TextureId, ResourceError> {
     let t = b.create_texture(&TextureDesc {
         label: "texture".into(),
@@ -432,7 +486,7 @@ pub(super) fn upload_texture<B: Backend>(
         usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
         samples: 1,
     })?;
-    if let Err(e) = b.write_texture(t, texels) {
+    if let Err(e) = texels.map_or(Ok(()), |texels| b.write_texture(t, texels)) {
         let _ = b.destroy(Resource::Texture(t));
         return Err(e.into());
     }

@@ -6,6 +6,7 @@
 use glam::Mat4;
 use switchyard_backend::Backend;
 
+use super::copies::MeshCopy;
 use super::gpu;
 use super::Renderer;
 use crate::profile;
@@ -86,10 +87,12 @@ impl<B: Backend> Renderer<B> {
         });
     }
 
-    /// The meshes made since the last frame, into the packet's uploads: their vertices and
-    /// indices as the CPU copies hold them now, written into the current shared buffers
-    /// before the frame's passes, on the submission thread; before them, the GPU copies
-    /// of the buffers that grew.
+    /// The meshes made (or supplied again) since the last frame, into the packet's
+    /// uploads: their staged bytes move into the packet whole (the packet's previous byte
+    /// buffer, emptied, stages the next ones), written into the current shared buffers
+    /// before the frame's passes on the submission thread; before them, the GPU copies of
+    /// the buffers that grew. From here on a mesh made with `CpuCopy::Drop` lives on the
+    /// GPU only.
     pub(super) fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
         let _z = profile::zone!("mesh-uploads");
         packet.mesh_writes.clear();
@@ -97,15 +100,19 @@ impl<B: Backend> Renderer<B> {
         let s = &mut self.res;
         // Grown buffers take their predecessors' contents first.
         packet.buffer_copies.clone_from(&s.pending_copies);
-        for (v, i) in s.pending_uploads.drain(..) {
-            let start = packet.mesh_bytes.len();
-            packet
-                .mesh_bytes
-                .extend_from_slice(bytemuck::cast_slice(&s.cpu_vertices[v.start as usize..v.end as usize]));
-            packet.mesh_writes.push((s.vertices.id, u64::from(v.start) * 32, start..packet.mesh_bytes.len()));
-            let start = packet.mesh_bytes.len();
-            packet.mesh_bytes.extend_from_slice(bytemuck::cast_slice(&s.cpu_indices[i.start as usize..i.end as usize]));
-            packet.mesh_writes.push((s.indices.id, u64::from(i.start) * 4, start..packet.mesh_bytes.len()));
+        if s.pending_uploads.is_empty() {
+            // Only removed meshes' bytes, if any.
+            s.pending_bytes.clear();
+        } else {
+            std::mem::swap(&mut packet.mesh_bytes, &mut s.pending_bytes);
+        }
+        for p in s.pending_uploads.drain(..) {
+            packet.mesh_writes.push((s.vertices.id, u64::from(p.vertices_at) * 32, p.vertex_bytes));
+            packet.mesh_writes.push((s.indices.id, u64::from(p.indices_at) * 4, p.index_bytes));
+            let copy = &mut s.meshes.copies[p.dense as usize];
+            if matches!(copy, MeshCopy::Pending) {
+                *copy = MeshCopy::Gpu;
+            }
         }
     }
 }

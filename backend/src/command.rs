@@ -301,6 +301,8 @@ pub struct Caps {
     pub sample_counts: u32,
     /// Passes are timed on the GPU ([`crate::Backend::gpu_pass_times`]).
     pub gpu_timestamps: bool,
+    /// BC1 and BC7 compressed textures can be made ([`crate::TextureFormat::is_compressed`]).
+    pub bc_textures: bool,
 }
 
 /// What one chunk or frame did, counted the same way by every backend.

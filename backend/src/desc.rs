@@ -95,6 +95,14 @@ pub enum TextureFormat {
     Rgba16Float,
     /// 8-bit BGRA, sRGB encoded: the swapchain format of many windows.
     Bgra8UnormSrgb,
+    /// BC1 (DXT1) RGBA, linear: 8 bytes per 4 x 4 block (needs [`crate::Caps::bc_textures`]).
+    Bc1RgbaUnorm,
+    /// BC1 RGBA, sRGB encoded.
+    Bc1RgbaUnormSrgb,
+    /// BC7 RGBA, linear: 16 bytes per 4 x 4 block (needs [`crate::Caps::bc_textures`]).
+    Bc7RgbaUnorm,
+    /// BC7 RGBA, sRGB encoded.
+    Bc7RgbaUnormSrgb,
 }
 
 impl TextureFormat {
@@ -103,12 +111,13 @@ impl TextureFormat {
     pub fn is_depth(self) -> bool {
         matches!(self, Self::Depth32Float)
     }
-    /// Bytes per texel.
+    /// Bytes per texel; 0 for the block-compressed formats (see [`TextureFormat::block`]).
     #[inline]
     pub fn bytes_per_texel(self) -> u32 {
         match self {
             Self::Rgba16Float => 8,
             Self::Rgba8Unorm | Self::Rgba8UnormSrgb | Self::Bgra8UnormSrgb | Self::Depth32Float => 4,
+            Self::Bc1RgbaUnorm | Self::Bc1RgbaUnormSrgb | Self::Bc7RgbaUnorm | Self::Bc7RgbaUnormSrgb => 0,
         }
     }
 }
@@ -161,6 +170,9 @@ pub struct TextureDesc {
     /// multisampled render target (usage `RENDER_TARGET`, maybe `TRANSIENT`, nothing else:
     /// it is resolved, never sampled or copied).
     pub samples: u32,
+    /// Mip levels, from 1 (the default) to the full chain down to 1 x 1 (1 when
+    /// multisampled or transient). Views and bindings see every level.
+    pub mip_levels: u32,
 }
 
 impl Default for TextureDesc {
@@ -173,6 +185,7 @@ impl Default for TextureDesc {
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::NONE,
             samples: 1,
+            mip_levels: 1,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod null;
 mod reflect;
 mod registry;
 mod surface;
+mod texels;
 mod validate;
 pub mod wgpu;
 
@@ -45,6 +46,7 @@ pub use handle::{
 };
 pub use reflect::fragment_writes_every_texel;
 pub use surface::{Acquired, SkipReason, SurfaceError};
+pub use texels::{level_side, max_mip_levels};
 pub use validate::PassLayout;
 
 /// Any resource handle, for [`Backend::destroy`].
@@ -209,8 +211,19 @@ pub trait Backend: Send + Sync + 'static {
     fn write_buffer(&self, buffer: BufferId, offset: u64, data: &[u8]) -> Result<(), WriteError>;
     /// Creates a texture.
     fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError>;
-    /// Uploads the whole texture from tightly packed texels.
-    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError>;
+    /// Uploads mip level 0 (the whole texture, where it has one level) from tightly packed
+    /// texels (rows of 4 x 4 blocks for compressed formats).
+    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+        self.write_texture_level(texture, 0, data)
+    }
+    /// Uploads one mip level from tightly packed texels (or blocks): exactly
+    /// [`TextureFormat::level_bytes`] bytes, ordered before the next submit.
+    fn write_texture_level(&self, texture: TextureId, level: u32, data: &[u8]) -> Result<(), WriteError>;
+    /// Makes every mip level below the first from the one above it on the GPU (a box
+    /// filter; in sRGB formats, on linear values), ordered before the next submit. The
+    /// texture needs more than one level, an uncompressed color format and `SAMPLED |
+    /// RENDER_TARGET` usage.
+    fn generate_mips(&self, texture: TextureId) -> Result<(), WriteError>;
     /// Creates a sampler.
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError>;
     /// Compiles and validates a WGSL module.

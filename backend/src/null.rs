@@ -121,6 +121,7 @@ impl NullBackend {
                 compute: true,
                 sample_counts: 1 | 4,
                 gpu_timestamps: false,
+                bc_textures: true,
             },
             last: Mutex::default(),
             copied: std::sync::atomic::AtomicU64::new(0),
@@ -148,6 +149,7 @@ impl NullBackend {
             format,
             usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
             samples: 1,
+            mip_levels: 1,
         };
         let stand_in = {
             let mut reg = self.reg.write();
@@ -253,17 +255,11 @@ pub(crate) fn check_buffer_write<O: NativeObjects>(reg: &Registry<O>, w: &Buffer
 pub(crate) fn check_texture_write<O: NativeObjects>(
     reg: &Registry<O>,
     t: TextureId,
+    level: u32,
     data: &[u8],
 ) -> Result<(), WriteError> {
     let m = &reg.textures.get(t).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
-    if !m.usage.contains(TextureUsage::COPY_DST) {
-        return Err(WriteError::Invalid("texture lacks COPY_DST usage"));
-    }
-    let size = u64::from(m.width) * u64::from(m.height) * u64::from(m.format.bytes_per_texel());
-    if data.len() as u64 != size {
-        return Err(WriteError::OutOfRange { offset: 0, len: data.len() as u64, size });
-    }
-    Ok(())
+    crate::texels::check_level_write(m, level, data)
 }
 
 pub(crate) fn destroy_in<O: NativeObjects>(reg: &mut Registry<O>, r: Resource) -> Result<(), DestroyError> {
@@ -323,9 +319,16 @@ impl Backend for NullBackend {
         Ok(reg.textures.insert(Stored { meta, obj: () }))
     }
 
-    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+    fn write_texture_level(&self, texture: TextureId, level: u32, data: &[u8]) -> Result<(), WriteError> {
         self.alive(WriteError::DeviceLost)?;
-        check_texture_write(&self.reg.read(), texture, data)
+        check_texture_write(&self.reg.read(), texture, level, data)
+    }
+
+    fn generate_mips(&self, texture: TextureId) -> Result<(), WriteError> {
+        self.alive(WriteError::DeviceLost)?;
+        let reg = self.reg.read();
+        let m = &reg.textures.get(texture).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
+        crate::texels::check_generate(m)
     }
 
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
@@ -526,6 +529,7 @@ impl Backend for NullBackend {
                 format: s.format,
                 usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
                 samples: 1,
+                mip_levels: 1,
             };
             let meta = reg.check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
             s.images.push(reg.textures.insert(Stored { meta, obj: () }));

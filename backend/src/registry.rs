@@ -50,6 +50,7 @@ pub(crate) struct TextureMeta {
     pub(crate) format: TextureFormat,
     pub(crate) usage: TextureUsage,
     pub(crate) samples: u32,
+    pub(crate) mip_levels: u32,
     /// A surface's stand-in with no image bound: recorded into, never submitted.
     pub(crate) unbound: bool,
 }
@@ -251,6 +252,7 @@ impl<O: NativeObjects> Registry<O> {
             return Err(CreateError::Invalid(format!("depth texture `{}` cannot be written by the CPU", d.label)));
         }
         check_samples(d.samples, caps)?;
+        crate::texels::check_levels(d, caps)?;
         let multisample_usage = TextureUsage::RENDER_TARGET | TextureUsage::TRANSIENT;
         if d.samples > 1
             && (!d.usage.contains(TextureUsage::RENDER_TARGET)
@@ -261,8 +263,9 @@ impl<O: NativeObjects> Registry<O> {
                 d.label
             )));
         }
-        let (width, height, format, usage, samples) = (d.width, d.height, d.format, d.usage, d.samples);
-        Ok(TextureMeta { width, height, format, usage, samples, unbound: false })
+        let (width, height, format, usage, samples, mip_levels) =
+            (d.width, d.height, d.format, d.usage, d.samples, d.mip_levels);
+        Ok(TextureMeta { width, height, format, usage, samples, mip_levels, unbound: false })
     }
 
     pub(crate) fn check_layout(&self, d: &BindGroupLayoutDesc) -> Result<LayoutMeta, CreateError> {
@@ -567,10 +570,7 @@ impl<O: NativeObjects> Registry<O> {
                 .values()
                 .map(|t| {
                     let m = &t.meta;
-                    u64::from(m.width)
-                        * u64::from(m.height)
-                        * u64::from(m.format.bytes_per_texel())
-                        * u64::from(m.samples)
+                    m.format.mip_chain_bytes(m.width, m.height, m.mip_levels) * u64::from(m.samples)
                 })
                 .sum(),
         }

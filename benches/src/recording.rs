@@ -159,6 +159,7 @@ impl Churn {
                     format: TextureFormat::Rgba8Unorm,
                     usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
                     samples: 1,
+                    mip_levels: 1,
                 })?;
                 b.write_texture(t, &[i as u8, 0, 0, 255]).map_err(|e| CreateError::Invalid(e.to_string()))?;
                 Ok(t)
@@ -187,6 +188,7 @@ impl Churn {
                 format: TextureFormat::Rgba8Unorm,
                 usage: TextureUsage::RENDER_TARGET,
                 samples: 1,
+                mip_levels: 1,
             })
             .map_err(e)?;
         let pipeline = b

@@ -123,7 +123,7 @@ pub use profile::wait_for_profiler;
 pub use rayon;
 pub use renderer::{
     CpuCopy, FrameInput, GpuCullCounts, Lighting, LogReplay, LogSkip, MemoryReport, MeshData, MeshMemory, NeedsData,
-    Presented, RecoverStats, Renderer, RendererConfig, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
+    Presented, RecoverStats, Renderer, RendererConfig, TextureData, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};

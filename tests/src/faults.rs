@@ -238,12 +238,16 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.write_buffer(buffer, offset, data)
     }
     fn create_texture(&self, desc: &TextureDesc) -> Result<TextureId, CreateError> {
-        self.create_fault(u64::from(desc.width) * u64::from(desc.height) * u64::from(desc.format.bytes_per_texel()))?;
+        self.create_fault(desc.format.mip_chain_bytes(desc.width, desc.height, desc.mip_levels))?;
         self.inner.create_texture(desc)
     }
-    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+    fn write_texture_level(&self, texture: TextureId, level: u32, data: &[u8]) -> Result<(), WriteError> {
         self.write_fault()?;
-        self.inner.write_texture(texture, data)
+        self.inner.write_texture_level(texture, level, data)
+    }
+    fn generate_mips(&self, texture: TextureId) -> Result<(), WriteError> {
+        self.write_fault()?;
+        self.inner.generate_mips(texture)
     }
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {
         self.lost_or(CreateError::DeviceLost)?;

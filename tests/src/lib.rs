@@ -96,6 +96,7 @@ impl TwoQuads {
             format,
             usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
             samples: 1,
+            mip_levels: 1,
         };
         let own_color = color.is_none();
         let color = match color {

@@ -86,7 +86,7 @@ fn on(api: wgpu::Backends, cull: CullOn, cpu_copies: CpuCopy) {
         // Not supplied yet: the cubes draw nothing (their index range is zeros).
         assert_ne!(r.read_color().unwrap(), before, "{api:?}: the frame without the mesh's data");
         r.resupply_mesh(mesh, &cube()).unwrap();
-        r.resupply_texture(texture, &checker()).unwrap();
+        r.resupply_texture(texture, &[&checker()]).unwrap();
         assert_eq!(r.needs_data(), []);
         assert_eq!(r.resupply_mesh(mesh, &cube()), Err(ResourceError::HasData(HandleKind::Mesh)));
     }

@@ -71,6 +71,7 @@ fn outputs<B: Backend>(b: &B, n: usize) -> Vec<TextureId> {
                 format: TextureFormat::Rgba8UnormSrgb,
                 usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
                 samples: 1,
+                mip_levels: 1,
             })
             .expect("an output")
         })
@@ -427,8 +428,8 @@ fn data_dropped_after_upload_is_asked_for_again_after_a_loss_and_checked() {
     }
     assert_eq!(r.resupply_mesh(kept, &scaled_cube(Vec3::splat(2.0))), Err(ResourceError::HasData(HandleKind::Mesh)));
     assert_eq!(r.resupply_mesh(staged, &scaled_cube(Vec3::splat(3.0))), Err(ResourceError::HasData(HandleKind::Mesh)));
-    assert!(matches!(r.resupply_texture(texture, &[1; 12]), Err(ResourceError::Invalid(_))));
-    assert_eq!(r.resupply_texture(kept_texture, &[1; 16]), Err(ResourceError::HasData(HandleKind::Texture)));
+    assert!(matches!(r.resupply_texture(texture, &[&[1; 12]]), Err(ResourceError::Invalid(_))));
+    assert_eq!(r.resupply_texture(kept_texture, &[&[1; 16]]), Err(ResourceError::HasData(HandleKind::Texture)));
     r.remove_mesh(gone).unwrap();
     assert_eq!(r.resupply_mesh(gone, &cube()), Err(ResourceError::StaleHandle(HandleKind::Mesh)));
     let needs = vec![NeedsData::Mesh(dropped), NeedsData::Texture(texture)];
@@ -444,7 +445,7 @@ fn data_dropped_after_upload_is_asked_for_again_after_a_loss_and_checked() {
     assert_eq!(r.recover(newer.clone()).unwrap().needs_data, needs);
     r.resupply_mesh(staged, &scaled_cube(Vec3::splat(3.0))).unwrap();
     r.resupply_mesh(dropped, &cube()).unwrap();
-    r.resupply_texture(texture, &[200; 16]).unwrap();
+    r.resupply_texture(texture, &[&[200; 16]]).unwrap();
     assert_eq!(r.needs_data(), []);
     assert_eq!(r.memory().cpu_texture_bytes, 16, "the kept texture only");
     for _ in 0..3 {

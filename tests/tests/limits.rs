@@ -170,8 +170,16 @@ fn camera() -> Camera {
 fn texture(b: &NullBackend, side: u32, format: TextureFormat, samples: u32) -> TextureId {
     let usage =
         if samples > 1 { TextureUsage::RENDER_TARGET } else { TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC };
-    b.create_texture(&TextureDesc { label: "engine".into(), width: side, height: side, format, usage, samples })
-        .unwrap()
+    b.create_texture(&TextureDesc {
+        label: "engine".into(),
+        width: side,
+        height: side,
+        format,
+        usage,
+        samples,
+        mip_levels: 1,
+    })
+    .unwrap()
 }
 
 /// What is given is checked where it is given (`new`, `recover`, `set_graph`,

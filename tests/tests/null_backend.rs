@@ -174,6 +174,7 @@ fn pass_structure_is_checked() {
             format: TextureFormat::Depth32Float,
             usage: TextureUsage::RENDER_TARGET,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     let mut p = s.pass();
@@ -266,6 +267,7 @@ fn what_wgpu_refuses_the_validator_refuses() {
             format: TextureFormat::Rgba8Unorm,
             usage: TextureUsage::RENDER_TARGET | TextureUsage::SAMPLED,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     let layout = b

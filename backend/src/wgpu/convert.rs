@@ -14,6 +14,10 @@ pub(super) fn texture_format(f: TextureFormat) -> wgpu::TextureFormat {
         TextureFormat::Depth32Float => wgpu::TextureFormat::Depth32Float,
         TextureFormat::Rgba16Float => wgpu::TextureFormat::Rgba16Float,
         TextureFormat::Bgra8UnormSrgb => wgpu::TextureFormat::Bgra8UnormSrgb,
+        TextureFormat::Bc1RgbaUnorm => wgpu::TextureFormat::Bc1RgbaUnorm,
+        TextureFormat::Bc1RgbaUnormSrgb => wgpu::TextureFormat::Bc1RgbaUnormSrgb,
+        TextureFormat::Bc7RgbaUnorm => wgpu::TextureFormat::Bc7RgbaUnorm,
+        TextureFormat::Bc7RgbaUnormSrgb => wgpu::TextureFormat::Bc7RgbaUnormSrgb,
     }
 }
 
@@ -157,6 +161,11 @@ pub(super) fn sampler(d: &SamplerDesc) -> wgpu::SamplerDescriptor<'_> {
         address_mode_w: address,
         mag_filter: filter,
         min_filter: filter,
+        // Between mip levels too (textures with one level are unaffected).
+        mipmap_filter: match d.filter {
+            FilterMode::Nearest => wgpu::MipmapFilterMode::Nearest,
+            FilterMode::Linear => wgpu::MipmapFilterMode::Linear,
+        },
         compare: d.compare.map(compare),
         ..Default::default()
     }

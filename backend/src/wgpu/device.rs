@@ -45,7 +45,8 @@ impl WgpuBackend {
         let wanted = wgpu::Features::INDIRECT_FIRST_INSTANCE
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-            | wgpu::Features::PIPELINE_CACHE;
+            | wgpu::Features::PIPELINE_CACHE
+            | wgpu::Features::TEXTURE_COMPRESSION_BC;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("switchyard"),
             required_features: adapter.features() & wanted,
@@ -122,6 +123,7 @@ impl WgpuBackend {
             gpu_timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY)
                 && (encoding == Encoding::RenderBundle
                     || features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)),
+            bc_textures: features.contains(wgpu::Features::TEXTURE_COMPRESSION_BC),
             compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                 && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };
@@ -147,6 +149,7 @@ impl WgpuBackend {
             adapter: adapter.clone(),
             surfaces: Default::default(),
             driver_cache: RwLock::new(driver_cache),
+            mips: std::sync::OnceLock::new(),
         }
     }
 }

@@ -68,6 +68,7 @@ impl WgpuBackend {
             format,
             usage,
             samples: 1,
+            mip_levels: 1,
         };
         let meta = self.reg.read().check_texture(&desc, &self.caps)?;
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
@@ -151,6 +152,7 @@ impl WgpuBackend {
             format,
             usage: TextureUsage::RENDER_TARGET,
             samples: 1,
+            mip_levels: 1,
         };
         let mut reg = self.reg.write();
         let meta = reg.check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;
@@ -315,6 +317,7 @@ impl WgpuBackend {
             format: s.format,
             usage: TextureUsage::RENDER_TARGET,
             samples: 1,
+            mip_levels: 1,
         };
         let meta =
             self.reg.read().check_texture(&desc, &self.caps).map_err(|e| SurfaceError::Validation(e.to_string()))?;

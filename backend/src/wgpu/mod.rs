@@ -30,6 +30,7 @@ mod convert;
 mod device;
 mod encode;
 mod engine;
+mod mips;
 mod pipeline;
 mod readback;
 mod timing;
@@ -150,6 +151,8 @@ pub struct WgpuBackend {
     timer: Option<timing::PassTimer>,
     /// The driver's pipeline cache, where the device keeps one (`cache.rs`).
     driver_cache: RwLock<Option<wgpu::PipelineCache>>,
+    /// What makes mip levels on the GPU, made on first use (`mips.rs`).
+    mips: std::sync::OnceLock<mips::MipMaker>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -260,7 +263,7 @@ impl Backend for WgpuBackend {
                 let t = self.device.create_texture(&wgpu::TextureDescriptor {
                     label: Some(&desc.label),
                     size: wgpu::Extent3d { width: desc.width, height: desc.height, depth_or_array_layers: 1 },
-                    mip_level_count: 1,
+                    mip_level_count: desc.mip_levels,
                     sample_count: desc.samples,
                     dimension: wgpu::TextureDimension::D2,
                     format: texture_format(desc.format),
@@ -270,35 +273,44 @@ impl Backend for WgpuBackend {
                 let v = t.create_view(&wgpu::TextureViewDescriptor::default());
                 (t, v)
             })
-            .map_err(|e| {
-                e.requesting(u64::from(desc.width) * u64::from(desc.height) * u64::from(desc.format.bytes_per_texel()))
-            })?;
+            .map_err(|e| e.requesting(desc.format.mip_chain_bytes(desc.width, desc.height, desc.mip_levels)))?;
         Ok(self.reg.write().textures.insert(Stored { meta, obj }))
     }
 
-    fn write_texture(&self, texture: TextureId, data: &[u8]) -> Result<(), WriteError> {
+    fn write_texture_level(&self, texture: TextureId, level: u32, data: &[u8]) -> Result<(), WriteError> {
         if self.is_lost() {
             return Err(WriteError::DeviceLost);
         }
         let reg = self.reg.read();
-        check_texture_write(&reg, texture, data)?;
-        let e = &reg.textures[texture];
+        check_texture_write(&reg, texture, level, data)?;
+        let m = &reg.textures[texture].meta;
+        // Compressed levels are copied whole blocks at a time (their physical size).
+        let (side, _) = m.format.block();
+        let (w, h) = (crate::level_side(m.width, level), crate::level_side(m.height, level));
         self.queue.write_texture(
             wgpu::TexelCopyTextureInfo {
-                texture: &e.obj.0,
-                mip_level: 0,
+                texture: &reg.textures[texture].obj.0,
+                mip_level: level,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
             data,
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(e.meta.width * e.meta.format.bytes_per_texel()),
-                rows_per_image: Some(e.meta.height),
+                bytes_per_row: Some(m.format.row_bytes(m.width, level)),
+                rows_per_image: Some(h.div_ceil(side)),
             },
-            wgpu::Extent3d { width: e.meta.width, height: e.meta.height, depth_or_array_layers: 1 },
+            wgpu::Extent3d {
+                width: w.next_multiple_of(side),
+                height: h.next_multiple_of(side),
+                depth_or_array_layers: 1,
+            },
         );
         Ok(())
+    }
+
+    fn generate_mips(&self, texture: TextureId) -> Result<(), WriteError> {
+        self.make_mips(texture)
     }
 
     fn create_sampler(&self, desc: &SamplerDesc) -> Result<SamplerId, CreateError> {

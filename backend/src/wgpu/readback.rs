@@ -11,20 +11,30 @@ use crate::Image;
 impl WgpuBackend {
     /// Copies `texture` into a mapped buffer and unpads its rows (waits for the GPU).
     pub(super) fn read_back(&self, texture: TextureId) -> Result<Image, ReadbackError> {
+        self.read_texture_level(texture, 0)
+    }
+
+    /// Reads mip level `level` of an RGBA8 texture with `COPY_SRC` usage back as tightly
+    /// packed RGBA8 rows (waits for the GPU): for tests and tools.
+    pub fn read_texture_level(&self, texture: TextureId, level: u32) -> Result<Image, ReadbackError> {
         let reg = self.reg.read();
         let e = reg.textures.get(texture).ok_or(ReadbackError::InvalidHandle)?;
         let m = &e.meta;
+        if level >= m.mip_levels {
+            return Err(ReadbackError::Unsupported("mip level past the texture's levels"));
+        }
+        let (width, height) = (crate::level_side(m.width, level), crate::level_side(m.height, level));
         if m.format.bytes_per_texel() != 4 || m.format.is_depth() {
             return Err(ReadbackError::Unsupported("only RGBA8 formats are read back as RGBA8"));
         }
         if !m.usage.contains(TextureUsage::COPY_SRC) {
             return Err(ReadbackError::Unsupported("texture lacks COPY_SRC usage"));
         }
-        let row = m.width * 4;
+        let row = width * 4;
         let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("switchyard-readback"),
-            size: u64::from(padded) * u64::from(m.height),
+            size: u64::from(padded) * u64::from(height),
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
@@ -33,7 +43,7 @@ impl WgpuBackend {
         enc.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
                 texture: &e.obj.0,
-                mip_level: 0,
+                mip_level: level,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
@@ -42,10 +52,10 @@ impl WgpuBackend {
                 layout: wgpu::TexelCopyBufferLayout {
                     offset: 0,
                     bytes_per_row: Some(padded),
-                    rows_per_image: Some(m.height),
+                    rows_per_image: Some(height),
                 },
             },
-            wgpu::Extent3d { width: m.width, height: m.height, depth_or_array_layers: 1 },
+            wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
         );
         {
             let _queue = self.queue_use.lock();
@@ -53,8 +63,8 @@ impl WgpuBackend {
         }
         self.map_and_wait(&buffer)?;
         let view = buffer.get_mapped_range(..).map_err(|e| ReadbackError::Map(e.to_string()))?;
-        let mut pixels = Vec::with_capacity((row * m.height) as usize);
-        for y in 0..m.height as usize {
+        let mut pixels = Vec::with_capacity((row * height) as usize);
+        for y in 0..height as usize {
             let start = y * padded as usize;
             pixels.extend_from_slice(&view[start..start + row as usize]);
         }
@@ -63,7 +73,7 @@ impl WgpuBackend {
         if m.format == TextureFormat::Bgra8UnormSrgb {
             pixels.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
         }
-        Ok(Image { width: m.width, height: m.height, pixels })
+        Ok(Image { width, height, pixels })
     }
 
     /// Copies `len` bytes of `buffer` from `offset` into a mapped buffer (waits for the GPU).

@@ -109,7 +109,7 @@ fn nearly_sorted_input_takes_the_merge_path_and_stays_stable() {
 
 #[test]
 fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
-    let n = if cfg!(miri) { 1_500 } else { 100_000 };
+    let n = if cfg!(miri) { 600 } else { 100_000 };
     let coherent = coherent(n, 21, 7000, 50);
     let sorted: Vec<u64> = (0..n as u64).collect();
     let cases = [

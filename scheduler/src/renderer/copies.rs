@@ -108,24 +108,23 @@ impl<B: Backend> Renderer<B> {
         Ok(())
     }
 
-    /// Supplies again the texels of a texture that [`Renderer::needs_data`] lists (as many
-    /// bytes as it was made with, else `Invalid`); uploaded at once. A texture that does not
-    /// need its data is `HasData`; nothing changes on an error.
-    pub fn resupply_texture(&mut self, t: TextureHandle, rgba8: &[u8]) -> Result<(), ResourceError> {
+    /// Supplies again the levels of a texture that [`Renderer::needs_data`] lists: those it
+    /// was made with (as many, each as long, else `Invalid`; one where the rest were
+    /// generated, which are made again); uploaded at once. A texture that does not need
+    /// its data is `HasData`; nothing changes on an error.
+    pub fn resupply_texture(&mut self, t: TextureHandle, levels: &[&[u8]]) -> Result<(), ResourceError> {
         let tex = self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?;
         if !tex.awaiting {
             return Err(ResourceError::HasData(HandleKind::Texture));
         }
-        let want = u64::from(tex.width) * u64::from(tex.height) * 4;
-        if rgba8.len() as u64 != want {
-            return Err(ResourceError::Invalid(format!(
-                "resupplied texture has {} bytes, {}x{} RGBA8 is {want}",
-                rgba8.len(),
-                tex.width,
-                tex.height
-            )));
+        tex.spec.check_levels(levels)?;
+        let b = &*self.res.backend;
+        for (l, d) in levels.iter().enumerate() {
+            b.write_texture_level(tex.id, l as u32, d)?;
         }
-        self.res.backend.write_texture(tex.id, rgba8)?;
+        if tex.spec.generate {
+            b.generate_mips(tex.id)?;
+        }
         self.res.textures.get_mut(t).expect("looked up above").awaiting = false;
         Ok(())
     }

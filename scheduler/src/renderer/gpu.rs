@@ -105,7 +105,15 @@ impl FrameResources {
     ) -> Result<Self, InitError> {
         let mut m = Made::new(b);
         let target = |label: &str, w, h, format, usage| {
-            b.create_texture(&TextureDesc { label: label.into(), width: w, height: h, format, usage, samples: 1 })
+            b.create_texture(&TextureDesc {
+                label: label.into(),
+                width: w,
+                height: h,
+                format,
+                usage,
+                samples: 1,
+                mip_levels: 1,
+            })
         };
         let white = m.add(target(
             "white",

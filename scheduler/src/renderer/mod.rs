@@ -50,6 +50,7 @@ mod reference;
 mod render;
 mod resources;
 mod retire;
+mod textures;
 mod uploads;
 mod warm_up;
 mod workers;
@@ -68,6 +69,7 @@ pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
 pub use resources::{Lighting, MemoryReport};
+pub use textures::TextureData;
 pub use warm_up::{LogReplay, LogSkip, WarmUp};
 pub use workers::WorkerPool;
 

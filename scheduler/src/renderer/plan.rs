@@ -255,6 +255,7 @@ impl<B: Backend> Maker<'_, B> {
                 format: spec.format,
                 usage: spec.usage,
                 samples: spec.samples,
+                mip_levels: 1,
             })?,
         };
         self.objects.textures.push((spec, id));

@@ -71,13 +71,12 @@ impl<B: Backend> Renderer<B> {
         }
         let mut textures = std::collections::HashMap::new();
         for (h, tex) in self.res.textures.iter() {
-            let texels = tex.texels.as_deref();
-            let id =
-                m.add(super::resources::upload_texture(b, tex.width, tex.height, texels)).map_err(|e| match e {
-                    ResourceError::Backend(e) => InitError::Backend(e),
-                    ResourceError::Write(e) => InitError::Write(e),
-                    other => InitError::Backend(CreateError::Invalid(other.to_string())),
-                })?;
+            let levels = tex.texels.as_deref().map(|t| tex.spec.split(t));
+            let id = m.add(super::textures::upload_texture(b, &tex.spec, levels.as_deref())).map_err(|e| match e {
+                ResourceError::Backend(e) => InitError::Backend(e),
+                ResourceError::Write(e) => InitError::Write(e),
+                other => InitError::Backend(CreateError::Invalid(other.to_string())),
+            })?;
             textures.insert(h, id);
         }
         let mut groups = Vec::new();

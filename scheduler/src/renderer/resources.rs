@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{Backend, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
+use switchyard_backend::{Backend, Resource};
 use switchyard_kernels::cull::CullLoop;
 
 use super::config::RendererConfig;
-use super::copies::{CpuCopy, MeshCopy};
+use super::copies::MeshCopy;
 use super::gpu::{buffer, FrameResources, Made};
 use super::meshes::{MeshData, MeshStore, MESH_INDICES, MESH_VERTICES};
 use super::retire::Retiree;
@@ -49,17 +49,7 @@ impl Default for Lighting {
     }
 }
 
-/// A texture the engine made, and its texels (kept to upload again on a new device).
-#[derive(Debug)]
-pub(super) struct TextureRecord {
-    pub(super) id: TextureId,
-    pub(super) width: u32,
-    pub(super) height: u32,
-    /// The texels, where kept ([`CpuCopy::Keep`]).
-    pub(super) texels: Option<Box<[u8]>>,
-    /// Lost with a device: the engine must supply the texels again (`copies.rs`).
-    pub(super) awaiting: bool,
-}
+pub(super) use super::textures::TextureRecord;
 
 /// A mesh's upload staged for the next frame: where it goes (elements of the shared
 /// buffers) and where its bytes are in `pending_bytes`.
@@ -105,9 +95,9 @@ pub struct MemoryReport {
     /// The backend's live objects and their bytes.
     pub gpu: switchyard_backend::LiveResources,
     /// Vertex and index bytes the renderer holds on the CPU: the meshes kept
-    /// ([`CpuCopy::Keep`]) and the uploads staged for the next frame.
+    /// ([`CpuCopy::Keep`](super::CpuCopy::Keep)) and the uploads staged for the next frame.
     pub cpu_mesh_bytes: u64,
-    /// Texel bytes of the textures kept on the CPU ([`CpuCopy::Keep`]).
+    /// Texel bytes of the textures kept on the CPU ([`CpuCopy::Keep`](super::CpuCopy::Keep)).
     pub cpu_texture_bytes: u64,
 }
 
@@ -287,26 +277,6 @@ impl<B: Backend> Renderer<B> {
         Ok(())
     }
 
-    /// Uploads an RGBA8 sRGB texture; its texels are kept on the CPU as
-    /// [`RendererConfig::cpu_copies`] says ([`Renderer::create_texture_with`] chooses per
-    /// texture).
-    pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
-        self.create_texture_with(width, height, rgba8, self.config.cpu_copies)
-    }
-
-    /// [`Renderer::create_texture`], keeping the texels on the CPU or not as `copy` says.
-    pub fn create_texture_with(
-        &mut self,
-        width: u32,
-        height: u32,
-        rgba8: &[u8],
-        copy: CpuCopy,
-    ) -> Result<TextureHandle, ResourceError> {
-        let id = upload_texture(&*self.res.backend, width, height, Some(rgba8))?;
-        let texels = (copy == CpuCopy::Keep).then(|| rgba8.into());
-        Ok(self.res.textures.insert(TextureRecord { id, width, height, texels, awaiting: false }))
-    }
-
     /// Creates a material. Keywords and properties must be declared by its shader.
     pub fn create_material(&mut self, desc: &MaterialDesc) -> Result<MaterialHandle, ResourceError> {
         // Removed materials leave free dense slots: a new material takes the first one.
@@ -468,27 +438,4 @@ impl<B: Backend> Renderer<B> {
     pub fn remove_objects(&mut self, ids: &[ObjectId]) -> Result<(), SceneError> {
         self.scene.remove(ids)
     }
-}
-
-/// Creates an RGBA8 sRGB texture and uploads `texels` (destroyed again on a failed upload);
-/// `None`: left as made (zero-filled).
-pub(super) fn upload_texture<B: Backend>(
-    b: &B,
-    width: u32,
-    height: u32,
-    texels: Option<&[u8]>,
-) -> Result<TextureId, ResourceError> {
-    let t = b.create_texture(&TextureDesc {
-        label: "texture".into(),
-        width,
-        height,
-        format: TextureFormat::Rgba8UnormSrgb,
-        usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
-        samples: 1,
-    })?;
-    if let Err(e) = texels.map_or(Ok(()), |texels| b.write_texture(t, texels)) {
-        let _ = b.destroy(Resource::Texture(t));
-        return Err(e.into());
-    }
-    Ok(t)
 }

@@ -256,7 +256,8 @@ fn run_frame_graph<B: Backend>(
             } else {
                 TextureUsage::RENDER_TARGET | TextureUsage::SAMPLED | TextureUsage::COPY_SRC
             };
-            let desc = TextureDesc { label: "engine".into(), width: w, height: h, format, usage, samples };
+            let desc =
+                TextureDesc { label: "engine".into(), width: w, height: h, format, usage, samples, mip_levels: 1 };
             if let Ok(tex) = log.note("engine_texture", backend.create_texture(&desc)) {
                 made.push(tex.into());
                 let to = if u.ratio(1, 16)? { *u.choose(&targets)? } else { t };

@@ -167,6 +167,19 @@ const FORMATS: [TextureFormat; 5] = [
     TextureFormat::Bgra8UnormSrgb,
 ];
 
+/// Texture formats: those above and the compressed ones (sampled only).
+const TEXTURE_FORMATS: [TextureFormat; 9] = [
+    TextureFormat::Rgba8Unorm,
+    TextureFormat::Rgba8UnormSrgb,
+    TextureFormat::Depth32Float,
+    TextureFormat::Rgba16Float,
+    TextureFormat::Bgra8UnormSrgb,
+    TextureFormat::Bc1RgbaUnorm,
+    TextureFormat::Bc1RgbaUnormSrgb,
+    TextureFormat::Bc7RgbaUnorm,
+    TextureFormat::Bc7RgbaUnormSrgb,
+];
+
 mod commands;
 mod graphs;
 mod materials;

@@ -83,9 +83,10 @@ fn run_resource_descs<B: Backend>(
                     label: "t".into(),
                     width: side(u)?,
                     height: side(u)?,
-                    format: *u.choose(&FORMATS)?,
+                    format: *u.choose(&TEXTURE_FORMATS)?,
                     usage: TextureUsage(u.int_in_range(0..=31)?),
                     samples: *u.choose(&[1, 1, 2, 3, 4, 8, 16])?,
+                    mip_levels: *u.choose(&[1, 1, 2, 3, 0, 20])?,
                 };
                 if let Ok(id) = log.note("create_texture", b.create_texture(&desc)) {
                     keep(id.into(), made);

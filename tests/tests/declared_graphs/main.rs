@@ -50,6 +50,7 @@ fn engine_texture(b: &NullBackend, w: u32, h: u32, format: TextureFormat) -> Tex
         format,
         usage: TextureUsage::RENDER_TARGET | TextureUsage::COPY_SRC,
         samples: 1,
+        mip_levels: 1,
     })
     .unwrap()
 }

@@ -215,6 +215,7 @@ fn bad_frame_inputs_are_typed_errors_and_the_next_frame_works() {
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::SAMPLED,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     let frames_before = w.r.render_graph(&FrameInput { cameras: &cams, targets: &[(t.out, out)] }).unwrap().frame;

@@ -267,7 +267,7 @@ fn device_lost_then_recover_renders_what_a_clean_run_renders() {
     for need in stats.needs_data {
         match need {
             NeedsData::Mesh(m) => w.r.resupply_mesh(m, &cube()).unwrap(),
-            NeedsData::Texture(t) => w.r.resupply_texture(t, &[200; 16]).unwrap(),
+            NeedsData::Texture(t) => w.r.resupply_texture(t, &[&[200; 16]]).unwrap(),
         }
     }
     assert!(!w.r.is_lost());

@@ -330,6 +330,7 @@ fn callbacks_see_the_textures_of_the_targets_they_sample() {
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::SAMPLED | TextureUsage::RENDER_TARGET,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     r.render_graph(&FrameInput { cameras: &[], targets: &[(engine_in, given)] }).unwrap();
@@ -350,6 +351,7 @@ fn callbacks_see_the_textures_of_the_targets_they_sample() {
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::RENDER_TARGET,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     match r.render_graph(&FrameInput { cameras: &[], targets: &[(engine_in, unsampled)] }) {
@@ -377,6 +379,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::RENDER_TARGET,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     let render = PassDesc {

@@ -40,6 +40,7 @@ fn texture<B: Backend>(b: &B, rgba: [u8; 4]) -> TextureId {
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST,
             samples: 1,
+            mip_levels: 1,
         })
         .unwrap();
     b.write_texture(t, &rgba.repeat((SIDE * SIDE) as usize)).unwrap();

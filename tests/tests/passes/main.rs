@@ -1,6 +1,7 @@
 //! The frame graph's pass kinds beyond scene, fullscreen and callback draws, each on the
 //! null backend and on lavapipe and llvmpipe: compute passes, multisampled forward passes,
-//! four shadow maps per forward pass, fullscreen passes over the engine's textures. One
+//! four shadow maps per forward pass, fullscreen passes over the engine's textures,
+//! textures of every sampled format and their mip levels. One
 //! test binary (one link against wgpu instead of four).
 
 mod compute;
@@ -9,3 +10,4 @@ mod gpu_cull;
 mod msaa;
 mod occlusion;
 mod shadow_maps;
+mod textures;

@@ -149,6 +149,7 @@ fn the_backends_check_sample_counts_alike() {
         format: TextureFormat::Rgba8UnormSrgb,
         usage,
         samples,
+        mip_levels: 1,
     };
     let rt = TextureUsage::RENDER_TARGET;
     for bad in [0, 3, 8, 16] {

@@ -1,0 +1,200 @@
+//! Textures: RGBA8 (sRGB or linear) and BC1/BC7 where the backend has them, with mip
+//! levels given by the engine or made on the GPU.
+
+use switchyard_backend::{max_mip_levels, Backend, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
+
+use super::copies::CpuCopy;
+use super::Renderer;
+use crate::error::ResourceError;
+use crate::scene::TextureHandle;
+
+/// A texture to upload ([`Renderer::create_texture_data`]).
+#[derive(Clone, Copy, Debug)]
+pub struct TextureData<'a> {
+    /// Width of level 0 in texels.
+    pub width: u32,
+    /// Height of level 0 in texels.
+    pub height: u32,
+    /// `Rgba8UnormSrgb` (colors), `Rgba8Unorm` (linear data such as normals), or BC1 /
+    /// BC7 of either where [`Caps::bc_textures`](switchyard_backend::Caps::bc_textures)
+    /// (sides whole 4 x 4 blocks); other formats are refused.
+    pub format: TextureFormat,
+    /// Level 0 first, then each smaller level, tightly packed, each exactly
+    /// [`TextureFormat::level_bytes`] long: one level, or as many as the engine has.
+    pub levels: &'a [&'a [u8]],
+    /// Make every level below the one given on the GPU, down to 1 x 1 (uncompressed
+    /// formats, one level given).
+    pub generate_mips: bool,
+}
+
+/// How a texture was made: enough to make it again on a new device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TextureSpec {
+    pub(super) width: u32,
+    pub(super) height: u32,
+    pub(super) format: TextureFormat,
+    /// Levels of the texture.
+    pub(super) mip_levels: u32,
+    /// Levels the engine gives (1 where the rest are generated).
+    pub(super) given: u32,
+    pub(super) generate: bool,
+}
+
+impl TextureSpec {
+    /// The spec of `data`, or why it is refused (before anything is made).
+    fn of(data: &TextureData) -> Result<Self, ResourceError> {
+        use TextureFormat as F;
+        let sampled = [
+            F::Rgba8Unorm,
+            F::Rgba8UnormSrgb,
+            F::Bc1RgbaUnorm,
+            F::Bc1RgbaUnormSrgb,
+            F::Bc7RgbaUnorm,
+            F::Bc7RgbaUnormSrgb,
+        ];
+        if !sampled.contains(&data.format) {
+            return Err(ResourceError::Invalid(format!("{:?} is not a format of sampled textures", data.format)));
+        }
+        let given = data.levels.len() as u32;
+        let most = max_mip_levels(data.width, data.height);
+        if given == 0 || given > most || (data.generate_mips && given != 1) {
+            return Err(ResourceError::Invalid(format!(
+                "{given} levels given for a {}x{} texture (1 to {most}; 1 when the rest are generated)",
+                data.width, data.height
+            )));
+        }
+        if data.generate_mips && data.format.is_compressed() {
+            return Err(ResourceError::Invalid("mips of compressed textures are given, not generated".into()));
+        }
+        let mip_levels = if data.generate_mips { most } else { given };
+        let (width, height, format, generate) = (data.width, data.height, data.format, data.generate_mips);
+        Ok(Self { width, height, format, mip_levels, given, generate })
+    }
+
+    /// `levels` as the spec's given levels: their count and each one's size, or why not.
+    pub(super) fn check_levels(&self, levels: &[&[u8]]) -> Result<(), ResourceError> {
+        let sizes_fit = levels
+            .iter()
+            .enumerate()
+            .all(|(l, d)| d.len() as u64 == self.format.level_bytes(self.width, self.height, l as u32));
+        if levels.len() as u32 != self.given || !sizes_fit {
+            return Err(ResourceError::Invalid(format!(
+                "{} levels of {:?} bytes for a {}x{} {:?} texture of {} given levels",
+                levels.len(),
+                levels.iter().map(|d| d.len()).collect::<Vec<_>>(),
+                self.width,
+                self.height,
+                self.format,
+                self.given
+            )));
+        }
+        Ok(())
+    }
+
+    /// `bytes` (the given levels one after another) split into its levels.
+    pub(super) fn split<'a>(&self, mut bytes: &'a [u8]) -> Vec<&'a [u8]> {
+        (0..self.given)
+            .map(|l| {
+                let n = (self.format.level_bytes(self.width, self.height, l) as usize).min(bytes.len());
+                let (level, rest) = bytes.split_at(n);
+                bytes = rest;
+                level
+            })
+            .collect()
+    }
+}
+
+/// A texture: its backend object and how it was made.
+#[derive(Debug)]
+pub(super) struct TextureRecord {
+    pub(super) id: TextureId,
+    pub(super) spec: TextureSpec,
+    /// The given levels one after another, where kept ([`CpuCopy::Keep`]).
+    pub(super) texels: Option<Box<[u8]>>,
+    /// Lost with a device: the engine must supply the levels again (`copies.rs`).
+    pub(super) awaiting: bool,
+}
+
+impl<B: Backend> Renderer<B> {
+    /// Uploads an RGBA8 sRGB texture of one level; its texels are kept on the CPU as
+    /// [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies) says
+    /// ([`Renderer::create_texture_with`] chooses per texture).
+    pub fn create_texture(&mut self, width: u32, height: u32, rgba8: &[u8]) -> Result<TextureHandle, ResourceError> {
+        self.create_texture_with(width, height, rgba8, self.config.cpu_copies)
+    }
+
+    /// [`Renderer::create_texture`], keeping the texels on the CPU or not as `copy` says.
+    pub fn create_texture_with(
+        &mut self,
+        width: u32,
+        height: u32,
+        rgba8: &[u8],
+        copy: CpuCopy,
+    ) -> Result<TextureHandle, ResourceError> {
+        let data = TextureData {
+            width,
+            height,
+            format: TextureFormat::Rgba8UnormSrgb,
+            levels: &[rgba8],
+            generate_mips: false,
+        };
+        self.create_texture_data_with(&data, copy)
+    }
+
+    /// Uploads a texture of any sampled format with its mip levels, given or made on the
+    /// GPU; kept on the CPU as [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies)
+    /// says. Refused with a typed error that leaves nothing behind: a format that is not
+    /// sampled or a compressed one the backend lacks (`Backend(Unsupported)`), level
+    /// counts or sizes that do not fit, generated mips of a compressed texture.
+    pub fn create_texture_data(&mut self, data: &TextureData) -> Result<TextureHandle, ResourceError> {
+        self.create_texture_data_with(data, self.config.cpu_copies)
+    }
+
+    /// [`Renderer::create_texture_data`], keeping the levels on the CPU or not as `copy`
+    /// says.
+    pub fn create_texture_data_with(
+        &mut self,
+        data: &TextureData,
+        copy: CpuCopy,
+    ) -> Result<TextureHandle, ResourceError> {
+        let spec = TextureSpec::of(data)?;
+        spec.check_levels(data.levels)?;
+        let id = upload_texture(&*self.res.backend, &spec, Some(data.levels))?;
+        let texels = (copy == CpuCopy::Keep).then(|| data.levels.concat().into_boxed_slice());
+        Ok(self.res.textures.insert(TextureRecord { id, spec, texels, awaiting: false }))
+    }
+}
+
+/// Creates a texture as `spec` says and uploads `levels` (checked against it), making the
+/// rest of its mips where the spec says so; `None`: left as made (zero-filled). Destroyed
+/// again on a failed upload.
+pub(super) fn upload_texture<B: Backend>(
+    b: &B,
+    spec: &TextureSpec,
+    levels: Option<&[&[u8]]>,
+) -> Result<TextureId, ResourceError> {
+    let generated = if spec.generate { TextureUsage::RENDER_TARGET } else { TextureUsage::NONE };
+    let t = b.create_texture(&TextureDesc {
+        label: "texture".into(),
+        width: spec.width,
+        height: spec.height,
+        format: spec.format,
+        usage: TextureUsage::SAMPLED | TextureUsage::COPY_DST | generated,
+        samples: 1,
+        mip_levels: spec.mip_levels,
+    })?;
+    let written = levels.map_or(Ok(()), |levels| {
+        levels.iter().enumerate().try_for_each(|(l, d)| b.write_texture_level(t, l as u32, d)).and_then(|()| {
+            if spec.generate {
+                b.generate_mips(t)
+            } else {
+                Ok(())
+            }
+        })
+    });
+    if let Err(e) = written {
+        let _ = b.destroy(Resource::Texture(t));
+        return Err(e.into());
+    }
+    Ok(t)
+}

@@ -150,6 +150,7 @@ impl WgpuBackend {
             surfaces: Default::default(),
             driver_cache: RwLock::new(driver_cache),
             mips: std::sync::OnceLock::new(),
+            staging: Default::default(),
         }
     }
 }

@@ -33,6 +33,7 @@ mod engine;
 mod mips;
 mod pipeline;
 mod readback;
+mod staging;
 mod timing;
 
 pub use cache::PipelineCacheError;
@@ -153,6 +154,8 @@ pub struct WgpuBackend {
     driver_cache: RwLock<Option<wgpu::PipelineCache>>,
     /// What makes mip levels on the GPU, made on first use (`mips.rs`).
     mips: std::sync::OnceLock<mips::MipMaker>,
+    /// The submission thread's uploads go through it (`staging.rs`).
+    staging: Mutex<staging::StagingRing>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -483,11 +486,21 @@ impl Backend for WgpuBackend {
                 return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });
             }
         }
-        for w in uploads {
-            if !w.data.is_empty() {
-                self.queue.write_buffer(&reg.buffers[w.buffer].obj, w.offset, w.data);
+        // The frame's bytes go through the staging ring, copied by the submit's first
+        // command buffer (what does not fit a chunk, as on a lost device, through the queue).
+        let mut staging = self.staging.lock();
+        let mut copies = None;
+        for w in uploads.iter().filter(|w| !w.data.is_empty()) {
+            let encoder = copies.get_or_insert_with(|| {
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("uploads") })
+            });
+            let target = &reg.buffers[w.buffer].obj;
+            if !staging.write(&self.device, encoder, target, w.offset, w.data) {
+                self.queue.write_buffer(target, w.offset, w.data);
             }
         }
+        staging.finish();
+        let copies = copies.map(wgpu::CommandEncoder::finish);
         // On an engine's device errors go to the engine's handler unless caught here.
         let scopes = (!self.owns_device).then(|| {
             let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
@@ -497,8 +510,10 @@ impl Backend for WgpuBackend {
         let (buffers, timed) = self.encode_frame(&reg, passes);
         let index = {
             let _queue = self.queue_use.lock();
-            self.queue.submit(buffers)
+            self.queue.submit(copies.into_iter().chain(buffers))
         };
+        staging.recall();
+        drop(staging);
         if let Some((internal, oom, validation)) = scopes {
             let invalid = pollster::block_on(validation.pop());
             let out_of_memory = pollster::block_on(oom.pop());

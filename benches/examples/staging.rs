@@ -25,7 +25,8 @@ fn main() {
     let rounds = args.next().unwrap_or(7).max(1);
     let batch = args.next().unwrap_or(64) << 20;
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("adapter");
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("adapter");
     println!("adapter: {} ({:?})", adapter.get_info().name, adapter.get_info().backend);
     let (device, queue) =
         pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).expect("device");

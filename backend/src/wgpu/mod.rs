@@ -51,7 +51,7 @@ use crate::desc::{
 };
 use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
-use crate::null::{check_buffer_write, check_texture_write, destroy_in};
+use crate::null::{check_buffer_write, destroy_in};
 use crate::reflect::reflect_wgsl;
 use crate::registry::{NativeObjects, Registry, SamplerMeta, Stored};
 use crate::validate::{resolve_pass, validate_chunk};
@@ -281,35 +281,7 @@ impl Backend for WgpuBackend {
     }
 
     fn write_texture_level(&self, texture: TextureId, level: u32, data: &[u8]) -> Result<(), WriteError> {
-        if self.is_lost() {
-            return Err(WriteError::DeviceLost);
-        }
-        let reg = self.reg.read();
-        check_texture_write(&reg, texture, level, data)?;
-        let m = &reg.textures[texture].meta;
-        // Compressed levels are copied whole blocks at a time (their physical size).
-        let (side, _) = m.format.block();
-        let (w, h) = (crate::level_side(m.width, level), crate::level_side(m.height, level));
-        self.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &reg.textures[texture].obj.0,
-                mip_level: level,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(m.format.row_bytes(m.width, level)),
-                rows_per_image: Some(h.div_ceil(side)),
-            },
-            wgpu::Extent3d {
-                width: w.next_multiple_of(side),
-                height: h.next_multiple_of(side),
-                depth_or_array_layers: 1,
-            },
-        );
-        Ok(())
+        self.write_level(texture, level, data)
     }
 
     fn generate_mips(&self, texture: TextureId) -> Result<(), WriteError> {
@@ -486,21 +458,9 @@ impl Backend for WgpuBackend {
                 return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });
             }
         }
-        // The frame's bytes go through the staging ring, copied by the submit's first
-        // command buffer (what does not fit a chunk, as on a lost device, through the queue).
+        // The frame's bytes go through the staging ring (recalled after the submit).
         let mut staging = self.staging.lock();
-        let mut copies = None;
-        for w in uploads.iter().filter(|w| !w.data.is_empty()) {
-            let encoder = copies.get_or_insert_with(|| {
-                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("uploads") })
-            });
-            let target = &reg.buffers[w.buffer].obj;
-            if !staging.write(&self.device, encoder, target, w.offset, w.data) {
-                self.queue.write_buffer(target, w.offset, w.data);
-            }
-        }
-        staging.finish();
-        let copies = copies.map(wgpu::CommandEncoder::finish);
+        let copies = self.stage_uploads(&reg, uploads, &mut staging);
         // On an engine's device errors go to the engine's handler unless caught here.
         let scopes = (!self.owns_device).then(|| {
             let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);

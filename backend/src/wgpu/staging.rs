@@ -8,6 +8,12 @@
 
 use std::sync::mpsc::{channel, Receiver, Sender};
 
+use super::{WgpuBackend, WgpuObjects};
+use crate::error::WriteError;
+use crate::handle::TextureId;
+use crate::registry::Registry;
+use crate::BufferWrite;
+
 /// Chunks smaller writes share; a larger write gets a chunk of its own size.
 const CHUNK: u64 = 4 << 20;
 /// Mapped chunks kept for reuse beyond what one frame needs are released.
@@ -122,5 +128,65 @@ impl StagingRing {
                 }
             }
         }
+    }
+}
+
+impl WgpuBackend {
+    /// A frame's uploads (validated) staged through `ring`: the command buffer that copies
+    /// them, to submit first (`None` when there is nothing to copy). What does not fit a
+    /// chunk, as on a lost device, goes through the queue. The caller submits, then calls
+    /// `ring.recall()`.
+    pub(super) fn stage_uploads(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        uploads: &[BufferWrite<'_>],
+        ring: &mut StagingRing,
+    ) -> Option<wgpu::CommandBuffer> {
+        let mut copies = None;
+        for w in uploads.iter().filter(|w| !w.data.is_empty()) {
+            let encoder = copies.get_or_insert_with(|| {
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("uploads") })
+            });
+            let target = &reg.buffers[w.buffer].obj;
+            if !ring.write(&self.device, encoder, target, w.offset, w.data) {
+                self.queue.write_buffer(target, w.offset, w.data);
+            }
+        }
+        ring.finish();
+        copies.map(wgpu::CommandEncoder::finish)
+    }
+
+    /// See [`crate::Backend::write_texture_level`]: through the queue (a texture's levels
+    /// are written once, when it is made).
+    pub(super) fn write_level(&self, texture: TextureId, level: u32, data: &[u8]) -> Result<(), WriteError> {
+        if self.is_lost() {
+            return Err(WriteError::DeviceLost);
+        }
+        let reg = self.reg.read();
+        crate::null::check_texture_write(&reg, texture, level, data)?;
+        let m = &reg.textures[texture].meta;
+        // Compressed levels are copied whole blocks at a time (their physical size).
+        let (side, _) = m.format.block();
+        let (w, h) = (crate::level_side(m.width, level), crate::level_side(m.height, level));
+        self.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &reg.textures[texture].obj.0,
+                mip_level: level,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(m.format.row_bytes(m.width, level)),
+                rows_per_image: Some(h.div_ceil(side)),
+            },
+            wgpu::Extent3d {
+                width: w.next_multiple_of(side),
+                height: h.next_multiple_of(side),
+                depth_or_array_layers: 1,
+            },
+        );
+        Ok(())
     }
 }

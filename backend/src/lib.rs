@@ -26,6 +26,7 @@ mod reflect;
 mod registry;
 mod surface;
 mod texels;
+mod upload;
 mod validate;
 pub mod wgpu;
 
@@ -47,6 +48,7 @@ pub use handle::{
 pub use reflect::fragment_writes_every_texel;
 pub use surface::{Acquired, SkipReason, SurfaceError};
 pub use texels::{level_side, max_mip_levels};
+pub use upload::{upload_now, StagedWrites, TextureWrite, Uploads};
 pub use validate::PassLayout;
 
 /// Any resource handle, for [`Backend::destroy`].
@@ -194,6 +196,9 @@ pub trait Backend: Send + Sync + 'static {
     /// A finished chunk: a wgpu `RenderBundle` or `CommandBuffer`, or the null backend's
     /// digest and counts.
     type Chunk: Send + Sync + 'static;
+    /// A batch of uploads staged by [`Backend::stage`], waiting for
+    /// [`Backend::submit_staged`].
+    type Staged: Send + 'static;
 
     /// A short name ("null", "wgpu/Vulkan/llvmpipe", ...).
     fn name(&self) -> String;
@@ -286,6 +291,16 @@ pub trait Backend: Send + Sync + 'static {
         let _ = copies;
         Err(SubmitError::Write(WriteError::Invalid("this backend copies no buffers")))
     }
+    /// Checks a batch of resource uploads and stages it: the bytes copied into staging
+    /// memory and the GPU copies (and mip generations) recorded, nothing submitted yet.
+    /// Called from the scheduler's upload thread while workers record and the submission
+    /// thread submits. A refused write (stale handle, missing usage, a size or range that
+    /// does not fit, a lost device) stages nothing.
+    fn stage(&self, uploads: &Uploads<'_>) -> Result<Self::Staged, SubmitError>;
+    /// Submits a staged batch: after everything submitted before, before the next
+    /// submit's uploads and passes. A batch that writes an object destroyed since it was
+    /// staged is refused (a use after free on the GPU).
+    fn submit_staged(&self, staged: Self::Staged) -> Result<(), SubmitError>;
     /// Blocks until the GPU finished `submission`.
     fn wait(&self, submission: SubmissionId) -> Result<(), SubmitError>;
     /// The GPU time of each pass of `submission` in ms, in submission order, into `out`

@@ -85,6 +85,8 @@ pub struct NullBackend {
     last: Mutex<NullFrameReport>,
     /// Bytes copied between buffers ([`Backend::copy_buffers`]) so far.
     copied: std::sync::atomic::AtomicU64,
+    /// Bytes and batches of staged uploads submitted ([`Backend::submit_staged`]).
+    staged: [std::sync::atomic::AtomicU64; 2],
     /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
     lost: std::sync::atomic::AtomicBool,
     surfaces: Swapchains<NullSurface>,
@@ -125,6 +127,7 @@ impl NullBackend {
             },
             last: Mutex::default(),
             copied: std::sync::atomic::AtomicU64::new(0),
+            staged: Default::default(),
             lost: Default::default(),
             surfaces: Swapchains::default(),
         }
@@ -180,7 +183,14 @@ impl NullBackend {
         }
     }
 
-    /// Bytes copied between buffers on the "GPU" so far ([`Backend::copy_buffers`]).
+    /// Bytes and batches of staged uploads submitted so far ([`Backend::submit_staged`]).
+    pub fn staged_uploads(&self) -> (u64, u64) {
+        let r = std::sync::atomic::Ordering::Relaxed;
+        (self.staged[0].load(r), self.staged[1].load(r))
+    }
+
+    /// Bytes copied between buffers on the "GPU" so far ([`Backend::copy_buffers`] and the
+    /// copies of staged batches).
     pub fn copied_bytes(&self) -> u64 {
         self.copied.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -287,6 +297,7 @@ pub(crate) fn destroy_in<O: NativeObjects>(reg: &mut Registry<O>, r: Resource) -
 
 impl Backend for NullBackend {
     type Chunk = NullChunk;
+    type Staged = crate::StagedWrites;
 
     fn name(&self) -> String {
         "null".into()
@@ -405,6 +416,22 @@ impl Backend for NullBackend {
         }
         let bytes: u64 = copies.iter().map(|c| c.size).sum();
         self.copied.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn stage(&self, uploads: &crate::Uploads<'_>) -> Result<crate::StagedWrites, SubmitError> {
+        self.alive(SubmitError::DeviceLost)?;
+        crate::upload::check_uploads(&self.reg.read(), uploads)?;
+        Ok(crate::StagedWrites::of(uploads))
+    }
+
+    fn submit_staged(&self, staged: crate::StagedWrites) -> Result<(), SubmitError> {
+        self.alive(SubmitError::DeviceLost)?;
+        staged.check(&self.reg.read())?;
+        let r = std::sync::atomic::Ordering::Relaxed;
+        self.staged[0].fetch_add(staged.bytes, r);
+        self.staged[1].fetch_add(1, r);
+        self.copied.fetch_add(staged.copied, r);
         Ok(())
     }
 

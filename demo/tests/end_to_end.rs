@@ -118,10 +118,19 @@ fn stats_json_agrees_with_the_null_backend() {
         assert_eq!(f["state_changes"], b["state_changes"], "state changes: {f}");
         assert_eq!(f["chunks"], b["chunks"]);
         assert_eq!(f["digest"], b["digest"]);
-        assert_eq!(f["upload_bytes"], b["upload_bytes"]);
+        // The frame's own data went through its submit, its batch of meshes and textures
+        // through the upload thread.
+        let batch = f["uploads"]["bytes"].as_u64().unwrap();
+        assert_eq!(f["upload_bytes"].as_u64().unwrap(), b["upload_bytes"].as_u64().unwrap() + batch, "{f}");
+        assert_eq!((f["uploads"]["pending"].as_u64(), f["uploads"]["waiting_objects"].as_u64()), (Some(0), Some(0)));
         // Two shadow cascades, opaque and transparent: four scene passes.
         assert!(f["queue_items"].as_u64().unwrap() > 0 && f["visible"].as_array().unwrap().len() == 4);
     }
+    // Every mesh and texture went with the first frame's batch (within the default budget).
+    assert!(
+        frames[0]["uploads"]["bytes"].as_u64().unwrap() > 0 && frames[0]["uploads"]["resources"].as_u64() > Some(0)
+    );
+    assert_eq!(frames[3]["uploads"]["bytes"], 0);
     assert!(frames[0]["display_lists"]["misses"].as_u64().unwrap() > 0);
     assert_eq!(frames[3]["display_lists"]["misses"], 0);
 }

@@ -101,6 +101,7 @@ mod renderer;
 mod sort;
 mod stats;
 mod submit;
+mod upload;
 
 pub use batch::Batch;
 pub use error::{InitError, RenderError, ResourceError};
@@ -122,8 +123,9 @@ pub use profile::wait_for_profiler;
 /// The rayon whose pools [`WorkerPool::Shared`] takes.
 pub use rayon;
 pub use renderer::{
-    CpuCopy, FrameInput, GpuCullCounts, Lighting, LogReplay, LogSkip, MemoryReport, MeshData, MeshMemory, NeedsData,
-    Presented, RecoverStats, Renderer, RendererConfig, TextureData, Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
+    CpuCopy, FrameInput, GpuCullCounts, Lighting, LogReplay, LogSkip, MemoryReport, MeshData, MeshMemory, MeshOptions,
+    NeedsData, Presented, RecoverStats, Renderer, RendererConfig, Streamed, TextureData, TextureOptions, UploadToken,
+    Vertex, WarmUp, WorkerPool, MAX_SHADOW_VIEWS,
 };
 #[cfg(feature = "reference")]
 pub use renderer::{GpuCullView, ReferenceFrame, ViewOutput};
@@ -133,7 +135,7 @@ pub use scene::{
 };
 pub use sort::key as sort_key;
 pub use sort::key::{SortKey, SortKeyFields};
-pub use stats::{FrameStats, GpuTimes, PassTraffic};
+pub use stats::{FrameStats, GpuTimes, PassTraffic, UploadStats};
 pub use submit::SubmitReport;
 pub use switchyard_backend as backend;
 pub use view::View;

@@ -97,8 +97,11 @@ pub struct FrameStats {
     pub chunks: u32,
     /// Display-list hits, misses, rebuilds.
     pub lists: ListCounts,
-    /// Bytes handed to the GPU this frame.
+    /// Bytes handed to the GPU this frame: the frame's own data (globals, constants,
+    /// transforms, instances) and its batch of mesh and texture uploads.
     pub upload_bytes: u64,
+    /// The mesh and texture uploads: this frame's batch and what waits.
+    pub uploads: UploadStats,
     /// Passes run this frame (the first `pass_count` entries of [`FrameStats::passes`]).
     pub pass_count: u32,
     /// Per pass in submission order ([`crate::Renderer::pass_names`] names them): the bytes
@@ -154,6 +157,7 @@ impl Default for FrameStats {
             chunks: 0,
             lists: ListCounts::default(),
             upload_bytes: 0,
+            uploads: UploadStats::default(),
             pass_count: 0,
             passes: [PassTraffic::default(); MAX_PASSES],
             target_bytes: 0,
@@ -161,6 +165,32 @@ impl Default for FrameStats {
             digest: None,
         }
     }
+}
+
+/// A frame's mesh and texture uploads (`renderer/residency.rs`): its batch, the queue after
+/// it, and the upload thread's times.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct UploadStats {
+    /// Bytes of the batch this frame handed to the upload thread.
+    pub bytes: u64,
+    /// Meshes and textures in it: drawn from this frame on.
+    pub resources: u32,
+    /// Uploads still queued after it.
+    pub pending: u32,
+    /// Their bytes.
+    pub pending_bytes: u64,
+    /// Meshes and textures whose uploads have finished on the GPU, in all.
+    pub completed: u64,
+    /// Objects whose mesh is queued: drawn with its fallback, or not at all.
+    pub waiting_objects: u32,
+    /// Materials whose texture is queued: sampling its fallback.
+    pub waiting_materials: u32,
+    /// Time the upload thread took to stage the batches of the newest frame the
+    /// submission thread reported (`submitted_frame`), ms.
+    pub stage_ms: f64,
+    /// Time the submission thread waited for them, ms (0: ready before it needed them).
+    pub wait_ms: f64,
 }
 
 /// GPU time per pass of one frame, from timestamps written when each pass began and ended.
@@ -272,6 +302,7 @@ impl FrameStats {
         crate::profile::plot!("display-list misses", f64::from(self.lists.misses + self.lists.rebuilds));
         crate::profile::plot!("pipelines created", f64::from(self.lists.pipelines_created));
         crate::profile::plot!("upload bytes", self.upload_bytes as f64);
+        crate::profile::plot!("uploads pending", f64::from(self.uploads.pending));
         crate::profile::plot!("cpu frame ms", self.frame_ms);
         if let Some(g) = &self.gpu {
             crate::profile::plot!("gpu passes ms", g.total_ms());
@@ -338,6 +369,15 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("chunks", &self.chunks)?;
         m.serialize_entry("display_lists", &self.lists)?;
         m.serialize_entry("upload_bytes", &self.upload_bytes)?;
+        // The uploads beside the pipelines the frame created (what a hitch comes from).
+        #[derive(serde::Serialize)]
+        struct Uploads<'a> {
+            #[serde(flatten)]
+            stats: &'a UploadStats,
+            pipelines_created: u32,
+        }
+        let uploads = Uploads { stats: &self.uploads, pipelines_created: self.lists.pipelines_created };
+        m.serialize_entry("uploads", &uploads)?;
         m.serialize_entry("passes", &self.passes[..(self.pass_count as usize).min(MAX_PASSES)])?;
         m.serialize_entry("target_bytes", &self.target_bytes)?;
         m.serialize_entry("target_bytes_saved", &self.target_bytes_saved)?;

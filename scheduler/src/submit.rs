@@ -17,8 +17,8 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use switchyard_backend::{
-    Acquired, Backend, BufferCopy, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassDesc, PassSubmit, SkipReason,
-    SubmissionId, SubmitError, SurfaceError, SurfaceId, TextureId,
+    Acquired, Backend, BufferId, BufferWrite, DrawIndexedIndirectArgs, PassDesc, PassSubmit, SkipReason, SubmissionId,
+    SubmitError, SurfaceError, SurfaceId, TextureId,
 };
 use switchyard_handoff::{ring, Consumer, Producer, Work};
 
@@ -74,12 +74,9 @@ pub(crate) struct FramePacket<C> {
     /// objects `transform_writes` names ([`crate::gpu_cull::BOUNDS_SIZE`] bytes per object
     /// where a transform has 64: each write's offsets halved).
     pub(crate) bounds: (Option<BufferId>, Vec<[f32; 8]>),
-    /// Meshes made since the last frame, written into the shared mesh buffers before this
-    /// frame's passes: (buffer, byte offset, range in `mesh_bytes`).
-    pub(crate) mesh_writes: Vec<(BufferId, u64, Range<usize>)>,
-    pub(crate) mesh_bytes: Vec<u8>,
-    /// Shared mesh buffers that grew: copied on the GPU before the frame's uploads.
-    pub(crate) buffer_copies: Vec<BufferCopy>,
+    /// Upload batches handed to the upload thread so far (`upload.rs`): the submission
+    /// thread submits every one up to this number before the frame's passes.
+    pub(crate) batches: u64,
     pub(crate) views: Vec<ViewUpload>,
     /// The surface whose image the frame draws into (presented after its submit) and when
     /// the frame's render call began (for the latency to present).
@@ -101,9 +98,7 @@ impl<C> Default for FramePacket<C> {
             transforms: (None, Vec::new()),
             transform_writes: Vec::new(),
             bounds: (None, Vec::new()),
-            mesh_writes: Vec::new(),
-            mesh_bytes: Vec::new(),
-            buffer_copies: Vec::new(),
+            batches: 0,
             views: Vec::new(),
             present: None,
             cull_pass: false,
@@ -124,7 +119,7 @@ impl<C> FramePacket<C> {
             .sum();
         let transforms: usize = self.transform_writes.iter().map(|(_, r)| r.len()).sum();
         let bounds = size_of_val(&self.bounds.1[..]);
-        (self.globals.1.len() + self.constants.1.len() + transforms + bounds + self.mesh_bytes.len() + views) as u64
+        (self.globals.1.len() + self.constants.1.len() + transforms + bounds + views) as u64
     }
 }
 
@@ -138,6 +133,11 @@ pub struct SubmitReport {
     pub submit_ms: f64,
     /// Time blocked on the GPU to respect the frames-in-flight limit, ms.
     pub gpu_wait_ms: f64,
+    /// Time this thread waited for the upload thread to finish staging the batches the
+    /// frame carries, ms (0 where they were ready, or there were none).
+    pub upload_wait_ms: f64,
+    /// Time the upload thread took to stage them, ms.
+    pub stage_ms: f64,
     /// From the frame's render call to its image handed to the surface's present, ms
     /// (`None`: nothing presented).
     pub latency_ms: Option<f64>,
@@ -167,6 +167,8 @@ pub(crate) struct SubmitThread<B: Backend> {
     handle: Option<JoinHandle<()>>,
     /// What the finished frames reported.
     pub(crate) reports: Reports,
+    /// The upload thread, whose batches this thread submits.
+    pub(crate) uploads: crate::upload::UploadThread<B>,
     /// Every frame up to this one has finished on the GPU (or never reached it).
     completed: Arc<AtomicU64>,
 }
@@ -207,10 +209,13 @@ impl<B: Backend> SubmitThread<B> {
         let (ring, consumer) = ring(packets, frames_in_flight);
         let completed = Arc::new(AtomicU64::new(0));
         let done = completed.clone();
-        let handle = std::thread::Builder::new()
-            .name("switchyard-submit".into())
-            .spawn(move || run(&*backend, frames_in_flight, &consumer, &done))?;
-        Ok(Self { ring: Some(ring), handle: Some(handle), reports: Reports::default(), completed })
+        let (staged_tx, staged_rx) = crossbeam_channel::unbounded();
+        let uploads = crate::upload::UploadThread::spawn(backend.clone(), staged_tx)?;
+        let handle = std::thread::Builder::new().name("switchyard-submit".into()).spawn(move || {
+            let mut staged = StagedBatches { from: staged_rx, submitted: 0, wait_ms: 0.0, stage_ms: 0.0 };
+            run(&*backend, frames_in_flight, &consumer, &done, &mut staged)
+        })?;
+        Ok(Self { ring: Some(ring), handle: Some(handle), reports: Reports::default(), uploads, completed })
     }
 
     /// Every frame up to this one has finished on the GPU, or never reached it (a failed
@@ -293,6 +298,7 @@ fn run<B: Backend>(
     frames_in_flight: usize,
     ring: &Consumer<Box<FramePacket<B::Chunk>>, SubmitReport>,
     completed: &AtomicU64,
+    staged: &mut StagedBatches<B::Staged>,
 ) {
     crate::profile::thread_name("switchyard-submit");
     let mut in_flight = InFlight::new();
@@ -316,11 +322,11 @@ fn run<B: Backend>(
         let mut late = Late::default();
         let submitted = match present {
             Some((p @ Present { late: Some(_), .. }, _)) => {
-                submit_late(backend, &mut packet, p, &mut late, &mut writes, &mut spare)
+                submit_late(backend, &mut packet, p, &mut late, &mut writes, &mut spare, staged)
             }
             _ => {
                 let all = packet.passes.len();
-                submit_packet(backend, &mut packet, all, &mut writes, &mut spare)
+                submit_packet(backend, &mut packet, all, &mut writes, &mut spare, staged)
             }
         };
         // The image is presented once the frame that drew it is submitted; a frame that
@@ -379,6 +385,8 @@ fn run<B: Backend>(
             frame: packet.frame,
             submit_ms,
             gpu_wait_ms,
+            upload_wait_ms: std::mem::take(&mut staged.wait_ms),
+            stage_ms: std::mem::take(&mut staged.stage_ms),
             latency_ms,
             acquire_ms: late.acquire_ms,
             skipped: late.skipped,
@@ -423,10 +431,11 @@ fn submit_late<B: Backend>(
     late: &mut Late,
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
+    staged: &mut StagedBatches<B::Staged>,
 ) -> Result<SubmissionId, SubmitError> {
     let (_, size) = present.late.expect("a late acquire");
     let split = p.passes.iter().position(|pass| present.draws_into_image(&pass.desc)).unwrap_or(p.passes.len());
-    let first = submit_packet(backend, p, split, writes, spare);
+    let first = submit_packet(backend, p, split, writes, spare, staged);
     let drop_rest = |p: &mut FramePacket<B::Chunk>| p.passes[split..].iter_mut().for_each(|pass| pass.chunks.clear());
     let first = match first {
         Ok(id) => id,
@@ -468,6 +477,38 @@ fn submit_late<B: Backend>(
     }
 }
 
+/// The upload thread's end: its staged batches, how many were submitted, and the wait
+/// for them and their staging time since the last report.
+pub(crate) struct StagedBatches<S> {
+    from: crossbeam_channel::Receiver<crate::upload::Staged<S>>,
+    submitted: u64,
+    wait_ms: f64,
+    stage_ms: f64,
+}
+
+impl<S> StagedBatches<S> {
+    /// Submits every staged batch up to number `upto`, in order, waiting for the upload
+    /// thread where it has not staged one yet.
+    fn submit_through<B: Backend<Staged = S>>(&mut self, backend: &B, upto: u64) -> Result<(), SubmitError> {
+        while self.submitted < upto {
+            let waited = Instant::now();
+            let got = {
+                let _z = crate::profile::zone!("wait-upload");
+                self.from.recv()
+            };
+            self.wait_ms += waited.elapsed().as_secs_f64() * 1e3;
+            let Ok((number, staged, ms)) = got else {
+                return Err(SubmitError::Write(switchyard_backend::WriteError::Invalid("the upload thread is gone")));
+            };
+            self.submitted = number;
+            self.stage_ms += ms;
+            let _z = crate::profile::zone!("submit-uploads");
+            backend.submit_staged(staged?)?;
+        }
+        Ok(())
+    }
+}
+
 /// The packet's uploads and its first `passes` passes, submitted.
 fn submit_packet<B: Backend>(
     backend: &B,
@@ -475,14 +516,12 @@ fn submit_packet<B: Backend>(
     passes: usize,
     writes: &mut Vec<(BufferId, u64, usize, Range<usize>)>,
     spare: &mut Vec<BufferWrite<'static>>,
+    staged: &mut StagedBatches<B::Staged>,
 ) -> Result<SubmissionId, SubmitError> {
-    if !p.buffer_copies.is_empty() {
-        let _z = crate::profile::zone!("buffer-copies");
-        backend.copy_buffers(&p.buffer_copies)?;
-    }
+    staged.submit_through(backend, p.batches)?;
     let _uploads = crate::profile::zone!("gather-uploads");
-    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 meshes,
-    // 4 bounds; the views' follow.
+    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 bounds;
+    // the views' follow.
     writes.clear();
     for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
         if let (Some(b), false) = (buf, bytes.is_empty()) {
@@ -494,12 +533,9 @@ fn submit_packet<B: Backend>(
             writes.push((b, *off, 2, r.clone()));
         }
     }
-    for (b, off, r) in &p.mesh_writes {
-        writes.push((*b, *off, 3, r.clone()));
-    }
     if let Some(b) = p.bounds.0 {
         for (off, r) in &p.transform_writes {
-            writes.push((b, off / 2, 4, r.start / 2..r.end / 2));
+            writes.push((b, off / 2, 3, r.start / 2..r.end / 2));
         }
     }
     let mut uploads = recycle(std::mem::take(spare));
@@ -511,7 +547,6 @@ fn submit_packet<B: Backend>(
                     0 => &p.globals.1[r.clone()],
                     1 => &p.constants.1[r.clone()],
                     2 => &p.transforms.1[r.clone()],
-                    3 => &p.mesh_bytes[r.clone()],
                     _ => &bytemuck::cast_slice::<_, u8>(&p.bounds.1)[r.clone()],
                 };
                 BufferWrite { buffer: *buffer, offset: *offset, data }

@@ -216,6 +216,7 @@ impl<B: Backend> FaultBackend<B> {
 
 impl<B: Backend> Backend for FaultBackend<B> {
     type Chunk = FaultChunk<B::Chunk>;
+    type Staged = B::Staged;
 
     fn name(&self) -> String {
         format!("fault({})", self.inner.name())
@@ -329,6 +330,19 @@ impl<B: Backend> Backend for FaultBackend<B> {
         q.retain(|&(_, t)| t > now);
         self.max_in_flight.fetch_max(q.len(), SeqCst);
         Ok(id)
+    }
+
+    fn stage(&self, uploads: &switchyard_backend::Uploads<'_>) -> Result<B::Staged, SubmitError> {
+        // Staging writes: a loss armed for a write meets it here.
+        if !uploads.buffers.is_empty() || !uploads.textures.is_empty() {
+            self.write_fault().map_err(|_| SubmitError::DeviceLost)?;
+        }
+        self.inner.stage(uploads)
+    }
+
+    fn submit_staged(&self, staged: B::Staged) -> Result<(), SubmitError> {
+        self.lost_or(SubmitError::DeviceLost)?;
+        self.inner.submit_staged(staged)
     }
 
     fn copy_buffers(&self, copies: &[BufferCopy]) -> Result<(), SubmitError> {

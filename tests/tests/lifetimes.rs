@@ -409,13 +409,19 @@ fn data_dropped_after_upload_is_asked_for_again_after_a_loss_and_checked() {
     for _ in 0..2 {
         r.render(&[view()]).unwrap();
     }
-    // Made after the last frame: still staged when the device goes, so not lost.
+    // Made after the last frame: `taken` goes with the batch of the frame that meets the
+    // loss, so its data is lost with the device; `staged` (lower priority, past the
+    // budget of one mesh) is still queued when the device goes, so not lost.
+    let taken = r.create_mesh_with(&cube(), MeshOptions { priority: 1, ..Default::default() }).unwrap();
     let staged = r.create_mesh(&scaled_cube(Vec3::splat(3.0))).unwrap();
+    r.set_upload_budget(1).unwrap();
     old.lose_device();
     assert_eq!(r.render(&[view()]), Err(RenderError::DeviceLost));
+    assert_eq!((r.is_resident(taken), r.is_resident(staged)), (Ok(true), Ok(false)));
     let new = Arc::new(FaultBackend::new(NullBackend::new(true)));
     let stats = r.recover(new.clone()).unwrap();
-    let needs = vec![NeedsData::Mesh(dropped), NeedsData::Mesh(gone), NeedsData::Texture(texture)];
+    let needs =
+        vec![NeedsData::Mesh(dropped), NeedsData::Mesh(gone), NeedsData::Mesh(taken), NeedsData::Texture(texture)];
     assert_eq!((stats.meshes, stats.textures, &stats.needs_data), (1, 1, &needs));
     assert_eq!(r.needs_data(), needs);
 
@@ -431,9 +437,11 @@ fn data_dropped_after_upload_is_asked_for_again_after_a_loss_and_checked() {
     assert!(matches!(r.resupply_texture(texture, &[&[1; 12]]), Err(ResourceError::Invalid(_))));
     assert_eq!(r.resupply_texture(kept_texture, &[&[1; 16]]), Err(ResourceError::HasData(HandleKind::Texture)));
     r.remove_mesh(gone).unwrap();
+    r.remove_mesh(taken).unwrap();
     assert_eq!(r.resupply_mesh(gone, &cube()), Err(ResourceError::StaleHandle(HandleKind::Mesh)));
     let needs = vec![NeedsData::Mesh(dropped), NeedsData::Texture(texture)];
     assert_eq!(r.needs_data(), needs);
+    r.set_upload_budget(64 << 20).unwrap();
     r.render(&[view()]).unwrap();
 
     // Lost again before the data came: still asked for, and the staged mesh, uploaded by

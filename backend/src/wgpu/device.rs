@@ -151,6 +151,7 @@ impl WgpuBackend {
             driver_cache: RwLock::new(driver_cache),
             mips: std::sync::OnceLock::new(),
             staging: Default::default(),
+            upload_ring: Default::default(),
         }
     }
 }

@@ -113,14 +113,32 @@ impl WgpuBackend {
             return Err(WriteError::DeviceLost);
         }
         let reg = self.reg.read();
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-mips") });
+        self.encode_mips(&reg, texture, &mut encoder)?;
+        let commands = encoder.finish();
+        drop(reg);
+        // Level 0's staged write (if any) runs before these commands: wgpu flushes staged
+        // writes at the start of the next submit.
+        let _queue = self.queue_use.lock();
+        self.queue.submit([commands]);
+        Ok(())
+    }
+
+    /// Records the passes that make every level of `texture` below the first on
+    /// `encoder` (checked first: nothing recorded on a refusal).
+    pub(super) fn encode_mips(
+        &self,
+        reg: &crate::registry::Registry<super::WgpuObjects>,
+        texture: TextureId,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), WriteError> {
         let kind = crate::command::ResourceKind::Texture;
         let e = reg.textures.get(texture).ok_or(WriteError::InvalidHandle { kind })?;
         crate::texels::check_generate(&e.meta)?;
         let maker = self.mips.get_or_init(|| MipMaker::new(&self.device));
         let t = &e.obj.0;
         let pipeline = maker.pipeline(&self.device, t.format());
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-mips") });
         let level = |l| {
             t.create_view(&wgpu::TextureViewDescriptor {
                 base_mip_level: l,
@@ -155,12 +173,6 @@ impl WgpuBackend {
             pass.set_bind_group(0, &group, &[]);
             pass.draw(0..3, 0..1);
         }
-        let commands = encoder.finish();
-        drop(reg);
-        // Level 0's staged write (if any) runs before these commands: wgpu flushes staged
-        // writes at the start of the next submit.
-        let _queue = self.queue_use.lock();
-        self.queue.submit([commands]);
         Ok(())
     }
 }

@@ -35,8 +35,10 @@ mod pipeline;
 mod readback;
 mod staging;
 mod timing;
+mod upload;
 
 pub use cache::PipelineCacheError;
+pub use upload::WgpuStaged;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -156,6 +158,8 @@ pub struct WgpuBackend {
     mips: std::sync::OnceLock<mips::MipMaker>,
     /// The submission thread's uploads go through it (`staging.rs`).
     staging: Mutex<staging::StagingRing>,
+    /// The upload thread's batches go through this one (`upload.rs`).
+    upload_ring: Mutex<staging::StagingRing>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -223,6 +227,7 @@ impl WgpuBackend {
 
 impl Backend for WgpuBackend {
     type Chunk = WgpuChunk;
+    type Staged = WgpuStaged;
 
     fn name(&self) -> String {
         format!("wgpu/{:?}/{}", self.adapter_info.backend, self.adapter_info.name)
@@ -411,6 +416,14 @@ impl Backend for WgpuBackend {
             Encoding::CommandBuffer => Encoded::Buffer(self.record_command_buffer(&reg, pass, position, commands)),
         };
         Ok(WgpuChunk { pass: pass.clone(), encoded, counts })
+    }
+
+    fn stage(&self, uploads: &crate::Uploads<'_>) -> Result<WgpuStaged, SubmitError> {
+        self.stage_batch(uploads)
+    }
+
+    fn submit_staged(&self, staged: WgpuStaged) -> Result<(), SubmitError> {
+        self.submit_batch(staged)
     }
 
     fn copy_buffers(&self, copies: &[crate::BufferCopy]) -> Result<(), SubmitError> {

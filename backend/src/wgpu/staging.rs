@@ -22,7 +22,7 @@ const MAX_FREE: usize = 16;
 /// boundaries; copies need 4).
 const ALIGN: u64 = wgpu::MAP_ALIGNMENT;
 
-struct Chunk {
+pub(super) struct Chunk {
     buffer: wgpu::Buffer,
     size: u64,
     used: u64,
@@ -56,12 +56,30 @@ impl StagingRing {
         offset: u64,
         data: &[u8],
     ) -> bool {
-        let size = data.len() as u64;
-        if size == 0 {
+        if data.is_empty() {
             return true;
         }
+        match self.put(device, data.len() as u64, ALIGN, |view| view.copy_from_slice(data)) {
+            Some((chunk, at)) => {
+                encoder.copy_buffer_to_buffer(&chunk, at, target, offset, data.len() as u64);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `size` bytes of a mapped chunk at an offset that is a multiple of `align` (a power
+    /// of two of at least 8), filled by `fill`: the chunk and the offset, or `None` where
+    /// the chunk could not be written (not mapped: a lost device).
+    pub(super) fn put(
+        &mut self,
+        device: &wgpu::Device,
+        size: u64,
+        align: u64,
+        fill: impl FnOnce(&mut wgpu::BufferViewMut),
+    ) -> Option<(wgpu::Buffer, u64)> {
         self.receive();
-        let fits = |c: &Chunk| c.used + size <= c.size;
+        let fits = |c: &Chunk| c.used.next_multiple_of(align) + size <= c.size;
         if !self.active.as_ref().is_some_and(fits) {
             self.close_active();
             let at = self.free.iter().position(|c| c.size >= size);
@@ -81,17 +99,16 @@ impl StagingRing {
             self.active = Some(chunk);
         }
         let chunk = self.active.as_mut().expect("set above");
-        let at = chunk.used;
+        let at = chunk.used.next_multiple_of(align);
         let Ok(mut view) = chunk.buffer.slice(at..at + size).get_mapped_range_mut() else {
             // Not mapped after all (a lost device): give the chunk up.
             self.active = None;
-            return false;
+            return None;
         };
-        view.copy_from_slice(data);
+        fill(&mut view);
         drop(view);
-        encoder.copy_buffer_to_buffer(&chunk.buffer, at, target, offset, size);
         chunk.used = (at + size).next_multiple_of(ALIGN).min(chunk.size);
-        true
+        Some((chunk.buffer.clone(), at))
     }
 
     /// Unmaps the chunks written since the last call: call before submitting the encoder
@@ -103,13 +120,14 @@ impl StagingRing {
     /// Maps the submitted chunks again; each comes back for reuse once the GPU is done
     /// with it and the device is polled (`wait` polls). Call after the submit.
     pub(super) fn recall(&mut self) {
-        for chunk in self.closed.drain(..) {
-            let tx = self.back.0.clone();
-            let buffer = chunk.buffer.clone();
-            buffer.slice(..).map_async(wgpu::MapMode::Write, move |mapped| {
-                let _ = tx.send(mapped.is_ok().then_some(chunk));
-            });
-        }
+        recall(self.closed.drain(..), &self.back.0);
+    }
+
+    /// The chunks written since the last call, unmapped, and where to send them once
+    /// mapped again: for a batch submitted later by another thread.
+    pub(super) fn take_closed(&mut self) -> (Vec<Chunk>, Sender<Option<Chunk>>) {
+        self.close_active();
+        (std::mem::take(&mut self.closed), self.back.0.clone())
     }
 
     fn close_active(&mut self) {
@@ -128,6 +146,18 @@ impl StagingRing {
                 }
             }
         }
+    }
+}
+
+/// Maps `chunks` again once the GPU is done with them (call after the submit that copies
+/// from them); each comes back through `back`.
+pub(super) fn recall(chunks: impl Iterator<Item = Chunk>, back: &Sender<Option<Chunk>>) {
+    for chunk in chunks {
+        let tx = back.clone();
+        let buffer = chunk.buffer.clone();
+        buffer.slice(..).map_async(wgpu::MapMode::Write, move |mapped| {
+            let _ = tx.send(mapped.is_ok().then_some(chunk));
+        });
     }
 }
 

@@ -63,6 +63,10 @@ pub struct RendererConfig {
     /// GPU holds the one copy, and after a lost device the engine supplies the data again
     /// ([`RecoverStats::needs_data`](crate::RecoverStats::needs_data)).
     pub cpu_copies: super::CpuCopy,
+    /// Bytes of mesh and texture data a frame hands to the upload thread at most (default
+    /// 64 MiB; non-zero): the queue's head up to this, a larger request alone
+    /// (`residency.rs`).
+    pub upload_budget: u64,
 }
 
 impl Default for RendererConfig {
@@ -84,6 +88,7 @@ impl Default for RendererConfig {
             digest: None,
             late_acquire: true,
             cpu_copies: super::CpuCopy::Drop,
+            upload_budget: 64 << 20,
         }
     }
 }
@@ -109,6 +114,9 @@ impl RendererConfig {
         }
         if !fits(bytes(self.max_materials, u64::from(crate::material::CONSTANT_SLOT))) {
             return Err(InitError::Config("max_materials: its constant buffer exceeds the backend's largest buffer"));
+        }
+        if self.upload_budget == 0 {
+            return Err(InitError::Config("upload_budget must be non-zero"));
         }
         if self.frames_in_flight > 16 {
             return Err(InitError::Config("frames_in_flight above 16"));

@@ -53,7 +53,7 @@ pub(super) enum MeshCopy {
     /// On the GPU only.
     #[default]
     Gpu,
-    /// Staged for the next frame's uploads (then on the GPU only).
+    /// Queued for the upload thread (then on the GPU only).
     Pending,
     /// Kept on the CPU ([`CpuCopy::Keep`]).
     Kept(Box<MeshData>),
@@ -77,7 +77,7 @@ impl<B: Backend> Renderer<B> {
 
     /// Supplies again the data of a mesh that [`Renderer::needs_data`] lists: the vertices
     /// and indices it was made with (same counts and bounds, else `Invalid`). They upload
-    /// with the next frame into the mesh's ranges, and the mesh keeps its handle and
+    /// first of the queue into the mesh's ranges (nothing drawn until then), and the mesh keeps its handle and
     /// [`CpuCopy`] choice. A mesh that does not need its data is `HasData`; a stale handle
     /// `StaleHandle`; nothing changes on an error.
     pub fn resupply_mesh(&mut self, m: MeshHandle, mesh: &MeshData) -> Result<(), ResourceError> {
@@ -103,8 +103,10 @@ impl<B: Backend> Renderer<B> {
         if !close(b.center, was.center) || !close(b.extent, was.extent) {
             return Err(ResourceError::Invalid("resupplied mesh's bounds differ from the mesh's".into()));
         }
-        s.stage_mesh(d as u32, r.base_vertex as u32, r.first_index, mesh);
         s.meshes.copies[d] = MeshCopy::Pending;
+        // First in the queue: draws nothing until a frame takes it.
+        let options = super::MeshOptions { priority: u8::MAX, ..Default::default() };
+        self.queue_mesh(d as u32, mesh, &options, None);
         Ok(())
     }
 

@@ -303,7 +303,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     view_group: (setup.group, setup.slot * GLOBALS_SLOT as u32),
                     mesh_buffers: (s.vertices.id, s.indices.id),
                     multi_draw: s.multi_draw,
-                    meshes: &s.mesh_ranges,
+                    meshes: &s.draw_ranges,
                     digest: s.digest,
                 };
                 match cull {

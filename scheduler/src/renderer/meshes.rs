@@ -15,6 +15,7 @@ use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, Resource
 
 use super::copies::{CpuCopy, MeshCopy};
 use super::gpu::buffer;
+use super::residency::{MeshOptions, Residency};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::ResourceError;
@@ -112,6 +113,10 @@ pub(crate) struct MeshStore {
     pub(crate) vertex_counts: Vec<u32>,
     /// Where each dense mesh's data is besides the GPU.
     pub(super) copies: Vec<super::copies::MeshCopy>,
+    /// Whether each dense mesh draws its own ranges yet (`residency.rs`).
+    pub(super) residency: Vec<super::residency::Residency>,
+    /// Queued meshes that draw each dense mesh in their place.
+    pub(super) fallback_users: Vec<u32>,
 }
 
 impl super::retire::FreeRanges for MeshStore {
@@ -144,25 +149,34 @@ pub struct MeshMemory {
 }
 
 impl<B: Backend> Renderer<B> {
-    /// Uploads a mesh into the shared vertex and index buffers: into the first free ranges
-    /// that fit (removed meshes' space), or at their end (growing them). Its data is kept
-    /// on the CPU as [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies)
-    /// says ([`Renderer::create_mesh_with`] chooses per mesh). On an error nothing stays:
-    /// no staged data, no range taken.
+    /// Makes a mesh in the shared vertex and index buffers: its ranges are the first free
+    /// ones that fit (removed meshes' space), or at their end (growing them); its data is
+    /// queued for the upload thread and the handle returned at once (`residency.rs`: its
+    /// objects draw nothing until a frame takes the upload). Its data is kept on the CPU
+    /// as [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies) says
+    /// ([`Renderer::create_mesh_with`] chooses per mesh, with a priority and a fallback).
+    /// On an error nothing stays: no queued data, no range taken.
     pub fn create_mesh(&mut self, mesh: &MeshData) -> Result<MeshHandle, ResourceError> {
         self.create_mesh_with(mesh, self.config.cpu_copies)
     }
 
-    /// [`Renderer::create_mesh`], keeping the data on the CPU or not as `copy` says: with
-    /// [`CpuCopy::Drop`] it is staged until the next frame hands it to the submission
-    /// thread and then lives on the GPU only.
-    pub fn create_mesh_with(&mut self, mesh: &MeshData, copy: CpuCopy) -> Result<MeshHandle, ResourceError> {
+    /// [`Renderer::create_mesh`] with [`MeshOptions`] (or just a [`CpuCopy`]): with
+    /// [`CpuCopy::Drop`] the data is queued until a frame hands it to the upload thread
+    /// and then lives on the GPU only; `priority` orders the queue; `fallback` (a resident
+    /// mesh, else `Invalid`) is drawn until the mesh is resident.
+    pub fn create_mesh_with(
+        &mut self,
+        mesh: &MeshData,
+        options: impl Into<MeshOptions>,
+    ) -> Result<MeshHandle, ResourceError> {
+        let options = options.into();
         // Like every resource, refused while the device is lost (its upload would only
         // reach the backend with the next frame).
         if self.device.lost {
             return Err(ResourceError::Backend(CreateError::DeviceLost));
         }
         check_mesh(mesh)?;
+        let fallback = options.fallback.map(|f| self.resident_mesh(f)).transpose()?;
         let (nv, ni) = (mesh.vertices.len(), mesh.indices.len());
         let s = &mut self.res;
         if (s.vertex_end as usize + nv) as u64 >= u64::from(i32::MAX as u32)
@@ -188,7 +202,7 @@ impl<B: Backend> Renderer<B> {
         s.index_end = s.index_end.max(i_at + ni);
         let range = MeshRange { first_index: i_at, index_count: ni, base_vertex: v_at as i32 };
         let bounds = mesh_bounds(mesh);
-        let kept = match copy {
+        let kept = match options.copy {
             CpuCopy::Keep => MeshCopy::Kept(Box::new(mesh.clone())),
             CpuCopy::Drop => MeshCopy::Pending,
         };
@@ -203,14 +217,17 @@ impl<B: Backend> Renderer<B> {
             None => {
                 s.mesh_hashes.push(mesh_hash(s.mesh_ranges.len() as u32));
                 s.mesh_ranges.push(range);
+                s.draw_ranges.push(MeshRange::default());
                 s.mesh_bounds.push(bounds);
                 s.meshes.vertex_counts.push(nv);
                 s.meshes.copies.push(kept);
+                s.meshes.residency.push(Residency::Resident);
+                s.meshes.fallback_users.push(0);
                 s.mesh_ranges.len() as u32 - 1
             }
         };
-        // The frame after this writes the mesh into the shared buffers (`uploads.rs`).
-        s.stage_mesh(dense, v_at, i_at, mesh);
+        // A later frame takes the upload into a batch (`residency.rs`).
+        self.queue_mesh(dense, mesh, &options, fallback);
         Ok(self.res.mesh_handles.insert(dense))
     }
 
@@ -219,7 +236,8 @@ impl<B: Backend> Renderer<B> {
     /// `retire.rs`). A stale handle or a mesh in use is a typed error that changes nothing.
     pub fn remove_mesh(&mut self, m: MeshHandle) -> Result<(), ResourceError> {
         let &i = self.res.mesh_handles.get(m).ok_or(ResourceError::StaleHandle(HandleKind::Mesh))?;
-        let users = self.scene.mesh_users.get(i as usize).copied().unwrap_or(0);
+        let users =
+            self.scene.mesh_users.get(i as usize).copied().unwrap_or(0) + self.res.meshes.fallback_users[i as usize];
         if users > 0 {
             return Err(ResourceError::InUse(HandleKind::Mesh, users as usize));
         }
@@ -232,24 +250,35 @@ impl<B: Backend> Renderer<B> {
             indices: r.first_index..r.first_index + r.index_count,
         };
         self.device.retired.retire(ranges, &*s.backend, &mut s.meshes);
-        // An upload not sent yet is not needed (its bytes stay staged until then).
-        s.pending_uploads.retain(|p| p.dense != i);
+        // An upload not taken yet is not needed.
+        s.uploads.cancel_mesh(i);
+        if let Residency::Queued(Some(f)) = s.meshes.residency[i as usize] {
+            s.meshes.fallback_users[f as usize] -= 1;
+        }
+        s.meshes.residency[i as usize] = Residency::Resident;
+        s.draw_ranges[i as usize] = MeshRange::default();
         s.meshes.copies[i as usize] = MeshCopy::Gpu;
         // The dense slot is the CPU's alone (recorded draws name ranges): free at once.
         s.meshes.free_slots.insert(i);
         Ok(())
     }
 
-    /// Removes a texture no material uses (a material keeps its texture bound); it is
-    /// destroyed once the frames that may sample it have finished.
+    /// Removes a texture no material uses (a material keeps its texture bound) and no
+    /// queued texture falls back to; it is destroyed once the frames that may sample it
+    /// have finished.
     pub fn remove_texture(&mut self, t: TextureHandle) -> Result<(), ResourceError> {
-        let id = self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id;
+        let tex = self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?;
+        let (id, fallback_users, fallback) = (tex.id, tex.fallback_users, tex.fallback);
         let users = self.res.library.get_mut().materials.iter().flatten().filter(|m| m.texture == Some(t)).count();
-        if users > 0 {
-            return Err(ResourceError::InUse(HandleKind::Texture, users));
+        if users + fallback_users as usize > 0 {
+            return Err(ResourceError::InUse(HandleKind::Texture, users + fallback_users as usize));
         }
         self.res.textures.remove(t);
         let s = &mut self.res;
+        s.uploads.cancel_texture(t);
+        if let Some(f) = fallback.and_then(|f| s.textures.get_mut(f)) {
+            f.fallback_users -= 1;
+        }
         self.device.retired.retire(Retiree::Resource(Resource::Texture(id)), &*s.backend, &mut s.meshes);
         Ok(())
     }

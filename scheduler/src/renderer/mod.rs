@@ -48,6 +48,7 @@ mod recover;
 #[cfg(feature = "reference")]
 mod reference;
 mod render;
+mod residency;
 mod resources;
 mod retire;
 mod textures;
@@ -68,6 +69,7 @@ pub use present::Presented;
 pub use recover::RecoverStats;
 #[cfg(feature = "reference")]
 pub use reference::{GpuCullView, ReferenceFrame, ViewOutput};
+pub use residency::{MeshOptions, Streamed, TextureOptions, UploadToken};
 pub use resources::{Lighting, MemoryReport};
 pub use textures::TextureData;
 pub use warm_up::{LogReplay, LogSkip, WarmUp};

@@ -80,8 +80,14 @@ impl<B: Backend> Renderer<B> {
             textures.insert(h, id);
         }
         let mut groups = Vec::new();
+        // A queued texture's materials bind its fallback (white without one) as before.
+        let bound = |h| {
+            let t = self.res.textures.get(h)?;
+            let h = if t.queued { t.fallback? } else { h };
+            textures.get(&h).copied()
+        };
         for rec in self.res.library.get_mut().materials.iter().flatten() {
-            let texture = rec.texture.and_then(|h| textures.get(&h).copied()).unwrap_or(gpu.white);
+            let texture = rec.texture.and_then(bound).unwrap_or(gpu.white);
             groups.push(m.add(gpu.material_group(b, texture))?);
         }
         let submit = SubmitThread::spawn(backend.clone(), self.config.frames_in_flight)
@@ -97,7 +103,8 @@ impl<B: Backend> Renderer<B> {
         for (h, id) in textures {
             let t = self.res.textures.get_mut(h).expect("made from the live textures");
             t.id = id;
-            t.awaiting = t.texels.is_none();
+            // A queued texture's levels are still in the queue.
+            t.awaiting = t.texels.is_none() && !t.queued;
         }
         for c in &mut self.res.meshes.copies {
             if matches!(c, MeshCopy::Gpu) {
@@ -109,6 +116,8 @@ impl<B: Backend> Renderer<B> {
             rec.group = group;
         }
         self.forget_lists();
+        // Batches on their way went with the old device (their resources are listed).
+        self.res.uploads.forget_in_flight();
         // Plans, per-view buffers and recorded chunks named the old device's objects.
         self.frame.views.clear();
         self.frame.engine_passes.clear();

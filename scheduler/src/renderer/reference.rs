@@ -222,7 +222,7 @@ impl<B: Backend> Renderer<B> {
                 }),
             }
         }
-        let meshes = &self.res.mesh_ranges;
+        let meshes = &self.res.draw_ranges;
         let args: Vec<DrawIndexedIndirectArgs> = batches
             .iter()
             .map(|b| {

@@ -51,6 +51,9 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) lacking_passes: u8,
     /// The number of the last frame begun.
     pub(super) number: u64,
+    /// This frame handed a batch of uploads to the upload thread (a failed frame still
+    /// carries it to the submission thread: `uploads.rs`).
+    pub(super) batch_sent: bool,
     /// A job to panic in and the frame (`fault-injection`).
     #[cfg(feature = "fault-injection")]
     pub(super) fault_panic: Option<(String, u64)>,
@@ -71,6 +74,7 @@ impl<B: Backend> FrameState<B> {
             shadow_states: Vec::new(),
             lacking_passes: 0,
             number: 0,
+            batch_sent: false,
             #[cfg(feature = "fault-injection")]
             fault_panic: None,
         }
@@ -121,6 +125,14 @@ impl<B: Backend> Renderer<B> {
             self.device.submit.give_back(packet);
             return Err(e);
         }
+        self.frame.batch_sent = false;
+        let uploads = match self.take_uploads() {
+            Ok(u) => u,
+            Err(e) => {
+                self.drop_frame(packet);
+                return Err(e);
+            }
+        };
         packet.present = present.map(|p| (p, started));
         self.resolve_materials();
         let scenes = plan.scenes.len();
@@ -153,19 +165,15 @@ impl<B: Backend> Renderer<B> {
             self.drop_frame(packet);
             return Err(e);
         }
-        self.write_mesh_uploads(&mut packet);
-        stats.upload_bytes = packet.upload_bytes();
+        packet.batches = self.device.submit.uploads.sent;
+        (stats.uploads, stats.upload_bytes) = (uploads, packet.upload_bytes() + uploads.bytes);
         if !self.device.submit.send(packet) {
             return Err(RenderError::SubmitThreadGone);
         }
         plan.last_frame = Some(self.frame.number);
         self.device.retired.sent(self.frame.number);
-        // The buffers this frame's copies read are read by no later frame.
-        let s = &mut self.res;
-        for c in s.pending_copies.drain(..) {
-            self.device.retired.retire(Retiree::Resource(Resource::Buffer(c.src)), &*s.backend, &mut s.meshes);
-        }
         if let Some(r) = &self.device.submit.reports.last {
+            (stats.uploads.stage_ms, stats.uploads.wait_ms) = (r.stage_ms, r.upload_wait_ms);
             (stats.submitted_frame, stats.submit_ms, stats.gpu_wait_ms) = (r.frame, r.submit_ms, r.gpu_wait_ms);
             (stats.latency_ms, stats.late_acquire_ms, stats.present_skipped) = (r.latency_ms, r.acquire_ms, r.skipped);
         }
@@ -569,28 +577,5 @@ impl<B: Backend> Renderer<B> {
         }
         stats.digest = self.res.digest.then(|| digest.value());
         error
-    }
-
-    /// Returns a packet whose frame failed: nothing of it reaches the backend, and the
-    /// transforms it would have uploaded go with the next frame.
-    fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
-        packet.passes.iter_mut().for_each(|p| p.chunks.clear());
-        packet.present = None;
-        // The bucket lists it would have uploaded go with the next frame too.
-        for w in &mut self.frame.views {
-            let rec = w.recorded.get_mut();
-            if let Some(g) = rec.gpu.as_mut() {
-                g.uploaded = None;
-            }
-            if let Some(o) = rec.occlusion.as_mut() {
-                o.levels_written = false;
-            }
-        }
-        self.device.submit.give_back(packet);
-        let n = self.scene.len() as u32;
-        if n > 0 {
-            self.scene.dirty.clear();
-            self.scene.dirty.push((0, n));
-        }
     }
 }

@@ -9,7 +9,7 @@ use switchyard_kernels::cull::CullLoop;
 use super::config::RendererConfig;
 use super::copies::MeshCopy;
 use super::gpu::{buffer, FrameResources, Made};
-use super::meshes::{MeshData, MeshStore, MESH_INDICES, MESH_VERTICES};
+use super::meshes::{MeshStore, MESH_INDICES, MESH_VERTICES};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::InitError;
@@ -51,26 +51,15 @@ impl Default for Lighting {
 
 pub(super) use super::textures::TextureRecord;
 
-/// A mesh's upload staged for the next frame: where it goes (elements of the shared
-/// buffers) and where its bytes are in `pending_bytes`.
-pub(super) struct PendingMesh {
-    pub(super) dense: u32,
-    pub(super) vertices_at: u32,
-    pub(super) indices_at: u32,
-    pub(super) vertex_bytes: std::ops::Range<usize>,
-    pub(super) index_bytes: std::ops::Range<usize>,
-}
-
 impl<B: Backend> Resources<B> {
-    /// Stages a mesh's upload into its ranges for the next frame.
-    pub(super) fn stage_mesh(&mut self, dense: u32, vertices_at: u32, indices_at: u32, mesh: &MeshData) {
-        let b = &mut self.pending_bytes;
-        let v = b.len();
-        b.extend_from_slice(bytemuck::cast_slice(&mesh.vertices));
-        let i = b.len();
-        b.extend_from_slice(bytemuck::cast_slice(&mesh.indices));
-        let (vertex_bytes, index_bytes) = (v..i, i..b.len());
-        self.pending_uploads.push(PendingMesh { dense, vertices_at, indices_at, vertex_bytes, index_bytes });
+    /// What a material with base texture `t` binds: `t`, or while it is queued its
+    /// fallback (white where none was chosen). `None`: a stale handle.
+    pub(super) fn bound_texture(&self, t: TextureHandle) -> Option<switchyard_backend::TextureId> {
+        let tex = self.textures.get(t)?;
+        if !tex.queued {
+            return Some(tex.id);
+        }
+        Some(tex.fallback.and_then(|f| self.textures.get(f)).map_or(self.gpu.white, |f| f.id))
     }
 }
 
@@ -95,9 +84,10 @@ pub struct MemoryReport {
     /// The backend's live objects and their bytes.
     pub gpu: switchyard_backend::LiveResources,
     /// Vertex and index bytes the renderer holds on the CPU: the meshes kept
-    /// ([`CpuCopy::Keep`](super::CpuCopy::Keep)) and the uploads staged for the next frame.
+    /// ([`CpuCopy::Keep`](super::CpuCopy::Keep)) and the uploads queued.
     pub cpu_mesh_bytes: u64,
-    /// Texel bytes of the textures kept on the CPU ([`CpuCopy::Keep`](super::CpuCopy::Keep)).
+    /// Texel bytes of the textures kept on the CPU ([`CpuCopy::Keep`](super::CpuCopy::Keep))
+    /// and of the uploads queued.
     pub cpu_texture_bytes: u64,
 }
 
@@ -119,14 +109,14 @@ pub(super) struct Resources<B: Backend> {
     pub(super) index_end: u32,
     /// Free ranges and slots of the shared mesh buffers.
     pub(super) meshes: super::meshes::MeshStore,
-    /// Meshes made (or supplied again) since the last frame, written by the next frame's
-    /// packet from `pending_bytes`.
-    pub(super) pending_uploads: Vec<PendingMesh>,
-    /// Their vertices and indices, staged: handed to the next frame's packet whole.
-    pub(super) pending_bytes: Vec<u8>,
-    /// Shared mesh buffers that grew since the last frame: each new one takes the old
-    /// one's contents by a GPU copy before the next frame's uploads; the old ones are
-    /// retired once that frame is handed over.
+    /// What each dense mesh draws: its ranges once resident, a fallback's or nothing
+    /// before (`residency.rs`). `mesh_ranges` is where it lives.
+    pub(super) draw_ranges: Vec<MeshRange>,
+    /// Mesh and texture uploads waiting for a frame to take them (`residency.rs`).
+    pub(super) uploads: super::residency::UploadQueue,
+    /// Shared mesh buffers that grew since the last batch: each new one takes the old
+    /// one's contents by a GPU copy before the next batch's writes; the old ones are
+    /// retired once that batch is handed over.
     pub(super) pending_copies: Vec<switchyard_backend::BufferCopy>,
     pub(super) shader_handles: Handles<ShaderHandle, u32>,
     pub(super) textures: Handles<TextureHandle, TextureRecord>,
@@ -175,8 +165,8 @@ impl<B: Backend> Resources<B> {
             vertex_end: 0,
             index_end: 0,
             meshes: MeshStore::default(),
-            pending_uploads: Vec::new(),
-            pending_bytes: Vec::new(),
+            draw_ranges: Vec::new(),
+            uploads: Default::default(),
             pending_copies: Vec::new(),
             shader_handles: Handles::new(owner),
             textures: Handles::new(owner),
@@ -243,7 +233,7 @@ impl<B: Backend> Renderer<B> {
         let b = &self.res;
         MemoryReport {
             gpu: b.backend.live(),
-            cpu_mesh_bytes: b.pending_bytes.len() as u64
+            cpu_mesh_bytes: b.uploads.mesh_bytes()
                 + b.meshes
                     .copies
                     .iter()
@@ -252,7 +242,8 @@ impl<B: Backend> Renderer<B> {
                         _ => 0,
                     })
                     .sum::<u64>(),
-            cpu_texture_bytes: b.textures.iter().filter_map(|(_, t)| t.texels.as_ref()).map(|t| t.len() as u64).sum(),
+            cpu_texture_bytes: b.uploads.bytes() - b.uploads.mesh_bytes()
+                + b.textures.iter().filter_map(|(_, t)| t.texels.as_ref()).map(|t| t.len() as u64).sum::<u64>(),
         }
     }
 
@@ -292,7 +283,7 @@ impl<B: Backend> Renderer<B> {
             rec.check_property(name, ty)?;
         }
         let texture = match desc.base_texture {
-            Some(t) => self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?.id,
+            Some(t) => self.res.bound_texture(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?,
             None => self.res.gpu.white,
         };
         let group = self.res.gpu.material_group(&*self.res.backend, texture)?;

@@ -4,9 +4,10 @@
 use switchyard_backend::{max_mip_levels, Backend, Resource, TextureDesc, TextureFormat, TextureId, TextureUsage};
 
 use super::copies::CpuCopy;
+use super::residency::{TextureOptions, Upload};
 use super::Renderer;
 use crate::error::ResourceError;
-use crate::scene::TextureHandle;
+use crate::scene::{HandleKind, TextureHandle};
 
 /// A texture to upload ([`Renderer::create_texture_data`]).
 #[derive(Clone, Copy, Debug)]
@@ -113,6 +114,12 @@ pub(super) struct TextureRecord {
     pub(super) texels: Option<Box<[u8]>>,
     /// Lost with a device: the engine must supply the levels again (`copies.rs`).
     pub(super) awaiting: bool,
+    /// Its levels wait in the upload queue; materials bind `fallback` meanwhile.
+    pub(super) queued: bool,
+    /// What materials sample while it is queued (white: `None`).
+    pub(super) fallback: Option<TextureHandle>,
+    /// Queued textures that fall back to this one.
+    pub(super) fallback_users: u32,
 }
 
 impl<B: Backend> Renderer<B> {
@@ -123,13 +130,13 @@ impl<B: Backend> Renderer<B> {
         self.create_texture_with(width, height, rgba8, self.config.cpu_copies)
     }
 
-    /// [`Renderer::create_texture`], keeping the texels on the CPU or not as `copy` says.
+    /// [`Renderer::create_texture`] with [`TextureOptions`] (or just a [`CpuCopy`]).
     pub fn create_texture_with(
         &mut self,
         width: u32,
         height: u32,
         rgba8: &[u8],
-        copy: CpuCopy,
+        options: impl Into<TextureOptions>,
     ) -> Result<TextureHandle, ResourceError> {
         let data = TextureData {
             width,
@@ -138,30 +145,50 @@ impl<B: Backend> Renderer<B> {
             levels: &[rgba8],
             generate_mips: false,
         };
-        self.create_texture_data_with(&data, copy)
+        self.create_texture_data_with(&data, options)
     }
 
-    /// Uploads a texture of any sampled format with its mip levels, given or made on the
-    /// GPU; kept on the CPU as [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies)
-    /// says. Refused with a typed error that leaves nothing behind: a format that is not
+    /// Makes a texture of any sampled format with its mip levels, given or made on the
+    /// GPU: the texture at once, its levels queued for the upload thread (`residency.rs`:
+    /// materials sample its fallback until a frame takes them); kept on the CPU as
+    /// [`RendererConfig::cpu_copies`](super::RendererConfig::cpu_copies) says. Refused with a typed error that leaves nothing behind: a format that is not
     /// sampled or a compressed one the backend lacks (`Backend(Unsupported)`), level
     /// counts or sizes that do not fit, generated mips of a compressed texture.
     pub fn create_texture_data(&mut self, data: &TextureData) -> Result<TextureHandle, ResourceError> {
         self.create_texture_data_with(data, self.config.cpu_copies)
     }
 
-    /// [`Renderer::create_texture_data`], keeping the levels on the CPU or not as `copy`
-    /// says.
+    /// [`Renderer::create_texture_data`] with [`TextureOptions`] (or just a [`CpuCopy`]):
+    /// `priority` orders the upload queue; `fallback` (a resident texture, else `Invalid`)
+    /// is what materials sample until the texture is resident.
     pub fn create_texture_data_with(
         &mut self,
         data: &TextureData,
-        copy: CpuCopy,
+        options: impl Into<TextureOptions>,
     ) -> Result<TextureHandle, ResourceError> {
+        let options = options.into();
+        if self.device.lost {
+            return Err(ResourceError::Backend(switchyard_backend::CreateError::DeviceLost));
+        }
         let spec = TextureSpec::of(data)?;
         spec.check_levels(data.levels)?;
-        let id = upload_texture(&*self.res.backend, &spec, Some(data.levels))?;
-        let texels = (copy == CpuCopy::Keep).then(|| data.levels.concat().into_boxed_slice());
-        Ok(self.res.textures.insert(TextureRecord { id, spec, texels, awaiting: false }))
+        if let Some(f) = options.fallback {
+            let f = self.res.textures.get(f).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?;
+            if f.queued {
+                return Err(ResourceError::Invalid("a fallback texture must be resident".into()));
+            }
+        }
+        let id = upload_texture(&*self.res.backend, &spec, None)?;
+        let bytes = data.levels.concat().into_boxed_slice();
+        let texels = (options.copy == CpuCopy::Keep).then(|| bytes.clone());
+        let (fallback, fallback_users) = (options.fallback, 0);
+        let record = TextureRecord { id, spec, texels, awaiting: false, queued: true, fallback, fallback_users };
+        let handle = self.res.textures.insert(record);
+        if let Some(f) = fallback.and_then(|f| self.res.textures.get_mut(f)) {
+            f.fallback_users += 1;
+        }
+        self.res.uploads.push(options.priority, Upload::Texture { handle, data: bytes });
+        Ok(handle)
     }
 }
 

@@ -1,12 +1,12 @@
 //! What a frame uploads besides the views' instance and indirect data: the dirty
-//! transforms, their objects' world bounds (where views are culled on the GPU), and the
-//! meshes made since the last frame. Written into the frame packet; the submission thread
-//! copies them before the frame's passes.
+//! transforms and their objects' world bounds (where views are culled on the GPU),
+//! written into the frame packet; the submission thread copies them before the frame's
+//! passes. (Meshes and textures go through the upload thread: `residency.rs`.) And what
+//! becomes of a packet whose frame failed.
 
 use glam::Mat4;
 use switchyard_backend::Backend;
 
-use super::copies::MeshCopy;
 use super::gpu;
 use super::Renderer;
 use crate::profile;
@@ -87,32 +87,40 @@ impl<B: Backend> Renderer<B> {
         });
     }
 
-    /// The meshes made (or supplied again) since the last frame, into the packet's
-    /// uploads: their staged bytes move into the packet whole (the packet's previous byte
-    /// buffer, emptied, stages the next ones), written into the current shared buffers
-    /// before the frame's passes on the submission thread; before them, the GPU copies of
-    /// the buffers that grew. From here on a mesh made with `CpuCopy::Drop` lives on the
-    /// GPU only.
-    pub(super) fn write_mesh_uploads(&mut self, packet: &mut FramePacket<B::Chunk>) {
-        let _z = profile::zone!("mesh-uploads");
-        packet.mesh_writes.clear();
-        packet.mesh_bytes.clear();
-        let s = &mut self.res;
-        // Grown buffers take their predecessors' contents first.
-        packet.buffer_copies.clone_from(&s.pending_copies);
-        if s.pending_uploads.is_empty() {
-            // Only removed meshes' bytes, if any.
-            s.pending_bytes.clear();
-        } else {
-            std::mem::swap(&mut packet.mesh_bytes, &mut s.pending_bytes);
-        }
-        for p in s.pending_uploads.drain(..) {
-            packet.mesh_writes.push((s.vertices.id, u64::from(p.vertices_at) * 32, p.vertex_bytes));
-            packet.mesh_writes.push((s.indices.id, u64::from(p.indices_at) * 4, p.index_bytes));
-            let copy = &mut s.meshes.copies[p.dense as usize];
-            if matches!(copy, MeshCopy::Pending) {
-                *copy = MeshCopy::Gpu;
+    /// Ends a frame that failed: nothing of its passes reaches the backend, and the
+    /// transforms and bucket lists it would have uploaded go with the next frame. Where
+    /// it handed a batch of uploads to the upload thread, the packet still goes to the
+    /// submission thread with no passes and no data of its own, carrying the batch (its
+    /// resources are drawn from this frame on); else it is given back.
+    pub(super) fn drop_frame(&mut self, mut packet: Box<FramePacket<B::Chunk>>) {
+        packet.passes.iter_mut().for_each(|p| p.chunks.clear());
+        packet.present = None;
+        // The bucket lists it would have uploaded go with the next frame too.
+        for w in &mut self.frame.views {
+            let rec = w.recorded.get_mut();
+            if let Some(g) = rec.gpu.as_mut() {
+                g.uploaded = None;
             }
+            if let Some(o) = rec.occlusion.as_mut() {
+                o.levels_written = false;
+            }
+        }
+        if self.frame.batch_sent {
+            packet.passes.clear();
+            (packet.globals.0, packet.constants.0, packet.transforms.0, packet.bounds.0) = (None, None, None, None);
+            packet.views.iter_mut().for_each(|v| *v = crate::submit::ViewUpload::default());
+            (packet.cull_pass, packet.split) = (false, 0);
+            packet.batches = self.device.submit.uploads.sent;
+            if self.device.submit.send(packet) {
+                self.device.retired.sent(self.frame.number);
+            }
+        } else {
+            self.device.submit.give_back(packet);
+        }
+        let n = self.scene.len() as u32;
+        if n > 0 {
+            self.scene.dirty.clear();
+            self.scene.dirty.push((0, n));
         }
     }
 }

@@ -70,8 +70,8 @@ fn texture_formats_and_levels_are_checked_and_refusals_leave_nothing() {
     assert_eq!(backend.live().texture_bytes, before.texture_bytes + expected);
     assert_eq!((chain(16, TextureFormat::Rgba8UnormSrgb, 5), chain(8, TextureFormat::Bc7RgbaUnorm, 2)), (1364, 80));
 
-    // After a loss the engine gives the levels it gave (one where the rest were made).
-    backend.lose_device();
+    // After a loss the engine gives the levels it gave (one where the rest were made) of
+    // the textures that were uploaded; one still queued at the loss uploads from the queue.
     let view = View {
         label: "main",
         view_proj: glam::Mat4::IDENTITY,
@@ -80,10 +80,22 @@ fn texture_formats_and_levels_are_checked_and_refusals_leave_nothing() {
         layer_mask: u16::MAX,
         pass: PassKind::Forward,
     };
+    assert!(!r.is_resident(given).unwrap());
+    let stats = r.render(&[view]).unwrap();
+    assert_eq!((stats.uploads.resources, stats.uploads.pending), (4, 0));
+    assert!(r.is_resident(given).unwrap() && r.is_resident(bc1).unwrap());
+    let queued = r.create_texture_data(&data(8, TextureFormat::Rgba8Unorm, &[&l8], false)).unwrap();
+    backend.lose_device();
     assert_eq!(r.render(&[view]).err(), Some(RenderError::DeviceLost));
     let fresh = Arc::new(NullBackend::new(true));
-    let needs = r.recover(fresh).unwrap().needs_data;
+    let needs = r.recover(fresh.clone()).unwrap().needs_data;
     assert_eq!(needs, [given, made, bc, bc1].map(NeedsData::Texture));
+    assert!(matches!(r.resupply_texture(queued, &[&l8]), Err(ResourceError::HasData(_))));
+    let stats = r.render(&[view]).unwrap();
+    assert_eq!((stats.uploads.resources, stats.uploads.bytes), (1, l8.len() as u64));
+    assert!(r.is_resident(queued).unwrap());
+    r.flush().unwrap();
+    assert_eq!(fresh.staged_uploads(), (l8.len() as u64, 1), "its levels reached the new backend");
     assert!(matches!(r.resupply_texture(made, &[&vec![9; 1024], &vec![9; 256]]), Err(ResourceError::Invalid(_))));
     assert!(matches!(r.resupply_texture(given, &[&l8]), Err(ResourceError::Invalid(_))));
     r.resupply_texture(made, &[&vec![9; 1024]]).unwrap();

@@ -1,0 +1,110 @@
+//! Uploads staged on the scheduler's upload thread ([`crate::Backend::stage`]): bytes
+//! copied into mapped chunks of a staging ring of their own (the submission thread's
+//! frame uploads use another), the copies into buffers and textures and the generated
+//! mips recorded on a command encoder there; the submission thread submits the command
+//! buffer ([`crate::Backend::submit_staged`]) and hands the chunks back to be mapped
+//! again once the GPU is done with them.
+
+use std::sync::mpsc::Sender;
+
+use super::staging::{recall, Chunk};
+use super::WgpuBackend;
+use crate::error::SubmitError;
+use crate::upload::{check_uploads, StagedWrites, Uploads};
+
+/// Texture rows in staging memory start at multiples of this (wgpu's copy rule).
+const ROW_ALIGN: u64 = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
+
+/// A staged batch of the wgpu backend: its copies, the chunks they read, and what it
+/// writes (checked again at submit).
+pub struct WgpuStaged {
+    commands: wgpu::CommandBuffer,
+    chunks: Vec<Chunk>,
+    back: Sender<Option<Chunk>>,
+    writes: StagedWrites,
+}
+
+impl std::fmt::Debug for WgpuStaged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WgpuStaged").field("chunks", &self.chunks.len()).field("writes", &self.writes).finish()
+    }
+}
+
+impl WgpuBackend {
+    /// See [`crate::Backend::stage`].
+    pub(super) fn stage_batch(&self, u: &Uploads<'_>) -> Result<WgpuStaged, SubmitError> {
+        if self.is_lost() {
+            return Err(SubmitError::DeviceLost);
+        }
+        let reg = self.reg.read();
+        check_uploads(&reg, u)?;
+        let mut ring = self.upload_ring.lock();
+        let device = &self.device;
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-uploads") });
+        for c in u.copies {
+            enc.copy_buffer_to_buffer(&reg.buffers[c.src].obj, 0, &reg.buffers[c.dst].obj, 0, c.size);
+        }
+        for w in u.buffers {
+            if !ring.write(device, &mut enc, &reg.buffers[w.buffer].obj, w.offset, w.data) {
+                return Err(SubmitError::DeviceLost);
+            }
+        }
+        for w in u.textures {
+            let m = &reg.textures[w.texture].meta;
+            // Rows of texels (or of 4 x 4 blocks), each padded to the copy alignment.
+            let (side, _) = m.format.block();
+            let (width, height) = (crate::level_side(m.width, w.level), crate::level_side(m.height, w.level));
+            let row = u64::from(m.format.row_bytes(m.width, w.level));
+            let rows = u64::from(height.div_ceil(side));
+            let padded = row.next_multiple_of(ROW_ALIGN);
+            let fill = |view: &mut wgpu::BufferViewMut| {
+                for (r, src) in w.data.chunks_exact(row as usize).enumerate() {
+                    let at = r * padded as usize;
+                    view.slice(at..at + src.len()).copy_from_slice(src);
+                }
+            };
+            let (chunk, at) = ring.put(device, padded * rows, ROW_ALIGN, fill).ok_or(SubmitError::DeviceLost)?;
+            enc.copy_buffer_to_texture(
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &chunk,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: at,
+                        bytes_per_row: Some(padded as u32),
+                        rows_per_image: Some(rows as u32),
+                    },
+                },
+                wgpu::TexelCopyTextureInfo {
+                    texture: &reg.textures[w.texture].obj.0,
+                    mip_level: w.level,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                wgpu::Extent3d {
+                    width: width.next_multiple_of(side),
+                    height: height.next_multiple_of(side),
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+        for &t in u.mips {
+            self.encode_mips(&reg, t, &mut enc)?;
+        }
+        let (chunks, back) = ring.take_closed();
+        Ok(WgpuStaged { commands: enc.finish(), chunks, back, writes: StagedWrites::of(u) })
+    }
+
+    /// See [`crate::Backend::submit_staged`].
+    pub(super) fn submit_batch(&self, s: WgpuStaged) -> Result<(), SubmitError> {
+        if self.is_lost() {
+            return Err(SubmitError::DeviceLost);
+        }
+        s.writes.check(&self.reg.read())?;
+        {
+            let _queue = self.queue_use.lock();
+            self.queue.submit([s.commands]);
+        }
+        recall(s.chunks.into_iter(), &s.back);
+        Ok(())
+    }
+}

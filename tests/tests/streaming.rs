@@ -131,17 +131,21 @@ fn scene_pixels(api: wgpu::Backends, churn: bool) -> Option<switchyard::backend:
         objects.push(ObjectDesc { mesh, material, transform: Mat4::from_translation(at), layer: 0, flags: 0 });
     }
     r.insert_objects(&objects).unwrap();
+    r.render(&[view()]).unwrap();
+    Some(r.read_color().unwrap())
+}
+
+/// The camera of these scenes: above and behind the origin, looking at it.
+fn view() -> View {
     let eye = Vec3::new(0.0, 4.0, 3.0);
-    let view = View {
+    View {
         label: "main",
         view_proj: Mat4::perspective_rh(1.0, 1.0, 0.5, 20.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
         eye,
         far: 20.0,
         layer_mask: u16::MAX,
         pass: PassKind::Forward,
-    };
-    r.render(&[view]).unwrap();
-    Some(r.read_color().unwrap())
+    }
 }
 
 #[test]
@@ -154,5 +158,204 @@ fn a_scene_reached_through_removals_renders_like_one_built_fresh() {
         assert_eq!(fresh, churned, "{api:?}");
         let distinct: std::collections::HashSet<[u8; 4]> = (0..64 * 64).map(|i| fresh.pixel(i % 64, i / 64)).collect();
         assert!(distinct.len() > 3, "the grids are drawn: {} colors", distinct.len());
+    }
+}
+
+/// Bytes of `grid(n, _)`'s upload: its vertices and indices.
+fn grid_bytes(n: u32) -> u64 {
+    u64::from((n + 1) * (n + 1) * 32 + 6 * n * n * 4)
+}
+
+fn object(mesh: MeshHandle, material: MaterialHandle, x: f32) -> ObjectDesc {
+    ObjectDesc { mesh, material, transform: Mat4::from_translation(Vec3::new(x, 0.0, 0.0)), layer: 0, flags: 0 }
+}
+
+#[test]
+fn uploads_are_taken_a_batch_per_frame_by_priority_within_the_budget() {
+    let backend = Arc::new(NullBackend::new(true));
+    let mut r = renderer(backend.clone());
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let bytes = grid_bytes(4);
+    r.set_upload_budget(2 * bytes).unwrap();
+    let low = r.create_mesh(&grid(4, 0.0)).unwrap();
+    let high = r.create_mesh_with(&grid(4, 0.0), MeshOptions { priority: 2, ..Default::default() }).unwrap();
+    let last = r.create_mesh(&grid(4, 0.0)).unwrap();
+    let token = r.upload_token();
+    r.insert_objects(&[object(low, material, 0.0), object(last, material, 1.0), object(last, material, 2.0)]).unwrap();
+    assert_eq!([low, high, last].map(|m| r.is_resident(m)), [Ok(false), Ok(false), Ok(false)], "nothing is resident before a frame");
+    // The first frame takes the highest priority, then the first requested, up to the budget.
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.bytes, s.resources, s.pending, s.pending_bytes), (2 * bytes, 2, 1, bytes));
+    assert_eq!((s.waiting_objects, s.waiting_materials), (2, 0), "the objects of the mesh still queued");
+    assert_eq!([low, high, last].map(|m| r.is_resident(m)), [Ok(true), Ok(true), Ok(false)]);
+    assert!(!r.uploads_complete(token));
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.bytes, s.resources, s.pending, s.waiting_objects), (bytes, 1, 0, 0));
+    r.flush().unwrap();
+    assert!(r.uploads_complete(token), "both frames finished");
+    assert_eq!(backend.staged_uploads(), (3 * bytes, 2), "two batches reached the backend");
+    assert_eq!(r.render(&[view()]).unwrap().uploads.completed, 3);
+
+    // A request larger than the budget goes alone, one a frame.
+    r.set_upload_budget(1).unwrap();
+    let a = r.create_mesh(&grid(2, 0.0)).unwrap();
+    let b = r.create_mesh(&grid(3, 0.0)).unwrap();
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.bytes, s.resources, s.pending), (grid_bytes(2), 1, 1));
+    assert_eq!((r.is_resident(a), r.is_resident(b)), (Ok(true), Ok(false)));
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.bytes, s.resources, s.pending), (grid_bytes(3), 1, 0));
+    // A mesh removed while queued is never uploaded.
+    let gone = r.create_mesh(&grid(5, 0.0)).unwrap();
+    assert_eq!(r.memory().cpu_mesh_bytes, grid_bytes(5), "its bytes wait on the CPU");
+    r.remove_mesh(gone).unwrap();
+    assert_eq!(r.memory().cpu_mesh_bytes, 0);
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.bytes, s.resources, s.pending), (0, 0, 0));
+    // Budgets of 0: typed, nothing changes.
+    assert!(matches!(r.set_upload_budget(0), Err(ResourceError::Invalid(_))));
+    let c = r.create_mesh(&grid(2, 0.0)).unwrap();
+    let d = r.create_mesh(&grid(2, 0.0)).unwrap();
+    assert_eq!(r.render(&[view()]).unwrap().uploads.resources, 1, "the budget of 1 byte still holds");
+    assert_eq!((r.is_resident(c), r.is_resident(d)), (Ok(true), Ok(false)));
+    let config = RendererConfig { upload_budget: 0, ..Default::default() };
+    assert!(matches!(Renderer::new(Arc::new(NullBackend::new(true)), config), Err(InitError::Config(_))));
+    // Another renderer's handles are stale here.
+    let other = renderer(Arc::new(NullBackend::new(true)));
+    assert_eq!(other.is_resident(c), Err(ResourceError::StaleHandle(HandleKind::Mesh)));
+}
+
+#[test]
+fn fallbacks_must_be_resident_and_stay_while_a_queued_resource_uses_them() {
+    let mut r = renderer(Arc::new(NullBackend::new(true)));
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let fallback = r.create_mesh(&grid(1, 0.0)).unwrap();
+    let red = r.create_texture(1, 1, &[255, 0, 0, 255]).unwrap();
+    // Fallbacks still queued: refused, nothing made.
+    let (meshes, live) = (r.mesh_memory(), r.backend().live());
+    let on = |f| MeshOptions { fallback: Some(f), ..Default::default() };
+    assert!(matches!(r.create_mesh_with(&grid(2, 0.0), on(fallback)), Err(ResourceError::Invalid(_))));
+    let on_red = |f| TextureOptions { fallback: Some(f), ..Default::default() };
+    assert!(matches!(r.create_texture_with(2, 2, &[0; 16], on_red(red)), Err(ResourceError::Invalid(_))));
+    assert_eq!((r.mesh_memory(), r.backend().live()), (meshes, live));
+    r.render(&[view()]).unwrap();
+
+    // One request a frame: `big` first, then the mesh and texture with fallbacks.
+    r.set_upload_budget(1).unwrap();
+    r.create_mesh_with(&grid(8, 0.0), MeshOptions { priority: 9, ..Default::default() }).unwrap();
+    let mesh = r.create_mesh_with(&grid(2, 0.0), on(fallback)).unwrap();
+    let texture = r.create_texture_with(2, 2, &[0, 255, 0, 255].repeat(4), on_red(red)).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() });
+    r.insert_objects(&[object(mesh, material.unwrap(), 0.0)]).unwrap();
+    assert_eq!(r.remove_mesh(fallback), Err(ResourceError::InUse(HandleKind::Mesh, 1)));
+    assert_eq!(r.remove_texture(red), Err(ResourceError::InUse(HandleKind::Texture, 1)));
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.resources, s.pending, s.waiting_objects, s.waiting_materials), (1, 2, 1, 1));
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.resources, s.pending, s.waiting_objects, s.waiting_materials), (1, 1, 0, 1));
+    r.remove_mesh(fallback).unwrap();
+    assert_eq!(r.remove_texture(red), Err(ResourceError::InUse(HandleKind::Texture, 1)));
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.resources, s.pending, s.waiting_materials), (1, 0, 0));
+    r.remove_texture(red).unwrap();
+}
+
+/// Per frame digests of a scene that streams meshes in and out under a small budget.
+fn streamed_digests(threads: usize) -> (Vec<u64>, u32) {
+    let config = RendererConfig { threads, width: 64, height: 64, max_objects: 4096, ..Default::default() };
+    let mut r = Renderer::new(Arc::new(NullBackend::new(true)), config).unwrap();
+    r.set_upload_budget(3 * grid_bytes(4)).unwrap();
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(11);
+    let mut live = std::collections::VecDeque::new();
+    let (mut digests, mut most_pending) = (Vec::new(), 0);
+    for frame in 0..24 {
+        for _ in 0..3 {
+            let options = MeshOptions { priority: rng.gen_range(0..3), ..Default::default() };
+            let mesh = r.create_mesh_with(&grid(rng.gen_range(1..=6), 0.1), options).unwrap();
+            let x = rng.gen_range(-2.0..2.0);
+            live.push_back((mesh, r.insert_objects(&[object(mesh, material, x)]).unwrap()[0]));
+        }
+        if frame % 2 == 1 {
+            let (mesh, object) = live.pop_front().unwrap();
+            r.remove_objects(&[object]).unwrap();
+            r.remove_mesh(mesh).unwrap();
+        }
+        let stats = r.render(&[view()]).unwrap();
+        most_pending = most_pending.max(stats.uploads.pending);
+        digests.push(stats.digest.unwrap());
+    }
+    (digests, most_pending)
+}
+
+#[test]
+fn streamed_uploads_give_the_same_command_stream_at_any_thread_count() {
+    let (one, pending) = streamed_digests(1);
+    assert!(pending > 3, "the budget held uploads back ({pending} queued at most)");
+    for threads in [2, 8] {
+        assert_eq!(streamed_digests(threads).0, one, "{threads} threads");
+    }
+}
+
+/// The streamed scene's frames on `api`: the one that took only `big` (the texture and
+/// two meshes still queued), and the one after every upload arrived; then the same two
+/// scenes built with what they draw resident from the start.
+fn fallback_pixels(api: wgpu::Backends) -> Option<[switchyard::backend::Image; 4]> {
+    let adapter = WgpuBackend::enumerate(api).into_iter().next()?;
+    let backend = || Arc::new(WgpuBackend::from_adapter(adapter.clone(), Encoding::RenderBundle).unwrap());
+    let red = [255, 0, 0, 255].repeat(4);
+    let green = [0, 255, 0, 255].repeat(4);
+    // Streamed: a cube and a red texture resident, then one request a frame.
+    let mut r = renderer(backend());
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let cube = r.create_mesh(&switchyard_tests::cube()).unwrap();
+    let fallback = r.create_texture(2, 2, &red).unwrap();
+    r.render(&[view()]).unwrap();
+    r.set_upload_budget(1).unwrap();
+    r.create_mesh_with(&grid(8, -1.0), MeshOptions { priority: 9, ..Default::default() }).unwrap();
+    let texture =
+        r.create_texture_with(2, 2, &green, TextureOptions { fallback: Some(fallback), ..Default::default() }).unwrap();
+    let quad = r.create_mesh_with(&grid(2, 0.5), MeshOptions { fallback: Some(cube), ..Default::default() }).unwrap();
+    let skipped = r.create_mesh(&grid(3, 0.5)).unwrap();
+    let m = r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
+    r.insert_objects(&[object(cube, m, 0.0), object(quad, m, -1.6), object(skipped, m, 1.6)]).unwrap();
+    r.render(&[view()]).unwrap();
+    let before = r.read_color().unwrap();
+    for _ in 0..3 {
+        r.render(&[view()]).unwrap();
+    }
+    assert!([texture.into(), quad.into(), skipped.into()].into_iter().all(|h: Streamed| r.is_resident(h) == Ok(true)));
+    let after = r.read_color().unwrap();
+    // Built with what those frames should draw resident from the start.
+    let built = |texels: &[u8], meshes: &[(MeshData, f32)]| {
+        let mut r = renderer(backend());
+        let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+        let texture = r.create_texture(2, 2, texels).unwrap();
+        let m = r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
+        for (mesh, x) in meshes {
+            let mesh = r.create_mesh(mesh).unwrap();
+            r.insert_objects(&[object(mesh, m, *x)]).unwrap();
+        }
+        r.render(&[view()]).unwrap();
+        r.read_color().unwrap()
+    };
+    let cube = switchyard_tests::cube;
+    let expected_before = built(&red, &[(cube(), 0.0), (cube(), -1.6)]);
+    let expected_after = built(&green, &[(cube(), 0.0), (grid(2, 0.5), -1.6), (grid(3, 0.5), 1.6)]);
+    Some([before, expected_before, after, expected_after])
+}
+
+#[test]
+fn fallbacks_draw_until_the_uploads_arrive() {
+    for api in [wgpu::Backends::VULKAN, wgpu::Backends::GL] {
+        let Some([before, expected_before, after, expected_after]) = fallback_pixels(api) else {
+            assert!(std::env::var_os("CI").is_none(), "no {api:?} adapter on CI");
+            continue;
+        };
+        assert_eq!(before, expected_before, "{api:?}: the fallback texture and mesh, the skipped mesh absent");
+        assert_eq!(after, expected_after, "{api:?}: what was streamed");
+        assert_ne!(before, after);
     }
 }

@@ -15,6 +15,7 @@ mod passes;
 mod pipeline_files;
 mod run;
 mod scenes;
+mod stream;
 mod summary;
 mod window;
 
@@ -179,6 +180,16 @@ struct Args {
     /// frames.
     #[arg(long)]
     churn: bool,
+    /// Stream city blocks in and out while rendering: every frame new blocks (a 256 x 256
+    /// texture whose mips the GPU makes, a material, four building meshes, 24 objects)
+    /// until the frame made `--stream-mb` of data, the oldest leaving once 48 are alive.
+    /// Uploads go through the upload thread; `--stats` has each frame's `uploads`, the
+    /// summary the upload rate, what is alive and the pipelines made after the first frame.
+    #[arg(long)]
+    stream: bool,
+    /// MB of meshes and textures `--stream` makes per frame.
+    #[arg(long, value_name = "MB", default_value_t = 1.0)]
+    stream_mb: f64,
     /// Wait up to SECONDS (default 60) for a Tracy profiler to connect before building the
     /// scene, so a capture holds every frame (builds with the `tracy` feature; the client
     /// records nothing until a profiler connects).

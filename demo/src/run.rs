@@ -13,7 +13,7 @@ use switchyard::*;
 use switchyard_city as city;
 use switchyard_demo::gltf_scene;
 
-use crate::{churn, output, passes, scenes, summary, Args, CullKind, Device, SceneKind};
+use crate::{churn, output, passes, scenes, stream, summary, Args, CullKind, Device, SceneKind};
 
 /// Where frames go.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +34,7 @@ pub(crate) struct Run<'a, B: Backend> {
     scene: scenes::Scene,
     frame: passes::DemoFrame,
     churn: Option<churn::Churn>,
+    stream: Option<stream::Stream>,
     cascades: usize,
     shadow_side: u32,
     /// Frames before the resident memory is first read (`--churn`).
@@ -73,8 +74,10 @@ impl<'a, B: Backend> Run<'a, B> {
             width: args.width,
             height: args.height,
             // --churn: its objects wander around objects / 5, at most twice that.
-            max_objects: args.objects.max(2) + if args.churn { 2 * (args.objects / 5).max(8) + 64 } else { 0 },
-            max_materials: args.materials.max(1) + 256,
+            max_objects: args.objects.max(2)
+                + if args.churn { 2 * (args.objects / 5).max(8) + 64 } else { 0 }
+                + if args.stream { (stream::KEEP + 64) * stream::OBJECTS } else { 0 },
+            max_materials: args.materials.max(1) + 256 + if args.stream { 4 * stream::KEEP } else { 0 },
             multi_draw: !args.no_multi_draw,
             cull: match (args.cull, args.scene, &args.gltf) {
                 (Some(CullKind::Auto), ..) => switchyard::CullOn::Auto,
@@ -128,6 +131,10 @@ impl<'a, B: Backend> Run<'a, B> {
             true => Some(churn::Churn::new(&mut r, (args.objects / 5).max(8), extent(&scene))?),
             false => None,
         };
+        let stream = match args.stream {
+            true => Some(stream::Stream::new(&mut r, args.stream_mb, extent(&scene))?),
+            false => None,
+        };
         let cascades = args.views as usize - 1;
         let window = match output {
             Output::Offscreen => None,
@@ -173,6 +180,7 @@ impl<'a, B: Backend> Run<'a, B> {
             scene,
             frame,
             churn,
+            stream,
             cascades,
             shadow_side,
             // The warm-up covers the summary's 1,000 frames filling up.
@@ -217,6 +225,9 @@ impl<'a, B: Backend> Run<'a, B> {
                 Some(_) => self.rss_peak = self.rss_peak.max(rss),
                 None => {}
             }
+        }
+        if let Some(s) = self.stream.as_mut() {
+            s.step(r).map_err(|e| format!("--stream, frame {}: {e}", f + 1))?;
         }
         if matches!(self.output, Output::Offscreen) {
             for &(_, w, h) in args.resize_at.iter().filter(|r| r.0 == f + 1) {
@@ -355,6 +366,9 @@ impl<'a, B: Backend> Run<'a, B> {
                 }
             }
         }
+        if let Some(s) = &self.stream {
+            stream_summary(s, self.all.make_contiguous(), r, self.started.elapsed().as_secs_f64(), counted);
+        }
         let critical: Vec<String> =
             r.last_critical_path().iter().map(|j| format!("{} {:.3}–{:.3}", j.name, j.start_ms, j.end_ms)).collect();
         // The scene passes in view order: the cull jobs are named after them, one per view.
@@ -429,4 +443,36 @@ fn extent(scene: &scenes::Scene) -> f32 {
         scenes::Scene::Cubes(c) => c.side as f32 * city::CUBE_SPACING,
         scenes::Scene::Pillar => 40.0,
     }
+}
+
+/// What `--stream` did: blocks, the upload rate, what waited, what is alive, and the
+/// pipelines made after the first frame (the frames the summary covers).
+fn stream_summary<B: Backend>(s: &stream::Stream, all: &[FrameStats], r: &Renderer<B>, secs: f64, counted: u32) {
+    let mb = |b: u64| b as f64 / 1e6;
+    let counted = all.len().min(counted as usize);
+    let recent = &all[all.len() - counted..];
+    let bytes: u64 = recent.iter().map(|f| f.uploads.bytes).sum();
+    let waited: Vec<f64> = all.iter().map(|f| f.uploads.wait_ms).filter(|&w| w > 0.0).collect();
+    let most_wait = waited.iter().copied().fold(0.0, f64::max);
+    let pipelines: u32 = all.iter().skip(1).map(|f| f.lists.pipelines_created).sum();
+    let pending = all.last().map_or(0, |f| f.uploads.pending);
+    let m = r.mesh_memory();
+    println!(
+        "stream: {} blocks made ({:.1} MB), {} removed, {} alive; uploads {:.1} MB/s over the last {} frames \
+         (batches taken by the frames, against the wall time from the first of them until the GPU finished the last); \
+         {} queued at the end; the submission thread waited for the upload thread in {} frames (at most {:.3} ms); \
+         {} meshes and {} objects alive; {} pipelines created after the first frame",
+        s.made,
+        mb(s.bytes),
+        s.removed,
+        s.alive(),
+        mb(bytes) / secs.max(1e-9),
+        counted,
+        pending,
+        waited.len(),
+        most_wait,
+        m.meshes,
+        r.scene().len(),
+        pipelines
+    );
 }

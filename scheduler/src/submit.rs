@@ -491,12 +491,14 @@ impl<S> StagedBatches<S> {
     /// thread where it has not staged one yet.
     fn submit_through<B: Backend<Staged = S>>(&mut self, backend: &B, upto: u64) -> Result<(), SubmitError> {
         while self.submitted < upto {
-            let waited = Instant::now();
-            let got = {
+            // Ready (the usual case), or waited for.
+            let got = self.from.try_recv().or_else(|_| {
+                let waited = Instant::now();
                 let _z = crate::profile::zone!("wait-upload");
-                self.from.recv()
-            };
-            self.wait_ms += waited.elapsed().as_secs_f64() * 1e3;
+                let got = self.from.recv();
+                self.wait_ms += waited.elapsed().as_secs_f64() * 1e3;
+                got
+            });
             let Ok((number, staged, ms)) = got else {
                 return Err(SubmitError::Write(switchyard_backend::WriteError::Invalid("the upload thread is gone")));
             };

@@ -42,8 +42,14 @@ fn removing_meshes_and_textures_in_use_or_stale_is_typed_and_changes_nothing() {
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let mesh = r.create_mesh(&grid(2, 0.0)).unwrap();
     let texture = r.create_texture(1, 1, &[9; 4]).unwrap();
-    let material =
-        r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
+    let material = r
+        .create_material(&MaterialDesc {
+            shader,
+            base_texture: Some(texture),
+            properties: white(),
+            ..Default::default()
+        })
+        .unwrap();
     let object =
         r.insert_objects(&[ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 }]).unwrap()[0];
     let before = r.mesh_memory();
@@ -161,6 +167,11 @@ fn a_scene_reached_through_removals_renders_like_one_built_fresh() {
     }
 }
 
+/// A white base color (a shader's constants are zero unless set): textures show as they are.
+fn white() -> PropertySheet {
+    PropertySheet::new().with("_BaseColor", PropertyValue::Color([1.0; 4]))
+}
+
 /// Bytes of `grid(n, _)`'s upload: its vertices and indices.
 fn grid_bytes(n: u32) -> u64 {
     u64::from((n + 1) * (n + 1) * 32 + 6 * n * n * 4)
@@ -183,7 +194,11 @@ fn uploads_are_taken_a_batch_per_frame_by_priority_within_the_budget() {
     let last = r.create_mesh(&grid(4, 0.0)).unwrap();
     let token = r.upload_token();
     r.insert_objects(&[object(low, material, 0.0), object(last, material, 1.0), object(last, material, 2.0)]).unwrap();
-    assert_eq!([low, high, last].map(|m| r.is_resident(m)), [Ok(false), Ok(false), Ok(false)], "nothing is resident before a frame");
+    assert_eq!(
+        [low, high, last].map(|m| r.is_resident(m)),
+        [Ok(false), Ok(false), Ok(false)],
+        "nothing is resident before a frame"
+    );
     // The first frame takes the highest priority, then the first requested, up to the budget.
     let s = r.render(&[view()]).unwrap().uploads;
     assert_eq!((s.bytes, s.resources, s.pending, s.pending_bytes), (2 * bytes, 2, 1, bytes));
@@ -246,7 +261,12 @@ fn fallbacks_must_be_resident_and_stay_while_a_queued_resource_uses_them() {
     r.create_mesh_with(&grid(8, 0.0), MeshOptions { priority: 9, ..Default::default() }).unwrap();
     let mesh = r.create_mesh_with(&grid(2, 0.0), on(fallback)).unwrap();
     let texture = r.create_texture_with(2, 2, &[0, 255, 0, 255].repeat(4), on_red(red)).unwrap();
-    let material = r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() });
+    let material = r.create_material(&MaterialDesc {
+        shader,
+        base_texture: Some(texture),
+        properties: white(),
+        ..Default::default()
+    });
     r.insert_objects(&[object(mesh, material.unwrap(), 0.0)]).unwrap();
     assert_eq!(r.remove_mesh(fallback), Err(ResourceError::InUse(HandleKind::Mesh, 1)));
     assert_eq!(r.remove_texture(red), Err(ResourceError::InUse(HandleKind::Texture, 1)));
@@ -319,7 +339,14 @@ fn fallback_pixels(api: wgpu::Backends) -> Option<[switchyard::backend::Image; 4
         r.create_texture_with(2, 2, &green, TextureOptions { fallback: Some(fallback), ..Default::default() }).unwrap();
     let quad = r.create_mesh_with(&grid(2, 0.5), MeshOptions { fallback: Some(cube), ..Default::default() }).unwrap();
     let skipped = r.create_mesh(&grid(3, 0.5)).unwrap();
-    let m = r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
+    let m = r
+        .create_material(&MaterialDesc {
+            shader,
+            base_texture: Some(texture),
+            properties: white(),
+            ..Default::default()
+        })
+        .unwrap();
     r.insert_objects(&[object(cube, m, 0.0), object(quad, m, -1.6), object(skipped, m, 1.6)]).unwrap();
     r.render(&[view()]).unwrap();
     let before = r.read_color().unwrap();
@@ -333,7 +360,14 @@ fn fallback_pixels(api: wgpu::Backends) -> Option<[switchyard::backend::Image; 4
         let mut r = renderer(backend());
         let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
         let texture = r.create_texture(2, 2, texels).unwrap();
-        let m = r.create_material(&MaterialDesc { shader, base_texture: Some(texture), ..Default::default() }).unwrap();
+        let m = r
+            .create_material(&MaterialDesc {
+                shader,
+                base_texture: Some(texture),
+                properties: white(),
+                ..Default::default()
+            })
+            .unwrap();
         for (mesh, x) in meshes {
             let mesh = r.create_mesh(mesh).unwrap();
             r.insert_objects(&[object(mesh, m, *x)]).unwrap();
@@ -356,6 +390,14 @@ fn fallbacks_draw_until_the_uploads_arrive() {
         };
         assert_eq!(before, expected_before, "{api:?}: the fallback texture and mesh, the skipped mesh absent");
         assert_eq!(after, expected_after, "{api:?}: what was streamed");
-        assert_ne!(before, after);
+        // The cube in the middle samples red, then green.
+        let [r0, g0, ..] = before.pixel(32, 30);
+        let [r1, g1, ..] = after.pixel(32, 30);
+        assert!(
+            r0 > 2 * g0 && g1 > 2 * r1,
+            "{api:?}: red {:?} then green {:?}",
+            before.pixel(32, 30),
+            after.pixel(32, 30)
+        );
     }
 }

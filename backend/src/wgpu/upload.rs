@@ -64,6 +64,14 @@ impl WgpuBackend {
                     view.slice(at..at + src.len()).copy_from_slice(src);
                 }
             };
+            if side > 1 && self.adapter_info.backend == wgpu::Backend::Gl {
+                // wgpu's GL backend copies no compressed blocks from padded buffer rows
+                // (the level stays zero: measured on llvmpipe): there they go through
+                // the queue, ordered before the next submit (this texture is new, and
+                // no frame before the batch's samples it).
+                self.write_level(w.texture, w.level, w.data).map_err(SubmitError::Write)?;
+                continue;
+            }
             let (chunk, at) = ring.put(device, padded * rows, ROW_ALIGN, fill).ok_or(SubmitError::DeviceLost)?;
             enc.copy_buffer_to_texture(
                 wgpu::TexelCopyBufferInfo {

@@ -436,14 +436,15 @@ fn memory_is_reported_by_kind_on_both_sides() {
     let start = r.memory();
     assert!(start.gpu.buffer_bytes > 0 && start.gpu.texture_bytes > 0, "{start:?}");
     assert_eq!((start.cpu_texture_bytes, start.gpu), (0, backend.live()));
-    // One copy: a texture's texels stay on the CPU only where asked for.
+    // One copy: a texture's texels stay on the CPU only until a frame takes them to the
+    // upload thread, unless asked for.
     let t = r.create_texture_with(4, 4, &[200; 64], CpuCopy::Keep).unwrap();
     let t2 = r.create_texture(4, 4, &[100; 64]).unwrap();
     let m = r.memory();
-    assert_eq!(m.cpu_texture_bytes, 64);
+    assert_eq!(m.cpu_texture_bytes, 64 + 2 * 64, "kept once, queued twice");
     assert_eq!(m.gpu.texture_bytes, start.gpu.texture_bytes + 128, "two RGBA8 4x4");
-    // A mesh's data is staged until the next frame hands it over, then gone from the CPU
-    // (a kept one stays).
+    // A mesh's data is queued until a frame hands it over, then gone from the CPU (a kept
+    // one stays).
     let cube_bytes = (8 * 32 + 36 * 4) as u64;
     let mesh = r.create_mesh(&cube()).unwrap();
     assert_eq!(r.memory().cpu_mesh_bytes, start.cpu_mesh_bytes + cube_bytes);
@@ -451,6 +452,7 @@ fn memory_is_reported_by_kind_on_both_sides() {
     assert_eq!(r.memory().cpu_mesh_bytes, start.cpu_mesh_bytes + 3 * cube_bytes, "staged twice, kept once");
     settle(&mut r);
     assert_eq!(r.memory().cpu_mesh_bytes, start.cpu_mesh_bytes + cube_bytes, "only the kept mesh");
+    assert_eq!(r.memory().cpu_texture_bytes, 64, "only the kept texture");
     r.remove_texture(t).unwrap();
     r.remove_texture(t2).unwrap();
     r.remove_mesh(mesh).unwrap();

@@ -461,7 +461,8 @@ fn stream_summary<B: Backend>(s: &stream::Stream, all: &[FrameStats], r: &Render
         "stream: {} blocks made ({:.1} MB), {} removed, {} alive; uploads {:.1} MB/s over the last {} frames \
          (batches taken by the frames, against the wall time from the first of them until the GPU finished the last); \
          {} queued at the end; the submission thread waited for the upload thread in {} frames (at most {:.3} ms); \
-         {} meshes and {} objects alive; {} pipelines created after the first frame",
+         {} meshes and {} objects alive; {} pipelines created after the first frame; making and removing the blocks \
+         took {:.3} ms a frame (median; p99 {:.3}) on the calling thread, outside the render call",
         s.made,
         mb(s.bytes),
         s.removed,
@@ -473,6 +474,15 @@ fn stream_summary<B: Backend>(s: &stream::Stream, all: &[FrameStats], r: &Render
         most_wait,
         m.meshes,
         r.scene().len(),
-        pipelines
+        pipelines,
+        city::percentile(&s.step_ms, 0.5),
+        city::percentile(&s.step_ms, 0.99),
+    );
+    let per_frame = |ms: f64| ms / s.step_ms.len().max(1) as f64;
+    let [texels, textures, materials, meshes, objects, removing] = s.parts_ms.map(per_frame);
+    println!(
+        "stream: of that, ms a frame (mean): texels {texels:.3}, create_texture_data {textures:.3}, \
+         create_material {materials:.3}, create_mesh {meshes:.3}, insert_objects {objects:.3}, removing blocks \
+         {removing:.3}"
     );
 }

@@ -41,6 +41,13 @@ pub(crate) struct Stream {
     /// Bytes owed to the rate: what the frames so far should have made, less what they did.
     owed: f64,
     extent: f32,
+    /// Time each frame's `step` took on the calling thread, ms (making and removing the
+    /// blocks: the engine's work, outside the render call).
+    pub(crate) step_ms: Vec<f64>,
+    /// Of it, ms in all: making the textures' data, `create_texture_data`,
+    /// `create_material`, `create_mesh` (with the meshes' data), `insert_objects`, and
+    /// removing blocks.
+    pub(crate) parts_ms: [f64; 6],
     /// Blocks made and removed, bytes made.
     pub(crate) made: u64,
     pub(crate) removed: u64,
@@ -60,6 +67,8 @@ impl Stream {
             blocks: VecDeque::new(),
             per_frame: mb_per_frame * 1e6,
             owed: 0.0,
+            step_ms: Vec::new(),
+            parts_ms: [0.0; 6],
             extent: extent.max(10.0),
             made: 0,
             removed: 0,
@@ -69,12 +78,14 @@ impl Stream {
 
     /// One frame's blocks in and out.
     pub(crate) fn step<B: Backend>(&mut self, r: &mut Renderer<B>) -> Result<(), String> {
+        let t = std::time::Instant::now();
         self.owed += self.per_frame;
         while self.owed > 0.0 {
             let bytes = self.add(r)?;
             self.owed -= bytes as f64;
             self.bytes += bytes;
         }
+        let removing = std::time::Instant::now();
         while self.blocks.len() > KEEP {
             let b = self.blocks.pop_front().expect("more than KEEP");
             let e = |e: ResourceError| e.to_string();
@@ -86,12 +97,15 @@ impl Stream {
             }
             self.removed += 1;
         }
+        self.parts_ms[5] += removing.elapsed().as_secs_f64() * 1e3;
+        self.step_ms.push(t.elapsed().as_secs_f64() * 1e3);
         Ok(())
     }
 
     /// A new block; the bytes it uploads.
     fn add<B: Backend>(&mut self, r: &mut Renderer<B>) -> Result<u64, String> {
         let e = |e: ResourceError| e.to_string();
+        let mut lap = Lap(std::time::Instant::now());
         let rng = &mut self.rng;
         // A texture of stripes in the block's colors.
         let (a, b): ([u8; 4], [u8; 4]) = (
@@ -99,7 +113,10 @@ impl Stream {
             [rng.gen_range(128..=255), rng.gen_range(128..=255), rng.gen_range(128..=255), 255],
         );
         let side = TEXTURE_SIDE;
-        let texels: Vec<u8> = (0..side * side).flat_map(|i| if (i / 8) % 2 == 0 { a } else { b }).collect();
+        // One row of stripes 8 texels wide, repeated (an engine's data arrives ready).
+        let row: Vec<u8> = (0..side).flat_map(|x| if (x / 8) % 2 == 0 { a } else { b }).collect();
+        let texels = row.repeat(side as usize);
+        self.parts_ms[0] += lap.ms();
         let data = TextureData {
             width: side,
             height: side,
@@ -108,6 +125,7 @@ impl Stream {
             generate_mips: true,
         };
         let texture = r.create_texture_data(&data).map_err(e)?;
+        self.parts_ms[1] += lap.ms();
         let material = r
             .create_material(&MaterialDesc {
                 shader: self.shader,
@@ -116,6 +134,7 @@ impl Stream {
                 ..Default::default()
             })
             .map_err(e)?;
+        self.parts_ms[2] += lap.ms();
         let mut bytes = texels.len() as u64;
         let mut meshes = Vec::with_capacity(MESHES);
         for _ in 0..MESHES {
@@ -123,6 +142,7 @@ impl Stream {
             bytes += (size_of_val(&mesh.vertices[..]) + size_of_val(&mesh.indices[..])) as u64;
             meshes.push(r.create_mesh(&mesh).map_err(e)?);
         }
+        self.parts_ms[3] += lap.ms();
         // The block's cell: anywhere in the area.
         let h = self.extent * 0.5;
         let corner = Vec3::new(rng.gen_range(-h..h), 0.0, rng.gen_range(-h..h));
@@ -139,6 +159,7 @@ impl Stream {
             })
             .collect();
         let objects = r.insert_objects(&objects).map_err(|e| e.to_string())?;
+        self.parts_ms[4] += lap.ms();
         self.blocks.push_back(Block { objects, material, texture, meshes });
         self.made += 1;
         Ok(bytes)
@@ -147,6 +168,19 @@ impl Stream {
     /// Blocks alive.
     pub(crate) fn alive(&self) -> usize {
         self.blocks.len()
+    }
+}
+
+/// Laps of a stopwatch.
+struct Lap(std::time::Instant);
+
+impl Lap {
+    /// Ms since the last lap.
+    fn ms(&mut self) -> f64 {
+        let now = std::time::Instant::now();
+        let ms = (now - self.0).as_secs_f64() * 1e3;
+        self.0 = now;
+        ms
     }
 }
 

@@ -1,0 +1,20 @@
+#!/bin/bash
+# Run 24: the demo at 1M objects, 16 threads, static against --stream at about 256 MB/s,
+# alternating, three rounds. Prints each run's summary lines (submit, GPU wait, frame CPU
+# time: min, median, p99 ms), frames/s finished on the GPU and the stream line.
+B=.bench/bin/demo-stream
+common="--objects 1000000 --threads 16 --frames 600 --warm-up"
+pick() { grep -E "^\| (submit|gpu wait|frame \(cpu\)) |frames/s|^stream|uploads:"; }
+echo "== static round 0 (sets the rate)"
+$B $common --out /tmp/x.png > /tmp/s0.txt 2>&1; pick < /tmp/s0.txt
+fps=$(grep -oP 'completed on the GPU: \K[0-9.]+' /tmp/s0.txt)
+MB=$(python3 -c "print(round(256/$fps, 3))")
+echo "static frames/s $fps: --stream-mb $MB for 256 MB/s"
+for round in 1 2 3; do
+  for mode in static stream; do
+    args="$common"
+    [ $mode = stream ] && args="$args --stream --stream-mb $MB"
+    echo "== $mode round $round"
+    $B $args --out /tmp/x.png 2>&1 | pick
+  done
+done

@@ -47,7 +47,7 @@ fn main() {
             .expect("a texture")
         })
         .collect();
-    let texels: Vec<u8> = (0..side as usize * side as usize * 4).map(|i| (i * 2654435761 >> 13) as u8).collect();
+    let texels: Vec<u8> = (0..side as usize * side as usize * 4).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
     let bytes = (BATCHES * count * texels.len()) as f64;
     let (mut rates, mut busy) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
     for _ in 0..rounds {

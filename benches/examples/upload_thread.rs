@@ -36,7 +36,7 @@ fn main() {
     let textures: Vec<TextureId> = (0..count)
         .map(|i| {
             b.create_texture(&TextureDesc {
-                label: format!("t{i}").into(),
+                label: format!("t{i}"),
                 width: side,
                 height: side,
                 format: TextureFormat::Rgba8UnormSrgb,
@@ -47,7 +47,8 @@ fn main() {
             .expect("a texture")
         })
         .collect();
-    let texels: Vec<u8> = (0..side as usize * side as usize * 4).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let texels: Vec<u8> =
+        (0..side as usize * side as usize * 4).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
     let bytes = (BATCHES * count * texels.len()) as f64;
     let (mut rates, mut busy) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
     for _ in 0..rounds {

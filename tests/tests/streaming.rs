@@ -500,3 +500,33 @@ fn streaming_thousands_of_meshes_and_textures_keeps_memory_flat() {
         assert!(drawn > 100, "{api:?}: the static objects cover {drawn} pixels");
     }
 }
+
+#[test]
+fn removed_textures_are_taken_again_by_textures_of_their_shape() {
+    let backend = Arc::new(NullBackend::new(true));
+    let mut r = renderer(backend.clone());
+    r.render(&[view()]).unwrap();
+    let rgba = |side: u32| vec![7u8; (side * side * 4) as usize];
+    let a = r.create_texture(8, 8, &rgba(8)).unwrap();
+    r.render(&[view()]).unwrap();
+    let before = backend.live();
+    r.remove_texture(a).unwrap();
+    r.flush().unwrap();
+    // Kept by the pool once no frame samples it: still alive on the backend.
+    assert_eq!((backend.live(), r.memory().pooled_texture_bytes), (before, 256));
+    // A texture of its shape takes it (no new backend texture); another shape makes one.
+    let b = r.create_texture(8, 8, &rgba(8)).unwrap();
+    assert_eq!((backend.live(), r.memory().pooled_texture_bytes), (before, 0));
+    let c = r.create_texture(4, 4, &rgba(4)).unwrap();
+    assert_eq!(backend.live().textures, before.textures + 1);
+    // Its new texels arrive as any upload does, and it is drawn from then on.
+    let s = r.render(&[view()]).unwrap().uploads;
+    assert_eq!((s.resources, s.bytes), (2, 256 + 64));
+    assert!(r.is_resident(b).unwrap() && r.is_resident(c).unwrap());
+    // Dropping the renderer destroys what it pooled.
+    r.remove_texture(b).unwrap();
+    r.flush().unwrap();
+    assert_eq!(r.memory().pooled_texture_bytes, 256);
+    drop(r);
+    assert_eq!(backend.live(), switchyard::backend::LiveResources::default());
+}

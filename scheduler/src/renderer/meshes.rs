@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use glam::Vec3;
-use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, Resource};
+use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, TextureId};
 
 use super::copies::{CpuCopy, MeshCopy};
 use super::gpu::buffer;
@@ -117,12 +117,18 @@ pub(crate) struct MeshStore {
     pub(super) residency: Vec<super::residency::Residency>,
     /// Queued meshes that draw each dense mesh in their place.
     pub(super) fallback_users: Vec<u32>,
+    /// Removed textures for reuse (released by the same path as mesh ranges).
+    pub(crate) pool: super::textures::TexturePool,
 }
 
 impl super::retire::FreeRanges for MeshStore {
     fn give(&mut self, vertices: Range<u32>, indices: Range<u32>) {
         self.free_vertices.give(vertices);
         self.free_indices.give(indices);
+    }
+
+    fn pool_texture(&mut self, id: TextureId, key: super::textures::PoolKey, bytes: u64) -> bool {
+        self.pool.put(key, id, bytes)
     }
 }
 
@@ -264,11 +270,12 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// Removes a texture no material uses (a material keeps its texture bound) and no
-    /// queued texture falls back to; it is destroyed once the frames that may sample it
-    /// have finished.
+    /// queued texture falls back to; once the frames that may sample it have finished it
+    /// goes to the texture pool (a later texture of its shape takes it: `textures.rs`) or,
+    /// where the pool is full, is destroyed.
     pub fn remove_texture(&mut self, t: TextureHandle) -> Result<(), ResourceError> {
         let tex = self.res.textures.get(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?;
-        let (id, fallback_users, fallback) = (tex.id, tex.fallback_users, tex.fallback);
+        let (id, fallback_users, fallback, spec) = (tex.id, tex.fallback_users, tex.fallback, tex.spec);
         let users = self.res.library.get_mut().materials.iter().flatten().filter(|m| m.texture == Some(t)).count();
         if users + fallback_users as usize > 0 {
             return Err(ResourceError::InUse(HandleKind::Texture, users + fallback_users as usize));
@@ -279,7 +286,9 @@ impl<B: Backend> Renderer<B> {
         if let Some(f) = fallback.and_then(|f| s.textures.get_mut(f)) {
             f.fallback_users -= 1;
         }
-        self.device.retired.retire(Retiree::Resource(Resource::Texture(id)), &*s.backend, &mut s.meshes);
+        // Pooled for a later texture of its shape once no frame samples it.
+        let retiree = Retiree::Texture { id, key: spec.pool_key(), bytes: spec.bytes() };
+        self.device.retired.retire(retiree, &*s.backend, &mut s.meshes);
         Ok(())
     }
 

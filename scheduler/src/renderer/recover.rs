@@ -171,6 +171,8 @@ impl<B: Backend> Renderer<B> {
             gone.extend(shader.take_compiled());
         }
         gone.extend(s.textures.iter().map(|(_, t)| Resource::Texture(t.id)));
+        // Removed textures kept for reuse (the release above pooled the last ones).
+        gone.extend(s.meshes.pool.drain().map(Resource::Texture));
         gone.extend([Resource::Buffer(s.vertices.id), Resource::Buffer(s.indices.id)]);
         // Grown buffers whose copy no frame carried yet: the current ones hold nothing
         // without them, and the next backend's are made from the CPU copies.

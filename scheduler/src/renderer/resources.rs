@@ -89,6 +89,9 @@ pub struct MemoryReport {
     /// Texel bytes of the textures kept on the CPU ([`CpuCopy::Keep`](super::CpuCopy::Keep))
     /// and of the uploads queued.
     pub cpu_texture_bytes: u64,
+    /// Of the backend's texture bytes, those of removed textures the renderer keeps for a
+    /// later texture of the same shape (at most 64 MiB).
+    pub pooled_texture_bytes: u64,
 }
 
 /// What the renderer owns on the GPU and the records behind it: the backend, the fixed
@@ -244,6 +247,7 @@ impl<B: Backend> Renderer<B> {
                     .sum::<u64>(),
             cpu_texture_bytes: b.uploads.bytes() - b.uploads.mesh_bytes()
                 + b.textures.iter().filter_map(|(_, t)| t.texels.as_ref()).map(|t| t.len() as u64).sum::<u64>(),
+            pooled_texture_bytes: b.meshes.pool.bytes(),
         }
     }
 

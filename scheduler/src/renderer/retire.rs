@@ -22,12 +22,20 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use switchyard_backend::{Backend, Resource};
+use switchyard_backend::{Backend, Resource, TextureId};
 
-/// Where a released mesh's ranges go (the shared buffers' free lists).
+use super::textures::PoolKey;
+
+/// Where released mesh ranges and textures go (the shared buffers' free lists, the
+/// texture pool).
 pub(crate) trait FreeRanges {
     /// `vertices` and `indices` are free for later meshes.
     fn give(&mut self, vertices: Range<u32>, indices: Range<u32>);
+    /// Keeps a removed texture for reuse; `false` where it is not kept (it is destroyed).
+    fn pool_texture(&mut self, id: TextureId, key: PoolKey, bytes: u64) -> bool {
+        let _ = (id, key, bytes);
+        false
+    }
 }
 
 /// One thing given up.
@@ -37,6 +45,8 @@ pub(crate) enum Retiree {
     Resource(Resource),
     /// A removed mesh's vertex and index ranges, free for later meshes on release.
     MeshRanges { vertices: Range<u32>, indices: Range<u32> },
+    /// A removed texture: pooled for a later texture of its shape on release, or destroyed.
+    Texture { id: TextureId, key: PoolKey, bytes: u64 },
 }
 
 /// What was given up, oldest first, with the stamp of each, and which frames may still
@@ -103,7 +113,7 @@ impl Retired {
     pub(crate) fn mesh_elements(&self) -> (u64, u64) {
         self.queue.iter().fold((0, 0), |(v, i), (_, what)| match what {
             Retiree::MeshRanges { vertices, indices } => (v + vertices.len() as u64, i + indices.len() as u64),
-            Retiree::Resource(_) => (v, i),
+            Retiree::Resource(_) | Retiree::Texture { .. } => (v, i),
         })
     }
 }
@@ -116,6 +126,11 @@ fn release_one<B: Backend>(what: Retiree, b: &B, meshes: &mut impl FreeRanges) {
             let _ = b.destroy(r);
         }
         Retiree::MeshRanges { vertices, indices } => meshes.give(vertices, indices),
+        Retiree::Texture { id, key, bytes } => {
+            if !meshes.pool_texture(id, key, bytes) {
+                let _ = b.destroy(Resource::Texture(id));
+            }
+        }
     }
 }
 

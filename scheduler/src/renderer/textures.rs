@@ -105,6 +105,68 @@ impl TextureSpec {
     }
 }
 
+/// What textures of the pool are made as: textures of equal keys are interchangeable
+/// (width, height, format, levels, made with mips generated).
+pub(super) type PoolKey = (u32, u32, TextureFormat, u32, bool);
+
+impl TextureSpec {
+    /// The pool key of textures made as this spec says.
+    pub(super) fn pool_key(&self) -> PoolKey {
+        (self.width, self.height, self.format, self.mip_levels, self.generate)
+    }
+
+    /// Bytes of every level.
+    pub(super) fn bytes(&self) -> u64 {
+        self.format.mip_chain_bytes(self.width, self.height, self.mip_levels)
+    }
+}
+
+/// Bytes of removed textures the pool keeps at most.
+pub(super) const POOL_BYTES: u64 = 64 << 20;
+
+/// Removed textures kept for a later texture of the same size, format and levels (a
+/// streaming engine's textures come in few shapes), which takes one instead of allocating
+/// GPU memory on the calling thread. A texture enters once the frames that may sample it
+/// have finished (`retire.rs`); the pool holds at most [`POOL_BYTES`], and what does not
+/// fit is destroyed. Its textures hold their old texels until the new ones arrive, which
+/// nothing samples meanwhile (materials bind the fallback).
+#[derive(Debug, Default)]
+pub(crate) struct TexturePool {
+    free: Vec<(PoolKey, TextureId, u64)>,
+    bytes: u64,
+}
+
+impl TexturePool {
+    /// The oldest pooled texture of `key`.
+    pub(super) fn take(&mut self, key: PoolKey) -> Option<TextureId> {
+        let i = self.free.iter().position(|f| f.0 == key)?;
+        let (_, id, bytes) = self.free.remove(i);
+        self.bytes -= bytes;
+        Some(id)
+    }
+
+    /// Keeps `id`; `false` where it does not fit (the caller destroys it).
+    pub(crate) fn put(&mut self, key: PoolKey, id: TextureId, bytes: u64) -> bool {
+        if self.bytes + bytes > POOL_BYTES {
+            return false;
+        }
+        self.free.push((key, id, bytes));
+        self.bytes += bytes;
+        true
+    }
+
+    /// Every pooled texture, emptying the pool.
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = TextureId> + '_ {
+        self.bytes = 0;
+        self.free.drain(..).map(|f| f.1)
+    }
+
+    /// Bytes pooled.
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
 /// A texture: its backend object and how it was made.
 #[derive(Debug)]
 pub(super) struct TextureRecord {
@@ -178,7 +240,11 @@ impl<B: Backend> Renderer<B> {
                 return Err(ResourceError::Invalid("a fallback texture must be resident".into()));
             }
         }
-        let id = upload_texture(&*self.res.backend, &spec, None)?;
+        // A removed texture of the same shape, or a new one.
+        let id = match self.res.meshes.pool.take(spec.pool_key()) {
+            Some(id) => id,
+            None => upload_texture(&*self.res.backend, &spec, None)?,
+        };
         let bytes = data.levels.concat().into_boxed_slice();
         let texels = (options.copy == CpuCopy::Keep).then(|| bytes.clone());
         let (fallback, fallback_users) = (options.fallback, 0);

@@ -4,7 +4,7 @@
 # time: min, median, p99 ms), frames/s finished on the GPU and the stream line.
 B=.bench/bin/demo-stream
 common="--objects 1000000 --threads 16 --frames 600 --warm-up"
-pick() { grep -E "^\| (submit|gpu wait|frame \(cpu\)) |frames/s|^stream|uploads:"; }
+pick() { grep -E "^\| (submit|gpu wait|frame \(cpu\)|patch|record|  of it[^|]*) |frames/s|^stream|uploads:"; }
 echo "== static round 0 (sets the rate)"
 $B $common --out /tmp/x.png > /tmp/s0.txt 2>&1; pick < /tmp/s0.txt
 fps=$(grep -oP 'completed on the GPU: \K[0-9.]+' /tmp/s0.txt)

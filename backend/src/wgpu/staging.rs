@@ -194,6 +194,13 @@ impl WgpuBackend {
         }
         let reg = self.reg.read();
         crate::null::check_texture_write(&reg, texture, level, data)?;
+        self.write_level_in(&reg, texture, level, data);
+        Ok(())
+    }
+
+    /// Writes a checked level through the queue with the registry already read (a second
+    /// read lock on the same thread can deadlock behind a waiting writer).
+    pub(super) fn write_level_in(&self, reg: &Registry<WgpuObjects>, texture: TextureId, level: u32, data: &[u8]) {
         let m = &reg.textures[texture].meta;
         // Compressed levels are copied whole blocks at a time (their physical size).
         let (side, _) = m.format.block();
@@ -217,6 +224,5 @@ impl WgpuBackend {
                 depth_or_array_layers: 1,
             },
         );
-        Ok(())
     }
 }

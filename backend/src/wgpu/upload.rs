@@ -69,7 +69,7 @@ impl WgpuBackend {
                 // (the level stays zero: measured on llvmpipe): there they go through
                 // the queue, ordered before the next submit (this texture is new, and
                 // no frame before the batch's samples it).
-                self.write_level(w.texture, w.level, w.data).map_err(SubmitError::Write)?;
+                self.write_level_in(&reg, w.texture, w.level, w.data);
                 continue;
             }
             let (chunk, at) = ring.put(device, padded * rows, ROW_ALIGN, fill).ok_or(SubmitError::DeviceLost)?;

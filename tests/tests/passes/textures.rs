@@ -89,6 +89,8 @@ fn texture_formats_and_levels_are_checked_and_refusals_leave_nothing() {
     let high = TextureOptions { priority: 1, ..Default::default() };
     let first = r.create_texture_data_with(&data(1, TextureFormat::Rgba8Unorm, &[&l1], false), high).unwrap();
     let queued = r.create_texture_data(&data(8, TextureFormat::Rgba8Unorm, &[&l8], false)).unwrap();
+    // No earlier frame in flight to report the loss before this one takes its batch.
+    r.flush().unwrap();
     backend.lose_device();
     // The frame meets the loss, or its submission (staging its batch) does.
     assert_eq!(r.render(&[view]).and_then(|_| r.flush()).err(), Some(RenderError::DeviceLost));

@@ -45,11 +45,6 @@ impl Uploads<'_> {
         (b + t) as u64
     }
 
-    /// Whether there is nothing to do.
-    pub fn is_empty(&self) -> bool {
-        self.copies.is_empty() && self.buffers.is_empty() && self.textures.is_empty() && self.mips.is_empty()
-    }
-
     /// The objects the batch writes, in order (each once per write).
     pub(crate) fn resources(&self) -> impl Iterator<Item = Resource> + '_ {
         let c = self.copies.iter().flat_map(|c| [Resource::Buffer(c.src), Resource::Buffer(c.dst)]);

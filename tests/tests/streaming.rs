@@ -42,14 +42,7 @@ fn removing_meshes_and_textures_in_use_or_stale_is_typed_and_changes_nothing() {
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let mesh = r.create_mesh(&grid(2, 0.0)).unwrap();
     let texture = r.create_texture(1, 1, &[9; 4]).unwrap();
-    let material = r
-        .create_material(&MaterialDesc {
-            shader,
-            base_texture: Some(texture),
-            properties: white(),
-            ..Default::default()
-        })
-        .unwrap();
+    let material = textured(&mut r, shader, texture);
     let object =
         r.insert_objects(&[ObjectDesc { mesh, material, transform: Mat4::IDENTITY, layer: 0, flags: 0 }]).unwrap()[0];
     let before = r.mesh_memory();
@@ -167,9 +160,11 @@ fn a_scene_reached_through_removals_renders_like_one_built_fresh() {
     }
 }
 
-/// A white base color (a shader's constants are zero unless set): textures show as they are.
-fn white() -> PropertySheet {
-    PropertySheet::new().with("_BaseColor", PropertyValue::Color([1.0; 4]))
+/// A material of `shader` on `texture` with a white base color (a shader's constants are
+/// zero unless set): the texture shows as it is.
+fn textured<B: Backend>(r: &mut Renderer<B>, shader: ShaderHandle, texture: TextureHandle) -> MaterialHandle {
+    let properties = PropertySheet::new().with("_BaseColor", PropertyValue::Color([1.0; 4]));
+    r.create_material(&MaterialDesc { shader, base_texture: Some(texture), properties, ..Default::default() }).unwrap()
 }
 
 /// Bytes of `grid(n, _)`'s upload: its vertices and indices.
@@ -261,13 +256,8 @@ fn fallbacks_must_be_resident_and_stay_while_a_queued_resource_uses_them() {
     r.create_mesh_with(&grid(8, 0.0), MeshOptions { priority: 9, ..Default::default() }).unwrap();
     let mesh = r.create_mesh_with(&grid(2, 0.0), on(fallback)).unwrap();
     let texture = r.create_texture_with(2, 2, &[0, 255, 0, 255].repeat(4), on_red(red)).unwrap();
-    let material = r.create_material(&MaterialDesc {
-        shader,
-        base_texture: Some(texture),
-        properties: white(),
-        ..Default::default()
-    });
-    r.insert_objects(&[object(mesh, material.unwrap(), 0.0)]).unwrap();
+    let material = textured(&mut r, shader, texture);
+    r.insert_objects(&[object(mesh, material, 0.0)]).unwrap();
     assert_eq!(r.remove_mesh(fallback), Err(ResourceError::InUse(HandleKind::Mesh, 1)));
     assert_eq!(r.remove_texture(red), Err(ResourceError::InUse(HandleKind::Texture, 1)));
     let s = r.render(&[view()]).unwrap().uploads;
@@ -339,14 +329,7 @@ fn fallback_pixels(api: wgpu::Backends) -> Option<[switchyard::backend::Image; 4
         r.create_texture_with(2, 2, &green, TextureOptions { fallback: Some(fallback), ..Default::default() }).unwrap();
     let quad = r.create_mesh_with(&grid(2, 0.5), MeshOptions { fallback: Some(cube), ..Default::default() }).unwrap();
     let skipped = r.create_mesh(&grid(3, 0.5)).unwrap();
-    let m = r
-        .create_material(&MaterialDesc {
-            shader,
-            base_texture: Some(texture),
-            properties: white(),
-            ..Default::default()
-        })
-        .unwrap();
+    let m = textured(&mut r, shader, texture);
     r.insert_objects(&[object(cube, m, 0.0), object(quad, m, -1.6), object(skipped, m, 1.6)]).unwrap();
     r.render(&[view()]).unwrap();
     let before = r.read_color().unwrap();
@@ -360,14 +343,7 @@ fn fallback_pixels(api: wgpu::Backends) -> Option<[switchyard::backend::Image; 4
         let mut r = renderer(backend());
         let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
         let texture = r.create_texture(2, 2, texels).unwrap();
-        let m = r
-            .create_material(&MaterialDesc {
-                shader,
-                base_texture: Some(texture),
-                properties: white(),
-                ..Default::default()
-            })
-            .unwrap();
+        let m = textured(&mut r, shader, texture);
         for (mesh, x) in meshes {
             let mesh = r.create_mesh(mesh).unwrap();
             r.insert_objects(&[object(mesh, m, *x)]).unwrap();
@@ -424,7 +400,8 @@ fn soak<B: Backend>(backend: Arc<B>, frames: u32, per_frame: usize, read: bool) 
     };
     let mut r = Renderer::new(backend, config).unwrap();
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
-    let white_mat = r.create_material(&MaterialDesc { shader, properties: white(), ..Default::default() }).unwrap();
+    let properties = PropertySheet::new().with("_BaseColor", PropertyValue::Color([1.0; 4]));
+    let white_mat = r.create_material(&MaterialDesc { shader, properties, ..Default::default() }).unwrap();
     let still = r.create_mesh(&grid(3, 0.0)).unwrap();
     let statics: Vec<ObjectDesc> =
         (0..6).map(|i| ObjectDesc { layer: 1, ..object(still, white_mat, i as f32 - 2.5) }).collect();
@@ -447,8 +424,7 @@ fn soak<B: Backend>(backend: Arc<B>, frames: u32, per_frame: usize, read: bool) 
                 generate_mips: true,
             };
             let texture = r.create_texture_data(&data).unwrap();
-            let desc = MaterialDesc { shader, base_texture: Some(texture), properties: white(), ..Default::default() };
-            let material = r.create_material(&desc).unwrap();
+            let material = textured(&mut r, shader, texture);
             let id = r.insert_objects(&[object(mesh, material, rng.gen_range(-2.0..2.0))]).unwrap()[0];
             alive.push_back((id, material, texture, mesh));
         }

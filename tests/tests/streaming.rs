@@ -506,3 +506,51 @@ fn removed_textures_are_taken_again_by_textures_of_their_shape() {
     drop(r);
     assert_eq!(backend.live(), switchyard::backend::LiveResources::default());
 }
+
+#[test]
+fn materials_of_one_texture_share_a_bind_group_and_its_arrival_makes_none() {
+    let backend = Arc::new(NullBackend::new(true));
+    let mut r = renderer(backend.clone());
+    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+    let plain = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    let mesh = r.create_mesh(&grid(1, 0.0)).unwrap();
+    let first = r.insert_objects(&[object(mesh, plain, 0.0)]).unwrap();
+    r.render(&[view()]).unwrap();
+    r.flush().unwrap();
+    let groups = || backend.live().bind_groups;
+    let before = groups();
+    // Untextured materials share white's group: nothing made.
+    let plain2 = r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+    assert_eq!(groups(), before);
+    // Two materials of a queued texture bind white's and hold the texture's, made once.
+    let texture = r.create_texture(2, 2, &[0, 255, 0, 255].repeat(4)).unwrap();
+    let a = textured(&mut r, shader, texture);
+    let b = textured(&mut r, shader, texture);
+    assert_eq!(groups(), before + 1);
+    let ids = r.insert_objects(&[object(mesh, a, 1.0), object(mesh, b, 2.0)]).unwrap();
+    // The frame that takes the texture makes no group and its materials bind the texture.
+    let s = r.render(&[view()]).unwrap();
+    assert_eq!((s.uploads.resources, s.uploads.waiting_materials), (1, 0));
+    assert!(r.is_resident(texture).unwrap());
+    assert_eq!(groups(), before + 1);
+    r.render(&[view()]).unwrap();
+    r.flush().unwrap();
+    assert_eq!(groups(), before + 1, "nothing made while drawn");
+    // The group goes with the last material of its texture, once no frame binds it.
+    r.remove_objects(&ids).unwrap();
+    r.remove_material(a).unwrap();
+    r.flush().unwrap();
+    assert_eq!(groups(), before + 1);
+    r.remove_material(b).unwrap();
+    r.render(&[view()]).unwrap();
+    r.flush().unwrap();
+    assert_eq!(groups(), before);
+    r.remove_objects(&first).unwrap();
+    r.remove_material(plain2).unwrap();
+    r.remove_material(plain).unwrap();
+    r.flush().unwrap();
+    assert_eq!(groups(), before, "white's group stays with the renderer");
+    r.remove_texture(texture).unwrap();
+    drop(r);
+    assert_eq!(backend.live(), switchyard::backend::LiveResources::default());
+}

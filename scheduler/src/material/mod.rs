@@ -453,7 +453,13 @@ pub(crate) struct MaterialRecord {
     pub(crate) shader: u32,
     pub(crate) keyword_mask: u32,
     pub(crate) sheet: PropertySheet,
+    /// The group it binds now: `bound`'s (shared with the other materials of that texture).
     pub(crate) group: BindGroupId,
+    /// The texture its group binds: its base texture, white without one, or while the
+    /// base texture is queued that texture's fallback.
+    pub(crate) bound: switchyard_backend::TextureId,
+    /// While its base texture is queued: that texture, whose group it holds already.
+    pub(crate) ahead: Option<switchyard_backend::TextureId>,
     /// Its base texture (`None`: white), to bind again on a new device.
     pub(crate) texture: Option<crate::scene::TextureHandle>,
     pub(crate) transparent: bool,
@@ -491,6 +497,8 @@ mod tests {
                 .with("_Roughness", PropertyValue::Float(0.75))
                 .with("_BaseColor", PropertyValue::Color([1.0, 0.5, 0.0, 1.0])),
             group,
+            bound: switchyard_backend::TextureId::default(),
+            ahead: None,
             texture: None,
             transparent: false,
             version: 0,

@@ -38,6 +38,7 @@ mod copies;
 mod device;
 mod fullscreen;
 pub(crate) mod gpu;
+mod groups;
 mod input;
 mod jobs;
 mod meshes;

@@ -19,6 +19,7 @@ use switchyard_backend::{Backend, CreateError, Resource};
 
 use super::copies::MeshCopy;
 use super::gpu::{buffer, FrameResources, Made};
+use super::groups::MaterialGroups;
 use super::Renderer;
 use crate::error::{InitError, RenderError, ResourceError};
 use crate::record::GrowBuffer;
@@ -79,17 +80,27 @@ impl<B: Backend> Renderer<B> {
             })?;
             textures.insert(h, id);
         }
-        let mut groups = Vec::new();
-        // A queued texture's materials bind its fallback (white without one) as before.
-        let bound = |h| {
-            let t = self.res.textures.get(h)?;
-            let h = if t.queued { t.fallback? } else { h };
-            textures.get(&h).copied()
-        };
-        for rec in self.res.library.get_mut().materials.iter().flatten() {
-            let texture = rec.texture.and_then(bound).unwrap_or(gpu.white);
-            groups.push(m.add(gpu.material_group(b, texture))?);
-        }
+        // Materials' groups as on the old device: a queued texture's materials bind its
+        // fallback (white without one) and hold its own group ahead.
+        let mut groups = MaterialGroups::new(b, &gpu)?;
+        let mut held = Vec::new();
+        let id = |h| textures.get(&h).copied();
+        let made = self.res.library.get_mut().materials.iter().flatten().try_for_each(|rec| {
+            let tex = rec.texture.and_then(|h| Some((h, self.res.textures.get(h)?)));
+            let (bound, ahead) = match tex {
+                Some((h, t)) if t.queued => (t.fallback.and_then(id).unwrap_or(gpu.white), id(h)),
+                Some((h, _)) => (id(h).unwrap_or(gpu.white), None),
+                None => (gpu.white, None),
+            };
+            let group = groups.hold(b, &gpu, bound)?;
+            if let Some(a) = ahead {
+                groups.hold(b, &gpu, a)?;
+            }
+            held.push((group, bound, ahead));
+            Ok::<_, CreateError>(())
+        });
+        m.adopt(groups.all().map(Resource::BindGroup));
+        made?;
         let submit = SubmitThread::spawn(backend.clone(), self.config.frames_in_flight)
             .map_err(|e| InitError::Thread(e.to_string()))?;
         m.keep();
@@ -112,8 +123,8 @@ impl<B: Backend> Renderer<B> {
             }
         }
         let lib = self.res.library.get_mut();
-        for (rec, group) in lib.materials.iter_mut().flatten().zip(groups) {
-            rec.group = group;
+        for (rec, (group, bound, ahead)) in lib.materials.iter_mut().flatten().zip(held) {
+            (rec.group, rec.bound, rec.ahead) = (group, bound, ahead);
         }
         self.forget_lists();
         // Batches on their way went with the old device (their resources are listed).
@@ -130,7 +141,7 @@ impl<B: Backend> Renderer<B> {
         s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
         s.cull_fallback = cull_fallback;
         s.occlusion_fallback = occlusion_fallback;
-        (s.gpu, s.vertices, s.indices) = (gpu, vertices, indices);
+        (s.gpu, s.groups, s.vertices, s.indices) = (gpu, groups, vertices, indices);
         let old = std::mem::replace(&mut s.backend, backend);
         drop(old);
         Ok(RecoverStats {
@@ -166,7 +177,7 @@ impl<B: Backend> Renderer<B> {
             gone.extend(rec.occlusion.take().into_iter().flat_map(|o| o.resources()));
         }
         let lib = s.library.get_mut();
-        gone.extend(lib.materials.iter().flatten().map(|m| Resource::BindGroup(m.group)));
+        gone.extend(s.groups.drain().map(Resource::BindGroup));
         for shader in &mut lib.shaders {
             gone.extend(shader.take_compiled());
         }

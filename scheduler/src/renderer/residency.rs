@@ -276,14 +276,7 @@ impl<B: Backend> Renderer<B> {
             }
             let r = self.res.uploads.requests.pop_front().expect("looked at");
             if let Upload::Texture { handle, .. } = &r.upload {
-                if let Err(e) = self.rebind_materials(*handle) {
-                    self.res.uploads.requests.push_front(r);
-                    if stats.bytes == 0 && taken.is_empty() {
-                        self.res.uploads.taken = taken;
-                        return Err(e);
-                    }
-                    break;
-                }
+                self.rebind_materials(*handle);
             }
             stats.bytes += bytes;
             taken.push(r);
@@ -376,31 +369,19 @@ impl<B: Backend> Renderer<B> {
         stats
     }
 
-    /// The materials that use `texture` bind it (they bound its fallback): new bind groups,
-    /// the old ones retired, their display lists rebuilt. On an error none changes.
-    fn rebind_materials(&mut self, texture: TextureHandle) -> Result<(), crate::RenderError> {
+    /// The materials that use `texture` bind it now: they bound its fallback and hold its
+    /// group already (`groups.rs`), so ids swap and nothing is made; the fallback's holds
+    /// let go (its group retired where those were the last), display lists rebuilt.
+    fn rebind_materials(&mut self, texture: TextureHandle) {
         let s = &mut self.res;
-        let id = s.textures.get(texture).expect("a removed texture's request is cancelled").id;
         let b = &*s.backend;
-        let lib = s.library.get_mut();
-        let mut made = super::gpu::Made::new(b);
-        let mut groups = Vec::new();
-        for (i, m) in lib.materials.iter().enumerate() {
-            if let Some(m) = m.as_ref().filter(|m| m.texture == Some(texture)) {
-                let g = made.add(s.gpu.material_group(b, id)).map_err(|e| crate::RenderError::DisplayList {
-                    material: m.handle,
-                    source: ResourceError::Backend(e),
-                })?;
-                groups.push((i, g));
+        for m in s.library.get_mut().materials.iter_mut().flatten().filter(|m| m.texture == Some(texture)) {
+            let Some(id) = m.ahead.take() else { continue };
+            m.group = s.groups.get(id).expect("held ahead by the material");
+            m.version += 1;
+            if let Some(old) = s.groups.let_go(std::mem::replace(&mut m.bound, id)) {
+                self.device.retired.retire(Retiree::Resource(Resource::BindGroup(old)), b, &mut s.meshes);
             }
         }
-        made.keep();
-        for (i, g) in groups {
-            let m = lib.materials[i].as_mut().expect("looked at");
-            let old = std::mem::replace(&mut m.group, g);
-            m.version += 1;
-            self.device.retired.retire(Retiree::Resource(Resource::BindGroup(old)), b, &mut s.meshes);
-        }
-        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{Backend, Resource};
+use switchyard_backend::{Backend, BindGroupId, Resource};
 use switchyard_kernels::cull::CullLoop;
 
 use super::config::RendererConfig;
@@ -61,6 +61,33 @@ impl<B: Backend> Resources<B> {
         }
         Some(tex.fallback.and_then(|f| self.textures.get(f)).map_or(self.gpu.white, |f| f.id))
     }
+
+    /// Holds the groups of a material with base texture `t`: the group it binds, the
+    /// texture that group binds, and (while `t` is queued) `t`'s own, held ahead so its
+    /// arrival makes nothing. On an error nothing is held.
+    pub(super) fn hold_groups(
+        &mut self,
+        t: Option<TextureHandle>,
+    ) -> Result<(BindGroupId, switchyard_backend::TextureId, Option<switchyard_backend::TextureId>), ResourceError>
+    {
+        let bound = match t {
+            Some(t) => self.bound_texture(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?,
+            None => self.gpu.white,
+        };
+        let ahead = t.and_then(|t| self.textures.get(t)).filter(|t| t.queued).map(|t| t.id);
+        let b = &*self.backend;
+        let group = self.groups.hold(b, &self.gpu, bound)?;
+        if let Some(a) = ahead {
+            if let Err(e) = self.groups.hold(b, &self.gpu, a) {
+                // Made just now if this was its only hold: no frame has seen it.
+                if let Some(g) = self.groups.let_go(bound) {
+                    let _ = b.destroy(Resource::BindGroup(g));
+                }
+                return Err(e.into());
+            }
+        }
+        Ok((group, bound, ahead))
+    }
 }
 
 pub(super) struct Resolver<'a> {
@@ -101,6 +128,8 @@ pub struct MemoryReport {
 pub(super) struct Resources<B: Backend> {
     pub(super) backend: Arc<B>,
     pub(super) gpu: FrameResources,
+    /// The materials' bind groups, one per texture bound (`groups.rs`).
+    pub(super) groups: super::groups::MaterialGroups,
     pub(super) mesh_ranges: Vec<MeshRange>,
     /// Sort-key hash of each dense mesh.
     pub(super) mesh_hashes: Vec<u16>,
@@ -154,12 +183,15 @@ impl<B: Backend> Resources<B> {
         m.adopt(gpu.resources());
         let vertices = GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, MESH_VERTICES))?, capacity: 1 << 16 };
         let indices = GrowBuffer { id: m.add(buffer(b, "mesh-indices", 1 << 16, MESH_INDICES))?, capacity: 1 << 16 };
+        // Nothing can fail after the groups (made last).
+        let groups = super::groups::MaterialGroups::new(b, &gpu)?;
         let multi_draw = config.multi_draw && b.caps().multi_draw_indirect;
         let digest = config.digest.unwrap_or_else(|| b.digests_commands());
         m.keep();
         Ok(Self {
             backend,
             gpu,
+            groups,
             mesh_ranges: Vec::new(),
             mesh_hashes: Vec::new(),
             mesh_bounds: Vec::new(),
@@ -286,11 +318,7 @@ impl<B: Backend> Renderer<B> {
             let (name, ty) = desc.properties.property(i);
             rec.check_property(name, ty)?;
         }
-        let texture = match desc.base_texture {
-            Some(t) => self.res.bound_texture(t).ok_or(ResourceError::StaleHandle(HandleKind::Texture))?,
-            None => self.res.gpu.white,
-        };
-        let group = self.res.gpu.material_group(&*self.res.backend, texture)?;
+        let (group, bound, ahead) = self.res.hold_groups(desc.base_texture)?;
         let materials = &mut self.res.library.get_mut().materials;
         let record = Some(MaterialRecord {
             handle: MaterialHandle::default(),
@@ -298,6 +326,8 @@ impl<B: Backend> Renderer<B> {
             keyword_mask: mask,
             sheet: desc.properties.clone(),
             group,
+            bound,
+            ahead,
             texture: desc.base_texture,
             transparent: desc.transparent,
             version: 0,
@@ -359,9 +389,14 @@ impl<B: Backend> Renderer<B> {
         }
         self.res.material_handles.remove(m);
         if let Some(rec) = self.res.library.get_mut().materials[i as usize].take() {
-            // Queued frames may still bind it: destroyed once they finish.
+            // Queued frames may still bind its group: destroyed once they finish, where
+            // it was the last material of its texture.
             let s = &mut self.res;
-            self.device.retired.retire(Retiree::Resource(Resource::BindGroup(rec.group)), &*s.backend, &mut s.meshes);
+            for t in std::iter::once(rec.bound).chain(rec.ahead) {
+                if let Some(g) = s.groups.let_go(t) {
+                    self.device.retired.retire(Retiree::Resource(Resource::BindGroup(g)), &*s.backend, &mut s.meshes);
+                }
+            }
         }
         Ok(())
     }

@@ -136,8 +136,14 @@ impl WgpuBackend {
         let kind = crate::command::ResourceKind::Texture;
         let e = reg.textures.get(texture).ok_or(WriteError::InvalidHandle { kind })?;
         crate::texels::check_generate(&e.meta)?;
+        self.encode_levels(&e.obj.0, e.meta.mip_levels, encoder);
+        Ok(())
+    }
+
+    /// Records the passes that make levels 1..`levels` of `t` from its first (checked:
+    /// `texels::check_generate`).
+    pub(super) fn encode_levels(&self, t: &wgpu::Texture, levels: u32, encoder: &mut wgpu::CommandEncoder) {
         let maker = self.mips.get_or_init(|| MipMaker::new(&self.device));
-        let t = &e.obj.0;
         let pipeline = maker.pipeline(&self.device, t.format());
         let level = |l| {
             t.create_view(&wgpu::TextureViewDescriptor {
@@ -146,7 +152,7 @@ impl WgpuBackend {
                 ..Default::default()
             })
         };
-        for l in 1..e.meta.mip_levels {
+        for l in 1..levels {
             let (src, dst) = (level(l - 1), level(l));
             let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("switchyard-mips"),
@@ -173,6 +179,5 @@ impl WgpuBackend {
             pass.set_bind_group(0, &group, &[]);
             pass.draw(0..3, 0..1);
         }
-        Ok(())
     }
 }

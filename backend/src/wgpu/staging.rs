@@ -11,7 +11,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use super::{WgpuBackend, WgpuObjects};
 use crate::error::WriteError;
 use crate::handle::TextureId;
-use crate::registry::Registry;
+use crate::registry::{Registry, TextureMeta};
 use crate::BufferWrite;
 
 /// Chunks smaller writes share; a larger write gets a chunk of its own size.
@@ -194,20 +194,19 @@ impl WgpuBackend {
         }
         let reg = self.reg.read();
         crate::null::check_texture_write(&reg, texture, level, data)?;
-        self.write_level_in(&reg, texture, level, data);
+        let t = &reg.textures[texture];
+        self.write_level_to(&t.obj.0, &t.meta, level, data);
         Ok(())
     }
 
-    /// Writes a checked level through the queue with the registry already read (a second
-    /// read lock on the same thread can deadlock behind a waiting writer).
-    pub(super) fn write_level_in(&self, reg: &Registry<WgpuObjects>, texture: TextureId, level: u32, data: &[u8]) {
-        let m = &reg.textures[texture].meta;
+    /// Writes a checked level of `texture` (described by `m`) through the queue.
+    pub(super) fn write_level_to(&self, texture: &wgpu::Texture, m: &TextureMeta, level: u32, data: &[u8]) {
         // Compressed levels are copied whole blocks at a time (their physical size).
         let (side, _) = m.format.block();
         let (w, h) = (crate::level_side(m.width, level), crate::level_side(m.height, level));
         self.queue.write_texture(
             wgpu::TexelCopyTextureInfo {
-                texture: &reg.textures[texture].obj.0,
+                texture,
                 mip_level: level,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,

@@ -36,22 +36,35 @@ impl WgpuBackend {
         if self.is_lost() {
             return Err(SubmitError::DeviceLost);
         }
-        let reg = self.reg.read();
-        check_uploads(&reg, u)?;
+        // The objects the batch names, taken under the registry's read lock and copied
+        // into without it: a creation on the render thread (which takes the write lock)
+        // never waits for a batch's bytes. An object destroyed meanwhile is refused when
+        // the batch is submitted (`StagedWrites::check`).
+        let (copies, buffers, textures, mips) = {
+            let reg = self.reg.read();
+            check_uploads(&reg, u)?;
+            let buffer = |b| reg.buffers[b].obj.clone();
+            let texture = |t| (reg.textures[t].obj.0.clone(), reg.textures[t].meta.clone());
+            (
+                u.copies.iter().map(|c| (buffer(c.src), buffer(c.dst), c.size)).collect::<Vec<_>>(),
+                u.buffers.iter().map(|w| buffer(w.buffer)).collect::<Vec<_>>(),
+                u.textures.iter().map(|w| texture(w.texture)).collect::<Vec<_>>(),
+                u.mips.iter().map(|&t| texture(t)).collect::<Vec<_>>(),
+            )
+        };
         let mut ring = self.upload_ring.lock();
         let device = &self.device;
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-uploads") });
-        for c in u.copies {
-            enc.copy_buffer_to_buffer(&reg.buffers[c.src].obj, 0, &reg.buffers[c.dst].obj, 0, c.size);
+        for (src, dst, size) in &copies {
+            enc.copy_buffer_to_buffer(src, 0, dst, 0, *size);
         }
-        for w in u.buffers {
-            if !ring.write(device, &mut enc, &reg.buffers[w.buffer].obj, w.offset, w.data) {
+        for (w, target) in u.buffers.iter().zip(&buffers) {
+            if !ring.write(device, &mut enc, target, w.offset, w.data) {
                 return Err(SubmitError::DeviceLost);
             }
         }
-        for w in u.textures {
-            let m = &reg.textures[w.texture].meta;
+        for (w, (texture, m)) in u.textures.iter().zip(&textures) {
             // Rows of texels (or of 4 x 4 blocks), each padded to the copy alignment.
             let (side, _) = m.format.block();
             let (width, height) = (crate::level_side(m.width, w.level), crate::level_side(m.height, w.level));
@@ -69,7 +82,7 @@ impl WgpuBackend {
                 // (the level stays zero: measured on llvmpipe): there they go through
                 // the queue, ordered before the next submit (this texture is new, and
                 // no frame before the batch's samples it).
-                self.write_level_in(&reg, w.texture, w.level, w.data);
+                self.write_level_to(texture, m, w.level, w.data);
                 continue;
             }
             let (chunk, at) = ring.put(device, padded * rows, ROW_ALIGN, fill).ok_or(SubmitError::DeviceLost)?;
@@ -83,7 +96,7 @@ impl WgpuBackend {
                     },
                 },
                 wgpu::TexelCopyTextureInfo {
-                    texture: &reg.textures[w.texture].obj.0,
+                    texture,
                     mip_level: w.level,
                     origin: wgpu::Origin3d::ZERO,
                     aspect: wgpu::TextureAspect::All,
@@ -95,8 +108,8 @@ impl WgpuBackend {
                 },
             );
         }
-        for &t in u.mips {
-            self.encode_mips(&reg, t, &mut enc)?;
+        for (texture, m) in &mips {
+            self.encode_levels(texture, m.mip_levels, &mut enc);
         }
         let (chunks, back) = ring.take_closed();
         Ok(WgpuStaged { commands: enc.finish(), chunks, back, writes: StagedWrites::of(u) })

@@ -165,12 +165,15 @@ impl WgpuBackend {
     }
 
     /// The command buffers of a frame whose chunks were checked against its passes, and
-    /// its passes' timestamps when they are timed.
+    /// its passes' timestamps when they are timed. With render bundles the frame's one
+    /// encoder comes back open: its `finish` (where wgpu does the encoding work) needs no
+    /// registry, so the caller finishes it after letting the registry's lock go.
     pub(super) fn encode_frame(
         &self,
         reg: &Registry<WgpuObjects>,
         passes: &mut [PassSubmit<WgpuChunk>],
-    ) -> (Vec<wgpu::CommandBuffer>, Option<Timed>) {
+    ) -> (Vec<wgpu::CommandBuffer>, Option<wgpu::CommandEncoder>, Option<Timed>) {
+        let mut open = None;
         let mut timed = None;
         let mut buffers = Vec::with_capacity(passes.iter().map(|p| p.chunks.len().max(1)).sum());
         match self.encoding {
@@ -207,7 +210,7 @@ impl WgpuBackend {
                 if let (Some(timer), Some(slot)) = (&self.timer, slot) {
                     timed = timer.end(&mut enc, slot, passes.iter().map(|p| &*p.desc.label));
                 }
-                buffers.push(enc.finish());
+                open = Some(enc);
             }
             Encoding::CommandBuffer => {
                 let slot = self.timer.as_ref().map(|t| t.begin(&self.device));
@@ -253,6 +256,6 @@ impl WgpuBackend {
                 }
             }
         }
-        (buffers, timed)
+        (buffers, open, timed)
     }
 }

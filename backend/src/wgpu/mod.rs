@@ -480,7 +480,11 @@ impl Backend for WgpuBackend {
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             (internal, oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
         });
-        let (buffers, timed) = self.encode_frame(&reg, passes);
+        let (mut buffers, open, timed) = self.encode_frame(&reg, passes);
+        // Finished and submitted without the registry: a creation on another thread (the
+        // write lock) waits only for the encoding above, not for wgpu's work below.
+        drop(reg);
+        buffers.extend(open.map(wgpu::CommandEncoder::finish));
         let index = {
             let _queue = self.queue_use.lock();
             self.queue.submit(copies.into_iter().chain(buffers))

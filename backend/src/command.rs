@@ -144,12 +144,16 @@ pub struct PassDesc {
     /// A compute pass: `color` and `depth` are `None`, its commands bind compute
     /// pipelines and dispatch.
     pub compute: bool,
+    /// A pass the engine draws with wgpu itself ([`crate::wgpu::WgpuPassDraw`]): it
+    /// carries no chunks; the wgpu backend runs the drawing inside the render pass it
+    /// begins, the null backend submits the pass (its loads and stores) without it.
+    pub native: Option<crate::wgpu::NativePass>,
 }
 
 impl PassDesc {
     /// A compute pass.
     pub fn compute(label: impl Into<std::sync::Arc<str>>) -> Self {
-        Self { label: label.into(), color: None, depth: None, compute: true }
+        Self { label: label.into(), color: None, depth: None, compute: true, native: None }
     }
 }
 
@@ -380,6 +384,10 @@ impl Digest {
         if p.compute {
             self.word(0xC0);
         }
+        // The engine's drawing is not Switchyard's to digest: only that it is there.
+        if p.native.is_some() {
+            self.word(0x7A7E);
+        }
         if let Some(c) = &p.color {
             self.word(c.texture.bits());
             match c.load {
@@ -494,6 +502,7 @@ mod tests {
             }),
             depth: Some(DepthAttachment { texture: TextureId::default(), load: LoadOp::Load, store: StoreOp::Discard }),
             compute: false,
+            native: None,
         });
         let every = [
             Command::SetPipeline(PipelineId::default()),
@@ -521,6 +530,7 @@ mod tests {
             color: Some(ColorAttachment { texture: TextureId::default(), load, store: StoreOp::Store, resolve: None }),
             depth: None,
             compute: false,
+            native: None,
         };
         let digest = |p: &PassDesc| {
             let mut d = Digest::default();

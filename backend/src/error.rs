@@ -250,6 +250,10 @@ pub enum PassError {
         /// Which attachment.
         role: AttachmentRole,
     },
+    /// A pass the engine draws with wgpu ([`crate::PassDesc::native`]) that is a compute
+    /// pass or carries chunks.
+    #[error("a wgpu pass {0}")]
+    Native(&'static str),
 }
 
 /// Submitting a frame failed.

@@ -447,6 +447,9 @@ impl Backend for NullBackend {
         }
         for (pi, p) in passes.iter().enumerate() {
             resolve_pass(&reg, &p.desc)?;
+            if p.desc.native.is_some() && !p.chunks.is_empty() {
+                return Err(SubmitError::Pass(crate::PassError::Native("carries no chunks")));
+            }
             crate::validate::check_bound(&reg, &p.desc)?;
             if let Some(ci) = p.chunks.iter().position(|c| c.pass != p.desc) {
                 return Err(SubmitError::ChunkMismatch { pass: pi, chunk: ci });

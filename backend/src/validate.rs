@@ -37,6 +37,9 @@ pub struct PassLayout {
 }
 
 pub(crate) fn resolve_pass<O: NativeObjects>(reg: &Registry<O>, pass: &PassDesc) -> Result<PassLayout, PassError> {
+    if pass.compute && pass.native.is_some() {
+        return Err(PassError::Native("is a render pass, not a compute pass"));
+    }
     if pass.compute {
         if pass.color.is_some() || pass.depth.is_some() {
             return Err(PassError::ComputeWithAttachments);

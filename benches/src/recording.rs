@@ -250,6 +250,7 @@ impl Churn {
             color: Some(ColorAttachment { texture: color, load: LoadOp::Load, store: StoreOp::Store, resolve: None }),
             depth: None,
             compute: false,
+            native: None,
         };
         let raw = Self::raw(b.device(), draws)?;
         Ok(Self { backend, pipeline, groups, vbs, ibs, pass, raw })

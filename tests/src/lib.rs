@@ -241,6 +241,7 @@ impl TwoQuads {
             }),
             depth: Some(DepthAttachment { texture: self.depth, load: LoadOp::Clear(1.0), store: StoreOp::Discard }),
             compute: false,
+            native: None,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::compute::{encode_compute, NativePipeline};
 use super::convert::{color_ops, depth_ops, index_format, texture_format};
+use super::native::keep_first;
 use super::timing::{PassTimer, Slot, Timed};
 use super::{Encoded, Encoding, WgpuBackend, WgpuChunk, WgpuObjects};
 use crate::command::{Command, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
@@ -172,8 +173,9 @@ impl WgpuBackend {
         &self,
         reg: &Registry<WgpuObjects>,
         passes: &mut [PassSubmit<WgpuChunk>],
-    ) -> (Vec<wgpu::CommandBuffer>, Option<wgpu::CommandEncoder>, Option<Timed>) {
+    ) -> EncodedFrame {
         let mut open = None;
+        let mut native_error = None;
         let mut timed = None;
         let mut buffers = Vec::with_capacity(passes.iter().map(|p| p.chunks.len().max(1)).sum());
         match self.encoding {
@@ -190,6 +192,10 @@ impl WgpuBackend {
                         continue;
                     }
                     let timestamp_writes = slot.as_ref().and_then(|s| PassTimer::writes(s, pass_index));
+                    let native = p.desc.native.as_ref().map(|n| (n, self.native_context(reg, &p.desc)));
+                    if let Some((n, ctx)) = &native {
+                        keep_first(&mut native_error, n.with(&p.desc.label, |d| d.prepare(ctx, &mut enc)));
+                    }
                     let (color, depth) = Self::pass_views(reg, &p.desc, ChunkPosition::SINGLE);
                     let colors = [color];
                     let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -204,6 +210,9 @@ impl WgpuBackend {
                         Encoded::Bundle(b) => b,
                         _ => unreachable!("checked above"),
                     }));
+                    if let Some((n, ctx)) = &native {
+                        keep_first(&mut native_error, n.with(&p.desc.label, |d| d.draw(ctx, &mut rp)));
+                    }
                     drop(rp);
                     p.chunks.clear();
                 }
@@ -238,7 +247,9 @@ impl WgpuBackend {
                         buffers.push(enc.finish());
                         continue;
                     }
-                    if p.chunks.is_empty() {
+                    if let Some(n) = &p.desc.native {
+                        buffers.push(self.native_command_buffer(reg, &p.desc, n, &mut native_error));
+                    } else if p.chunks.is_empty() {
                         // Nothing recorded: the pass still clears and stores its attachments.
                         buffers.push(self.record_command_buffer(reg, &p.desc, ChunkPosition::SINGLE, &[]));
                     }
@@ -256,6 +267,16 @@ impl WgpuBackend {
                 }
             }
         }
-        (buffers, open, timed)
+        EncodedFrame { buffers, open, timed, native_error }
     }
+}
+
+/// A frame's encoding ([`WgpuBackend::encode_frame`]).
+pub(super) struct EncodedFrame {
+    pub(super) buffers: Vec<wgpu::CommandBuffer>,
+    /// The render-bundle encoding's one encoder, to finish without the registry.
+    pub(super) open: Option<wgpu::CommandEncoder>,
+    pub(super) timed: Option<Timed>,
+    /// The first panic of a native pass's drawing (the frame is submitted, then fails).
+    pub(super) native_error: Option<String>,
 }

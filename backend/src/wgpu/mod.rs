@@ -31,6 +31,7 @@ mod device;
 mod encode;
 mod engine;
 mod mips;
+mod native;
 mod pipeline;
 mod readback;
 mod staging;
@@ -38,6 +39,7 @@ mod timing;
 mod upload;
 
 pub use cache::PipelineCacheError;
+pub use native::{NativePass, WgpuPassContext, WgpuPassDraw};
 pub use upload::WgpuStaged;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -458,6 +460,9 @@ impl Backend for WgpuBackend {
         }
         for (pi, p) in passes.iter().enumerate() {
             resolve_pass(&reg, &p.desc)?;
+            if p.desc.native.is_some() && !p.chunks.is_empty() {
+                return Err(SubmitError::Pass(crate::PassError::Native("carries no chunks")));
+            }
             crate::validate::check_bound(&reg, &p.desc)?;
             let wrong = |c: &WgpuChunk| {
                 c.pass != p.desc
@@ -480,7 +485,7 @@ impl Backend for WgpuBackend {
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             (internal, oom, self.device.push_error_scope(wgpu::ErrorFilter::Validation))
         });
-        let (mut buffers, open, timed) = self.encode_frame(&reg, passes);
+        let encode::EncodedFrame { mut buffers, open, timed, native_error } = self.encode_frame(&reg, passes);
         // Finished and submitted without the registry: a creation on another thread (the
         // write lock) waits only for the encoding above, not for wgpu's work below.
         drop(reg);
@@ -501,6 +506,9 @@ impl Backend for WgpuBackend {
             if out_of_memory.is_some() {
                 return Err(SubmitError::OutOfMemory);
             }
+        }
+        if let Some(e) = native_error {
+            return Err(SubmitError::Validation(e));
         }
         self.take_errors()?;
         let mut next = self.next_submission.lock();

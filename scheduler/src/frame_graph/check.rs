@@ -139,8 +139,10 @@ impl FrameGraph {
                 p.color.iter().map(|a| a.target).chain(p.depth.iter().map(|a| a.target)).all(|t| decl(t).samples == 1);
             let external_input = p.samples.iter().any(|&t| decl(t).kind == TargetKind::External);
             let buffers = !p.reads.is_empty() || !p.writes.is_empty();
-            if buffers && !matches!(p.content, PassContent::Callback(_) | PassContent::Compute(_)) {
-                return invalid("only callback and compute passes read or write buffers");
+            if buffers
+                && !matches!(p.content, PassContent::Callback(_) | PassContent::Compute(_) | PassContent::Wgpu(_))
+            {
+                return invalid("only callback, compute and wgpu passes read or write buffers");
             }
             match &p.content {
                 PassContent::Scene { camera, kind, .. } => {
@@ -196,6 +198,11 @@ impl FrameGraph {
                     }
                 }
                 PassContent::Callback(_) => {}
+                PassContent::Wgpu(_) => {
+                    if !p.samples.is_empty() {
+                        return invalid("a wgpu pass samples no targets (its drawing binds wgpu resources of its own)");
+                    }
+                }
                 PassContent::Compute(_) => {
                     if p.color.is_some() || p.depth.is_some() {
                         return invalid("a compute pass has no attachments");

@@ -50,6 +50,7 @@ pub use compile::{
 };
 
 use glam::{Mat4, Vec3};
+use switchyard_backend::wgpu::{NativePass, WgpuPassDraw};
 use switchyard_backend::{Command, TextureFormat, TextureId};
 
 use crate::material::PassKind;
@@ -293,6 +294,9 @@ pub enum PassContent {
     /// Compute dispatches an engine callback records: a pass with no attachments that
     /// reads and writes buffers ([`Pass::reads`], [`Pass::writes`]) and may sample targets.
     Compute(PassCallback),
+    /// Drawing the engine does with wgpu itself, in the render pass the wgpu backend begins
+    /// for the pass's attachments, on the submission thread ([`Pass::wgpu`]).
+    Wgpu(NativePass),
 }
 
 impl fmt::Debug for PassContent {
@@ -304,6 +308,7 @@ impl fmt::Debug for PassContent {
             Self::Fullscreen(s) => f.debug_tuple("Fullscreen").field(&s.name).finish(),
             Self::Callback(_) => f.write_str("Callback"),
             Self::Compute(_) => f.write_str("Compute"),
+            Self::Wgpu(_) => f.write_str("Wgpu"),
         }
     }
 }
@@ -353,6 +358,17 @@ impl Pass {
         record: impl Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync + 'static,
     ) -> Self {
         Self::new(name, PassContent::Compute(Arc::new(record)))
+    }
+
+    /// A pass the engine draws with wgpu itself: `draw` gets the pass's
+    /// `wgpu::RenderPass` (and the device, the queue, the attachments' size and formats)
+    /// every frame, on the submission thread, inside the render pass the wgpu backend
+    /// begins for the attachments declared here, loaded or cleared and stored as declared.
+    /// The graph orders, aliases and counts it like any pass; it samples no targets. This
+    /// is how libraries that draw into a render pass (egui-wgpu, glyphon) draw inside the
+    /// graph. On the null backend the pass runs (its loads and stores) without the drawing.
+    pub fn wgpu(name: impl Into<String>, draw: impl WgpuPassDraw + 'static) -> Self {
+        Self::new(name, PassContent::Wgpu(NativePass::new(draw)))
     }
 
     /// Reads `buffer` (callback and compute passes): runs after the passes declared

@@ -221,5 +221,6 @@ pub(super) fn backend_pass(p: &Pass, label: std::sync::Arc<str>, texture: &dyn F
             store: store(a.store),
         }),
         compute: false,
+        native: None,
     }
 }

@@ -105,7 +105,7 @@ pub(crate) struct EngineRecorded<C> {
 impl<C> Default for EngineRecorded<C> {
     fn default() -> Self {
         Self {
-            pass: PassDesc { label: "".into(), color: None, depth: None, compute: false },
+            pass: PassDesc { label: "".into(), color: None, depth: None, compute: false, native: None },
             commands: Vec::new(),
             chunk: None,
             digest: None,
@@ -352,6 +352,12 @@ impl<B: Backend> FrameJobs<'_, B> {
             EngineContent::Callback(record) => {
                 let ctx = CallbackContext { pass: &plan.name, frame: self.frame, size: plan.size, inputs: &rec.inputs };
                 record(&ctx, &mut rec.commands)
+            }
+            EngineContent::Wgpu => {
+                // The backend runs the engine's drawing when it submits the pass.
+                (rec.digest, rec.draw_calls, rec.dispatches, rec.state_changes) = (None, 0, 0, 0);
+                rec.ms = t.elapsed().as_secs_f64() * 1e3;
+                return;
             }
         }
         rec.digest = self.res.digest.then(|| Digest::of_commands(&rec.commands));

@@ -55,6 +55,9 @@ pub(crate) enum EngineContent {
         inputs: Option<ExternalInputGroups>,
     },
     Callback(PassCallback),
+    /// Drawn by the engine with wgpu on the submission thread (`PassDesc::native`):
+    /// nothing to record.
+    Wgpu,
 }
 
 /// An engine pass: a fullscreen, callback or compute pass.

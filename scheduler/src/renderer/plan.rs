@@ -413,6 +413,18 @@ impl<B: Backend> Maker<'_, B> {
                     });
                     Entry::Engine(engine_passes.len() - 1)
                 }
+                PassContent::Wgpu(native) => {
+                    let t = pass.color.map(|c| c.target).or(pass.depth.map(|d| d.target));
+                    engine_passes.push(EnginePlan {
+                        name: pass.name.clone(),
+                        pass: switchyard_backend::PassDesc { native: Some(native.clone()), ..desc },
+                        externals,
+                        size: t.map_or(output, |t| compiled.sizes[t.0 as usize]),
+                        content: EngineContent::Wgpu,
+                        inputs: Vec::new(),
+                    });
+                    Entry::Engine(engine_passes.len() - 1)
+                }
                 PassContent::Callback(cb) | PassContent::Compute(cb) => {
                     let t = pass.color.map(|c| c.target).or(pass.depth.map(|d| d.target));
                     engine_passes.push(EnginePlan {

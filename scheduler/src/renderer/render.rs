@@ -468,7 +468,7 @@ impl<B: Backend> Renderer<B> {
         let views = &self.frame.views[..plan.scenes.len()];
         let splits = views.iter().filter(|w| w.recorded.read().late.on).count();
         packet.passes.resize_with(plan.entries.len() + first + 2 * splits, || PassSubmit {
-            desc: PassDesc { label: "".into(), color: None, depth: None, compute: false },
+            desc: PassDesc { label: "".into(), color: None, depth: None, compute: false, native: None },
             chunks: Vec::new(),
         });
         packet.passes.truncate(plan.entries.len() + first + 2 * splits);

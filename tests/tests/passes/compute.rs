@@ -392,6 +392,7 @@ fn bad_compute_streams_and_pipelines_are_typed_errors() {
         }),
         depth: None,
         compute: false,
+        native: None,
     };
     let rec = |pass: &PassDesc, c: &[Command]| b.record(pass, ChunkPosition::SINGLE, c).map(|c| c.counts);
     let set = [Command::SetPipeline(e.fill), bind(e.fill_group)];

@@ -11,3 +11,4 @@ mod msaa;
 mod occlusion;
 mod shadow_maps;
 mod textures;
+mod wgpu_pass;

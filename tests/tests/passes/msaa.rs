@@ -177,6 +177,7 @@ fn the_backends_check_sample_counts_alike() {
             store: switchyard::backend::StoreOp::Discard,
         }),
         compute: false,
+        native: None,
     };
     let rec = |p: PassDesc| b.record(&p, ChunkPosition::SINGLE, &[]).map(|_| ());
     rec(pass(ms, Some(single), Some(ms_depth))).unwrap();

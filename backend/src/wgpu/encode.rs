@@ -211,9 +211,12 @@ impl WgpuBackend {
                         _ => unreachable!("checked above"),
                     }));
                     if let Some((n, ctx)) = &native {
+                        // Ended below, before the encoder is used again.
+                        let mut rp = rp.forget_lifetime();
                         keep_first(&mut native_error, n.with(&p.desc.label, |d| d.draw(ctx, &mut rp)));
+                    } else {
+                        drop(rp);
                     }
-                    drop(rp);
                     p.chunks.clear();
                 }
                 if let (Some(timer), Some(slot)) = (&self.timer, slot) {

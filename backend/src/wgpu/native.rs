@@ -42,7 +42,10 @@ pub trait WgpuPassDraw: Send {
     }
 
     /// Draws into the pass, whose attachments are loaded or cleared as the graph declares.
-    fn draw(&mut self, ctx: &WgpuPassContext<'_>, pass: &mut wgpu::RenderPass<'_>);
+    /// The pass is `'static` (`RenderPass::forget_lifetime`: wgpu keeps what it uses
+    /// alive, and the backend ends it before using its encoder again), as egui-wgpu's
+    /// `Renderer::render` asks.
+    fn draw(&mut self, ctx: &WgpuPassContext<'_>, pass: &mut wgpu::RenderPass<'static>);
 }
 
 /// A pass's engine drawing, shared by the frame graph and the frames that run it. Equal
@@ -113,14 +116,16 @@ impl super::WgpuBackend {
         {
             let (color, depth) = Self::pass_views(reg, pass, crate::ChunkPosition::SINGLE);
             let colors = [color];
-            let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some(&pass.label),
-                color_attachments: if pass.color.is_some() { &colors } else { &[] },
-                depth_stencil_attachment: depth,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut rp = enc
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some(&pass.label),
+                    color_attachments: if pass.color.is_some() { &colors } else { &[] },
+                    depth_stencil_attachment: depth,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
             keep_first(error, native.with(&pass.label, |d| d.draw(&ctx, &mut rp)));
         }
         enc.finish()

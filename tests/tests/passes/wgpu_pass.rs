@@ -85,7 +85,7 @@ impl WgpuPassDraw for RedHalf {
         }
     }
 
-    fn draw(&mut self, ctx: &WgpuPassContext<'_>, pass: &mut ::wgpu::RenderPass<'_>) {
+    fn draw(&mut self, ctx: &WgpuPassContext<'_>, pass: &mut ::wgpu::RenderPass<'static>) {
         let n = self.seen.drawn.fetch_add(1, Ordering::Relaxed) + 1;
         if self.panic_at == Some(n) {
             panic!("the engine's drawing failed");

@@ -1,12 +1,13 @@
-//! egui inside the frame graph: an engine that draws its UI with egui-wgpu adds a wgpu
-//! pass (`Pass::wgpu`) after the scene's passes; Switchyard begins the render pass on
-//! the output and egui-wgpu draws its window into it on the submission thread, so the UI
-//! costs no extra load and store of the output and the graph orders it like any pass.
+//! egui and glyphon inside the frame graph: an engine that draws its UI with egui-wgpu
+//! and its text with glyphon adds wgpu passes (`Pass::wgpu`) after the scene's passes;
+//! Switchyard begins each render pass on the output and the library draws into it on the
+//! submission thread, and the graph orders them like any pass.
 //!
-//! The window shows the last frame's stats and a slider bound to the sun's angle. Run
-//! headless, the example moves the angle itself for a few frames, then renders the last
-//! frame once more without the window, writes `egui_overlay.png` (with the window) and
-//! prints how many pixels the window changed inside and outside its rectangle.
+//! The egui window shows the last frame's stats and a slider bound to the sun's angle; a
+//! caption along the bottom is glyphon's. Run headless, the example moves the angle itself
+//! for a few frames, then renders the last frame once more without the UI, writes
+//! `egui_overlay.png` (with it) and prints how many pixels the window and the caption
+//! changed inside their rectangles and outside them.
 //!
 //! `cargo run -p switchyard --example egui_overlay`
 
@@ -70,6 +71,75 @@ impl WgpuPassDraw for EguiPass {
             renderer.free_texture(id);
         }
         f.textures.clear();
+    }
+}
+
+/// Where the caption goes: its top left and its box, in pixels.
+const CAPTION: (f32, f32, f32, f32) = (16.0, 320.0, 600.0, 32.0);
+
+/// A caption drawn by glyphon (its atlas and pipeline made on first use, in the pass's
+/// format); `show` turns it on and off.
+struct TextPass {
+    show: Arc<Mutex<bool>>,
+    fonts: glyphon::FontSystem,
+    swash: glyphon::SwashCache,
+    text: glyphon::Buffer,
+    gpu: Option<(glyphon::TextAtlas, glyphon::Viewport, glyphon::TextRenderer)>,
+    drawing: bool,
+}
+
+impl TextPass {
+    fn new(show: Arc<Mutex<bool>>, caption: &str) -> Self {
+        // The font travels with the binary (`dejavu`): no system fonts needed.
+        let font = glyphon::fontdb::Source::Binary(Arc::new(dejavu::sans::regular()));
+        let mut fonts = glyphon::FontSystem::new_with_fonts([font]);
+        let mut text = glyphon::Buffer::new(&mut fonts, glyphon::Metrics::new(22.0, 28.0));
+        text.set_size(Some(CAPTION.2), Some(CAPTION.3));
+        let attrs = glyphon::Attrs::new().family(glyphon::Family::SansSerif);
+        text.set_text(caption, &attrs, glyphon::Shaping::Advanced, None);
+        text.shape_until_scroll(&mut fonts, false);
+        Self { show, fonts, swash: glyphon::SwashCache::new(), text, gpu: None, drawing: false }
+    }
+}
+
+impl WgpuPassDraw for TextPass {
+    fn prepare(&mut self, ctx: &WgpuPassContext<'_>, _encoder: &mut wgpu::CommandEncoder) {
+        self.drawing = *self.show.lock().expect("caption switch");
+        if !self.drawing {
+            return;
+        }
+        let format = ctx.color_format.expect("the text pass has a color attachment");
+        let (atlas, viewport, renderer) = self.gpu.get_or_insert_with(|| {
+            let cache = glyphon::Cache::new(ctx.device);
+            let mut atlas = glyphon::TextAtlas::new(ctx.device, ctx.queue, &cache, format);
+            let renderer = glyphon::TextRenderer::new(&mut atlas, ctx.device, wgpu::MultisampleState::default(), None);
+            (atlas, glyphon::Viewport::new(ctx.device, &cache), renderer)
+        });
+        viewport.update(ctx.queue, glyphon::Resolution { width: ctx.size.0, height: ctx.size.1 });
+        let (left, top, width, height) = CAPTION;
+        let area = glyphon::TextArea {
+            buffer: &self.text,
+            left,
+            top,
+            scale: 1.0,
+            bounds: glyphon::TextBounds {
+                left: left as i32,
+                top: top as i32,
+                right: (left + width) as i32,
+                bottom: (top + height) as i32,
+            },
+            default_color: glyphon::Color::rgb(255, 255, 255),
+            custom_glyphs: &[],
+        };
+        let prepared =
+            renderer.prepare(ctx.device, ctx.queue, &mut self.fonts, atlas, viewport, [area], &mut self.swash);
+        self.drawing = prepared.is_ok();
+    }
+
+    fn draw(&mut self, _ctx: &WgpuPassContext<'_>, pass: &mut wgpu::RenderPass<'static>) {
+        let Some((atlas, viewport, renderer)) = self.gpu.as_mut().filter(|_| self.drawing) else { return };
+        renderer.render(atlas, viewport, pass).expect("glyphon draws what it prepared");
+        atlas.trim();
     }
 }
 
@@ -142,6 +212,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let ui = EguiPass { next: ui_frames.clone(), renderer: None, current: None };
     g.pass(Pass::wgpu("egui", ui).color(out, LoadOp::Load, StoreOp::Store));
+    let caption = Arc::new(Mutex::new(true));
+    let text = TextPass::new(caption.clone(), "Switchyard: egui and glyphon inside the frame graph");
+    g.pass(Pass::wgpu("caption", text).color(out, LoadOp::Load, StoreOp::Store));
     r.set_graph(g)?;
 
     let egui = egui::Context::default();
@@ -153,6 +226,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut render = |r: &mut Renderer<WgpuBackend>, sun_degrees: f32, with_ui: Option<String>| {
         let light = Vec3::new(sun_degrees.to_radians().cos(), -1.0, sun_degrees.to_radians().sin()).normalize();
         r.set_lighting(Lighting { direction: light, ..Lighting::default() });
+        *caption.lock().expect("caption switch") = with_ui.is_some();
         *ui_frames.lock().expect("ui frame") = with_ui.map(|stats| {
             let input = egui::RawInput {
                 screen_rect: Some(egui::Rect::from_min_size(
@@ -211,18 +285,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let with_ui = last.expect("frames ran");
     // The same frame without the window: only the window's pixels differ.
     let (_, without) = render(&mut r, sun_degrees, None)?;
-    let (mut inside, mut outside, mut area) = (0u32, 0u32, 0u32);
+    let text_box = egui::Rect::from_min_size(egui::pos2(CAPTION.0, CAPTION.1), egui::vec2(CAPTION.2, CAPTION.3));
+    let (mut inside, mut outside, mut area) = ([0u32; 2], 0u32, [0u32; 2]);
     for y in 0..SIZE.1 {
         for x in 0..SIZE.0 {
-            let within = window.contains(egui::pos2(x as f32 + 0.5, y as f32 + 0.5));
-            area += u32::from(within);
-            if with_ui.pixel(x, y) != without.pixel(x, y) {
-                if within {
-                    inside += 1;
-                } else {
-                    outside += 1;
-                }
+            let p = egui::pos2(x as f32 + 0.5, y as f32 + 0.5);
+            let within = [window.contains(p), text_box.contains(p)];
+            let changed = with_ui.pixel(x, y) != without.pixel(x, y);
+            for k in 0..2 {
+                area[k] += u32::from(within[k]);
+                inside[k] += u32::from(within[k] && changed);
             }
+            outside += u32::from(changed && !within.contains(&true));
         }
     }
     image::save_buffer(
@@ -232,10 +306,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         with_ui.height,
         image::ExtendedColorType::Rgba8,
     )?;
-    println!("egui window at {window:?}: {inside} of its {area} pixels changed, {outside} outside it");
+    println!("egui window at {window:?}: {} of its {} pixels changed", inside[0], area[0]);
+    println!("glyphon caption at {text_box:?}: {} of its {} pixels changed", inside[1], area[1]);
+    println!("pixels changed elsewhere: {outside}");
     println!("wrote egui_overlay.png");
-    if inside == 0 || outside > 0 {
-        return Err("the egui window is not where egui put it".into());
+    if inside.contains(&0) || outside > 0 {
+        return Err("the window or the caption is not where it was put".into());
     }
     Ok(())
 }

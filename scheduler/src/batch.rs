@@ -172,7 +172,7 @@ pub(crate) fn batch_view(
     sorted: &SortedQueue,
     out: &mut Batches,
 ) {
-    let _z = profile::zone_text!("batch", "view {} ({:?})", label, view.pass);
+    profile::zone_text!("batch", "view {} ({:?})", label, view.pass);
     let t = std::time::Instant::now();
     build_batches_parallel(view.pass, &sorted.queue, objects, mats, &mut out.scratch, &mut out.batches);
     out.ms = t.elapsed().as_secs_f64() * 1e3;

@@ -283,7 +283,7 @@ pub(crate) struct CullCtx<'a> {
 
 /// Culls `view`'s frustum over every object, in parallel parts on the current pool.
 pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: &mut VisibleList) {
-    let _z = profile::zone_text!("cull", "view {} ({:?})", ctx.label, view.pass);
+    profile::zone_text!("cull", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let o = ctx.objects;
     let n = o.len();

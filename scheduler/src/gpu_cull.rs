@@ -166,7 +166,7 @@ pub(crate) struct BucketCtx<'a> {
 
 /// Builds `out` for `view` again where what it was built from changed.
 pub(crate) fn bucket_view(ctx: &BucketCtx<'_>, view: &View, out: &mut Buckets) {
-    let _z = profile::zone_text!("buckets", "view {} ({:?})", ctx.label, view.pass);
+    profile::zone_text!("buckets", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     // Compared field by field: a frame that builds nothing allocates nothing.
     let same = out.stamp.as_ref().is_some_and(|s| {

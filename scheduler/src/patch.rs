@@ -70,7 +70,7 @@ pub(crate) struct PatchCtx<'a, B: Backend> {
 /// and fills the constant slots.
 pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Library, out: &mut PatchedLists) {
     let Library { shaders, materials } = library;
-    let _z = profile::zone!("patch");
+    profile::zone!("patch");
     let t = std::time::Instant::now();
     out.error = None;
     let nmat = ctx.mat_frames.len();

@@ -1,8 +1,12 @@
-//! Profiling hooks. With the `tracy` feature they feed tracy-client; without it every call
-//! compiles to nothing.
+//! Profiling hooks. With the `tracy` feature they feed tracy-client (0.19, Switchyard's
+//! own client); with the `profiling` feature they also open scopes of the `profiling`
+//! crate, which feed whichever profiler the engine enables in it (puffin, superluminal,
+//! optick; for Tracy use the `tracy` feature: `profiling`'s Tracy backend is another
+//! tracy-client version). Without either every call compiles to nothing.
 
 /// A profiling zone that ends when dropped. Opened inside the crate with the `zone!` and
-/// `zone_text!` macros.
+/// `zone_text!` macros, which also open a scope of the `profiling` crate with the
+/// `profiling` feature.
 ///
 /// Zones use static source locations (no allocation) and are opened only while a profiler
 /// is connected; otherwise opening one is a single atomic load.
@@ -59,29 +63,55 @@ impl Zone {
     }
 }
 
-/// Opens a [`Zone`] named by a string literal: `let _z = zone!("patch");`.
+/// The [`Zone`] of a string literal (Tracy's, with the `tracy` feature).
 #[cfg(feature = "tracy")]
-macro_rules! zone {
+macro_rules! open {
     ($name:literal) => {
         $crate::profile::Zone::open(tracy_client::span_location!($name))
     };
 }
 
-/// Opens a [`Zone`] named by a string literal: `let _z = zone!("patch");`.
+/// The [`Zone`] of a string literal (none: the `tracy` feature is off).
 #[cfg(not(feature = "tracy"))]
-macro_rules! zone {
+macro_rules! open {
     ($name:literal) => {
         $crate::profile::Zone::none()
     };
 }
 
-/// Opens a [`Zone`] with formatted text, formatted only while recording:
-/// `zone_text!("cull", "view {}", label)`.
+/// A scope of the `profiling` crate (whichever profiler the engine enabled in it: puffin,
+/// superluminal, optick, Tracy through its own client), with the `profiling` feature.
+#[cfg(feature = "profiling")]
+macro_rules! scope {
+    ($name:literal) => {
+        profiling::scope!($name);
+    };
+}
+
+/// Nothing: the `profiling` feature is off.
+#[cfg(not(feature = "profiling"))]
+macro_rules! scope {
+    ($name:literal) => {};
+}
+
+/// A zone named by a string literal, open until the end of the enclosing block:
+/// `zone!("patch");`.
+macro_rules! zone {
+    ($name:literal) => {
+        let _zone = $crate::profile::open!($name);
+        $crate::profile::scope!($name);
+    };
+}
+
+/// A zone with formatted text, formatted only while Tracy records it, open until the end
+/// of the enclosing block: `zone_text!("cull", "view {}", label);`. (The `profiling`
+/// crate's scope carries the name alone: no formatting per zone.)
 macro_rules! zone_text {
     ($name:literal, $($fmt:tt)+) => {
-        $crate::profile::zone!($name).with_text(|t| {
+        let _zone = $crate::profile::open!($name).with_text(|t| {
             let _ = std::fmt::Write::write_fmt(t, format_args!($($fmt)+));
-        })
+        });
+        $crate::profile::scope!($name);
     };
 }
 
@@ -105,7 +135,7 @@ macro_rules! plot {
     };
 }
 
-pub(crate) use {plot, zone, zone_text};
+pub(crate) use {open, plot, scope, zone, zone_text};
 
 /// Starts the profiler client (with the `tracy` feature; it then waits for a profiler to
 /// connect, collecting nothing until one does). Idempotent.
@@ -164,6 +194,8 @@ pub(crate) fn thread_name(name: &str) {
     if let Some(c) = tracy_client::Client::running() {
         c.set_thread_name(name);
     }
+    #[cfg(feature = "profiling")]
+    profiling::register_thread!(name);
     #[cfg(not(feature = "tracy"))]
     let _ = name;
 }
@@ -181,6 +213,8 @@ pub(crate) fn frame_mark() {
     if let Some(c) = tracy_client::Client::running() {
         c.frame_mark();
     }
+    #[cfg(feature = "profiling")]
+    profiling::finish_frame!();
 }
 
 #[cfg(test)]

@@ -323,7 +323,7 @@ pub(crate) fn record_view<B: Backend>(
     lists: &[FrameList],
     out: &mut RecordedPass<B::Chunk>,
 ) {
-    let _z = profile::zone_text!("record", "view {} ({:?})", input.pass.label, input.view.pass);
+    profile::zone_text!("record", "view {} ({:?})", input.pass.label, input.view.pass);
     let t = std::time::Instant::now();
     out.error = None;
     out.counts = ChunkCounts::default();
@@ -383,7 +383,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
     lists: &[FrameList],
     out: &mut RecordedPass<B::Chunk>,
 ) {
-    let _z = profile::zone_text!("record", "view {} ({:?}, culled on the GPU)", input.pass.label, input.view.pass);
+    profile::zone_text!("record", "view {} ({:?}, culled on the GPU)", input.pass.label, input.view.pass);
     let t = std::time::Instant::now();
     out.error = None;
     out.counts = ChunkCounts::default();
@@ -523,7 +523,7 @@ fn record_chunks<B: Backend>(
         // The sort-key range this chunk recorded: traces a reordered draw back here.
         let (first, last) = (&bs[0], &bs[bs.len() - 1]);
         let key = |i: u32| keys.map_or(0, |k| k[i as usize]);
-        let _z = profile::zone_text!(
+        profile::zone_text!(
             "record-chunk",
             "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
             pass.label,

@@ -316,7 +316,7 @@ fn run<B: Backend>(
                 continue;
             }
         };
-        let _zone = crate::profile::zone!("submit");
+        crate::profile::zone!("submit");
         let t0 = Instant::now();
         let present = packet.present.take();
         let mut late = Late::default();
@@ -336,7 +336,7 @@ fn run<B: Backend>(
         let mut latency_ms = None;
         let result = match (submitted, present) {
             (Ok(id), Some((p, started))) if late.skipped.is_none() => {
-                let _present = crate::profile::zone!("present");
+                crate::profile::zone!("present");
                 let presented = backend.present(p.surface).map(|()| id).map_err(SubmitError::Present);
                 latency_ms = presented.is_ok().then(|| started.elapsed().as_secs_f64() * 1e3);
                 presented
@@ -355,7 +355,7 @@ fn run<B: Backend>(
         in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split, late.timed_first()));
         let mut waited = Ok(());
         let mut gpu = None;
-        let _wait = crate::profile::zone!("wait-gpu");
+        crate::profile::zone!("wait-gpu");
         while in_flight.len() >= frames_in_flight.max(1) {
             let (oldest, frame, culled, split, first) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
@@ -447,7 +447,7 @@ fn submit_late<B: Backend>(
     late.first = Some(first);
     let waited = Instant::now();
     let acquired = {
-        let _z = crate::profile::zone!("acquire");
+        crate::profile::zone!("acquire");
         match backend.acquire_late(present.surface, size) {
             Err(SurfaceError::Outdated | SurfaceError::Lost) => {
                 late.reconfigured = true;
@@ -461,7 +461,7 @@ fn submit_late<B: Backend>(
     late.acquire_ms = Some(waited.elapsed().as_secs_f64() * 1e3);
     match acquired {
         Ok(Acquired::Image(_)) => {
-            let _z = crate::profile::zone!("backend-submit");
+            crate::profile::zone!("backend-submit");
             late.split = split > 0;
             backend.submit(&[], &mut p.passes[split..])
         }
@@ -494,7 +494,7 @@ impl<S> StagedBatches<S> {
             // Ready (the usual case), or waited for.
             let got = self.from.try_recv().or_else(|_| {
                 let waited = Instant::now();
-                let _z = crate::profile::zone!("wait-upload");
+                crate::profile::zone!("wait-upload");
                 let got = self.from.recv();
                 self.wait_ms += waited.elapsed().as_secs_f64() * 1e3;
                 got
@@ -504,7 +504,7 @@ impl<S> StagedBatches<S> {
             };
             self.submitted = number;
             self.stage_ms += ms;
-            let _z = crate::profile::zone!("submit-uploads");
+            crate::profile::zone!("submit-uploads");
             backend.submit_staged(staged?)?;
         }
         Ok(())
@@ -521,70 +521,72 @@ fn submit_packet<B: Backend>(
     staged: &mut StagedBatches<B::Staged>,
 ) -> Result<SubmissionId, SubmitError> {
     staged.submit_through(backend, p.batches)?;
-    let _uploads = crate::profile::zone!("gather-uploads");
-    // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 bounds;
-    // the views' follow.
-    writes.clear();
-    for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
-        if let (Some(b), false) = (buf, bytes.is_empty()) {
-            writes.push((*b, 0, src, 0..bytes.len()));
+    let uploads = {
+        crate::profile::zone!("gather-uploads");
+        // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 bounds;
+        // the views' follow.
+        writes.clear();
+        for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
+            if let (Some(b), false) = (buf, bytes.is_empty()) {
+                writes.push((*b, 0, src, 0..bytes.len()));
+            }
         }
-    }
-    if let Some(b) = p.transforms.0 {
-        for (off, r) in &p.transform_writes {
-            writes.push((b, *off, 2, r.clone()));
+        if let Some(b) = p.transforms.0 {
+            for (off, r) in &p.transform_writes {
+                writes.push((b, *off, 2, r.clone()));
+            }
         }
-    }
-    if let Some(b) = p.bounds.0 {
-        for (off, r) in &p.transform_writes {
-            writes.push((b, off / 2, 3, r.start / 2..r.end / 2));
+        if let Some(b) = p.bounds.0 {
+            for (off, r) in &p.transform_writes {
+                writes.push((b, off / 2, 3, r.start / 2..r.end / 2));
+            }
         }
-    }
-    let mut uploads = recycle(std::mem::take(spare));
-    uploads.extend(
-        writes
-            .iter()
-            .map(|(buffer, offset, src, r)| {
-                let data = match src {
-                    0 => &p.globals.1[r.clone()],
-                    1 => &p.constants.1[r.clone()],
-                    2 => &p.transforms.1[r.clone()],
-                    _ => &bytemuck::cast_slice::<_, u8>(&p.bounds.1)[r.clone()],
-                };
-                BufferWrite { buffer: *buffer, offset: *offset, data }
-            })
-            .chain(p.views.iter().flat_map(|v| {
-                let inst = v.instance_buffer.filter(|_| !v.instances.is_empty()).map(|b| BufferWrite {
-                    buffer: b,
-                    offset: 0,
-                    data: bytemuck::cast_slice(&v.instances),
-                });
-                let args = v.args_buffer.filter(|_| !v.args.is_empty()).map(|b| BufferWrite {
-                    buffer: b,
-                    offset: 0,
-                    data: bytemuck::cast_slice(&v.args),
-                });
-                let lists = v.lists.0.filter(|_| !v.lists.1.is_empty()).map(|b| BufferWrite {
-                    buffer: b,
-                    offset: 0,
-                    data: bytemuck::cast_slice(&v.lists.1),
-                });
-                let params = v.params.iter().chain(&v.late_params).map(|(b, offset, bytes)| BufferWrite {
-                    buffer: *b,
-                    offset: *offset,
-                    data: &bytes[..],
-                });
-                let levels = v.levels.0.filter(|_| !v.levels.1.is_empty()).map(|b| BufferWrite {
-                    buffer: b,
-                    offset: 0,
-                    data: &v.levels.1[..],
-                });
-                inst.into_iter().chain(args).chain(lists).chain(params).chain(levels)
-            })),
-    );
-    drop(_uploads);
+        let mut uploads = recycle(std::mem::take(spare));
+        uploads.extend(
+            writes
+                .iter()
+                .map(|(buffer, offset, src, r)| {
+                    let data = match src {
+                        0 => &p.globals.1[r.clone()],
+                        1 => &p.constants.1[r.clone()],
+                        2 => &p.transforms.1[r.clone()],
+                        _ => &bytemuck::cast_slice::<_, u8>(&p.bounds.1)[r.clone()],
+                    };
+                    BufferWrite { buffer: *buffer, offset: *offset, data }
+                })
+                .chain(p.views.iter().flat_map(|v| {
+                    let inst = v.instance_buffer.filter(|_| !v.instances.is_empty()).map(|b| BufferWrite {
+                        buffer: b,
+                        offset: 0,
+                        data: bytemuck::cast_slice(&v.instances),
+                    });
+                    let args = v.args_buffer.filter(|_| !v.args.is_empty()).map(|b| BufferWrite {
+                        buffer: b,
+                        offset: 0,
+                        data: bytemuck::cast_slice(&v.args),
+                    });
+                    let lists = v.lists.0.filter(|_| !v.lists.1.is_empty()).map(|b| BufferWrite {
+                        buffer: b,
+                        offset: 0,
+                        data: bytemuck::cast_slice(&v.lists.1),
+                    });
+                    let params = v.params.iter().chain(&v.late_params).map(|(b, offset, bytes)| BufferWrite {
+                        buffer: *b,
+                        offset: *offset,
+                        data: &bytes[..],
+                    });
+                    let levels = v.levels.0.filter(|_| !v.levels.1.is_empty()).map(|b| BufferWrite {
+                        buffer: b,
+                        offset: 0,
+                        data: &v.levels.1[..],
+                    });
+                    inst.into_iter().chain(args).chain(lists).chain(params).chain(levels)
+                })),
+        );
+        uploads
+    };
     let result = {
-        let _z = crate::profile::zone!("backend-submit");
+        crate::profile::zone!("backend-submit");
         backend.submit(&uploads, &mut p.passes[..passes])
     };
     *spare = recycle(uploads);

@@ -98,7 +98,7 @@ fn run<B: Backend>(backend: &B, batches: &Receiver<Batch>, staged: &Sender<Stage
     crate::profile::thread_name("switchyard-upload");
     let (mut buffers, mut textures): (Vec<BufferWrite<'static>>, Vec<TextureWrite<'static>>) = Default::default();
     while let Ok(mut batch) = batches.recv() {
-        let _z = crate::profile::zone!("stage-uploads");
+        crate::profile::zone!("stage-uploads");
         let t = Instant::now();
         let result = {
             let d = &batch.data;

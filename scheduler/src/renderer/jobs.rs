@@ -332,7 +332,7 @@ impl<B: Backend> FrameJobs<'_, B> {
     /// Records a fullscreen pass's triangle, or what an engine callback writes.
     fn record_engine_pass(&self, o: usize) {
         let plan = &self.engine_plans[o];
-        let _z = crate::profile::zone_text!("record-pass", "pass {}", plan.name);
+        crate::profile::zone_text!("record-pass", "pass {}", plan.name);
         let t = std::time::Instant::now();
         let mut rec = self.engine_passes[o].write();
         let rec = &mut *rec;

@@ -47,7 +47,7 @@ impl<B: Backend> Renderer<B> {
         }
         let acquiring = std::time::Instant::now();
         let acquired = {
-            let _z = crate::profile::zone!("acquire");
+            crate::profile::zone!("acquire");
             self.acquire(surface)
         };
         let acquire_ms = acquiring.elapsed().as_secs_f64() * 1e3;

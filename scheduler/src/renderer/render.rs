@@ -111,11 +111,11 @@ impl<B: Backend> Renderer<B> {
     ) -> Result<FrameStats, RenderError> {
         let started = Instant::now();
         let busy_before = self.pool.busy.total_ns();
-        let _z = profile::zone!("frame");
+        profile::zone!("frame");
         check_targets(plan, &*self.res.backend, targets, (self.config.width, self.config.height))?;
         let waited = Instant::now();
         let mut packet = {
-            let _wait = profile::zone!("wait-frame-slot");
+            profile::zone!("wait-frame-slot");
             self.device.take_packet()?
         };
         let slot_wait_ms = waited.elapsed().as_secs_f64() * 1e3;
@@ -149,7 +149,7 @@ impl<B: Backend> Renderer<B> {
         let setup_ms = before_jobs - slot_wait_ms;
         let ran = self.run_jobs(plan, scenes);
         let jobs_ms = started.elapsed().as_secs_f64() * 1e3 - before_jobs;
-        let _gather = profile::zone!("gather");
+        profile::zone!("gather");
         self.swap_uploads(&mut packet, scenes);
         let mut stats = FrameStats {
             cull_ms: blocks_ms,
@@ -208,7 +208,7 @@ impl<B: Backend> Renderer<B> {
     /// Per-material frame data: the variant (material | global keywords), the key hashes,
     /// and the shadow-pass state id shared by materials of equal shader and variant.
     fn resolve_materials(&mut self) {
-        let _z = profile::zone!("resolve-materials");
+        profile::zone!("resolve-materials");
         self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
         self.frame.lacking_passes = 0;
@@ -235,7 +235,7 @@ impl<B: Backend> Renderer<B> {
     /// Each scene pass's globals block: its camera's matrix, the matrices of the cameras
     /// that rendered its shadow maps, light, eye, fog, time.
     fn write_globals(&self, plan: &FramePlan, cameras: &[Camera], out: &mut Vec<u8>) {
-        let _z = profile::zone!("globals");
+        profile::zone!("globals");
         let globals = &self.res.globals;
         let time = globals
             .find("_Time")
@@ -272,7 +272,7 @@ impl<B: Backend> Renderer<B> {
         cameras: &[Camera],
         targets: &[(TargetId, TextureId)],
     ) -> Result<(), RenderError> {
-        let _z = profile::zone!("prepare-views");
+        profile::zone!("prepare-views");
         let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
         let external = |slot: Option<usize>| slot.and_then(given);
         let with_externals = |mut pass: PassDesc, e: &plan::ExternalSlots| {
@@ -371,7 +371,7 @@ impl<B: Backend> Renderer<B> {
     /// Block bounds of objects that changed since the last frame (culling's first level).
     fn refresh_cull_blocks(&mut self) -> f64 {
         let t = Instant::now();
-        let _z = profile::zone!("cull-blocks");
+        profile::zone!("cull-blocks");
         let scene = &mut self.scene;
         self.pool.install(|| scene.blocks.refresh(&scene.objects.cull_input()));
         t.elapsed().as_secs_f64() * 1e3

@@ -256,7 +256,7 @@ impl<B: Backend> Renderer<B> {
     /// this frame on. A texture whose materials' bind groups cannot be made again stays
     /// queued, and the take stops there.
     pub(super) fn take_uploads(&mut self) -> Result<UploadStats, crate::RenderError> {
-        let _z = crate::profile::zone!("take-uploads");
+        crate::profile::zone!("take-uploads");
         let done = self.device.submit.completed();
         let q = &mut self.res.uploads;
         while q.in_flight.front().is_some_and(|&(frame, _, _)| frame <= done) {

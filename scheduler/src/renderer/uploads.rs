@@ -17,7 +17,7 @@ impl<B: Backend> Renderer<B> {
     /// persistent transform buffer: the writes are listed here, the bytes copied on the
     /// workers (a scene that moves every object copies 64 bytes per object).
     pub(super) fn write_dirty_transforms(&mut self, packet: &mut FramePacket<B::Chunk>) {
-        let _z = profile::zone!("dirty-transforms");
+        profile::zone!("dirty-transforms");
         const _: () = assert!(size_of::<Mat4>() as u64 == gpu::TRANSFORM_SIZE, "a transform is one Mat4");
         packet.transforms.0 = Some(self.res.gpu.transforms_buf);
         packet.transform_writes.clear();

@@ -57,7 +57,7 @@ impl<B: Backend> Renderer<B> {
     /// # Errors
     /// As [`Renderer::warm_up`].
     pub fn warm_up_keywords(&mut self, sets: &[&[&str]]) -> Result<WarmUp, RenderError> {
-        let _z = crate::profile::zone!("warm-up");
+        crate::profile::zone!("warm-up");
         if self.device.lost {
             return Err(RenderError::DeviceLost);
         }
@@ -152,7 +152,7 @@ impl<B: Backend> Renderer<B> {
     /// [`RenderError::DeviceLost`] on a lost device (the renderer then waits for
     /// `recover`, as after a frame).
     pub fn warm_up_log(&mut self, log: &PipelineLog) -> Result<LogReplay, RenderError> {
-        let _z = crate::profile::zone!("warm-up-log");
+        crate::profile::zone!("warm-up-log");
         if self.device.lost {
             return Err(RenderError::DeviceLost);
         }

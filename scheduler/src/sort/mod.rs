@@ -100,43 +100,45 @@ pub(crate) struct SortCtx<'a> {
 /// where it has one (see [`coherent`]), else in object order, in parallel; sorts; orders
 /// equal keys by object.
 pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, out: &mut SortedQueue) {
-    let _z = profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
+    profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let n = visible.len();
-    let keys_zone = profile::zone!("sort-keys");
-    // Last frame's queue is the previous cull's set only if this list was culled once since.
-    let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
-    out.from_last_order = coherent
-        && coherent_order(
-            &out.queue,
-            visible.prev_set(),
-            visible.set(),
-            visible,
-            &mut out.scratch,
-            (&mut out.input, &mut out.keys),
-            &|i| visible.key(i),
-        );
-    if out.from_last_order {
-        std::mem::swap(&mut out.queue, &mut out.input);
-    } else {
-        switchyard_kernels::par::set_len(&mut out.queue, n);
-        switchyard_kernels::par::set_len(&mut out.keys, n);
-        // (On the first frame, or after a sort that did not finish.)
-        switchyard_kernels::par::fill_ranges(
-            visible.offsets(),
-            (&mut out.queue[..], &mut out.keys[..]),
-            &|p, (queue, keys): (&mut [u32], &mut [u64])| {
-                queue.copy_from_slice(visible.piece(p));
-                keys.copy_from_slice(visible.piece_keys(p));
-            },
-        );
+    {
+        profile::zone!("sort-keys");
+        // Last frame's queue is the previous cull's set only if this list was culled once since.
+        let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
+        out.from_last_order = coherent
+            && coherent_order(
+                &out.queue,
+                visible.prev_set(),
+                visible.set(),
+                visible,
+                &mut out.scratch,
+                (&mut out.input, &mut out.keys),
+                &|i| visible.key(i),
+            );
+        if out.from_last_order {
+            std::mem::swap(&mut out.queue, &mut out.input);
+        } else {
+            switchyard_kernels::par::set_len(&mut out.queue, n);
+            switchyard_kernels::par::set_len(&mut out.keys, n);
+            // (On the first frame, or after a sort that did not finish.)
+            switchyard_kernels::par::fill_ranges(
+                visible.offsets(),
+                (&mut out.queue[..], &mut out.keys[..]),
+                &|p, (queue, keys): (&mut [u32], &mut [u64])| {
+                    queue.copy_from_slice(visible.piece(p));
+                    keys.copy_from_slice(visible.piece_keys(p));
+                },
+            );
+        }
     }
-    drop(keys_zone);
-    let radix = profile::zone!("radix-sort");
-    out.sorter.sort_vecs(&mut out.keys, &mut out.queue);
-    drop(radix);
+    {
+        profile::zone!("radix-sort");
+        out.sorter.sort_vecs(&mut out.keys, &mut out.queue);
+    }
     if out.from_last_order {
-        let _ties = profile::zone!("sort-ties");
+        profile::zone!("sort-ties");
         order_ties_by_object(&out.keys, &mut out.queue, &mut out.tie_starts);
     }
     out.generation = visible.generation;

@@ -12,6 +12,7 @@ use switchyard::backend::TextureFormat;
 use switchyard::*;
 
 mod pipelines;
+mod profiling;
 
 fn cube() -> MeshData {
     let p = [[-0.5f32, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 1.0, 0.5], [-0.5, 1.0, 0.5]];

@@ -1,5 +1,6 @@
 //! The upload thread, `switchyard-upload`: stages the resource uploads each frame takes
-//! from the renderer's queue (`renderer/residency.rs`) while the workers build that frame.
+//! from the renderer's queue (`renderer/residency.rs`), handed over once that frame's job
+//! graph has run (while the workers are idle: measured in run 25).
 //!
 //! The render thread hands it a batch (the bytes move, nothing is copied) and goes on; the
 //! thread asks the backend to check and stage it ([`Backend::stage`]: bytes into mapped

@@ -51,9 +51,12 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) lacking_passes: u8,
     /// The number of the last frame begun.
     pub(super) number: u64,
-    /// This frame handed a batch of uploads to the upload thread (a failed frame still
-    /// carries it to the submission thread: `uploads.rs`).
+    /// This frame took a batch of uploads (a failed frame still carries it to the
+    /// submission thread: `uploads.rs`).
     pub(super) batch_sent: bool,
+    /// That batch until the frame's job graph has run: the upload thread stages it then,
+    /// while the workers are idle, not on the cores they build the frame on.
+    pub(super) pending_batch: Option<crate::upload::Batch>,
     /// A job to panic in and the frame (`fault-injection`).
     #[cfg(feature = "fault-injection")]
     pub(super) fault_panic: Option<(String, u64)>,
@@ -75,6 +78,7 @@ impl<B: Backend> FrameState<B> {
             lacking_passes: 0,
             number: 0,
             batch_sent: false,
+            pending_batch: None,
             #[cfg(feature = "fault-injection")]
             fault_panic: None,
         }
@@ -149,6 +153,10 @@ impl<B: Backend> Renderer<B> {
         let setup_ms = before_jobs - slot_wait_ms;
         let ran = self.run_jobs(plan, scenes);
         let jobs_ms = started.elapsed().as_secs_f64() * 1e3 - before_jobs;
+        if !self.send_batch() {
+            self.device.submit.give_back(packet);
+            return Err(RenderError::SubmitThreadGone);
+        }
         profile::zone!("gather");
         self.swap_uploads(&mut packet, scenes);
         let mut stats = FrameStats {

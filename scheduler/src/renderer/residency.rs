@@ -6,9 +6,9 @@
 //! handle at once. Each frame takes the queue's head as a batch — highest
 //! [`MeshOptions::priority`] first, then in request order, while the bytes fit
 //! [`RendererConfig::upload_budget`](super::RendererConfig::upload_budget) (a request
-//! larger than the budget goes alone) — and hands it to the upload thread, which stages it
-//! while the workers build the frame; the submission thread submits it before the frame's
-//! passes. The resources in it are drawn from that frame on; until then a mesh's objects
+//! larger than the budget goes alone) — and hands it to the upload thread once the frame's
+//! job graph has run (`send_batch`: staging then takes no core from the workers), which
+//! stages it; the submission thread submits it before the frame's passes. The resources in it are drawn from that frame on; until then a mesh's objects
 //! draw nothing or the fallback mesh the engine chose, and a material samples its
 //! texture's fallback (white where none was chosen). Which frame a resource becomes
 //! resident in depends only on the requests, the priorities and the budget, never on
@@ -334,14 +334,19 @@ impl<B: Backend> Renderer<B> {
             let s = &mut self.res;
             self.device.retired.retire(Retiree::Resource(Resource::Buffer(c.src)), &*s.backend, &mut s.meshes);
         }
-        if !self.device.submit.uploads.send(batch) {
-            return Err(crate::RenderError::SubmitThreadGone);
-        }
+        // Staged once the frame's job graph has run (`send_batch`).
+        self.frame.pending_batch = Some(batch);
         self.frame.batch_sent = true;
         if lowest != u64::MAX {
             self.res.uploads.in_flight.push_back((frame, lowest, stats.resources));
         }
         Ok(self.upload_counts(stats))
+    }
+
+    /// Hands the frame's batch (if it took one) to the upload thread. `false`: the thread
+    /// is gone.
+    pub(super) fn send_batch(&mut self) -> bool {
+        self.frame.pending_batch.take().is_none_or(|b| self.device.submit.uploads.send(b))
     }
 
     /// The queue's counts after the take.

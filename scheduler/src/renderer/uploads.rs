@@ -105,7 +105,7 @@ impl<B: Backend> Renderer<B> {
                 o.levels_written = false;
             }
         }
-        if self.frame.batch_sent {
+        if self.frame.batch_sent && self.send_batch() {
             packet.passes.clear();
             (packet.globals.0, packet.constants.0, packet.transforms.0, packet.bounds.0) = (None, None, None, None);
             packet.views.iter_mut().for_each(|v| *v = crate::submit::ViewUpload::default());

@@ -30,7 +30,9 @@ pub struct WarmUp {
 
 impl<B: Backend> Renderer<B> {
     /// Builds every live material's display list for each pass its
-    /// shader declares, in the variant the current global keywords select: the shader
+    /// shader declares, in the variant the current global keywords select, and makes the
+    /// opaque pipelines of the base variant of every shader no material uses yet (for
+    /// materials streamed in later): the shader
     /// variants and render pipelines are created now instead of in the first frame that
     /// draws the material (`FrameStats::lists.pipelines_created` is then 0 in the frames
     /// after it, until a material or global keyword selects a new variant). Call it after
@@ -76,6 +78,19 @@ impl<B: Backend> Renderer<B> {
                 for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
                     lists.push((m, variant, pass));
                     needs.push((rec.shader as usize, PipelineKey::new(variant, pass, rec.transparent, &layouts)));
+                }
+            }
+            // Shaders no live material uses yet (an engine that registers its shaders up
+            // front and streams materials in later): their base variant's opaque
+            // pipelines, so the first such material creates nothing in a frame.
+            for (s, shader) in lib.shaders.iter().enumerate().filter(|(_, sh)| !sh.removed) {
+                if lib.materials.iter().flatten().any(|m| m.shader as usize == s) {
+                    continue;
+                }
+                let variant = shader.declared_bits(set.iter().copied());
+                let passes = shader.passes.mask();
+                for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
+                    needs.push((s, PipelineKey::new(variant, pass, false, &layouts)));
                 }
             }
         }

@@ -52,6 +52,39 @@ fn warm_up_leaves_nothing_for_the_frames_to_create() {
 }
 
 #[test]
+fn warm_up_makes_the_pipelines_of_shaders_whose_materials_come_later() {
+    let mut w = world(2, true, 9);
+    populate(&mut w, 7, 500);
+    // A shader registered up front (its base pipelines made for the default target), then
+    // a graph that draws forward into RGBA16 float, a warm-up, and the shader's materials
+    // streamed in after it.
+    let later = w.r.create_shader(&ShaderDesc::lit()).unwrap();
+    let mut g = FrameGraph::new();
+    let cam = g.camera("main");
+    let hdr = g.target("hdr", TargetKind::Retained, TextureFormat::Rgba16Float, TargetSize::Output);
+    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    g.pass(
+        Pass::scene("main", cam, PassKind::Forward, Queue::All)
+            .color(hdr, LoadOp::Clear([0.0; 4]), StoreOp::Store)
+            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard),
+    );
+    w.r.set_graph(g).unwrap();
+    let v = views(0.3)[0];
+    let camera = Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: u16::MAX };
+    let warm = w.r.warm_up().unwrap();
+    assert!(warm.pipelines_created >= 1, "the new shader's forward pipeline for RGBA16 float: {warm:?}");
+    let m = w.r.create_material(&MaterialDesc { shader: later, ..Default::default() }).unwrap();
+    let object = ObjectDesc { mesh: w.meshes[0], material: m, transform: Mat4::IDENTITY, layer: 0, flags: 0 };
+    w.r.insert_objects(&[object]).unwrap();
+    for f in 0..3 {
+        let s = w.r.render_graph(&FrameInput { cameras: &[camera], targets: &[] }).unwrap().lists;
+        assert_eq!((s.pipelines_created, s.shader_modules_created), (0, 0), "frame {f}: {s:?}");
+    }
+    // Warming again makes nothing.
+    assert_eq!(w.r.warm_up().unwrap().pipelines_created, 0);
+}
+
+#[test]
 fn warm_up_keeps_the_command_stream_the_same_for_any_thread_count() {
     let digests = |threads: usize| -> Vec<Option<u64>> {
         let mut w = world(threads, true, 9);

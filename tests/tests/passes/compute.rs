@@ -279,7 +279,10 @@ fn bad_compute_graphs_are_typed_errors_and_change_nothing() {
     );
     assert_eq!(
         invalid(g, &mut r),
-        GraphError::InvalidPass { pass: "s".into(), what: "only callback, compute and wgpu passes read or write buffers" }
+        GraphError::InvalidPass {
+            pass: "s".into(),
+            what: "only callback, compute and wgpu passes read or write buffers"
+        }
     );
     // A cycle through a buffer and a target: `early` samples the target `late` renders (so
     // it follows `late`), and `late` writes the buffer `early` reads, declared after it

@@ -523,8 +523,7 @@ fn submit_packet<B: Backend>(
     staged.submit_through(backend, p.batches)?;
     let uploads = {
         crate::profile::zone!("gather-uploads");
-        // Which byte source each write reads: 0 globals, 1 constants, 2 transforms, 3 bounds;
-        // the views' follow.
+        // Each write's byte source: 0 globals, 1 constants, 2 transforms, 3 bounds; views after.
         writes.clear();
         for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
             if let (Some(b), false) = (buf, bytes.is_empty()) {
@@ -585,10 +584,8 @@ fn submit_packet<B: Backend>(
         );
         uploads
     };
-    let result = {
-        crate::profile::zone!("backend-submit");
-        backend.submit(&uploads, &mut p.passes[..passes])
-    };
+    crate::profile::zone!("backend-submit");
+    let result = backend.submit(&uploads, &mut p.passes[..passes]);
     *spare = recycle(uploads);
     result
 }

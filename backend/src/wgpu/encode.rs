@@ -149,20 +149,27 @@ impl WgpuBackend {
     ) -> wgpu::CommandBuffer {
         let mut enc =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-chunk") });
-        {
-            let (color, depth) = Self::pass_views(reg, pass, position);
-            let colors = [color];
-            let mut rp = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some(&pass.label),
-                color_attachments: if pass.color.is_some() { &colors } else { &[] },
-                depth_stencil_attachment: depth,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            encode(&mut rp, reg, commands);
-        }
+        encode(&mut Self::begin_pass(&mut enc, reg, pass, position), reg, commands);
         enc.finish()
+    }
+
+    /// Begins `pass` (its chunk at `position`) on `enc`, untimed.
+    pub(super) fn begin_pass<'e>(
+        enc: &'e mut wgpu::CommandEncoder,
+        reg: &Registry<WgpuObjects>,
+        pass: &PassDesc,
+        position: ChunkPosition,
+    ) -> wgpu::RenderPass<'e> {
+        let (color, depth) = Self::pass_views(reg, pass, position);
+        let colors = [color];
+        enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(&pass.label),
+            color_attachments: if pass.color.is_some() { &colors } else { &[] },
+            depth_stencil_attachment: depth,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        })
     }
 
     /// The command buffers of a frame whose chunks were checked against its passes, and

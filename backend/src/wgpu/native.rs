@@ -113,21 +113,9 @@ impl super::WgpuBackend {
         let ctx = self.native_context(reg, pass);
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&pass.label) });
         keep_first(error, native.with(&pass.label, |d| d.prepare(&ctx, &mut enc)));
-        {
-            let (color, depth) = Self::pass_views(reg, pass, crate::ChunkPosition::SINGLE);
-            let colors = [color];
-            let mut rp = enc
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some(&pass.label),
-                    color_attachments: if pass.color.is_some() { &colors } else { &[] },
-                    depth_stencil_attachment: depth,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                })
-                .forget_lifetime();
-            keep_first(error, native.with(&pass.label, |d| d.draw(&ctx, &mut rp)));
-        }
+        let mut rp = Self::begin_pass(&mut enc, reg, pass, crate::ChunkPosition::SINGLE).forget_lifetime();
+        keep_first(error, native.with(&pass.label, |d| d.draw(&ctx, &mut rp)));
+        drop(rp);
         enc.finish()
     }
 }

@@ -101,6 +101,15 @@ pub struct LiveResources {
     pub texture_bytes: u64,
 }
 
+/// A buffer's size and usage, as [`Backend::buffer_info`] reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferInfo {
+    /// Size in bytes.
+    pub size: u64,
+    /// Allowed uses.
+    pub usage: BufferUsage,
+}
+
 /// A texture's size, format and usage, as [`Backend::texture_info`] reports them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureInfo {
@@ -268,6 +277,8 @@ pub trait Backend: Send + Sync + 'static {
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError>;
     /// What a live texture is: size, format and usage (`None` for a stale handle).
     fn texture_info(&self, texture: TextureId) -> Option<TextureInfo>;
+    /// What a live buffer is: size and usage (`None` for a stale handle).
+    fn buffer_info(&self, buffer: BufferId) -> Option<BufferInfo>;
 
     /// Validates and records one chunk of `pass`. Callable from many threads at once.
     fn record(

@@ -200,6 +200,16 @@ pub enum RenderError {
         /// Cameras given.
         given: usize,
     },
+    /// A graph buffer given to [`Renderer::bind_buffer`](crate::Renderer::bind_buffer) or
+    /// read by a fullscreen pass: another graph's, declared without a binding, an engine
+    /// buffer that does not fit it, or none bound when a frame needs it.
+    #[error("graph buffer `{buffer}`: {what}")]
+    Buffer {
+        /// The buffer's name (or its index when the graph has no such buffer).
+        buffer: String,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// An external target given for a frame does not fit, or one the graph uses is missing.
     #[error("external target `{target}`: {what}")]
     InvalidTarget {

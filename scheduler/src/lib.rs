@@ -106,9 +106,9 @@ mod upload;
 pub use batch::Batch;
 pub use error::{InitError, RenderError, ResourceError};
 pub use frame_graph::{
-    Attachment, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer, GraphError, GraphWarning,
-    LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind, TargetSize,
-    MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
+    Attachment, BufferBinding, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer,
+    GraphError, GraphWarning, LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind,
+    TargetSize, MAX_FULLSCREEN_BUFFERS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
 /// The glam Switchyard's matrices and vectors are (an engine need not match its version).
 pub use glam;

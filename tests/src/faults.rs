@@ -281,6 +281,9 @@ impl<B: Backend> Backend for FaultBackend<B> {
     fn texture_info(&self, texture: TextureId) -> Option<TextureInfo> {
         self.inner.texture_info(texture)
     }
+    fn buffer_info(&self, buffer: BufferId) -> Option<switchyard::backend::BufferInfo> {
+        self.inner.buffer_info(buffer)
+    }
 
     fn record(
         &self,

@@ -404,6 +404,9 @@ impl Backend for WgpuBackend {
     fn texture_info(&self, texture: TextureId) -> Option<crate::TextureInfo> {
         self.reg.read().texture_info(texture)
     }
+    fn buffer_info(&self, buffer: BufferId) -> Option<crate::BufferInfo> {
+        self.reg.read().buffers.get(buffer).map(|e| crate::BufferInfo { size: e.meta.size, usage: e.meta.usage })
+    }
 
     fn record(&self, pass: &PassDesc, position: ChunkPosition, commands: &[Command]) -> Result<WgpuChunk, RecordError> {
         if self.is_lost() {

@@ -139,10 +139,20 @@ impl FrameGraph {
                 p.color.iter().map(|a| a.target).chain(p.depth.iter().map(|a| a.target)).all(|t| decl(t).samples == 1);
             let external_input = p.samples.iter().any(|&t| decl(t).kind == TargetKind::External);
             let buffers = !p.reads.is_empty() || !p.writes.is_empty();
+            let fullscreen = matches!(p.content, PassContent::Fullscreen(_));
+            if fullscreen && !p.writes.is_empty() {
+                return invalid("a fullscreen pass reads buffers, it does not write them");
+            }
             if buffers
+                && !fullscreen
                 && !matches!(p.content, PassContent::Callback(_) | PassContent::Compute(_) | PassContent::Wgpu(_))
             {
-                return invalid("only callback, compute and wgpu passes read or write buffers");
+                return invalid("only callback, compute, wgpu and fullscreen passes read or write buffers");
+            }
+            let bound =
+                p.reads.iter().filter(|b| self.buffer_bindings.get(b.0 as usize).is_some_and(Option::is_some)).count();
+            if fullscreen && bound > super::MAX_FULLSCREEN_BUFFERS {
+                return invalid("a fullscreen pass binds at most MAX_FULLSCREEN_BUFFERS (4) buffers");
             }
             match &p.content {
                 PassContent::Scene { camera, kind, .. } => {

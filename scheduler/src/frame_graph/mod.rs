@@ -11,7 +11,9 @@
 //!   (a swapchain image, an editor viewport);
 //! - **buffers** ([`FrameGraph::buffer`]): the engine's GPU buffers that passes read and
 //!   write (indirect arguments a GPU cull writes, particles a simulation moves), named so
-//!   the graph can order the passes; the engine creates them and binds them itself;
+//!   the graph can order the passes; the engine creates them and binds them itself, or,
+//!   for a fullscreen pass, hands them to Switchyard to bind ([`FrameGraph::uniform_buffer`],
+//!   [`crate::Renderer::bind_buffer`]);
 //! - **passes** ([`Pass`]): an owned name, a color and a depth attachment with load and
 //!   store ops, the targets the pass samples, the buffers it reads and writes, and what it
 //!   does ([`PassContent`]): draw the scene's queue for one camera, a fullscreen shader
@@ -214,6 +216,20 @@ pub enum Queue {
     Transparent,
 }
 
+/// How a fullscreen pass binds a buffer it reads ([`FrameGraph::uniform_buffer`],
+/// [`FrameGraph::storage_buffer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BufferBinding {
+    /// `var<uniform>`: the buffer needs `BufferUsage::UNIFORM`.
+    Uniform,
+    /// `var<storage, read>`: the buffer needs `BufferUsage::STORAGE`.
+    Storage,
+}
+
+/// Most buffers one fullscreen pass binds (the portable limit of storage buffers per
+/// fragment stage is 4).
+pub const MAX_FULLSCREEN_BUFFERS: usize = 4;
+
 /// A fullscreen pass's shader: WGSL with a fragment entry point. Switchyard adds the
 /// vertex stage (one triangle over the target) and binds, in group 0:
 /// - binding 0: `var<uniform> frame: FullscreenFrame` — the target's size, its inverse,
@@ -224,7 +240,11 @@ pub enum Queue {
 ///   too, unfilterable, its depth in the red channel: read it with
 ///   `textureSampleLevel(depth, frame_point_sampler, uv, 0.0).r` or `textureLoad` (a
 ///   `texture_depth_2d` declaration fails where the GLSL translation cannot sample it,
-///   as a typed error when the graph is set).
+///   as a typed error when the graph is set);
+/// - binding 3 + (sampled targets) + j: the j-th buffer the pass reads that was declared
+///   with a binding ([`FrameGraph::uniform_buffer`]: `var<uniform>`,
+///   [`FrameGraph::storage_buffer`]: `var<storage, read>`), the engine's buffer bound to it
+///   with [`crate::Renderer::bind_buffer`] (at most [`MAX_FULLSCREEN_BUFFERS`]).
 ///
 /// The fragment entry takes `FullscreenVertex` (`@location(0) uv: vec2<f32>`, 0..1 with
 /// the origin at the top left) and writes `@location(0)`. Both structs are declared by
@@ -371,8 +391,9 @@ impl Pass {
         Self::new(name, PassContent::Wgpu(NativePass::new(draw)))
     }
 
-    /// Reads `buffer` (callback and compute passes): runs after the passes declared
-    /// before it that write the buffer.
+    /// Reads `buffer` (callback, compute, wgpu and fullscreen passes): runs after the
+    /// passes declared before it that write the buffer. A fullscreen pass binds the
+    /// buffers it reads that were declared with a binding ([`FullscreenShader`]).
     pub fn reads(mut self, buffer: GraphBuffer) -> Self {
         self.reads.push(buffer);
         self
@@ -448,6 +469,8 @@ pub struct FrameGraph {
     pub(crate) cameras: Vec<String>,
     pub(crate) targets: Vec<TargetDecl>,
     pub(crate) buffers: Vec<String>,
+    /// How fullscreen passes bind each buffer (`None`: ordering only).
+    pub(crate) buffer_bindings: Vec<Option<BufferBinding>>,
     pub(crate) passes: Vec<Pass>,
     /// One texture per transient target (aliasing off: for comparisons and debugging).
     pub(crate) no_aliasing: bool,
@@ -460,6 +483,7 @@ impl Default for FrameGraph {
             cameras: Vec::new(),
             targets: Vec::new(),
             buffers: Vec::new(),
+            buffer_bindings: Vec::new(),
             passes: Vec::new(),
             no_aliasing: false,
         }
@@ -513,7 +537,26 @@ impl FrameGraph {
 
     /// Adds a buffer: a name for one of the engine's buffers that passes read and write.
     pub fn buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
+        self.buffer_with(name, None)
+    }
+
+    /// Adds a buffer that fullscreen passes reading it bind as `var<uniform>` (see
+    /// [`FullscreenShader`]); the engine binds its buffer to it with
+    /// [`crate::Renderer::bind_buffer`]. Callback, compute and wgpu passes are ordered by it
+    /// as by any buffer.
+    pub fn uniform_buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
+        self.buffer_with(name, Some(BufferBinding::Uniform))
+    }
+
+    /// Adds a buffer that fullscreen passes reading it bind as `var<storage, read>`; as
+    /// [`FrameGraph::uniform_buffer`] otherwise.
+    pub fn storage_buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
+        self.buffer_with(name, Some(BufferBinding::Storage))
+    }
+
+    fn buffer_with(&mut self, name: impl Into<String>, binding: Option<BufferBinding>) -> GraphBuffer {
         self.buffers.push(name.into());
+        self.buffer_bindings.push(binding);
         GraphBuffer(self.buffers.len() as u32 - 1, self.tag)
     }
 

@@ -5,12 +5,13 @@ use switchyard_backend as backend;
 use switchyard_backend::Backend;
 use switchyard_backend::{
     BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindGroupLayoutId, BindResource, BindingType,
-    BlendMode, BufferUsage, ColorAttachment, ColorTargetState, CreateError, CullMode, DepthAttachment, LayoutEntry,
-    PassDesc, PipelineDesc, PipelineId, Resource, Stages, TextureFormat, TextureId, TextureSampleKind,
+    BlendMode, BufferId, BufferUsage, ColorAttachment, ColorTargetState, CreateError, CullMode, DepthAttachment,
+    LayoutEntry, PassDesc, PipelineDesc, PipelineId, Resource, Stages, TextureFormat, TextureId, TextureSampleKind,
 };
 
 use super::gpu::{buffer, FrameResources};
 use crate::error::RenderError;
+use crate::frame_graph::BufferBinding;
 use crate::frame_graph::FullscreenShader;
 use crate::frame_graph::LoadOp;
 use crate::frame_graph::Pass;
@@ -39,8 +40,12 @@ fn sy_fullscreen_vs(@builtin(vertex_index) i: u32) -> FullscreenVertex {
 /// the engine's textures it was given (a swapchain's images, say); the oldest goes first.
 const INPUT_GROUPS: usize = 4;
 
-/// The bind group of a fullscreen pass that samples external targets: made per
-/// combination of the textures a frame gives, and kept for the next frames.
+/// What a kept group binds: the external inputs' textures and the engine's buffers.
+type GroupKey = (Vec<TextureId>, Vec<BufferId>);
+
+/// The bind group of a fullscreen pass that samples external targets or binds the
+/// engine's buffers: made per combination of the textures a frame gives and the buffers
+/// bound, and kept for the next frames.
 #[derive(Debug)]
 pub(crate) struct ExternalInputGroups {
     /// The pass (errors name it).
@@ -50,27 +55,43 @@ pub(crate) struct ExternalInputGroups {
     pub(crate) entries: Vec<BindEntry>,
     /// (entry, target) of each external input.
     pub(crate) externals: Vec<(usize, usize)>,
-    /// The textures of the external inputs and their group, newest last.
-    pub(crate) groups: Vec<(Vec<TextureId>, BindGroupId)>,
+    /// (entry, graph buffer, its name) of each buffer the pass binds.
+    pub(crate) buffers: Vec<(usize, usize, String)>,
+    /// The textures of the external inputs, the buffers bound, and their group, newest last.
+    pub(crate) groups: Vec<(GroupKey, BindGroupId)>,
 }
 
 impl ExternalInputGroups {
-    /// The group for this frame's textures of the external inputs (`texture` gives them):
-    /// a kept one, or a new one (past [`INPUT_GROUPS`] the oldest kept one goes to
-    /// `retire`: queued frames may still bind it).
+    /// The group for this frame's textures of the external inputs (`texture` gives them)
+    /// and the buffers bound (`buffer` gives them; one unbound is an error): a kept one, or
+    /// a new one (past [`INPUT_GROUPS`] the oldest kept one goes to `retire`: queued
+    /// frames may still bind it).
     pub(crate) fn group<B: Backend>(
         &mut self,
         b: &B,
         texture: impl Fn(usize) -> Option<TextureId>,
+        buffer: impl Fn(usize) -> Option<BufferId>,
         mut retire: impl FnMut(BindGroupId),
     ) -> Result<BindGroupId, RenderError> {
         let given = |(_, t): &(usize, usize)| texture(*t).unwrap_or_default();
-        if let Some((_, g)) = self.groups.iter().find(|(k, _)| k.iter().copied().eq(self.externals.iter().map(given))) {
+        let mut bound = Vec::with_capacity(self.buffers.len());
+        for (_, i, name) in &self.buffers {
+            let what = "read by a fullscreen pass and bound to no engine buffer (Renderer::bind_buffer)";
+            bound.push(buffer(*i).ok_or_else(|| RenderError::Buffer { buffer: name.clone(), what })?);
+        }
+        let found = self
+            .groups
+            .iter()
+            .find(|((t, bu), _)| t.iter().copied().eq(self.externals.iter().map(given)) && *bu == bound);
+        if let Some((_, g)) = found {
             return Ok(*g);
         }
         let key: Vec<TextureId> = self.externals.iter().map(given).collect();
         for (&(e, _), &t) in self.externals.iter().zip(&key) {
             self.entries[e].resource = BindResource::Texture(t);
+        }
+        for (&(e, _, _), &bu) in self.buffers.iter().zip(&bound) {
+            self.entries[e].resource = BindResource::Buffer { buffer: bu, offset: 0, size: None };
         }
         let desc =
             BindGroupDesc { label: "fullscreen-inputs".into(), layout: self.layout, entries: self.entries.clone() };
@@ -79,7 +100,7 @@ impl ExternalInputGroups {
         if self.groups.len() == INPUT_GROUPS {
             retire(self.groups.remove(0).1);
         }
-        self.groups.push((key, group));
+        self.groups.push(((key, bound), group));
         Ok(group)
     }
 
@@ -101,6 +122,7 @@ pub(super) fn fullscreen<B: Backend>(
     format: TextureFormat,
     size: (u32, u32),
     inputs: &[(TextureId, TextureFormat, Option<usize>)],
+    buffers: &[(usize, BufferBinding, String)],
     made: &mut Vec<Resource>,
 ) -> Result<(PipelineId, Option<BindGroupId>, Option<ExternalInputGroups>), RenderError> {
     let shader_error = |e: CreateError| RenderError::Shader { pass: pass.to_owned(), source: e };
@@ -120,6 +142,14 @@ pub(super) fn fullscreen<B: Backend>(
     for (i, (_, f, _)) in inputs.iter().enumerate() {
         let kind = if f.is_depth() { TextureSampleKind::UnfilterableFloat } else { TextureSampleKind::Float };
         entries.push(LayoutEntry { binding: 3 + i as u32, visibility: stages, ty: BindingType::Texture(kind) });
+    }
+    let first_buffer = 3 + inputs.len();
+    for (j, (_, binding, _)) in buffers.iter().enumerate() {
+        let ty = match binding {
+            BufferBinding::Uniform => BindingType::Uniform { dynamic: false, min_size: 0 },
+            BufferBinding::Storage => BindingType::Storage { dynamic: false },
+        };
+        entries.push(LayoutEntry { binding: (first_buffer + j) as u32, visibility: Stages::FRAGMENT, ty });
     }
     let group_error = |source| RenderError::BindGroup { pass: pass.to_owned(), source };
     let layout = b
@@ -143,7 +173,15 @@ pub(super) fn fullscreen<B: Backend>(
     }
     let externals: Vec<(usize, usize)> =
         inputs.iter().enumerate().filter_map(|(i, &(_, _, ext))| Some((3 + i, ext?))).collect();
-    let (group, per_frame) = if externals.is_empty() {
+    // The engine's buffers come per frame (bound to the graph's buffers); a placeholder
+    // until then (the group is made per frame).
+    for (j, _) in buffers.iter().enumerate() {
+        let resource = BindResource::Buffer { buffer: BufferId::default(), offset: 0, size: None };
+        bind.push(BindEntry { binding: (first_buffer + j) as u32, resource });
+    }
+    let buffers: Vec<(usize, usize, String)> =
+        buffers.iter().enumerate().map(|(j, (i, _, name))| (first_buffer + j, *i, name.clone())).collect();
+    let (group, per_frame) = if externals.is_empty() && buffers.is_empty() {
         let group = b
             .create_bind_group(&BindGroupDesc { label: format!("{pass}-inputs"), layout, entries: bind })
             .map_err(group_error)?;
@@ -152,7 +190,14 @@ pub(super) fn fullscreen<B: Backend>(
     } else {
         (
             None,
-            Some(ExternalInputGroups { pass: pass.to_owned(), layout, entries: bind, externals, groups: Vec::new() }),
+            Some(ExternalInputGroups {
+                pass: pass.to_owned(),
+                layout,
+                entries: bind,
+                externals,
+                buffers,
+                groups: Vec::new(),
+            }),
         )
     };
     let pipeline = b

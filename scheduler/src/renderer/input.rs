@@ -11,7 +11,8 @@ use super::retire::Retiree;
 use super::Renderer;
 use crate::error::RenderError;
 use crate::frame_graph::{
-    Camera, FrameGraph, LoadOp, Pass, Queue, StoreOp, TargetId, TargetKind, TargetSize, MAX_SHADOW_MAPS, MAX_VIEWS,
+    Camera, FrameGraph, GraphBuffer, LoadOp, Pass, Queue, StoreOp, TargetId, TargetKind, TargetSize, MAX_SHADOW_MAPS,
+    MAX_VIEWS,
 };
 use crate::graph::Slot;
 use crate::material::PassKind;
@@ -114,8 +115,45 @@ impl<B: Backend> Renderer<B> {
     pub fn set_graph(&mut self, graph: FrameGraph) -> Result<(), RenderError> {
         let origin = plan::Origin::Graph(self.frame.graph_generation + 1);
         self.replace_plan(origin, &graph)?;
+        self.frame.bound_buffers = vec![None; graph.buffers.len()];
         self.frame.graph = Some(graph);
         self.frame.graph_generation += 1;
+        Ok(())
+    }
+
+    /// Binds the engine's `id` to the graph's `buffer` (declared with
+    /// [`FrameGraph::uniform_buffer`] or [`FrameGraph::storage_buffer`]): the fullscreen
+    /// passes that read `buffer` bind it from the next frame on, until another is bound or
+    /// another graph is set (after [`Renderer::recover`], bind the new device's buffers).
+    /// The engine writes the buffer as it likes; Switchyard orders the passes by it and
+    /// keeps the bind groups it made for it (a few per pass). Refused with
+    /// [`RenderError::Buffer`], changing nothing: no graph set, another graph's buffer, a
+    /// buffer declared without a binding, a stale `id`, or one without the usage its
+    /// binding needs (`UNIFORM`, `STORAGE`).
+    pub fn bind_buffer(&mut self, buffer: GraphBuffer, id: switchyard_backend::BufferId) -> Result<(), RenderError> {
+        let graph = self.frame.graph.as_ref().ok_or(RenderError::NoGraph)?;
+        let i = buffer.0 as usize;
+        let refuse = |what| {
+            let name = graph.buffers.get(i).filter(|_| buffer.1 == graph.tag);
+            Err(RenderError::Buffer { buffer: name.cloned().unwrap_or_else(|| i.to_string()), what })
+        };
+        if buffer.1 != graph.tag || i >= graph.buffers.len() {
+            return refuse("not a buffer of the graph set");
+        }
+        let Some(binding) = graph.buffer_bindings[i] else {
+            return refuse("declared with FrameGraph::buffer (ordering only): declare it with uniform_buffer or storage_buffer to bind it");
+        };
+        let Some(info) = self.res.backend.buffer_info(id) else {
+            return refuse("the engine buffer is not a live buffer of this renderer's backend");
+        };
+        let need = match binding {
+            crate::BufferBinding::Uniform => switchyard_backend::BufferUsage::UNIFORM,
+            crate::BufferBinding::Storage => switchyard_backend::BufferUsage::STORAGE,
+        };
+        if !info.usage.contains(need) {
+            return refuse("the engine buffer lacks the usage its binding needs (UNIFORM or STORAGE)");
+        }
+        self.frame.bound_buffers[i] = Some(id);
         Ok(())
     }
 

@@ -392,8 +392,16 @@ impl<B: Backend> Maker<'_, B> {
                     let target_format = graph.targets[c.target.0 as usize].format;
                     let (b, gpu) = (self.b, self.gpu);
                     let made = &mut self.objects.resources;
+                    let buffers: Vec<_> = pass
+                        .reads
+                        .iter()
+                        .filter_map(|r| {
+                            let i = r.0 as usize;
+                            Some((i, graph.buffer_bindings[i]?, graph.buffers[i].clone()))
+                        })
+                        .collect();
                     let (pipeline, group, inputs) =
-                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, made)?;
+                        fullscreen(b, gpu, shader, &pass.name, target_format, size, &inputs, &buffers, made)?;
                     // A shader that compiles but may leave texels unwritten cannot take a
                     // don't-care load (its texels would be undefined).
                     if c.load == LoadOp::DontCare && !writes_every_texel(shader) {

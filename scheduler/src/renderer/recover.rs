@@ -168,6 +168,8 @@ impl<B: Backend> Renderer<B> {
         if let Some(plan) = self.frame.plan.take() {
             gone.extend(plan.into_resources());
         }
+        // The engine's buffers were the old backend's: bound again on the new one.
+        self.frame.bound_buffers.iter_mut().for_each(|b| *b = None);
         for v in &mut self.frame.views {
             let rec = v.recorded.get_mut();
             gone.extend(

@@ -34,6 +34,8 @@ pub(super) struct FrameState<B: Backend> {
     /// The graph set with `set_graph` and its generation (each `set_graph` adds one).
     pub(super) graph: Option<FrameGraph>,
     pub(super) graph_generation: u64,
+    /// The engine's buffer bound to each of the graph's buffers (`bind_buffer`).
+    pub(super) bound_buffers: Vec<Option<switchyard_backend::BufferId>>,
     /// The frame graph and job graph of the current frame configuration.
     pub(super) plan: Option<plan::FramePlan>,
     /// Per scene pass.
@@ -68,6 +70,7 @@ impl<B: Backend> FrameState<B> {
         Self {
             graph: None,
             graph_generation: 0,
+            bound_buffers: Vec::new(),
             plan: None,
             views: Vec::new(),
             engine_passes: Vec::new(),
@@ -338,7 +341,8 @@ impl<B: Backend> Renderer<B> {
             if let plan::EngineContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
                 let (retired, meshes) = (&mut self.device.retired, &mut self.res.meshes);
                 let retire = |g| retired.retire(Retiree::Resource(Resource::BindGroup(g)), b, meshes);
-                rec.input_group = Some(inputs.group(b, given, retire)?);
+                let bound = |i: usize| self.frame.bound_buffers.get(i).copied().flatten();
+                rec.input_group = Some(inputs.group(b, given, bound, retire)?);
             }
         }
         // Instance and indirect buffers hold at most one entry per object. They grow here,

@@ -281,7 +281,7 @@ fn bad_compute_graphs_are_typed_errors_and_change_nothing() {
         invalid(g, &mut r),
         GraphError::InvalidPass {
             pass: "s".into(),
-            what: "only callback, compute and wgpu passes read or write buffers"
+            what: "only callback, compute, wgpu and fullscreen passes read or write buffers"
         }
     );
     // A cycle through a buffer and a target: `early` samples the target `late` renders (so

@@ -1,9 +1,11 @@
 //! The frame graph's pass kinds beyond scene, fullscreen and callback draws, each on the
 //! null backend and on lavapipe and llvmpipe: compute passes, multisampled forward passes,
-//! four shadow maps per forward pass, fullscreen passes over the engine's textures,
+//! four shadow maps per forward pass, fullscreen passes over the engine's textures and
+//! buffers,
 //! textures of every sampled format and their mip levels. One
 //! test binary (one link against wgpu instead of four).
 
+mod buffer_bindings;
 mod compute;
 mod external_inputs;
 mod gpu_cull;

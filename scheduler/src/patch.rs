@@ -163,19 +163,8 @@ mod tests {
             let mut used = [MaterialSet::default(), MaterialSet::default()];
             used.iter_mut().for_each(|u| u.reset(count));
             for m in 0..count {
-                library.materials.push(Some(MaterialRecord {
-                    handle: crate::scene::MaterialHandle::default(),
-                    shader: 0,
-                    keyword_mask: 0,
-                    sheet: PropertySheet::new().with("_Roughness", PropertyValue::Float(m as f32)),
-                    group: BindGroupId::default(),
-                    bound: switchyard_backend::TextureId::default(),
-                    ahead: None,
-                    texture: None,
-                    transparent: false,
-                    version: 0,
-                    lists: Vec::new(),
-                }));
+                let sheet = PropertySheet::new().with("_Roughness", PropertyValue::Float(m as f32));
+                library.materials.push(Some(MaterialRecord::of_sheet(sheet)));
                 if forward(m) {
                     used[PassKind::Forward as usize].insert(m);
                 } else if !m.is_multiple_of(3) {

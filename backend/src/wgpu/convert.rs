@@ -41,22 +41,23 @@ pub(super) fn index_format(f: IndexFormat) -> wgpu::IndexFormat {
     }
 }
 
+const BUFFER_USAGES: [(BufferUsage, wgpu::BufferUsages); 7] = [
+    (BufferUsage::VERTEX, wgpu::BufferUsages::VERTEX),
+    (BufferUsage::INDEX, wgpu::BufferUsages::INDEX),
+    (BufferUsage::UNIFORM, wgpu::BufferUsages::UNIFORM),
+    (BufferUsage::STORAGE, wgpu::BufferUsages::STORAGE),
+    (BufferUsage::INDIRECT, wgpu::BufferUsages::INDIRECT),
+    (BufferUsage::COPY_DST, wgpu::BufferUsages::COPY_DST),
+    (BufferUsage::COPY_SRC, wgpu::BufferUsages::COPY_SRC),
+];
+
 pub(super) fn buffer_usage(u: BufferUsage) -> wgpu::BufferUsages {
-    let mut w = wgpu::BufferUsages::empty();
-    for (ours, theirs) in [
-        (BufferUsage::VERTEX, wgpu::BufferUsages::VERTEX),
-        (BufferUsage::INDEX, wgpu::BufferUsages::INDEX),
-        (BufferUsage::UNIFORM, wgpu::BufferUsages::UNIFORM),
-        (BufferUsage::STORAGE, wgpu::BufferUsages::STORAGE),
-        (BufferUsage::INDIRECT, wgpu::BufferUsages::INDIRECT),
-        (BufferUsage::COPY_DST, wgpu::BufferUsages::COPY_DST),
-        (BufferUsage::COPY_SRC, wgpu::BufferUsages::COPY_SRC),
-    ] {
-        if u.contains(ours) {
-            w |= theirs;
-        }
-    }
-    w
+    BUFFER_USAGES.iter().filter(|(ours, _)| u.contains(*ours)).fold(wgpu::BufferUsages::empty(), |w, (_, t)| w | *t)
+}
+
+/// The usages of ours a wgpu buffer's usages allow (those with no counterpart dropped).
+pub(super) fn from_buffer_usage(u: wgpu::BufferUsages) -> BufferUsage {
+    BUFFER_USAGES.iter().filter(|(_, theirs)| u.contains(*theirs)).fold(BufferUsage::NONE, |w, (ours, _)| w | *ours)
 }
 
 const USAGES: [(TextureUsage, wgpu::TextureUsages); 5] = [

@@ -4,9 +4,9 @@
 
 use std::sync::atomic::Ordering;
 
-use super::convert::{from_texture_format, from_texture_usage, texture_format};
+use super::convert::{from_buffer_usage, from_texture_format, from_texture_usage, texture_format};
 use super::WgpuBackend;
-use crate::desc::{BufferDesc, BufferUsage, TextureDesc, TextureFormat, TextureUsage};
+use crate::desc::{BufferDesc, TextureDesc, TextureFormat, TextureUsage};
 use crate::error::CreateError;
 use crate::handle::{BufferId, SurfaceId, TextureId};
 use crate::null::destroy_in;
@@ -81,18 +81,8 @@ impl WgpuBackend {
     /// backend's reference. A size that is not a multiple of 4, or a buffer with none of
     /// the usages this backend knows, is refused.
     pub fn import_buffer(&self, buffer: &wgpu::Buffer) -> Result<BufferId, CreateError> {
-        let u = buffer.usage();
-        let known = [
-            (wgpu::BufferUsages::VERTEX, BufferUsage::VERTEX),
-            (wgpu::BufferUsages::INDEX, BufferUsage::INDEX),
-            (wgpu::BufferUsages::UNIFORM, BufferUsage::UNIFORM),
-            (wgpu::BufferUsages::STORAGE, BufferUsage::STORAGE),
-            (wgpu::BufferUsages::INDIRECT, BufferUsage::INDIRECT),
-            (wgpu::BufferUsages::COPY_DST, BufferUsage::COPY_DST),
-            (wgpu::BufferUsages::COPY_SRC, BufferUsage::COPY_SRC),
-        ];
-        let usage = known.iter().filter(|(w, _)| u.contains(*w)).fold(BufferUsage::NONE, |a, &(_, b)| a | b);
-        let desc = BufferDesc { label: "imported".into(), size: buffer.size(), usage };
+        let desc =
+            BufferDesc { label: "imported".into(), size: buffer.size(), usage: from_buffer_usage(buffer.usage()) };
         let meta = self.reg.read().check_buffer(&desc, &self.caps)?;
         Ok(self.reg.write().buffers.insert(Stored { meta, obj: buffer.clone() }))
     }

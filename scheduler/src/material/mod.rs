@@ -468,6 +468,26 @@ pub(crate) struct MaterialRecord {
 }
 
 #[cfg(test)]
+impl MaterialRecord {
+    /// An opaque, untextured material of shader 0 with `sheet`, no lists yet (unit tests).
+    pub(crate) fn of_sheet(sheet: PropertySheet) -> Self {
+        Self {
+            handle: crate::scene::MaterialHandle::default(),
+            shader: 0,
+            keyword_mask: 0,
+            sheet,
+            group: BindGroupId::default(),
+            bound: switchyard_backend::TextureId::default(),
+            ahead: None,
+            texture: None,
+            transparent: false,
+            version: 0,
+            lists: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use switchyard_backend::null::NullBackend;
@@ -488,22 +508,11 @@ mod tests {
         globals.set("_Fog", PropertyValue::Vec4([9.0; 4]));
         globals.set("_Time", PropertyValue::Float(2.5));
         // The list only names the material's group.
-        let group = switchyard_backend::BindGroupId::default();
-        let mut mat = MaterialRecord {
-            handle: crate::scene::MaterialHandle::default(),
-            shader: 0,
-            keyword_mask: 0,
-            sheet: PropertySheet::new()
+        let mut mat = MaterialRecord::of_sheet(
+            PropertySheet::new()
                 .with("_Roughness", PropertyValue::Float(0.75))
                 .with("_BaseColor", PropertyValue::Color([1.0, 0.5, 0.0, 1.0])),
-            group,
-            bound: switchyard_backend::TextureId::default(),
-            ahead: None,
-            texture: None,
-            transparent: false,
-            version: 0,
-            lists: Vec::new(),
-        };
+        );
         let ctx = BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0, cache: true };
         let mut counts = ListCounts::default();
         let i = mat.list(&mut shader, 0, PassKind::Forward, &ctx, &mut counts).unwrap();

@@ -73,20 +73,22 @@ impl ExternalInputGroups {
         buffer: impl Fn(usize) -> Option<BufferId>,
         mut retire: impl FnMut(BindGroupId),
     ) -> Result<BindGroupId, RenderError> {
-        let given = |(_, t): &(usize, usize)| texture(*t).unwrap_or_default();
-        let mut bound = Vec::with_capacity(self.buffers.len());
-        for (_, i, name) in &self.buffers {
+        if let Some((_, _, name)) = self.buffers.iter().find(|(_, i, _)| buffer(*i).is_none()) {
             let what = "read by a fullscreen pass and bound to no engine buffer (Renderer::bind_buffer)";
-            bound.push(buffer(*i).ok_or_else(|| RenderError::Buffer { buffer: name.clone(), what })?);
+            return Err(RenderError::Buffer { buffer: name.clone(), what });
         }
-        let found = self
-            .groups
-            .iter()
-            .find(|((t, bu), _)| t.iter().copied().eq(self.externals.iter().map(given)) && *bu == bound);
+        let given = |(_, t): &(usize, usize)| texture(*t).unwrap_or_default();
+        let bound = |(_, i, _): &(usize, usize, String)| buffer(*i).unwrap_or_default();
+        // A kept group is found without allocating (the key is built only for a new one).
+        let found = self.groups.iter().find(|((t, bu), _)| {
+            t.iter().copied().eq(self.externals.iter().map(given))
+                && bu.iter().copied().eq(self.buffers.iter().map(bound))
+        });
         if let Some((_, g)) = found {
             return Ok(*g);
         }
         let key: Vec<TextureId> = self.externals.iter().map(given).collect();
+        let bound: Vec<BufferId> = self.buffers.iter().map(bound).collect();
         for (&(e, _), &t) in self.externals.iter().zip(&key) {
             self.entries[e].resource = BindResource::Texture(t);
         }

@@ -63,7 +63,7 @@ fn cull(c: &mut Criterion) {
                 g.throughput(Throughput::Elements(n as u64));
                 let mut out = Vec::new();
                 g.bench_function(BenchmarkId::new("aos scalar", &tag), |b| {
-                    b.iter(|| culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out))
+                    b.iter(|| culling::cull_aos(&w.aos, &w.planes, u16::MAX, &mut out))
                 });
                 for t in thread_counts() {
                     let p = pool(t);

@@ -74,6 +74,8 @@ pub struct CullWorkload {
     pub aos: Vec<AosObject>,
     /// The frustum.
     pub frustum: Frustum,
+    /// Its six planes, as the AoS baseline takes them.
+    pub planes: [Vec4; 6],
     /// Block bounds of `soa` (the hierarchy's first level).
     pub blocks: CullBlocks,
 }
@@ -117,7 +119,9 @@ pub fn workload(n: usize, visible: f32, sorted: bool, seed: u64) -> CullWorkload
     let proj = Mat4::orthographic_rh(-101.5, right, -101.5, 101.5, 0.0, 203.0);
     let view = Mat4::look_at_rh(Vec3::new(0.0, 0.0, 101.5), Vec3::ZERO, Vec3::Y);
     let blocks = CullBlocks::build(&soa.input());
-    CullWorkload { soa, aos, frustum: Frustum::from_view_proj(&(proj * view)), blocks }
+    let frustum = Frustum::from_view_proj(&(proj * view));
+    let planes = std::array::from_fn(|k| frustum.planes()[k]);
+    CullWorkload { soa, aos, frustum, planes, blocks }
 }
 
 /// The baseline: a scalar loop over the array of structs, early-out per plane.

@@ -105,7 +105,13 @@ pub fn graph_frames(threads: usize, objects: usize, frames: u32, sets: usize) ->
         }
         for (r, c, _, times, passes) in &mut rs {
             let v = c.views(f, 3, 16.0 / 9.0);
-            let cam = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask };
+            let cam = |v: &View| Camera {
+                view_proj: v.view_proj,
+                eye: v.eye,
+                far: v.far,
+                layer_mask: v.layer_mask,
+                receivers: None,
+            };
             let cameras = [cam(&v[1]), cam(&v[2]), cam(&v[0])];
             let t = Instant::now();
             let s = r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).expect("frame");

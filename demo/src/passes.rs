@@ -204,7 +204,13 @@ impl DemoFrame {
         receivers: Option<(Vec3, Vec3)>,
     ) -> Vec<Camera> {
         let mut cams: Vec<Camera> = cascades(lens, light, aspect, self.cascades, shadow_side, receivers);
-        cams.push(Camera { view_proj: lens.view_proj(aspect), eye: lens.eye, far: lens.far, layer_mask: u16::MAX });
+        cams.push(Camera {
+            view_proj: lens.view_proj(aspect),
+            eye: lens.eye,
+            far: lens.far,
+            layer_mask: u16::MAX,
+            receivers: None,
+        });
         cams
     }
 }
@@ -231,8 +237,9 @@ fn bar_pipeline<B: Backend>(b: &B) -> Result<PipelineId, switchyard::backend::Cr
 /// log and a uniform split meet halfway (over the nearer part of the view, where shadows
 /// are seen), each slice is bounded by a sphere, and each cascade is an orthographic box
 /// around it, facing along the light, reaching back towards the light far enough to hold
-/// every caster that can shade the slice (casters beyond are culled by the box). The box
-/// moves in whole texels, so shadows do not shimmer as the camera moves.
+/// every caster that can shade the slice (casters beyond are culled by the box), and
+/// draws only the casters that can shade the slice ([`Camera::receivers`]: the slice). The
+/// box moves in whole texels, so shadows do not shimmer as the camera moves.
 ///
 /// `receivers`: where the scene has surfaces that can be shaded, as an axis-aligned box
 /// (min, max), where the scene knows it. Only the part of each slice inside it can receive
@@ -257,10 +264,13 @@ pub(crate) fn cascades(
         .map(|k| {
             let (a, b) = (if k == 0 { near } else { split(k) }, if k + 1 == count { far } else { split(k + 1) });
             let corners = lens.slice_corners(aspect, a, b);
+            // The map shades the slice: casters that cannot shade it are not drawn.
+            let slice =
+                Mat4::perspective_rh(lens.fovy, aspect, a, b) * Mat4::look_at_rh(lens.eye, lens.target, lens.up);
             // A slice that holds no receiver keeps its whole frustum (its cascade then
             // shades nothing visible either way).
             if let Some(points) = receivers.map(|(lo, hi)| slice_in_box(&corners, lo, hi)).filter(|p| !p.is_empty()) {
-                return fitted(&points, lens, dir, up, side);
+                return Camera { receivers: Some(slice), ..fitted(&points, lens, dir, up, side) };
             }
             let center = corners.iter().copied().sum::<Vec3>() / 8.0;
             let radius = corners.iter().map(|c| c.distance(center)).fold(0.0, f32::max).max(1.0);
@@ -277,6 +287,7 @@ pub(crate) fn cascades(
                 eye,
                 far: reach + radius,
                 layer_mask: u16::MAX,
+                receivers: Some(slice),
             }
         })
         .collect()
@@ -327,7 +338,7 @@ fn fitted(points: &[Vec3], lens: &Lens, dir: Vec3, up: Vec3, side: u32) -> Camer
         Vec4::new(0.0, 0.0, -1.0 / far, 0.0),
         Vec4::new(-ma / ha, -mb / hb, 0.0, 1.0),
     );
-    Camera { view_proj: proj * Mat4::look_at_rh(eye, eye + dir, up), eye, far, layer_mask: u16::MAX }
+    Camera { view_proj: proj * Mat4::look_at_rh(eye, eye + dir, up), eye, far, layer_mask: u16::MAX, receivers: None }
 }
 
 /// The vertices of the intersection of a view-frustum slice (`corners` as

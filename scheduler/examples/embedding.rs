@@ -39,6 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eye: Vec3::Y * 10.0,
         far: 20.0,
         layer_mask: u16::MAX,
+        receivers: None,
     };
     let eye = Vec3::new(0.0, 3.0, 3.0);
     let main_camera = Camera {
@@ -46,6 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eye,
         far: 50.0,
         layer_mask: u16::MAX,
+        receivers: None,
     };
     let tone_map = FullscreenShader {
         name: "tone-map".into(),

@@ -74,10 +74,11 @@ pub const AUTO_TO_CPU: u32 = 32;
 
 /// Candidates per workgroup of the cull shader.
 pub(crate) const GPU_CULL_BLOCK: u32 = 256;
-/// Bytes of one view's parameters in the parameter buffer (the dynamic-offset alignment).
-pub(crate) const PARAMS_SLOT: u64 = 256;
+/// Bytes of one view's parameters in the parameter buffer (a multiple of the
+/// dynamic-offset alignment).
+pub(crate) const PARAMS_SLOT: u64 = 512;
 /// Bytes of the parameters the shader reads (`Params` in `shaders/cull.wgsl`).
-pub(crate) const PARAMS_SIZE: usize = 256;
+pub(crate) const PARAMS_SIZE: usize = 352;
 /// Bytes of one object's world bounds in the bounds buffer (center and half extents, two
 /// `vec4`s).
 pub(crate) const BOUNDS_SIZE: u64 = 32;
@@ -267,7 +268,7 @@ pub fn cull_on_cpu(
 
 /// The CPU cull's plane test for one object, written as the portable loop writes it.
 fn touches(o: &Objects, f: &Frustum, i: usize) -> bool {
-    f.planes.iter().all(|p| {
+    f.planes().iter().all(|p| {
         let s = p.x * o.cx[i] + p.y * o.cy[i] + p.z * o.cz[i] + p.w;
         let r = p.x.abs() * o.ex[i] + p.y.abs() * o.ey[i] + p.z.abs() * o.ez[i];
         s >= -r
@@ -279,7 +280,7 @@ fn touches(o: &Objects, f: &Frustum, i: usize) -> bool {
 /// about 1e-5, float rounding (a fused multiply-add on the GPU) may decide the test
 /// differently on the two sides.
 pub fn boundary_margin(o: &Objects, f: &Frustum, i: usize) -> f32 {
-    f.planes
+    f.planes()
         .iter()
         .map(|p| {
             let s = p.x * o.cx[i] + p.y * o.cy[i] + p.z * o.cz[i] + p.w;
@@ -299,7 +300,13 @@ pub(crate) fn params(
     occ: Option<crate::occlusion::Occluding<'_>>,
 ) -> [u8; PARAMS_SIZE] {
     let mut p = [0u8; PARAMS_SIZE];
-    for (dst, plane) in p[..96].chunks_exact_mut(16).zip(&frustum.planes) {
+    // The view's six planes, then those limiting it to casters (unused: zero, which
+    // every box passes).
+    let (view, casters) = frustum.planes().split_at(6);
+    for (dst, plane) in p[..96].chunks_exact_mut(16).zip(view) {
+        dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
+    }
+    for (dst, plane) in p[256..352].chunks_exact_mut(16).zip(casters) {
         dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
     }
     let n = buckets.candidates().len() as u32;

@@ -24,6 +24,7 @@ pub fn cameras() -> [Camera; 3] {
             eye,
             far: 150.0,
             layer_mask: u16::MAX,
+            receivers: None,
         }
     };
     let eye = Vec3::new(30.0, 20.0, 30.0);
@@ -32,6 +33,7 @@ pub fn cameras() -> [Camera; 3] {
         eye,
         far: 150.0,
         layer_mask: u16::MAX,
+        receivers: None,
     };
     [sun(15.0), sun(45.0), main]
 }

@@ -110,7 +110,8 @@ fn graph_on(api: wgpu::Backends) {
     let bar = bar_pipeline(&*backend).unwrap();
     let texture = engine_texture(&device, wgpu::TextureFormat::Rgba8UnormSrgb, SIZE);
     let viewport: TextureId = backend.import_texture(&texture).unwrap();
-    let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask };
+    let camera =
+        |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask, receivers: None };
     let cameras = [camera(&views[1]), camera(&views[1]), camera(&views[0])];
     let mut images = Vec::new();
     for aliasing in [true, false] {
@@ -182,6 +183,7 @@ fn the_reexported_wgpu_and_glam_are_the_ones_switchyard_takes() {
         eye: switchyard::glam::Vec3::ZERO,
         far: 1.0,
         layer_mask: u16::MAX,
+        receivers: None,
     };
     assert_eq!(camera.view_proj, glam::Mat4::IDENTITY);
     if let Some(adapter) = adapters.into_iter().next() {
@@ -215,7 +217,8 @@ fn export_on(api: wgpu::Backends) {
     r.set_graph(g).unwrap();
     assert!(matches!(r.export_target(out), Err(RenderError::InvalidTarget { .. })), "no frame yet");
     assert!(matches!(r.export_target(depth), Err(RenderError::InvalidTarget { .. })), "transient");
-    let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: u16::MAX };
+    let camera =
+        |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: u16::MAX, receivers: None };
     let s = r.render_graph(&FrameInput { cameras: &[camera(&views[0])], targets: &[] }).unwrap();
     let (texture, frame) = r.export_target(out).unwrap();
     assert_eq!(frame, s.frame);

@@ -164,7 +164,7 @@ fn one_pass_graph(out_kind: TargetKind, depth_clear: f32) -> (FrameGraph, Target
 
 fn camera() -> Camera {
     let v = view();
-    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask }
+    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask, receivers: None }
 }
 
 fn texture(b: &NullBackend, side: u32, format: TextureFormat, samples: u32) -> TextureId {

@@ -87,6 +87,7 @@ fn surface_frames_present_to_a_window_through_resize_and_zero_size() {
         eye,
         far: 20.0,
         layer_mask: u16::MAX,
+        receivers: None,
     };
     let frame =
         |r: &mut Renderer<WgpuBackend>| r.present_graph(&FrameInput { cameras: &[camera], targets: &[] }, surface, out);

@@ -104,7 +104,7 @@ impl CullBlocks {
 
     pub(super) fn class(&self, block: usize, frustum: &Frustum) -> Class {
         match self.bounds.get(block) {
-            Some(b) => classify(b, &frustum.planes),
+            Some(b) => classify(b, frustum.planes()),
             None => Class::Partial,
         }
     }
@@ -133,7 +133,7 @@ fn block_bounds(o: &CullInput<'_>, r: std::ops::Range<usize>) -> [f64; 6] {
 /// Classifies a block's AABB in `f64` with a margin of 1e-5 of the magnitudes involved:
 /// some 30 times the worst rounding of the per-object `f32` test, so "outside" and
 /// "inside" never disagree with it. NaN bounds classify as partial.
-pub(super) fn classify(b: &[f64; 6], planes: &[Vec4; 6]) -> Class {
+pub(super) fn classify(b: &[f64; 6], planes: &[Vec4]) -> Class {
     let mut inside = true;
     for p in planes {
         let n = [f64::from(p.x), f64::from(p.y), f64::from(p.z)];

@@ -9,9 +9,11 @@
 //!   and a portable one otherwise; both give bit-identical results.
 
 mod blocks;
+mod casters;
 mod simd;
 
 pub use blocks::CullBlocks;
+pub use casters::center_of_projection;
 pub use simd::Avx2;
 
 use glam::{Mat4, Vec3, Vec4};
@@ -22,11 +24,18 @@ use blocks::Class;
 /// inner loops, which run over a block so they stream the bounds arrays and vectorize.
 pub const CULL_BLOCK: usize = 256;
 
-/// The six planes of a frustum, `n·p + d >= 0` inside.
+/// Most planes a [`Frustum`] holds: a view's six and, for a view limited to the casters
+/// of a region ([`Frustum::casters_of`]), up to six of the region's.
+pub const MAX_PLANES: usize = 12;
+
+/// The planes an object's bounds must touch the inside of, `n·p + d >= 0` inside: a
+/// view's frustum, and where the view draws only what can cast a shadow into a region,
+/// some of the region's planes ([`Frustum::casters_of`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frustum {
-    /// Planes as (nx, ny, nz, d), normalized.
-    pub planes: [Vec4; 6],
+    /// Planes as (nx, ny, nz, d), normalized; the first `len` are used.
+    planes: [Vec4; MAX_PLANES],
+    len: usize,
 }
 
 impl Frustum {
@@ -36,20 +45,27 @@ impl Frustum {
         let r1 = m.row(1);
         let r2 = m.row(2);
         let r3 = m.row(3);
-        let mut planes = [r3 + r0, r3 - r0, r3 + r1, r3 - r1, r2, r3 - r2];
-        for p in &mut planes {
+        let mut planes = [Vec4::ZERO; MAX_PLANES];
+        planes[..6].copy_from_slice(&[r3 + r0, r3 - r0, r3 + r1, r3 - r1, r2, r3 - r2]);
+        for p in &mut planes[..6] {
             let len = p.truncate().length();
             if len > 0.0 {
                 *p /= len;
             }
         }
-        Self { planes }
+        Self { planes, len: 6 }
+    }
+
+    /// The planes in use (six for a view's frustum, up to [`MAX_PLANES`]).
+    #[inline]
+    pub fn planes(&self) -> &[Vec4] {
+        &self.planes[..self.len]
     }
 
     /// Whether an AABB (center, half extents) touches the frustum.
     #[inline]
     pub fn intersects(&self, c: Vec3, e: Vec3) -> bool {
-        self.planes.iter().all(|p| {
+        self.planes().iter().all(|p| {
             let n = p.truncate();
             n.dot(c) + p.w >= -n.abs().dot(e)
         })
@@ -153,7 +169,7 @@ pub fn cull_range(
         match class {
             Class::Outside => {}
             Class::Inside => cull_objects(input, &[], filter, start..end, kernel, out),
-            Class::Partial => cull_objects(input, &frustum.planes, filter, start..end, kernel, out),
+            Class::Partial => cull_objects(input, frustum.planes(), filter, start..end, kernel, out),
         }
         start = end;
     }
@@ -296,7 +312,7 @@ mod tests {
 
     /// Brute force: an AABB is outside iff all 8 corners are outside one plane.
     fn brute(f: &Frustum, c: Vec3, e: Vec3) -> bool {
-        f.planes.iter().all(|p| {
+        f.planes().iter().all(|p| {
             (0..8).any(|k| {
                 let s = Vec3::new(
                     if k & 1 == 0 { -1.0 } else { 1.0 },
@@ -330,7 +346,7 @@ mod tests {
             (Vec3::new(0.0, 0.0, -150.0), Vec3::ZERO), // past far, degenerate
         ];
         // Points on each plane (the plane's closest point to the origin): within rounding of it.
-        for p in &f.planes {
+        for p in f.planes() {
             list.push((-p.truncate() * p.w, Vec3::ZERO));
         }
         let mut rng = Pcg64Mcg::seed_from_u64(12345);
@@ -401,7 +417,7 @@ mod tests {
         o.layer[6] = 20;
         o.layer[7] = 40;
         let f = camera();
-        for (k, p) in f.planes.iter().enumerate() {
+        for (k, p) in f.planes().iter().enumerate() {
             let on = -p.truncate() * p.w;
             (o.cx[10 + k], o.cy[10 + k], o.cz[10 + k]) = (on.x, on.y, on.z);
             (o.ex[10 + k], o.ey[10 + k], o.ez[10 + k]) = (0.0, 0.0, 0.0);
@@ -410,7 +426,7 @@ mod tests {
         let mut kept = 0;
         for f in frustums() {
             for flt in [filter(u16::MAX, 0), filter(0b1010_0101, 0), filter(u16::MAX, CASTER)] {
-                for planes in [&f.planes[..], &[]] {
+                for planes in [f.planes(), &[]] {
                     for range in [0..o.len(), 1..o.len() - 3, 7..8, 0..0] {
                         let (mut a, mut b) = (vec![99], vec![99]);
                         cull_objects(&input, planes, flt, range.clone(), CullLoop::Avx2(token), &mut a);

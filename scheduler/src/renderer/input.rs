@@ -40,6 +40,17 @@ fn validate_camera(index: usize, c: &Camera) -> Result<(), RenderError> {
     if !c.view_proj.is_finite() || !c.eye.is_finite() || !c.far.is_finite() || c.far <= 0.0 {
         return Err(RenderError::InvalidView { index, what: "matrix, eye or far is not finite and positive" });
     }
+    if let Some(r) = c.receivers {
+        if !r.is_finite() {
+            return Err(RenderError::InvalidView { index, what: "receivers matrix is not finite" });
+        }
+        if switchyard_kernels::cull::center_of_projection(&c.view_proj).is_none() {
+            return Err(RenderError::InvalidView {
+                index,
+                what: "receivers given, but the matrix projects from no point",
+            });
+        }
+    }
     Ok(())
 }
 
@@ -61,7 +72,7 @@ fn validate_views(views: &[View]) -> Result<(), RenderError> {
 }
 
 fn camera_of(v: &View) -> Camera {
-    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask }
+    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask, receivers: None }
 }
 
 impl<B: Backend> Renderer<B> {

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec3};
 use switchyard_backend::{Backend, BufferUsage, Command, Digest, PassDesc, PassSubmit, Resource, TextureId};
-use switchyard_kernels::cull::Frustum;
 
 use super::gpu::GLOBALS_SLOT;
 use super::input::check_targets;
@@ -311,7 +310,7 @@ impl<B: Backend> Renderer<B> {
             };
             let setup = ViewSetup {
                 view,
-                frustum: Frustum::from_view_proj(&c.view_proj),
+                frustum: c.frustum(),
                 pass: with_externals(sp.pass.clone(), &sp.externals),
                 group: sp.group,
                 queue: sp.queue,

@@ -46,6 +46,8 @@ struct Params {
     target_h: u32,
     levels: u32,
     pad: array<vec4<u32>, 2>,
+    // Planes limiting a shadow view to the casters of a region (zero where unused).
+    caster_planes: array<vec4<f32>, 6>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -76,12 +78,16 @@ fn in_frustum(i: u32) -> bool {
     let e = bounds[2u * o + 1u].xyz;
     var inside = true;
     for (var k = 0u; k < 6u; k++) {
-        let p = params.planes[k];
-        let s = p.x * c.x + p.y * c.y + p.z * c.z + p.w;
-        let r = abs(p.x) * e.x + abs(p.y) * e.y + abs(p.z) * e.z;
-        inside = inside && s >= -r;
+        inside = inside && touches(params.planes[k], c, e) && touches(params.caster_planes[k], c, e);
     }
     return inside;
+}
+
+// Whether the box (center, half extents) touches the plane's inside.
+fn touches(p: vec4<f32>, c: vec3<f32>, e: vec3<f32>) -> bool {
+    let s = p.x * c.x + p.y * c.y + p.z * c.z + p.w;
+    let r = abs(p.x) * e.x + abs(p.y) * e.y + abs(p.z) * e.z;
+    return s >= -r;
 }
 
 // Whether the candidate's bit says it was visible last frame (or there are no bits yet).

@@ -238,8 +238,16 @@ fn run_frame_graph<B: Backend>(
     }
     let backend = r.backend().clone();
     for _ in 0..u.int_in_range(1..=3)? {
-        let cams =
-            vec![Camera { view_proj: view().view_proj, eye: view().eye, far: 200.0, layer_mask: u16::MAX }; cameras];
+        let cams = vec![
+            Camera {
+                view_proj: view().view_proj,
+                eye: view().eye,
+                far: 200.0,
+                layer_mask: u16::MAX,
+                receivers: None
+            };
+            cameras
+        ];
         // The engine's textures: mostly one that fits each external target, sometimes
         // one of another size, format or sample count, or one for a target that is not
         // external.

@@ -1,7 +1,8 @@
 //! Culling on the GPU (`CullOn::Gpu`): on lavapipe and llvmpipe the instances and indirect
 //! records the cull shader writes equal the CPU oracle's (the same candidates culled on the
 //! CPU and compacted stably) for a shadow pass and an opaque pass, over a non-power-of-two
-//! viewport, moving objects and a moving camera; the images equal the CPU cull's pixel for
+//! viewport, moving objects, a moving camera and a shadow camera limited to the casters of
+//! the main view; the images equal the CPU cull's pixel for
 //! pixel. On the null backend: digests equal at 1 and 3 threads, buckets are built only
 //! when the scene's structure changes, and a backend without compute falls back to the CPU
 //! path (the CPU path's digests) with the reason.
@@ -43,14 +44,20 @@ fn graph() -> (FrameGraph, TargetId) {
 
 fn camera(eye: Vec3, target: Vec3) -> Camera {
     let proj = Mat4::perspective_rh(0.8, WIDTH as f32 / HEIGHT as f32, 0.5, 120.0);
-    Camera { view_proj: proj * Mat4::look_at_rh(eye, target, Vec3::Y), eye, far: 120.0, layer_mask: u16::MAX }
+    Camera {
+        view_proj: proj * Mat4::look_at_rh(eye, target, Vec3::Y),
+        eye,
+        far: 120.0,
+        layer_mask: u16::MAX,
+        receivers: None,
+    }
 }
 
 fn sun() -> Camera {
     let eye = Vec3::new(30.0, 60.0, 20.0);
     let view_proj =
         Mat4::orthographic_rh(-40.0, 40.0, -40.0, 40.0, 1.0, 150.0) * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y);
-    Camera { view_proj, eye, far: 150.0, layer_mask: u16::MAX }
+    Camera { view_proj, eye, far: 150.0, layer_mask: u16::MAX, receivers: None }
 }
 
 /// Boxes of random size scattered over a square twice the sun's view (many outside
@@ -158,6 +165,13 @@ fn oracle_on(api: ::wgpu::Backends) {
     assert_eq!(s.buckets_built, 2);
     r.flush().unwrap();
     check_against_oracle(&r, "after removals");
+    // The sun draws only the casters that can shade the main view: more planes.
+    cameras[1].receivers = Some(cameras[0].view_proj);
+    r.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap();
+    r.flush().unwrap();
+    let planes = r.gpu_cull_view(0).map(|g| g.frustum.planes().len());
+    assert!(planes > Some(6), "{api:?}: the sun's cull has the receivers' planes: {planes:?}");
+    check_against_oracle(&r, "casters of the main view");
 
     // The same frames culled on the CPU give the same pixels.
     let (mut c, c_ids, c_out) = scene(backend, CullOn::Cpu, 2);

@@ -6,6 +6,7 @@
 //! test binary (one link against wgpu instead of four).
 
 mod buffer_bindings;
+mod casters;
 mod compute;
 mod external_inputs;
 mod gpu_cull;

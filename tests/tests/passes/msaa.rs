@@ -53,7 +53,8 @@ fn scene<B: Backend>(backend: Arc<B>, threads: usize) -> (Renderer<B>, [Camera; 
     let mesh = r.create_mesh(&cube()).unwrap();
     let material = plain_material(&mut r, shader, [0.9, 0.6, 0.3, 1.0]);
     let views = cube_grid(&mut r, mesh, &[material]);
-    let camera = |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask };
+    let camera =
+        |v: &View| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask, receivers: None };
     (r, [camera(&views[0]), camera(&views[1])])
 }
 

@@ -42,7 +42,13 @@ fn graph(samples: u32) -> (FrameGraph, TargetId) {
 
 fn camera(eye: Vec3, target: Vec3) -> Camera {
     let proj = Mat4::perspective_rh(0.8, WIDTH as f32 / HEIGHT as f32, 0.5, 80.0);
-    Camera { view_proj: proj * Mat4::look_at_rh(eye, target, Vec3::Y), eye, far: 80.0, layer_mask: u16::MAX }
+    Camera {
+        view_proj: proj * Mat4::look_at_rh(eye, target, Vec3::Y),
+        eye,
+        far: 80.0,
+        layer_mask: u16::MAX,
+        receivers: None,
+    }
 }
 
 /// The objects of [`scene`]: a wall in the middle, a box right behind it, a box in front

@@ -57,7 +57,8 @@ fn scene<B: Backend>(backend: Arc<B>) -> (Renderer<B>, [Camera; 3]) {
     r.insert_objects(&[ObjectDesc { mesh, material, transform: floor, layer: 0, flags: CASTS_SHADOWS }]).unwrap();
     // Shade with the sun's direction, so its map falls where its light comes from.
     r.set_lighting(Lighting { direction: -views[1].eye, ..r.lighting() });
-    let camera = |v: &View, mask| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: mask };
+    let camera =
+        |v: &View, mask| Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: mask, receivers: None };
     (r, [camera(&views[0], u16::MAX), camera(&views[1], u16::MAX), camera(&views[1], 0)])
 }
 

@@ -289,7 +289,7 @@ fn many_pass_digests(threads: usize, passes: usize, objects: usize, frames: usiz
             let cameras: Vec<Camera> = (0..passes)
                 .map(|p| {
                     let v = &views(f as f32 * 0.05 + p as f32 * 0.7)[p % 2];
-                    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask }
+                    Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: v.layer_mask, receivers: None }
                 })
                 .collect();
             let moved: Vec<(ObjectId, Mat4)> = ids

@@ -70,7 +70,7 @@ fn warm_up_makes_the_pipelines_of_shaders_whose_materials_come_later() {
     );
     w.r.set_graph(g).unwrap();
     let v = views(0.3)[0];
-    let camera = Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: u16::MAX };
+    let camera = Camera { view_proj: v.view_proj, eye: v.eye, far: v.far, layer_mask: u16::MAX, receivers: None };
     let warm = w.r.warm_up().unwrap();
     assert!(warm.pipelines_created >= 1, "the new shader's forward pipeline for RGBA16 float: {warm:?}");
     let m = w.r.create_material(&MaterialDesc { shader: later, ..Default::default() }).unwrap();

@@ -293,14 +293,14 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
     let mut out = Vec::new();
     let (mut parts, mut offsets) = (Vec::new(), Vec::new());
     r.progress("cull 1M, array-of-structs baseline");
-    let aos = median(iters, || (), |()| culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
+    let aos = median(iters, || (), |()| culling::cull_aos(&w.aos, &w.planes, u16::MAX, &mut out));
     let mut ours_series = Series { name: "ours (SoA)".into(), points: vec![] };
     let mut base_series = Series { name: "AoS scalar, 1 thread".into(), points: vec![] };
     for &t in threads {
         r.progress(&format!("cull 1M 50% visible, {t} threads"));
         let p = pool(t);
         let d = p.install(|| median(iters, || (), |()| culling::cull_soa(&w, &mut parts, &mut offsets)));
-        culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out);
+        culling::cull_aos(&w.aos, &w.planes, u16::MAX, &mut out);
         assert_eq!(parts.concat(), out, "the SoA cull and the baseline disagree");
         let (ours, base) = (d.as_secs_f64() * 1e3, aos.as_secs_f64() * 1e3);
         ours_series.points.push((t as f64, n as f64 / d.as_secs_f64() / 1e6));
@@ -328,7 +328,7 @@ fn cull_rows(r: &mut Report, o: &Options, threads: &[usize]) {
             let t = *threads.last().expect("threads");
             let p = pool(t);
             let d = p.install(|| median(iters, || (), |()| culling::cull_soa(&w, &mut parts, &mut offsets)));
-            let a = median(iters, || (), |()| culling::cull_aos(&w.aos, &w.frustum.planes, u16::MAX, &mut out));
+            let a = median(iters, || (), |()| culling::cull_aos(&w.aos, &w.planes, u16::MAX, &mut out));
             assert_eq!(parts.concat(), out, "the SoA cull and the baseline disagree");
             let name = format!(
                 "cull 1M, {}% visible, {} (ms)",

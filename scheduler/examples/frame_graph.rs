@@ -138,8 +138,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sun_eye = -light.normalize() * 60.0;
     let sun_view =
         Mat4::orthographic_rh(-30.0, 30.0, -30.0, 30.0, 1.0, 120.0) * Mat4::look_at_rh(sun_eye, Vec3::ZERO, Vec3::Y);
+    // The sun draws only the casters that can shade what the camera sees.
     let cameras = [
-        Camera { view_proj: sun_view, eye: sun_eye, far: 120.0, layer_mask: u16::MAX, receivers: None },
+        Camera { view_proj: sun_view, eye: sun_eye, far: 120.0, layer_mask: u16::MAX, receivers: Some(view) },
         Camera { view_proj: view, eye, far: 200.0, layer_mask: u16::MAX, receivers: None },
     ];
     let stats = r.render_graph(&FrameInput { cameras: &cameras, targets: &[(out, output)] })?;

@@ -130,6 +130,7 @@ mod tests {
     /// Every point of a kept AABB's corners and samples that shades the region is kept;
     /// objects beside the region, away from the light, are culled.
     #[test]
+    #[cfg_attr(miri, ignore = "safe arithmetic only (no unsafe code, no threads), and minutes under miri")]
     fn casters_of_keeps_every_object_that_shades_the_region_and_culls_others() {
         let (_, region) = slice();
         let mut rng = Pcg64Mcg::seed_from_u64(21);
@@ -141,11 +142,12 @@ mod tests {
             Vec4::new(1.0, 4.0, 8.0, 1.0),
         ];
         let base = everything();
+        let boxes = 4000;
         for light in lights {
             let f = base.casters_of(&region, light);
             assert!(f.planes().len() > 6, "{light}: no plane of the region added");
             let (mut culled, mut kept) = (0, 0);
-            for _ in 0..4000 {
+            for _ in 0..boxes {
                 let c = Vec3::new(rng.gen_range(-60.0..60.0), rng.gen_range(-30.0..60.0), rng.gen_range(-40.0..50.0));
                 let e = Vec3::new(rng.gen_range(0.0..3.0), rng.gen_range(0.0..3.0), rng.gen_range(0.0..3.0));
                 let samples = (0..8)
@@ -169,7 +171,7 @@ mod tests {
                     culled += 1;
                 }
             }
-            assert!(culled > 1000 && kept > 100, "{light}: culled {culled}, kept {kept}");
+            assert!(culled > boxes / 4 && kept > boxes / 40, "{light}: culled {culled}, kept {kept}");
         }
         // Beside the region, away from a light overhead: culled; above it: kept.
         let f = base.casters_of(&region, Vec4::new(0.0, 1.0, 0.0, 0.0));

@@ -238,16 +238,7 @@ fn run_frame_graph<B: Backend>(
     }
     let backend = r.backend().clone();
     for _ in 0..u.int_in_range(1..=3)? {
-        let cams = vec![
-            Camera {
-                view_proj: view().view_proj,
-                eye: view().eye,
-                far: 200.0,
-                layer_mask: u16::MAX,
-                receivers: None
-            };
-            cameras
-        ];
+        let cams = (0..cameras).map(|_| random_camera(u)).collect::<Result<Vec<Camera>>>()?;
         // The engine's textures: mostly one that fits each external target, sometimes
         // one of another size, format or sample count, or one for a target that is not
         // external.
@@ -276,4 +267,31 @@ fn run_frame_graph<B: Backend>(
     }
     let _ = log.note("flush", r.flush());
     Ok(())
+}
+
+/// Mostly the test view's camera; sometimes a sun's orthographic one, one that projects
+/// from no point, and receivers (`Camera::receivers`) that fit, are singular, not finite or
+/// arbitrary.
+fn random_camera(u: &mut Unstructured<'_>) -> Result<Camera> {
+    let sun = Mat4::orthographic_rh(-20.0, 20.0, -20.0, 20.0, 0.0, 100.0)
+        * Mat4::look_at_rh(glam::Vec3::new(10.0, 40.0, 5.0), glam::Vec3::ZERO, glam::Vec3::Y);
+    let view_proj = match u.int_in_range(0..=7)? {
+        0 => sun,
+        1 => Mat4::from_scale(glam::Vec3::new(1.0, 0.0, 1.0)),
+        _ => view().view_proj,
+    };
+    let receivers = match u.int_in_range(0..=7)? {
+        0 => Some(view().view_proj),
+        1 => Some(Mat4::ZERO),
+        2 => Some(Mat4::from_cols_array(&[f32::NAN; 16])),
+        3 => {
+            let mut m = [0.0f32; 16];
+            for x in &mut m {
+                *x = u.arbitrary()?;
+            }
+            Some(Mat4::from_cols_array(&m))
+        }
+        _ => None,
+    };
+    Ok(Camera { view_proj, eye: view().eye, far: 200.0, layer_mask: u16::MAX, receivers })
 }

@@ -201,8 +201,8 @@ pub enum RenderError {
         given: usize,
     },
     /// A graph buffer given to [`Renderer::bind_buffer`](crate::Renderer::bind_buffer) or
-    /// read by a fullscreen pass: another graph's, declared without a binding, an engine
-    /// buffer that does not fit it, or none bound when a frame needs it.
+    /// read by a fullscreen or scene pass: another graph's, declared without a binding, an
+    /// engine buffer that does not fit it, or none bound when a frame needs it.
     #[error("graph buffer `{buffer}`: {what}")]
     Buffer {
         /// The buffer's name (or its index when the graph has no such buffer).

@@ -108,7 +108,8 @@ pub use error::{InitError, RenderError, ResourceError};
 pub use frame_graph::{
     Attachment, BufferBinding, CallbackContext, Camera, CameraId, FrameGraph, FullscreenShader, GraphBuffer,
     GraphError, GraphWarning, LoadOp, Pass, PassBytes, PassCallback, PassContent, Queue, StoreOp, TargetId, TargetKind,
-    TargetSize, MAX_FULLSCREEN_BUFFERS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
+    TargetSize, MAX_FULLSCREEN_BUFFERS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SCENE_BUFFERS, MAX_SHADOW_MAPS,
+    MAX_VIEWS,
 };
 /// The glam Switchyard's matrices and vectors are (an engine need not match its version).
 pub use glam;

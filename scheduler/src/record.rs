@@ -54,6 +54,8 @@ pub(crate) struct RecordCtx<'a> {
     pub(crate) view_group: BindGroupId,
     /// Dynamic offset of this view's globals.
     pub(crate) view_offset: u32,
+    /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass.
+    pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
     /// Shared vertex buffer.
     pub(crate) vertices: BufferId,
     /// Shared index buffer.
@@ -152,6 +154,14 @@ pub(crate) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cm
     cmds.push(Command::SetVertexBuffer { slot: 1, buffer: ctx.instances, offset: 0 });
     cmds.push(Command::SetIndexBuffer { buffer: ctx.indices, format: IndexFormat::Uint32, offset: 0 });
     counts.state_changes += 4;
+    if let Some((group, empty)) = ctx.scene_groups {
+        if ctx.pass == PassKind::Shadow {
+            cmds.push(Command::SetBindGroup { index: 1, group: empty, offsets: DynamicOffsets::NONE });
+            counts.state_changes += 1;
+        }
+        cmds.push(Command::SetBindGroup { index: 2, group, offsets: DynamicOffsets::NONE });
+        counts.state_changes += 1;
+    }
 
     // Packed state words of what is bound: compared as integers to drop redundant changes.
     let mut bound_pipeline = None;
@@ -307,6 +317,8 @@ pub(crate) struct RecordInput<'a, B: Backend> {
     pub(crate) pass: &'a PassDesc,
     /// Group 0 of this view and the dynamic offset of its globals.
     pub(crate) view_group: (BindGroupId, u32),
+    /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass.
+    pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
     /// Shared vertex and index buffers.
     pub(crate) mesh_buffers: (BufferId, BufferId),
     pub(crate) multi_draw: bool,
@@ -347,6 +359,7 @@ pub(crate) fn record_view<B: Backend>(
         pass: input.view.pass,
         view_group: input.view_group.0,
         view_offset: input.view_group.1,
+        scene_groups: input.scene_groups,
         vertices: input.mesh_buffers.0,
         indices: input.mesh_buffers.1,
         instances: inst_id,
@@ -459,6 +472,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
         pass: input.view.pass,
         view_group: input.view_group.0,
         view_offset: input.view_group.1,
+        scene_groups: input.scene_groups,
         vertices: input.mesh_buffers.0,
         indices: input.mesh_buffers.1,
         instances: inst_id,

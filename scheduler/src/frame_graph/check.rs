@@ -132,6 +132,14 @@ impl FrameGraph {
     /// What each pass's content needs of its attachments and inputs.
     pub(super) fn check_contents(&self, f: GraphCaps) -> Result<Option<(TextureFormat, u32)>, GraphError> {
         let mut forward_format = None;
+        if self.scene_buffers().len() > super::MAX_SCENE_BUFFERS {
+            let pass =
+                self.passes.iter().find(|p| matches!(p.content, PassContent::Scene { .. }) && !p.reads.is_empty());
+            return Err(GraphError::InvalidPass {
+                pass: pass.map_or_else(String::new, |p| p.name.clone()),
+                what: "the scene passes of a graph bind at most MAX_SCENE_BUFFERS (4) buffers",
+            });
+        }
         for p in &self.passes {
             let invalid = |what| Err(GraphError::InvalidPass { pass: p.name.clone(), what });
             let decl = |t: TargetId| &self.targets[t.0 as usize];
@@ -140,17 +148,27 @@ impl FrameGraph {
             let external_input = p.samples.iter().any(|&t| decl(t).kind == TargetKind::External);
             let buffers = !p.reads.is_empty() || !p.writes.is_empty();
             let fullscreen = matches!(p.content, PassContent::Fullscreen(_));
+            let scene = matches!(p.content, PassContent::Scene { .. });
             if fullscreen && !p.writes.is_empty() {
                 return invalid("a fullscreen pass reads buffers, it does not write them");
             }
+            if scene && !p.writes.is_empty() {
+                return invalid("a scene pass reads buffers, it does not write them");
+            }
+            let has_binding = |b: &GraphBuffer| self.buffer_bindings.get(b.0 as usize).is_some_and(Option::is_some);
+            if scene && !p.reads.iter().all(has_binding) {
+                return invalid(
+                    "a scene pass reads only buffers declared with a binding (uniform_buffer, storage_buffer)",
+                );
+            }
             if buffers
                 && !fullscreen
+                && !scene
                 && !matches!(p.content, PassContent::Callback(_) | PassContent::Compute(_) | PassContent::Wgpu(_))
             {
-                return invalid("only callback, compute, wgpu and fullscreen passes read or write buffers");
+                return invalid("only callback, compute, wgpu, fullscreen and scene passes read or write buffers");
             }
-            let bound =
-                p.reads.iter().filter(|b| self.buffer_bindings.get(b.0 as usize).is_some_and(Option::is_some)).count();
+            let bound = p.reads.iter().filter(|b| has_binding(b)).count();
             if fullscreen && bound > super::MAX_FULLSCREEN_BUFFERS {
                 return invalid("a fullscreen pass binds at most MAX_FULLSCREEN_BUFFERS (4) buffers");
             }

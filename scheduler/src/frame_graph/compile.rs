@@ -4,7 +4,9 @@
 use switchyard_backend::TextureFormat;
 
 use crate::error::GraphError;
-use crate::frame_graph::{FrameGraph, GraphBuffer, LoadOp, Pass, PassContent, Queue, StoreOp, TargetId, TargetKind};
+use crate::frame_graph::{
+    BufferBinding, FrameGraph, GraphBuffer, LoadOp, Pass, PassContent, Queue, StoreOp, TargetId, TargetKind,
+};
 use crate::material::PassKind;
 
 /// Something a compiled graph does that is legal but likely not meant.
@@ -79,6 +81,9 @@ pub(crate) struct CompiledGraph {
     /// Per pass of `order`: split in two for occlusion culling ([`GraphCaps::occlusion`],
     /// [`FrameGraph::occludable`]).
     pub(crate) split: Vec<bool>,
+    /// The buffers the scene passes bind in group 2 (graph buffer, binding), in
+    /// declaration order ([`crate::frame_graph::MAX_SCENE_BUFFERS`]).
+    pub(crate) scene_buffers: Vec<(usize, BufferBinding)>,
 }
 
 /// What a graph compiles against: the formats the scene's pipelines draw into (a scene
@@ -173,7 +178,30 @@ impl FrameGraph {
         let mut warnings: Vec<GraphWarning> =
             skipped.iter().map(|&p| GraphWarning::Skipped { pass: self.passes[p].name.clone() }).collect();
         self.warn(&order, &mut warnings);
-        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings, forward_format, split })
+        let scene_buffers = self.scene_buffers();
+        Ok(CompiledGraph {
+            order,
+            sizes,
+            lifetimes,
+            aliases,
+            physical,
+            bytes,
+            warnings,
+            forward_format,
+            split,
+            scene_buffers,
+        })
+    }
+
+    /// The buffers declared with a binding that some scene pass reads (graph buffer,
+    /// binding), in declaration order: group 2 of every scene pass.
+    pub(crate) fn scene_buffers(&self) -> Vec<(usize, BufferBinding)> {
+        let read = |b: usize| {
+            self.passes
+                .iter()
+                .any(|p| matches!(p.content, PassContent::Scene { .. }) && p.reads.iter().any(|r| r.0 as usize == b))
+        };
+        (0..self.buffers.len()).filter_map(|b| Some((b, self.buffer_bindings[b]?))).filter(|&(b, _)| read(b)).collect()
     }
 
     /// Whether the passes of `order` render into target `t` (as an attachment or a resolve

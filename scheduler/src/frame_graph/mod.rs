@@ -217,9 +217,10 @@ pub enum Queue {
     Transparent,
 }
 
-/// How a fullscreen pass binds a buffer it reads ([`FrameGraph::uniform_buffer`],
+/// How a fullscreen or scene pass binds a buffer it reads ([`FrameGraph::uniform_buffer`],
 /// [`FrameGraph::storage_buffer`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BufferBinding {
     /// `var<uniform>`: the buffer needs `BufferUsage::UNIFORM`.
     Uniform,
@@ -230,6 +231,21 @@ pub enum BufferBinding {
 /// Most buffers one fullscreen pass binds (the portable limit of storage buffers per
 /// fragment stage is 4).
 pub const MAX_FULLSCREEN_BUFFERS: usize = 4;
+
+/// Most buffers the scene passes of a graph bind (group 2 of every material pipeline;
+/// with the transforms in group 0 this stays within the portable limit of storage buffers
+/// per stage).
+///
+/// Scene passes share one pipeline per material, so they share the group's layout: group
+/// 2, binding j, is the j-th buffer declared with a binding that any scene pass of the
+/// graph reads ([`Pass::reads`]), in declaration order — `var<uniform>` or
+/// `var<storage, read>`, visible to the vertex and fragment stages — and every scene pass
+/// binds it (a shadow pipeline's group 1 is then empty). A material's shader declares
+/// those of them it uses; the built-in lit shader uses none. A shader is compiled against
+/// the groups of the graph set when it is created: create the shaders that read group 2
+/// after setting a graph that binds it. Each scene pass runs after the passes declared
+/// before it that write the buffers it reads itself.
+pub const MAX_SCENE_BUFFERS: usize = 4;
 
 /// A fullscreen pass's shader: WGSL with a fragment entry point. Switchyard adds the
 /// vertex stage (one triangle over the target) and binds, in group 0:
@@ -392,9 +408,10 @@ impl Pass {
         Self::new(name, PassContent::Wgpu(NativePass::new(draw)))
     }
 
-    /// Reads `buffer` (callback, compute, wgpu and fullscreen passes): runs after the
-    /// passes declared before it that write the buffer. A fullscreen pass binds the
-    /// buffers it reads that were declared with a binding ([`FullscreenShader`]).
+    /// Reads `buffer` (callback, compute, wgpu, fullscreen and scene passes): runs after
+    /// the passes declared before it that write the buffer. A fullscreen pass binds the
+    /// buffers it reads that were declared with a binding ([`FullscreenShader`]); scene
+    /// passes bind them in group 2 ([`MAX_SCENE_BUFFERS`] says how).
     pub fn reads(mut self, buffer: GraphBuffer) -> Self {
         self.reads.push(buffer);
         self
@@ -565,15 +582,16 @@ impl FrameGraph {
     }
 
     /// Adds a buffer that fullscreen passes reading it bind as `var<uniform>` (see
-    /// [`FullscreenShader`]); the engine binds its buffer to it with
+    /// [`FullscreenShader`]), and scene passes in group 2 if one of them reads it (see
+    /// [`MAX_SCENE_BUFFERS`]); the engine binds its buffer to it with
     /// [`crate::Renderer::bind_buffer`]. Callback, compute and wgpu passes are ordered by it
     /// as by any buffer.
     pub fn uniform_buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
         self.buffer_with(name, Some(BufferBinding::Uniform))
     }
 
-    /// Adds a buffer that fullscreen passes reading it bind as `var<storage, read>`; as
-    /// [`FrameGraph::uniform_buffer`] otherwise.
+    /// Adds a buffer that fullscreen and scene passes reading it bind as
+    /// `var<storage, read>`; as [`FrameGraph::uniform_buffer`] otherwise.
     pub fn storage_buffer(&mut self, name: impl Into<String>) -> GraphBuffer {
         self.buffer_with(name, Some(BufferBinding::Storage))
     }

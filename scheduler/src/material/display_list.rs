@@ -35,6 +35,8 @@ pub(crate) struct DisplayList {
     /// The color format and sample count its forward pipeline draws into.
     pub(crate) color_format: TextureFormat,
     pub(crate) color_samples: u32,
+    /// The scene passes' group 2 it was built for.
+    pub(crate) scene: Option<super::SceneLayout>,
     /// The pipeline.
     pub(crate) pipeline: PipelineId,
     /// The material bind group (forward pass only).
@@ -106,8 +108,9 @@ impl MaterialRecord {
         let found = self.lists.iter().position(|l| l.variant == variant && l.pass == pass);
         if let Some(i) = found {
             let l = &self.lists[i];
-            let format_fits = pass == PassKind::Shadow
-                || (l.color_format, l.color_samples) == (ctx.layouts.color_format, ctx.layouts.color_samples);
+            let format_fits = (pass == PassKind::Shadow
+                || (l.color_format, l.color_samples) == (ctx.layouts.color_format, ctx.layouts.color_samples))
+                && l.scene == ctx.layouts.scene;
             if ctx.cache
                 && l.material_version == self.version
                 && l.globals_version == ctx.globals_version
@@ -165,6 +168,7 @@ impl MaterialRecord {
             globals_version: ctx.globals_version,
             color_format: ctx.layouts.color_format,
             color_samples: ctx.layouts.color_samples,
+            scene: ctx.layouts.scene,
             pipeline,
             group: (pass == PassKind::Forward).then_some(self.group),
             constants,

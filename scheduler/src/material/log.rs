@@ -23,6 +23,10 @@ pub struct PipelineLogEntry {
     pub color_format: TextureFormat,
     /// The forward passes' samples per texel it was made for.
     pub color_samples: u32,
+    /// The kinds of the engine buffers the scene passes bound in group 2
+    /// ([`crate::MAX_SCENE_BUFFERS`]); empty: no group 2.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub scene_buffers: Vec<crate::BufferBinding>,
 }
 
 /// Every material pipeline a renderer made ([`crate::Renderer::pipeline_log`]), in the
@@ -62,6 +66,7 @@ mod tests {
             transparent: true,
             color_format: TextureFormat::Rgba16Float,
             color_samples: 4,
+            scene_buffers: vec![crate::BufferBinding::Storage, crate::BufferBinding::Uniform],
         };
         let mut log = PipelineLog { entries: vec![entry.clone()] };
         let json = serde_json::to_string(&log).unwrap();

@@ -13,6 +13,7 @@
 mod compile;
 mod display_list;
 mod log;
+mod scene_group;
 pub(crate) mod sheet;
 
 pub(crate) use compile::create_missing;
@@ -21,6 +22,7 @@ pub use display_list::ListCounts;
 use display_list::Patch;
 pub(crate) use display_list::{BuildCtx, DisplayList};
 pub use log::{PipelineLog, PipelineLogEntry};
+pub(crate) use scene_group::{SceneKinds, SceneLayout};
 
 pub use sheet::{srgb_to_linear, PropertySheet, PropertyType, PropertyValue};
 
@@ -144,7 +146,7 @@ pub(crate) struct ShaderRecord {
 }
 
 /// What a material pipeline of one shader depends on besides the shader: its variant,
-/// pass, blending and the forward passes' color target.
+/// pass, blending, the forward passes' color target and the scene passes' group 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub(crate) variant: u32,
@@ -152,17 +154,25 @@ pub(crate) struct PipelineKey {
     pub(crate) transparent: bool,
     pub(crate) color_format: TextureFormat,
     pub(crate) color_samples: u32,
+    pub(crate) scene: Option<SceneLayout>,
 }
 
 impl PipelineKey {
-    /// The key of a pipeline drawn with `layouts`' forward target.
+    /// The key of a pipeline drawn with `layouts`' forward target and scene group.
     pub(crate) fn new(variant: u32, pass: PassKind, transparent: bool, layouts: &Layouts) -> Self {
-        Self { variant, pass, transparent, color_format: layouts.color_format, color_samples: layouts.color_samples }
+        Self {
+            variant,
+            pass,
+            transparent,
+            color_format: layouts.color_format,
+            color_samples: layouts.color_samples,
+            scene: layouts.scene,
+        }
     }
 
-    /// `layouts` with this key's forward target.
+    /// `layouts` with this key's forward target and scene group.
     pub(crate) fn layouts(&self, layouts: &Layouts) -> Layouts {
-        Layouts { color_format: self.color_format, color_samples: self.color_samples, ..*layouts }
+        Layouts { color_format: self.color_format, color_samples: self.color_samples, scene: self.scene, ..*layouts }
     }
 }
 
@@ -347,6 +357,8 @@ pub(crate) struct Layouts {
     pub(crate) color_format: TextureFormat,
     /// Samples per texel of the forward passes' attachments.
     pub(crate) color_samples: u32,
+    /// The scene passes' group 2, where the graph's scene passes read engine buffers.
+    pub(crate) scene: Option<SceneLayout>,
 }
 
 /// The vertex layout every mesh uses: position, normal, uv (32 bytes), then the
@@ -391,7 +403,10 @@ pub(crate) fn pipeline_desc(
             shader: module,
             vertex_entry: shader.passes.shadow.clone().unwrap_or_default(),
             fragment_entry: None,
-            bind_group_layouts: vec![layouts.shadow_globals],
+            bind_group_layouts: match layouts.scene {
+                Some(g) => vec![layouts.shadow_globals, g.empty, g.layout],
+                None => vec![layouts.shadow_globals],
+            },
             vertex_buffers: vertex_layout(),
             cull: CullMode::Back,
             color: None,
@@ -403,7 +418,10 @@ pub(crate) fn pipeline_desc(
             shader: module,
             vertex_entry: shader.passes.forward.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
             fragment_entry: Some(shader.passes.forward.as_ref().map(|f| f.1.clone()).unwrap_or_default()),
-            bind_group_layouts: vec![layouts.forward_globals, layouts.material],
+            bind_group_layouts: match layouts.scene {
+                Some(g) => vec![layouts.forward_globals, layouts.material, g.layout],
+                None => vec![layouts.forward_globals, layouts.material],
+            },
             vertex_buffers: vertex_layout(),
             cull: CullMode::Back,
             color: Some(ColorTargetState {

@@ -74,7 +74,7 @@ impl ExternalInputGroups {
         mut retire: impl FnMut(BindGroupId),
     ) -> Result<BindGroupId, RenderError> {
         if let Some((_, _, name)) = self.buffers.iter().find(|(_, i, _)| buffer(*i).is_none()) {
-            let what = "read by a fullscreen pass and bound to no engine buffer (Renderer::bind_buffer)";
+            let what = "read by a pass and bound to no engine buffer (Renderer::bind_buffer)";
             return Err(RenderError::Buffer { buffer: name.clone(), what });
         }
         let given = |(_, t): &(usize, usize)| texture(*t).unwrap_or_default();
@@ -109,6 +109,44 @@ impl ExternalInputGroups {
     /// The kept groups, given up.
     pub(crate) fn take_groups(&mut self) -> impl Iterator<Item = BindGroupId> + '_ {
         self.groups.drain(..).map(|(_, g)| g)
+    }
+}
+
+/// Group 2 of a graph's scene passes: the engine's buffers they read
+/// ([`crate::MAX_SCENE_BUFFERS`]), its group made per buffers bound and kept.
+#[derive(Debug)]
+pub(crate) struct SceneBuffers {
+    pub(crate) layout: crate::material::SceneLayout,
+    /// The groups, made per buffers bound (no external textures).
+    pub(crate) inputs: ExternalInputGroups,
+    /// Group 1 of a shadow pass (its pipelines' empty group).
+    pub(crate) empty_group: BindGroupId,
+}
+
+impl SceneBuffers {
+    /// The group of `buffers` (graph buffer, binding) in `layout`: one entry per buffer.
+    pub(crate) fn new(
+        graph: &crate::FrameGraph,
+        buffers: &[(usize, BufferBinding)],
+        layout: crate::material::SceneLayout,
+        empty_group: BindGroupId,
+    ) -> Self {
+        let entries = (0..buffers.len())
+            .map(|j| BindEntry {
+                binding: j as u32,
+                resource: BindResource::Buffer { buffer: BufferId::default(), offset: 0, size: None },
+            })
+            .collect();
+        let buffers = buffers.iter().enumerate().map(|(j, &(b, _))| (j, b, graph.buffers[b].clone())).collect();
+        let inputs = ExternalInputGroups {
+            pass: "scene passes".into(),
+            layout: layout.layout,
+            entries,
+            externals: Vec::new(),
+            buffers,
+            groups: Vec::new(),
+        };
+        Self { layout, inputs, empty_group }
     }
 }
 

@@ -11,7 +11,7 @@ use switchyard_backend::{
 use crate::error::InitError;
 use crate::frame_graph::MAX_SHADOW_MAPS;
 use crate::frame_graph::MAX_VIEWS;
-use crate::material::{Layouts, CONSTANT_SLOT};
+use crate::material::{Layouts, SceneKinds, SceneLayout, CONSTANT_SLOT};
 
 /// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
 pub(super) const GLOBALS_SLOT: usize = 512;
@@ -42,6 +42,11 @@ pub(crate) struct FrameResources {
     pub(crate) shadow_group: BindGroupId,
     /// The cull pipelines and the bounds buffer, where the renderer culls on the GPU.
     pub(crate) cull: Option<crate::gpu_cull::CullObjects>,
+    /// The scene passes' group 2 layouts made so far, one per kinds (made with the first
+    /// graph whose scene passes read engine buffers, so other graphs' streams keep their
+    /// handles), and the empty group a shadow pipeline's group 1 then binds.
+    pub(crate) scene_layouts: Vec<SceneLayout>,
+    pub(crate) empty_group: Option<BindGroupId>,
 }
 
 /// Creates a buffer of at least `size` bytes (rounded up to 4) that CPU writes can fill.
@@ -170,7 +175,54 @@ impl FrameResources {
             post_sampler,
             point_sampler,
             shadow_group,
+            scene_layouts: Vec::new(),
+            empty_group: None,
         })
+    }
+
+    /// The scene passes' group 2 layout of `kinds` (made on first use, with the empty
+    /// layout and group the first time), and the empty group.
+    pub(crate) fn scene_layout<B: Backend>(
+        &mut self,
+        b: &B,
+        kinds: SceneKinds,
+    ) -> Result<(SceneLayout, BindGroupId), CreateError> {
+        let empty = match (self.scene_layouts.first(), self.empty_group) {
+            (Some(l), Some(g)) => (l.empty, g),
+            _ => {
+                let mut m = Made::new(b);
+                let layout =
+                    m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
+                        label: "empty".into(),
+                        entries: Vec::new(),
+                    }))?;
+                let desc = BindGroupDesc { label: "empty".into(), layout, entries: Vec::new() };
+                let group = m.add(b.create_bind_group(&desc))?;
+                m.keep();
+                self.empty_group = Some(group);
+                (layout, group)
+            }
+        };
+        if let Some(l) = self.scene_layouts.iter().find(|l| l.kinds == kinds) {
+            return Ok((*l, empty.1));
+        }
+        let vs = Stages::VERTEX | Stages::FRAGMENT;
+        let entries = kinds
+            .kinds()
+            .enumerate()
+            .map(|(j, k)| LayoutEntry {
+                binding: j as u32,
+                visibility: vs,
+                ty: match k {
+                    crate::BufferBinding::Uniform => BindingType::Uniform { dynamic: false, min_size: 0 },
+                    crate::BufferBinding::Storage => BindingType::Storage { dynamic: false },
+                },
+            })
+            .collect();
+        let layout = b.create_bind_group_layout(&BindGroupLayoutDesc { label: "scene-buffers".into(), entries })?;
+        let made = SceneLayout { kinds, layout, empty: empty.0 };
+        self.scene_layouts.push(made);
+        Ok((made, empty.1))
     }
 
     /// Every object here, given up (the renderer goes, or its device did).
@@ -192,6 +244,9 @@ impl FrameResources {
             Resource::Sampler(self.point_sampler),
         ];
         all.extend(self.cull.iter().flat_map(|c| c.resources()));
+        all.extend(self.empty_group.map(Resource::BindGroup));
+        all.extend(self.scene_layouts.iter().map(|l| Resource::BindGroupLayout(l.layout)));
+        all.extend(self.scene_layouts.first().map(|l| Resource::BindGroupLayout(l.empty)));
         all
     }
 
@@ -291,5 +346,6 @@ fn create_layouts<B: Backend>(m: &mut Made<'_, B>) -> Result<Layouts, CreateErro
         material,
         color_format: TextureFormat::Rgba8UnormSrgb,
         color_samples: 1,
+        scene: None,
     })
 }

@@ -6,6 +6,7 @@
 use switchyard_backend::{Backend, Image, TextureFormat, TextureId, TextureUsage};
 
 use super::config::RendererConfig;
+use super::fullscreen::SceneBuffers;
 use super::plan::{self, FramePlan};
 use super::retire::Retiree;
 use super::Renderer;
@@ -15,7 +16,7 @@ use crate::frame_graph::{
     MAX_VIEWS,
 };
 use crate::graph::Slot;
-use crate::material::PassKind;
+use crate::material::{PassKind, SceneKinds};
 use crate::stats::FrameStats;
 use crate::view::View;
 
@@ -134,7 +135,8 @@ impl<B: Backend> Renderer<B> {
 
     /// Binds the engine's `id` to the graph's `buffer` (declared with
     /// [`FrameGraph::uniform_buffer`] or [`FrameGraph::storage_buffer`]): the fullscreen
-    /// passes that read `buffer` bind it from the next frame on, until another is bound or
+    /// and scene passes that read `buffer` bind it from the next frame on (scene passes in
+    /// group 2, [`crate::MAX_SCENE_BUFFERS`]), until another is bound or
     /// another graph is set (after [`Renderer::recover`], bind the new device's buffers).
     /// The engine writes the buffer as it likes; Switchyard orders the passes by it and
     /// keeps the bind groups it made for it (a few per pass). Refused with
@@ -267,8 +269,23 @@ impl<B: Backend> Renderer<B> {
 
     fn build_plan(&mut self, origin: plan::Origin, graph: &FrameGraph) -> Result<(), RenderError> {
         let b = &*self.res.backend;
+        // Group 2 of the scene passes (kept with the plan; its layout is made once per
+        // kinds): every material pipeline of the graph has it, so the display lists are
+        // built again for it. Made first: a refused layout leaves the current plan alone.
+        let scene = graph.scene_buffers();
+        let layout = match scene.len() {
+            0 => None,
+            n if n > crate::MAX_SCENE_BUFFERS => None, // refused by the graph's check
+            _ => {
+                let kinds = SceneKinds::of(scene.iter().map(|&(_, k)| k));
+                let made = self.res.gpu.scene_layout(b, kinds);
+                Some(made.map_err(|source| RenderError::BindGroup { pass: "scene passes".into(), source })?)
+            }
+        };
         let mut reuse: Vec<_> = self.frame.plan.as_ref().map_or_else(Vec::new, |p| p.objects.textures.clone());
-        let new = FramePlan::build(b, &self.res.gpu, &self.config, origin, graph, &mut reuse)?;
+        let mut new = FramePlan::build(b, &self.res.gpu, &self.config, origin, graph, &mut reuse)?;
+        new.scene_buffers = layout.map(|(layout, empty)| SceneBuffers::new(graph, &scene, layout, empty));
+        self.res.gpu.layouts.scene = new.scene_buffers.as_ref().map(|s| s.layout);
         self.frame.engine_passes.resize_with(new.engine_passes.len(), Slot::default);
         // The materials' forward pipelines are built for the forward passes' color format:
         // a graph of another one builds the forward display lists again (once; a list

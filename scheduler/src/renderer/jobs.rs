@@ -45,6 +45,9 @@ pub(crate) struct ViewSetup {
     pub(crate) gpu: bool,
     /// Culled by occlusion this frame (`occlusion.rs`): its depth target and size.
     pub(crate) occlude: Option<(switchyard_backend::TextureId, (u32, u32))>,
+    /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass, where the
+    /// graph's scene passes read buffers.
+    pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
 }
 
 /// One view's stage outputs, one slot each: written by its stage's job, read by the next.
@@ -301,6 +304,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     view: &setup.view,
                     pass: &setup.pass,
                     view_group: (setup.group, setup.slot * GLOBALS_SLOT as u32),
+                    scene_groups: setup.scene_groups,
                     mesh_buffers: (s.vertices.id, s.indices.id),
                     multi_draw: s.multi_draw,
                     meshes: &s.draw_ranges,

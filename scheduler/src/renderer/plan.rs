@@ -131,6 +131,8 @@ pub(crate) struct FramePlan {
     pub(crate) objects: PlanObjects,
     /// The last frame rendered with this plan (what its retained targets hold).
     pub(crate) last_frame: Option<u64>,
+    /// Group 2 of the scene passes, where they read engine buffers.
+    pub(crate) scene_buffers: Option<super::fullscreen::SceneBuffers>,
 }
 
 /// Compiles `graph` for an output of `output` texels on a device of `caps`: what the
@@ -220,6 +222,7 @@ impl FramePlan {
             memory,
             objects,
             last_frame: None,
+            scene_buffers: None,
         })
     }
 }
@@ -511,6 +514,9 @@ impl FramePlan {
             if let EngineContent::Fullscreen { inputs: Some(inputs), .. } = &mut o.content {
                 out.extend(inputs.take_groups().map(Resource::BindGroup));
             }
+        }
+        if let Some(s) = &mut self.scene_buffers {
+            out.extend(s.inputs.take_groups().map(Resource::BindGroup));
         }
         out.extend(self.objects.into_resources());
         out

@@ -297,6 +297,13 @@ impl<B: Backend> Renderer<B> {
             }
             pass
         };
+        let b = &*self.res.backend;
+        let (retired, meshes) = (&mut self.device.retired, &mut self.res.meshes);
+        let bound = |i: usize| self.frame.bound_buffers.get(i).copied().flatten();
+        let retire = |g: switchyard_backend::BindGroupId| retired.retire(Retiree::Resource(g.into()), b, meshes);
+        let scene =
+            plan.scene_buffers.as_mut().map(|s| s.inputs.group(b, |_| None, bound, retire).map(|g| (g, s.empty_group)));
+        let scene_groups = scene.transpose()?;
         for (s, sp) in plan.scenes.iter().enumerate() {
             let c = &cameras[sp.camera];
             let view = View {
@@ -317,6 +324,7 @@ impl<B: Backend> Renderer<B> {
                 slot: s as u32,
                 gpu: self.res.gpu.cull.is_some() && crate::gpu_cull::culls_on_gpu(&view, sp.queue),
                 occlude: sp.occlude,
+                scene_groups,
             };
             match self.frame.views.get_mut(s) {
                 Some(w) => w.setup = setup,
@@ -327,7 +335,6 @@ impl<B: Backend> Renderer<B> {
             w.setup.gpu &= self.config.cull != crate::CullOn::Auto || w.dense;
             w.setup.occlude = w.setup.occlude.filter(|_| w.setup.gpu);
         }
-        let b = &*self.res.backend;
         for (o, op) in plan.engine_passes.iter_mut().enumerate() {
             let rec = self.frame.engine_passes[o].get_mut();
             rec.pass = with_externals(op.pass.clone(), &op.externals);

@@ -12,7 +12,9 @@
 use switchyard_backend::Backend;
 
 use super::Renderer;
-use crate::material::{create_missing, BuildCtx, ListCounts, PassKind, PipelineKey, PipelineLog, PipelineLogEntry};
+use crate::material::{
+    create_missing, BuildCtx, ListCounts, PassKind, PipelineKey, PipelineLog, PipelineLogEntry, SceneKinds,
+};
 use crate::{RenderError, ResourceError};
 
 /// What [`Renderer::warm_up`] did.
@@ -148,6 +150,7 @@ impl<B: Backend> Renderer<B> {
                     transparent: key.transparent,
                     color_format: key.color_format,
                     color_samples: key.color_samples,
+                    scene_buffers: key.scene.map_or_else(Vec::new, |g| g.kinds.kinds().collect()),
                 });
             }
         }
@@ -193,12 +196,28 @@ impl<B: Backend> Renderer<B> {
                 replay.skipped.push((i, LogSkip::NoEntryPoint(e.pass)));
                 continue;
             }
+            if e.scene_buffers.len() > crate::MAX_SCENE_BUFFERS {
+                replay.skipped.push((i, LogSkip::SceneBuffers(e.scene_buffers.len())));
+                continue;
+            }
+            let scene = if e.scene_buffers.is_empty() {
+                None
+            } else {
+                match res.gpu.scene_layout(&*res.backend, SceneKinds::of(e.scene_buffers.iter().copied())) {
+                    Ok((g, _)) => Some(g),
+                    Err(err) => {
+                        replay.skipped.push((i, LogSkip::Refused(err.into())));
+                        continue;
+                    }
+                }
+            };
             let key = PipelineKey {
                 variant,
                 pass: e.pass,
                 transparent: e.transparent,
                 color_format: e.color_format,
                 color_samples: e.color_samples,
+                scene,
             };
             if shader.pipeline_of(&key).is_some() {
                 replay.found += 1;
@@ -262,4 +281,7 @@ pub enum LogSkip {
     NoEntryPoint(PassKind),
     /// The backend refused its module or pipeline.
     Refused(ResourceError),
+    /// It names more engine buffers in group 2 than a graph binds
+    /// ([`crate::MAX_SCENE_BUFFERS`]).
+    SceneBuffers(usize),
 }

@@ -267,7 +267,7 @@ fn bad_compute_graphs_are_typed_errors_and_change_nothing() {
     let _ = g.buffer("same");
     g.pass(Pass::compute("c", |_, _| {}).writes(a));
     assert_eq!(invalid(g, &mut r), GraphError::DuplicateName { what: "buffers", name: "same".into() });
-    // Scene passes do not declare buffers.
+    // Scene passes read only buffers declared with a binding (group 2).
     let (mut g, out, cam) = base();
     let a = g.buffer("a");
     let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
@@ -281,7 +281,7 @@ fn bad_compute_graphs_are_typed_errors_and_change_nothing() {
         invalid(g, &mut r),
         GraphError::InvalidPass {
             pass: "s".into(),
-            what: "only callback, compute, wgpu and fullscreen passes read or write buffers"
+            what: "a scene pass reads only buffers declared with a binding (uniform_buffer, storage_buffer)"
         }
     );
     // A cycle through a buffer and a target: `early` samples the target `late` renders (so

@@ -12,6 +12,7 @@ mod external_inputs;
 mod gpu_cull;
 mod msaa;
 mod occlusion;
+mod scene_buffers;
 mod shadow_maps;
 mod textures;
 mod wgpu_pass;

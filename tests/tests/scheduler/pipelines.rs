@@ -186,6 +186,7 @@ fn log_entries_that_no_longer_apply_are_skipped_with_why_and_change_nothing() {
         transparent: false,
         color_format: TextureFormat::Rgba8UnormSrgb,
         color_samples: samples,
+        scene_buffers: Vec::new(),
     };
     let log = PipelineLog {
         entries: vec![

@@ -48,7 +48,11 @@ type External = (TargetId, TextureFormat, (u32, u32), u32);
 /// (shadow maps first, forward passes sampling them), fullscreen passes sampling what
 /// earlier passes wrote, callback and compute passes, over targets of the output's size
 /// (32 x 32), half of it, or 16 x 16.
-fn random_graph(u: &mut Unstructured<'_>) -> Result<(FrameGraph, Vec<TargetId>, Vec<External>)> {
+/// A random graph, its targets, its external targets, and the buffers its scene passes
+/// may read (uniform, storage or ordering-only).
+type RandomGraph = (FrameGraph, Vec<TargetId>, Vec<External>, Vec<GraphBuffer>);
+
+fn random_graph(u: &mut Unstructured<'_>) -> Result<RandomGraph> {
     const ODDITIES: [Oddity; 11] = [
         Oddity::BadColorClear,
         Oddity::BadDepthClear,
@@ -65,6 +69,14 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<(FrameGraph, Vec<TargetId>, 
     let odd = if u.ratio(1, 3)? { *u.choose(&ODDITIES)? } else { Oddity::None };
     let mut g = FrameGraph::new();
     let cameras: Vec<CameraId> = (0..u.int_in_range(1..=2)?).map(|i| g.camera(format!("c{i}"))).collect();
+    let mut buffers = Vec::new();
+    for i in 0..u.int_in_range(0..=2)? {
+        buffers.push(match u.int_in_range(0..=2)? {
+            0 => g.uniform_buffer(format!("u{i}")),
+            1 => g.storage_buffer(format!("s{i}")),
+            _ => g.buffer(format!("b{i}")),
+        });
+    }
     let mut targets = Vec::new();
     let mut externals = Vec::new();
     let mut target = |g: &mut FrameGraph, u: &mut Unstructured<'_>, name: String, format, size| -> Result<TargetId> {
@@ -121,6 +133,11 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<(FrameGraph, Vec<TargetId>, 
                     .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard);
                 for &m in maps.iter().take(u.int_in_range(0..=maps.len())?) {
                     pass = pass.sample(m);
+                }
+                for &b in &buffers {
+                    if u.ratio(1, 2)? {
+                        pass = pass.reads(b);
+                    }
                 }
                 pass
             }
@@ -209,7 +226,7 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<(FrameGraph, Vec<TargetId>, 
         }
         Oddity::None | Oddity::BadColorClear | Oddity::BadDepthClear => {}
     }
-    Ok((g, targets, externals))
+    Ok((g, targets, externals, buffers))
 }
 
 fn run_frame_graph<B: Backend>(
@@ -231,13 +248,24 @@ fn run_frame_graph<B: Backend>(
         })
         .collect();
     r.insert_objects(&objects).expect("four cubes");
-    let (g, targets, externals) = random_graph(u)?;
+    let (g, targets, externals, buffers) = random_graph(u)?;
     let cameras = g.cameras().len();
     if log.note("set_graph", r.set_graph(g)).is_err() {
         return Ok(());
     }
     let backend = r.backend().clone();
     for _ in 0..u.int_in_range(1..=3)? {
+        // The engine's buffers: mostly one of the usage a binding needs, sometimes none.
+        for &b in &buffers {
+            if u.ratio(3, 4)? {
+                let usage = *u.choose(&[BufferUsage::UNIFORM, BufferUsage::STORAGE, BufferUsage::VERTEX])?;
+                let desc = BufferDesc { label: "engine".into(), size: *u.choose(&[16, 64, 256])?, usage };
+                if let Ok(id) = log.note("engine_buffer", backend.create_buffer(&desc)) {
+                    made.push(id.into());
+                    let _ = log.note("bind_buffer", r.bind_buffer(b, id));
+                }
+            }
+        }
         let cams = (0..cameras).map(|_| random_camera(u)).collect::<Result<Vec<Camera>>>()?;
         // The engine's textures: mostly one that fits each external target, sometimes
         // one of another size, format or sample count, or one for a target that is not

@@ -81,9 +81,6 @@ pub(crate) struct CompiledGraph {
     /// Per pass of `order`: split in two for occlusion culling ([`GraphCaps::occlusion`],
     /// [`FrameGraph::occludable`]).
     pub(crate) split: Vec<bool>,
-    /// The buffers the scene passes bind in group 2 (graph buffer, binding), in
-    /// declaration order ([`crate::frame_graph::MAX_SCENE_BUFFERS`]).
-    pub(crate) scene_buffers: Vec<(usize, BufferBinding)>,
 }
 
 /// What a graph compiles against: the formats the scene's pipelines draw into (a scene
@@ -178,19 +175,7 @@ impl FrameGraph {
         let mut warnings: Vec<GraphWarning> =
             skipped.iter().map(|&p| GraphWarning::Skipped { pass: self.passes[p].name.clone() }).collect();
         self.warn(&order, &mut warnings);
-        let scene_buffers = self.scene_buffers();
-        Ok(CompiledGraph {
-            order,
-            sizes,
-            lifetimes,
-            aliases,
-            physical,
-            bytes,
-            warnings,
-            forward_format,
-            split,
-            scene_buffers,
-        })
+        Ok(CompiledGraph { order, sizes, lifetimes, aliases, physical, bytes, warnings, forward_format, split })
     }
 
     /// The buffers declared with a binding that some scene pass reads (graph buffer,

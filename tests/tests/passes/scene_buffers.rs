@@ -1,8 +1,8 @@
 //! Scene passes that read the engine's buffers (group 2 of every material pipeline,
 //! `MAX_SCENE_BUFFERS`): refusals are typed and change nothing, a frame that needs an
-//! unbound buffer fails with its name, the group is kept while the bound buffers stay, the
-//! stream does not depend on the thread count, and the pipeline log names the group's
-//! kinds. On lavapipe and llvmpipe a material's shader reads a uniform in its fragment
+//! unbound buffer fails with its name, the group is kept while the bound buffers stay and
+//! made again on a recovered device, the stream does not depend on the thread count, and
+//! the pipeline log names the group's kinds. On lavapipe and llvmpipe a material's shader reads a uniform in its fragment
 //! stage and a storage array in its vertex stage (forward and shadow), and each frame's
 //! pixels follow what the engine wrote.
 
@@ -207,6 +207,24 @@ fn scene_pass_buffer_refusals_are_typed_and_change_nothing() {
     log.entries = vec![entry];
     let replay = r.warm_up_log(&log).unwrap();
     assert_eq!(replay.skipped, vec![(0, LogSkip::SceneBuffers(5))]);
+}
+
+#[test]
+fn after_a_recovery_the_new_devices_buffers_are_bound_and_drawn_with() {
+    let backend = Arc::new(NullBackend::new(true));
+    let (mut r, g) = scene(backend.clone(), 2);
+    r.bind_buffer(g.tint, buffer(&*backend, BufferUsage::UNIFORM, &[1.0; 4])).unwrap();
+    r.bind_buffer(g.lift, buffer(&*backend, BufferUsage::STORAGE, &[0.0; 4])).unwrap();
+    let before = frame(&mut r).unwrap();
+    let fresh = Arc::new(NullBackend::new(true));
+    r.recover(fresh.clone()).unwrap();
+    // The old device's buffers are unbound: the frame names the first one.
+    assert!(matches!(frame(&mut r), Err(RenderError::Buffer { buffer, .. }) if buffer == "tint"));
+    r.bind_buffer(g.tint, buffer(&*fresh, BufferUsage::UNIFORM, &[1.0; 4])).unwrap();
+    r.bind_buffer(g.lift, buffer(&*fresh, BufferUsage::STORAGE, &[0.0; 4])).unwrap();
+    let after = frame(&mut r).unwrap();
+    assert_eq!((after.draw_calls, after.visible[..2].to_vec()), (before.draw_calls, before.visible[..2].to_vec()));
+    r.flush().unwrap();
 }
 
 #[test]

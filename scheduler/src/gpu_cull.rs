@@ -300,13 +300,10 @@ pub(crate) fn params(
     occ: Option<crate::occlusion::Occluding<'_>>,
 ) -> [u8; PARAMS_SIZE] {
     let mut p = [0u8; PARAMS_SIZE];
-    // The view's six planes, then those limiting it to casters (unused: zero, which
-    // every box passes).
-    let (view, casters) = frustum.planes().split_at(6);
-    for (dst, plane) in p[..96].chunks_exact_mut(16).zip(view) {
-        dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
-    }
-    for (dst, plane) in p[256..352].chunks_exact_mut(16).zip(casters) {
+    // The view's six planes at 0, those limiting it to casters at 256 (zero: passes all).
+    let (head, tail) = p.split_at_mut(256);
+    let slots = head[..96].chunks_exact_mut(16).chain(tail[..96].chunks_exact_mut(16));
+    for (dst, plane) in slots.zip(frustum.planes()) {
         dst.copy_from_slice(bytemuck::cast_slice(&plane.to_array()));
     }
     let n = buckets.candidates().len() as u32;

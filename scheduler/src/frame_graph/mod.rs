@@ -39,6 +39,7 @@
 //! - **bandwidth**: per pass, the bytes each attachment loads, stores and resolves;
 //! - **warnings**: a store nothing reads, a load of a target nothing wrote this frame.
 
+mod camera;
 mod check;
 mod compile;
 
@@ -46,15 +47,14 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use crate::error::GraphError;
+pub use camera::Camera;
 pub(crate) use compile::{CompiledGraph, GraphCaps};
 pub use compile::{
     GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
 
-use glam::{Mat4, Vec3};
 use switchyard_backend::wgpu::{NativePass, WgpuPassDraw};
 use switchyard_backend::{Command, TextureFormat, TextureId};
-use switchyard_kernels::cull::{center_of_projection, Frustum};
 
 use crate::material::PassKind;
 
@@ -461,42 +461,6 @@ impl Pass {
     /// What the pass does.
     pub fn content(&self) -> &PassContent {
         &self.content
-    }
-}
-
-/// A camera of one frame: what fills a [`CameraId`] slot.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Camera {
-    /// World to clip (wgpu clip space: depth 0..1).
-    pub view_proj: Mat4,
-    /// Camera position (depth sorting, specular, fog).
-    pub eye: Vec3,
-    /// Distance that maps to the farthest quantized depth.
-    pub far: f32,
-    /// Bit `l` set: objects on layer `l` are seen.
-    pub layer_mask: u16,
-    /// For a shadow map's camera: the region its map shades, as a view-projection matrix
-    /// (depth 0..1), typically the slice of the main view a cascade covers (the view's
-    /// projection with the slice's near and far). Objects that cannot cast a shadow into
-    /// it are not drawn: those outside it and not between it and the light, the light
-    /// being where this camera's matrix projects from (the direction along an
-    /// orthographic matrix, the eye of a perspective one). `None`: every caster in the
-    /// camera's frustum is drawn.
-    ///
-    /// Shadows in the region stay the same; the map is not exact outside the region (a
-    /// shader sampling it there may miss a shadow another cascade holds).
-    pub receivers: Option<Mat4>,
-}
-
-impl Camera {
-    /// What the camera's passes test objects' bounds against: its frustum, limited to
-    /// the casters of [`Camera::receivers`] where it has them.
-    pub fn frustum(&self) -> Frustum {
-        let f = Frustum::from_view_proj(&self.view_proj);
-        match (self.receivers, center_of_projection(&self.view_proj)) {
-            (Some(r), Some(light)) => f.casters_of(&Frustum::from_view_proj(&r), light),
-            _ => f,
-        }
     }
 }
 

@@ -388,3 +388,26 @@ pub fn plain_material<B: Backend>(
     let properties = PropertySheet::new().with("_BaseColor", PropertyValue::Color(rgba));
     r.create_material(&MaterialDesc { shader, properties, ..Default::default() }).expect("a material")
 }
+
+/// A sun's shadow pass into a `map_side`² map (declared first: scene pass 0) over camera
+/// slot 1, and an opaque forward pass over camera slot 0 that samples the map, into a
+/// retained output target (returned).
+pub fn shadow_and_opaque_graph(map_side: u32) -> (switchyard::FrameGraph, switchyard::TargetId) {
+    use switchyard::backend::TextureFormat;
+    use switchyard::{FrameGraph, LoadOp, Pass, PassKind, Queue, StoreOp, TargetKind, TargetSize};
+    let mut g = FrameGraph::new();
+    let main = g.camera("main");
+    let sun = g.camera("sun");
+    let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
+    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+    let size = TargetSize::Fixed { width: map_side, height: map_side };
+    let map = g.target("map", TargetKind::Transient, TextureFormat::Depth32Float, size);
+    g.pass(Pass::scene("shadow", sun, PassKind::Shadow, Queue::All).depth(map, LoadOp::Clear(1.0), StoreOp::Store));
+    g.pass(
+        Pass::scene("opaque", main, PassKind::Forward, Queue::Opaque)
+            .color(out, LoadOp::Clear([0.1, 0.2, 0.4, 1.0]), StoreOp::Store)
+            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard)
+            .sample(map),
+    );
+    (g, out)
+}

@@ -12,29 +12,14 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
-use switchyard::{LoadOp, StoreOp};
 use switchyard_tests::{cube, plain_material, wgpu_backend};
 
 const WIDTH: u32 = 320;
 const HEIGHT: u32 = 200;
 
-/// The sun's shadow pass (declared first: scene pass 0), and an opaque pass sampling it.
+/// The sun's shadow pass (scene pass 0) and an opaque pass sampling its map.
 fn graph() -> (FrameGraph, TargetId) {
-    let mut g = FrameGraph::new();
-    let main = g.camera("main");
-    let sun = g.camera("sun");
-    let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
-    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
-    let size = TargetSize::Fixed { width: 512, height: 512 };
-    let map = g.target("map", TargetKind::Transient, TextureFormat::Depth32Float, size);
-    g.pass(Pass::scene("shadow", sun, PassKind::Shadow, Queue::All).depth(map, LoadOp::Clear(1.0), StoreOp::Store));
-    g.pass(
-        Pass::scene("opaque", main, PassKind::Forward, Queue::Opaque)
-            .color(out, LoadOp::Clear([0.1, 0.2, 0.4, 1.0]), StoreOp::Store)
-            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard)
-            .sample(map),
-    );
-    (g, out)
+    switchyard_tests::shadow_and_opaque_graph(512)
 }
 
 /// Looking at the origin from (0, 10, 30), out to 60 units.

@@ -15,7 +15,6 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
-use switchyard::{LoadOp, StoreOp};
 use switchyard_tests::{cube, plain_material, wgpu_backend};
 
 /// A viewport that is no power of two and not square.
@@ -23,23 +22,9 @@ const WIDTH: u32 = 333;
 const HEIGHT: u32 = 217;
 const OBJECTS: usize = 3000;
 
-/// A sun's shadow pass, and an opaque forward pass that samples its map.
+/// The sun's shadow pass (scene pass 0) and an opaque pass sampling its map.
 fn graph() -> (FrameGraph, TargetId) {
-    let mut g = FrameGraph::new();
-    let main = g.camera("main");
-    let sun = g.camera("sun");
-    let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
-    let depth = g.target("depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
-    let size = TargetSize::Fixed { width: 256, height: 256 };
-    let map = g.target("map", TargetKind::Transient, TextureFormat::Depth32Float, size);
-    g.pass(Pass::scene("shadow", sun, PassKind::Shadow, Queue::All).depth(map, LoadOp::Clear(1.0), StoreOp::Store));
-    g.pass(
-        Pass::scene("opaque", main, PassKind::Forward, Queue::Opaque)
-            .color(out, LoadOp::Clear([0.1, 0.2, 0.4, 1.0]), StoreOp::Store)
-            .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard)
-            .sample(map),
-    );
-    (g, out)
+    switchyard_tests::shadow_and_opaque_graph(256)
 }
 
 fn camera(eye: Vec3, target: Vec3) -> Camera {

@@ -50,6 +50,8 @@ pub use surface::{Acquired, SkipReason, SurfaceError};
 pub use texels::{level_side, max_mip_levels};
 pub use upload::{upload_now, StagedWrites, TextureWrite, Uploads};
 pub use validate::PassLayout;
+/// The wgpu-profiler that times the wgpu backend's passes ([`wgpu::WgpuBackend::gpu_profile`]).
+pub use wgpu_profiler;
 
 /// Any resource handle, for [`Backend::destroy`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

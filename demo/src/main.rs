@@ -127,6 +127,11 @@ struct Args {
     /// Output image of the last frame (wgpu backend).
     #[arg(long, default_value = "frame.png")]
     out: std::path::PathBuf,
+    /// Write the last frame's GPU time per pass as a chrome://tracing JSON file
+    /// (wgpu-profiler's scopes; the wgpu backend offscreen, on an adapter with timestamp
+    /// queries).
+    #[arg(long, value_name = "FILE")]
+    gpu_trace: Option<std::path::PathBuf>,
     /// Print `frame <n> digest <16 hex>` per frame.
     #[arg(long)]
     digest: bool,
@@ -337,6 +342,12 @@ fn run(args: &Args) -> Result<(), String> {
     } else if args.backend != BackendKind::Null && !args.window {
         output::checked_out(&args.out)?;
     }
+    if let Some(path) = &args.gpu_trace {
+        if args.backend == BackendKind::Null || args.window {
+            return Err("--gpu-trace: needs the wgpu backend offscreen (the null backend times nothing)".into());
+        }
+        output::writable(path, "--gpu-trace")?;
+    }
     if args.street && args.gltf.is_none() && args.scene != SceneKind::City {
         return Err("--street needs a city (the default --scene, or --gltf)".into());
     }
@@ -377,6 +388,9 @@ fn run(args: &Args) -> Result<(), String> {
             if let Some(path) = &args.pipeline_cache {
                 pipeline_files::load_cache(&b, path);
             }
+            if args.gpu_trace.is_some() && !switchyard::backend::Backend::caps(&*b).gpu_timestamps {
+                return Err("--gpu-trace: this adapter (or encoding) times no passes: no timestamp queries".into());
+            }
             let info = b.adapter_info();
             println!(
                 "adapter: {} ({:?}), encoding {:?}, GPU zones {}",
@@ -390,6 +404,9 @@ fn run(args: &Args) -> Result<(), String> {
                 b.clone(),
                 &Device { report: &|_| None, lose: &WgpuBackend::lose_device, make: &make },
             )?;
+            if let Some(path) = &args.gpu_trace {
+                output::write_gpu_trace(path, &b)?;
+            }
             pipeline_files::save_cache(&b, args)
         }
     }

@@ -11,19 +11,38 @@ pub(crate) fn checked_out(path: &std::path::Path) -> Result<image::ImageFormat, 
     if !format.writing_enabled() {
         return Err(format!("--out {}: {format:?} is not written by this build; use .png", path.display()));
     }
-    // Open without truncating (an existing file keeps its bytes until the frame is written);
-    // a file made only for this check goes again.
+    writable(path, "--out")?;
+    Ok(format)
+}
+
+/// Refused (named by `flag`) when `path`'s folder cannot take the file: checked before
+/// rendering. Opens without truncating (an existing file keeps its bytes until it is
+/// written); a file made only for this check goes again.
+pub(crate) fn writable(path: &std::path::Path, flag: &str) -> Result<(), String> {
     let existed = path.exists();
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
-        .map_err(|e| format!("--out {}: {e}", path.display()))?;
+        .map_err(|e| format!("{flag} {}: {e}", path.display()))?;
     if !existed {
         let _ = std::fs::remove_file(path);
     }
-    Ok(format)
+    Ok(())
+}
+
+/// Writes the GPU scopes of the newest frame read back as a chrome://tracing file
+/// (wgpu-profiler's format): one event per timed pass.
+pub(crate) fn write_gpu_trace(
+    path: &std::path::Path,
+    b: &switchyard::backend::wgpu::WgpuBackend,
+) -> Result<(), String> {
+    let (_, scopes) = b.gpu_profile().ok_or("--gpu-trace: no frame's GPU times were read back")?;
+    switchyard::wgpu_profiler::chrometrace::write_chrometrace(path, &scopes)
+        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    println!("wrote {} ({} GPU scopes of the last frame)", path.display(), scopes.len());
+    Ok(())
 }
 
 /// Writes the last frame's RGBA pixels as `format` (formats without alpha get RGB).

@@ -358,6 +358,27 @@ fn the_output_is_checked_before_rendering_and_written_in_its_format() {
 }
 
 #[test]
+fn a_gpu_trace_holds_the_last_frames_passes_and_bad_paths_are_refused_first() {
+    let trace = tmp("gpu.json");
+    let png = tmp("gpu.png");
+    let args = ["--objects", "300", "--frames", "3", "--width", "64", "--height", "48", "--out"];
+    let out = ok(&demo(&[&args[..], &[png.to_str().unwrap(), "--gpu-trace", trace.to_str().unwrap()]].concat()));
+    assert!(out.contains("GPU scopes of the last frame"), "{out}");
+    // wgpu-profiler's chrome trace: one complete event per pass of the full graph.
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = json["traceEvents"].as_array().expect("events");
+    let names: Vec<&str> = events.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["shadow-0", "shadow-1", "opaque", "transparent", "post", "overlay"]);
+    assert!(events.iter().all(|e| e["ph"] == "X" && e["dur"].as_f64().is_some_and(|d| d >= 0.0)), "{json}");
+    // Refused before rendering: the null backend (it times nothing), a folder that does not
+    // exist.
+    let line = one_line_error(&demo(&["--backend", "null", "--gpu-trace", trace.to_str().unwrap()]));
+    assert!(line.contains("--gpu-trace") && line.contains("null backend"), "{line}");
+    let line = one_line_error(&demo(&["--gpu-trace", "/nonexistent/dir/gpu.json", "--frames", "2"]));
+    assert!(line.contains("--gpu-trace /nonexistent/dir/gpu.json"), "{line}");
+}
+
+#[test]
 fn piped_output_shows_progress_and_labels_the_visible_counts() {
     // A line per frame with no pause asked for; none with the default second in this short run
     // is not asserted (machines differ).

@@ -139,6 +139,10 @@ pub use sort::key::{SortKey, SortKeyFields};
 pub use stats::{FrameStats, GpuTimes, PassTraffic, UploadStats};
 pub use submit::SubmitReport;
 pub use switchyard_backend as backend;
+/// The wgpu-profiler whose scopes time the wgpu backend's passes
+/// ([`backend::wgpu::WgpuBackend::gpu_profile`] gives them): an engine writes them out with
+/// its chrome-trace or puffin output, or nests its own scopes in the same version.
+pub use switchyard_backend::wgpu_profiler;
 pub use view::View;
 /// The wgpu Switchyard's wgpu backend is built on: an engine that gives Switchyard its own
 /// device ([`backend::wgpu::WgpuBackend`]) makes it with this one.

@@ -294,14 +294,36 @@ fn pass_times_on(api: ::wgpu::Backends) {
         let first = submit(2);
         assert!(!b.gpu_pass_times(first, &mut out), "{what}: times before the wait");
         assert_eq!(out, [-1.0], "{what}: untouched");
+        assert!(b.gpu_profile().is_none(), "{what}: no scopes before the wait");
         b.wait(first).expect("wait");
         assert_eq!(b.gpu_pass_times(first, &mut out), timed, "{what}");
         if timed {
             assert_eq!(out.len(), 2, "{what}: one figure per pass");
             assert!(out.iter().all(|ms| ms.is_finite() && (0.0..10_000.0).contains(ms)), "{what}: {out:?}");
+            // The same times as wgpu-profiler's scopes, labelled with the passes' names.
+            let (id, scopes) = b.gpu_profile().expect("scopes");
+            assert_eq!(id, first, "{what}");
+            assert_eq!(scopes.iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), [&*s.pass().label; 2], "{what}");
+            for (scope, ms) in scopes.iter().zip(&out) {
+                let t = scope.time.clone().expect("timed");
+                assert!(t.start <= t.end && ((t.end - t.start) * 1e3 - ms).abs() < 1e-9, "{what}: {t:?} {ms}");
+                assert!(scope.nested_queries.is_empty());
+            }
+            // wgpu-profiler's own output takes them.
+            let trace = std::env::temp_dir().join(format!("switchyard-gpu-trace-{}.json", std::process::id()));
+            switchyard::wgpu_profiler::chrometrace::write_chrometrace(&trace, &scopes).expect("trace");
+            let json = std::fs::read_to_string(&trace).expect("read");
+            std::fs::remove_file(&trace).ok();
+            assert_eq!(json.matches(&format!("\"{}\"", s.pass().label)).count(), 2, "{what}: {json}");
+        } else {
+            assert!(b.gpu_profile().is_none(), "{what}");
         }
         let second = submit(65);
         b.wait(second).expect("wait");
+        if timed {
+            let (id, scopes) = b.gpu_profile().expect("scopes");
+            assert_eq!((id, scopes.len()), (second, 64), "{what}: the newest submission's first 64 passes");
+        }
         // The two newest are kept (a frame split around a late acquire is two).
         assert_eq!(b.gpu_pass_times(first, &mut out), timed, "{what}: the one before stays");
         assert_eq!(b.gpu_pass_times(second, &mut out), timed, "{what}");

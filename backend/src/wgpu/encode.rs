@@ -4,7 +4,7 @@
 use super::compute::{encode_compute, NativePipeline};
 use super::convert::{color_ops, depth_ops, index_format, texture_format};
 use super::native::keep_first;
-use super::timing::{PassTimer, Slot, Timed};
+use super::timing::{Slot, Timed};
 use super::{Encoded, Encoding, WgpuBackend, WgpuChunk, WgpuObjects};
 use crate::command::{Command, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
 use crate::registry::Registry;
@@ -73,15 +73,6 @@ pub(super) fn encode<'a, E: Encoder<'a>>(enc: &mut E, reg: &'a Registry<WgpuObje
             Command::Dispatch { .. } | Command::DispatchIndirect { .. } => bug(),
         }
     }
-}
-
-/// The same writes for a compute pass.
-fn compute_timestamps(slot: Option<&Slot>, i: usize) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-    PassTimer::writes(slot?, i).map(|w| wgpu::ComputePassTimestampWrites {
-        query_set: w.query_set,
-        beginning_of_pass_write_index: w.beginning_of_pass_write_index,
-        end_of_pass_write_index: w.end_of_pass_write_index,
-    })
 }
 
 impl WgpuBackend {
@@ -190,15 +181,19 @@ impl WgpuBackend {
                 let mut enc = self
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
-                let slot = self.timer.as_ref().map(|t| t.begin(&self.device));
+                let mut slot = self.timer.as_ref().map(|t| t.begin());
                 for (pass_index, p) in passes.iter_mut().enumerate() {
                     if p.desc.compute {
-                        let writes = compute_timestamps(slot.as_ref(), pass_index);
+                        let writes = slot.as_mut().and_then(|s| s.compute_writes(&mut enc, pass_index, &p.desc.label));
                         encode_compute(&mut enc, reg, &p.desc.label, &p.chunks, writes);
+                        if let Some(s) = &mut slot {
+                            s.end_pass(&mut enc, pass_index);
+                        }
                         p.chunks.clear();
                         continue;
                     }
-                    let timestamp_writes = slot.as_ref().and_then(|s| PassTimer::writes(s, pass_index));
+                    let timestamp_writes =
+                        slot.as_mut().and_then(|s| s.render_writes(&mut enc, pass_index, &p.desc.label));
                     let native = p.desc.native.as_ref().map(|n| (n, self.native_context(reg, &p.desc)));
                     if let Some((n, ctx)) = &native {
                         keep_first(&mut native_error, n.with(&p.desc.label, |d| d.prepare(ctx, &mut enc)));
@@ -224,6 +219,9 @@ impl WgpuBackend {
                     } else {
                         drop(rp);
                     }
+                    if let Some(s) = &mut slot {
+                        s.end_pass(&mut enc, pass_index);
+                    }
                     p.chunks.clear();
                 }
                 if let (Some(timer), Some(slot)) = (&self.timer, slot) {
@@ -232,21 +230,25 @@ impl WgpuBackend {
                 open = Some(enc);
             }
             Encoding::CommandBuffer => {
-                let slot = self.timer.as_ref().map(|t| t.begin(&self.device));
+                let mut slot = self.timer.as_ref().map(|t| t.begin());
                 // Between the passes' command buffers: the previous pass's end and this
                 // one's beginning.
-                let stamps = |ends: Option<usize>, begins: Option<usize>, slot: &Slot| {
+                let stamps = |ends: Option<usize>, begins: Option<(usize, &str)>, slot: &mut Slot| {
                     let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("switchyard-timestamps"),
                     });
-                    for index in [ends.map(|i| 2 * i + 1), begins.map(|i| 2 * i)].into_iter().flatten() {
-                        PassTimer::write(slot, &mut enc, index);
+                    if let Some(i) = ends {
+                        slot.end_pass(&mut enc, i);
+                    }
+                    if let Some((i, label)) = begins {
+                        slot.begin_between(&mut enc, i, label);
                     }
                     enc
                 };
                 for (pass_index, p) in passes.iter_mut().enumerate() {
-                    if let Some(s) = &slot {
-                        buffers.push(stamps(pass_index.checked_sub(1), Some(pass_index), s).finish());
+                    if let Some(s) = &mut slot {
+                        let begins = Some((pass_index, &*p.desc.label));
+                        buffers.push(stamps(pass_index.checked_sub(1), begins, s).finish());
                     }
                     if p.desc.compute {
                         let mut enc = self
@@ -270,8 +272,8 @@ impl WgpuBackend {
                         }
                     }
                 }
-                if let (Some(timer), Some(s)) = (&self.timer, slot) {
-                    let mut enc = stamps(passes.len().checked_sub(1), None, &s);
+                if let (Some(timer), Some(mut s)) = (&self.timer, slot) {
+                    let mut enc = stamps(passes.len().checked_sub(1), None, &mut s);
                     timed = timer.end(&mut enc, s, passes.iter().map(|p| &*p.desc.label));
                     buffers.push(enc.finish());
                 }

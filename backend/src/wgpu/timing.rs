@@ -1,50 +1,55 @@
-//! GPU time per pass, from timestamp queries.
+//! GPU time per pass, through wgpu-profiler.
 //!
 //! Where the device has `TIMESTAMP_QUERY`, each of a frame's first [`MAX_PASSES`] passes
-//! gets a timestamp when it begins and one when it ends: written by the pass itself in
-//! the `RenderBundle` encoding (the submission thread begins every pass), and between the
-//! pass's command buffers in the `CommandBuffer` encoding (workers begin the passes; this
-//! needs `TIMESTAMP_QUERY_INSIDE_ENCODERS`, and the driver may take such a timestamp a
-//! little before or after the neighbouring work). The frame's command
-//! buffer resolves them into a buffer and copies them into a read-back buffer, which is
-//! mapped once the frame is submitted. When the frame is known finished
-//! ([`crate::Backend::wait`]), [`PassTimer::complete`] reads them:
-//! [`crate::Backend::gpu_pass_times`] returns them in ms, and with the `tracy` feature they
-//! become one GPU zone per pass. Query sets and buffers are pooled: once the pool holds a
-//! slot per frame in flight, timing allocates nothing per frame.
+//! is a scope of a [`wgpu_profiler::GpuProfiler`]: timed by the pass itself in the
+//! `RenderBundle` encoding (the submission thread begins every pass: the pass's
+//! timestamp writes), and between the pass's command buffers in the `CommandBuffer`
+//! encoding (workers begin the passes; this needs `TIMESTAMP_QUERY_INSIDE_ENCODERS`, and
+//! the driver may take such a timestamp a little before or after the neighbouring work).
+//! The frame's command buffer resolves the queries; once the frame is submitted the
+//! profiler's frame ends and its read-back buffers are mapped. When the frame is known
+//! finished ([`crate::Backend::wait`]), [`PassTimer::complete`] takes the profiler's
+//! results: [`crate::Backend::gpu_pass_times`] returns each pass's ms,
+//! [`super::WgpuBackend::gpu_profile`] the scopes themselves (for wgpu-profiler's chrome
+//! trace or puffin output), and with the `tracy` feature they become one GPU zone per pass.
+//!
+//! Frames overlap (a frame is encoded while earlier ones are on the GPU, and a frame that
+//! fails between encoding and submission leaves its scopes behind), so each frame takes a
+//! profiler of its own from a pool and gives it back once read: a profiler's frame holds
+//! exactly one submission's passes, and a failed frame's profiler is dropped with its
+//! scopes. Each profiler keeps its query sets and buffers, so once the pool holds one per
+//! frame in flight, timing creates no GPU objects per frame.
+//!
+//! Tracy: wgpu-profiler's own Tracy output needs tracy-client 0.18, and Switchyard links
+//! 0.19 (the protocol of the Tracy 0.14 tools), so the results go to a Tracy GPU context
+//! of 0.19 here instead.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 
 use parking_lot::Mutex;
+use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings, GpuTimerQueryResult};
 
 use crate::SubmissionId;
 
 /// Most passes per frame that are timed; later passes are not.
-pub(super) const MAX_PASSES: u32 = 64;
+pub(super) const MAX_PASSES: usize = 64;
 
 /// Frames whose timestamps are not read back yet, at most: an older one is dropped (a
 /// device that stopped finishing work must not grow the pool without end).
 const MAX_PENDING: usize = 16;
 
-/// The read-back buffer's mapping: not answered yet, mapped, failed.
-const WAITING: u8 = 0;
-const MAPPED: u8 = 1;
-const FAILED: u8 = 2;
-
-/// One frame's queries and buffers.
+/// One frame's profiler and its passes' open scopes.
 pub(super) struct Slot {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    mapped: Arc<AtomicU8>,
+    profiler: GpuProfiler,
+    /// Scopes begun and not ended yet, by pass.
+    open: Vec<Option<GpuProfilerQuery>>,
+    /// Passes begun.
+    passes: usize,
 }
 
 /// A frame's timing between encoding and submission.
 pub(super) struct Timed {
-    slot: Slot,
-    passes: u32,
+    profiler: GpuProfiler,
     #[cfg(feature = "tracy")]
     spans: Vec<Option<tracy_client::GpuSpan>>,
 }
@@ -55,39 +60,92 @@ struct Pending {
     timed: Timed,
 }
 
+/// What a read-back submission measured.
+#[derive(Default)]
+struct Read {
+    submission: Option<SubmissionId>,
+    ms: Vec<f64>,
+    scopes: Vec<GpuTimerQueryResult>,
+}
+
 pub(super) struct PassTimer {
+    device: wgpu::Device,
     /// Nanoseconds per timestamp tick.
-    period: f64,
-    pool: Mutex<Vec<Slot>>,
+    period: f32,
+    pool: Mutex<Vec<GpuProfiler>>,
     pending: Mutex<VecDeque<Pending>>,
-    /// The two newest submissions read back and their passes' ms (a frame split around a
-    /// late acquire is two submissions), the older one overwritten first.
-    last: Mutex<[(Option<SubmissionId>, Vec<f64>); 2]>,
+    /// The two newest submissions read back (a frame split around a late acquire is two
+    /// submissions), the older one overwritten first.
+    last: Mutex<[Read; 2]>,
     #[cfg(feature = "tracy")]
     tracy: Option<tracy_client::GpuContext>,
 }
 
-fn slot(device: &wgpu::Device) -> Slot {
-    let size = u64::from(MAX_PASSES) * 2 * 8;
-    Slot {
-        queries: device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("switchyard-pass-times"),
-            ty: wgpu::QueryType::Timestamp,
-            count: MAX_PASSES * 2,
-        }),
-        resolve: device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("switchyard-pass-times-resolve"),
-            size,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        }),
-        readback: device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("switchyard-pass-times-readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        }),
-        mapped: Arc::new(AtomicU8::new(WAITING)),
+/// A profiler for one frame at a time: no debug groups (a scope may end in another
+/// encoder than the one it began in: the `CommandBuffer` encoding's timestamps sit between
+/// the passes' command buffers), and one pending frame (each frame has its own).
+fn profiler(device: &wgpu::Device) -> GpuProfiler {
+    let settings =
+        GpuProfilerSettings { enable_timer_queries: true, enable_debug_groups: false, max_num_pending_frames: 1 };
+    GpuProfiler::new(device, settings).expect("the settings above are valid")
+}
+
+impl Slot {
+    /// Begins pass `i`'s scope for the pass's own timestamp writes (`None` past
+    /// [`MAX_PASSES`]); [`Slot::end_pass`] ends it once the pass has ended.
+    fn begin_pass(&mut self, enc: &mut wgpu::CommandEncoder, i: usize, label: &str) -> Option<&GpuProfilerQuery> {
+        if i >= MAX_PASSES {
+            return None;
+        }
+        let query = self.profiler.begin_pass_query(label, enc);
+        self.store(i, query)
+    }
+
+    fn store(&mut self, i: usize, query: GpuProfilerQuery) -> Option<&GpuProfilerQuery> {
+        if self.open.len() <= i {
+            self.open.resize_with(i + 1, || None);
+        }
+        self.passes = self.passes.max(i + 1);
+        self.open[i] = Some(query);
+        self.open[i].as_ref()
+    }
+
+    /// Pass `i`'s render-pass timestamp writes (its scope begins here).
+    pub(super) fn render_writes(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        i: usize,
+        label: &str,
+    ) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        self.begin_pass(enc, i, label)?.render_pass_timestamp_writes()
+    }
+
+    /// Pass `i`'s compute-pass timestamp writes (its scope begins here).
+    pub(super) fn compute_writes(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        i: usize,
+        label: &str,
+    ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.begin_pass(enc, i, label)?.compute_pass_timestamp_writes()
+    }
+
+    /// Ends pass `i`'s scope, if it has one open: after the pass has ended, in the encoder
+    /// that follows it (where the scope took its own timestamp, its end is written there).
+    pub(super) fn end_pass(&mut self, enc: &mut wgpu::CommandEncoder, i: usize) {
+        if let Some(query) = self.open.get_mut(i).and_then(Option::take) {
+            self.profiler.end_query(enc, query);
+        }
+    }
+
+    /// Begins pass `i`'s scope with a timestamp written into `enc`, ahead of the pass's
+    /// command buffers (the `CommandBuffer` encoding; needs
+    /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`).
+    pub(super) fn begin_between(&mut self, enc: &mut wgpu::CommandEncoder, i: usize, label: &str) {
+        if i < MAX_PASSES {
+            let query = self.profiler.begin_query(label, enc);
+            self.store(i, query);
+        }
     }
 }
 
@@ -97,14 +155,14 @@ impl PassTimer {
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             return None;
         }
-        let period = f64::from(queue.get_timestamp_period());
         #[cfg(not(feature = "tracy"))]
         let _ = backend;
         Some(Self {
-            period,
+            device: device.clone(),
+            period: queue.get_timestamp_period(),
             pool: Mutex::new(Vec::new()),
             pending: Mutex::new(VecDeque::new()),
-            last: Mutex::new([(), ()].map(|()| (None, Vec::with_capacity(MAX_PASSES as usize)))),
+            last: Mutex::new(Default::default()),
             #[cfg(feature = "tracy")]
             tracy: tracy_context(device, queue, backend),
         })
@@ -118,49 +176,32 @@ impl PassTimer {
         false
     }
 
-    /// A slot for one frame's passes.
-    pub(super) fn begin(&self, device: &wgpu::Device) -> Slot {
-        self.pool.lock().pop().unwrap_or_else(|| slot(device))
+    /// A profiler for one frame's passes.
+    pub(super) fn begin(&self) -> Slot {
+        let profiler = self.pool.lock().pop().unwrap_or_else(|| profiler(&self.device));
+        Slot { profiler, open: Vec::new(), passes: 0 }
     }
 
-    /// Timestamp writes of pass `i`, when it is timed.
-    pub(super) fn writes(slot: &Slot, i: usize) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        let i = u32::try_from(i).ok().filter(|&i| i < MAX_PASSES)?;
-        Some(wgpu::RenderPassTimestampWrites {
-            query_set: &slot.queries,
-            beginning_of_pass_write_index: Some(2 * i),
-            end_of_pass_write_index: Some(2 * i + 1),
-        })
-    }
-
-    /// Writes timestamp `index` of a frame between its command buffers (the
-    /// `CommandBuffer` encoding, where workers begin the passes; needs
-    /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`). Indices of passes past [`MAX_PASSES`] are skipped.
-    pub(super) fn write(slot: &Slot, enc: &mut wgpu::CommandEncoder, index: usize) {
-        if let Some(i) = u32::try_from(index).ok().filter(|&i| i < 2 * MAX_PASSES) {
-            enc.write_timestamp(&slot.queries, i);
-        }
-    }
-
-    /// Queues the resolve and copy of the frame's timestamps (`labels`: its passes).
+    /// Queues the resolve and copy of the frame's timestamps (`labels`: its passes). Every
+    /// scope must have been ended.
     pub(super) fn end<'a>(
         &self,
         enc: &mut wgpu::CommandEncoder,
         slot: Slot,
         labels: impl ExactSizeIterator<Item = &'a str>,
     ) -> Option<Timed> {
-        let passes = labels.len().min(MAX_PASSES as usize) as u32;
+        let Slot { mut profiler, open, passes } = slot;
+        debug_assert!(open.iter().all(Option::is_none), "every pass's scope was ended");
         if passes == 0 {
-            self.pool.lock().push(slot);
+            self.pool.lock().push(profiler);
             return None;
         }
-        enc.resolve_query_set(&slot.queries, 0..2 * passes, &slot.resolve, 0);
-        enc.copy_buffer_to_buffer(&slot.resolve, 0, &slot.readback, 0, u64::from(passes) * 16);
+        profiler.resolve_queries(enc);
         #[cfg(not(feature = "tracy"))]
         drop(labels);
         #[cfg(feature = "tracy")]
         let spans = labels
-            .take(passes as usize)
+            .take(passes)
             .map(|l| {
                 let mut s = self.tracy.as_ref()?.span_alloc(l, "submit", file!(), line!()).ok()?;
                 s.end_zone();
@@ -168,21 +209,20 @@ impl PassTimer {
             })
             .collect();
         Some(Timed {
-            slot,
-            passes,
+            profiler,
             #[cfg(feature = "tracy")]
             spans,
         })
     }
 
-    /// The frame `timed` belongs to was submitted as `submission`: maps its read-back
-    /// buffer (answered once the GPU finished it).
-    pub(super) fn submitted(&self, submission: SubmissionId, timed: Timed) {
-        let flag = timed.slot.mapped.clone();
-        flag.store(WAITING, Ordering::Relaxed);
-        timed.slot.readback.map_async(wgpu::MapMode::Read, 0..u64::from(timed.passes) * 16, move |r| {
-            flag.store(if r.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
-        });
+    /// The frame `timed` belongs to was submitted as `submission`: ends the profiler's
+    /// frame, which maps its read-back buffers (answered once the GPU finished it).
+    pub(super) fn submitted(&self, submission: SubmissionId, mut timed: Timed) {
+        if timed.profiler.end_frame().is_err() {
+            // A scope left open or unresolved (not expected: `end` resolves every one):
+            // the profiler and its scopes are dropped.
+            return;
+        }
         let mut pending = self.pending.lock();
         if pending.len() >= MAX_PENDING {
             pending.pop_front();
@@ -190,54 +230,68 @@ impl PassTimer {
         pending.push_back(Pending { submission, timed });
     }
 
-    /// Reads the timestamps of every submission up to `done` whose mapping was answered
+    /// Reads the timestamps of every submission up to `done` whose read-back was answered
     /// (the caller waited for `done`, which answers them).
     pub(super) fn complete(&self, done: SubmissionId) {
         loop {
-            let p = {
+            let mut p = {
                 let mut pending = self.pending.lock();
                 match pending.front() {
-                    Some(p) if p.submission <= done && p.timed.slot.mapped.load(Ordering::Acquire) != WAITING => {
-                        pending.pop_front().expect("front exists")
-                    }
+                    Some(p) if p.submission <= done => pending.pop_front().expect("front exists"),
                     _ => return,
                 }
             };
-            let Pending { submission, timed } = p;
-            if timed.slot.mapped.load(Ordering::Acquire) == MAPPED {
-                self.read(submission, &timed);
-                timed.slot.readback.unmap();
-            }
-            self.pool.lock().push(timed.slot);
+            let Some(scopes) = p.timed.profiler.process_finished_frame(self.period) else {
+                // Not answered yet: back to the front, read on a later wait.
+                self.pending.lock().push_front(p);
+                return;
+            };
+            self.read(p.submission, &p.timed, scopes);
+            self.pool.lock().push(p.timed.profiler);
         }
     }
 
-    fn read(&self, submission: SubmissionId, timed: &Timed) {
-        let Ok(view) = timed.slot.readback.get_mapped_range(0..u64::from(timed.passes) * 16) else { return };
-        let ticks: &[u64] = bytemuck::cast_slice(&view);
+    fn read(&self, submission: SubmissionId, timed: &Timed, scopes: Vec<GpuTimerQueryResult>) {
+        #[cfg(not(feature = "tracy"))]
+        let _ = timed;
+        if scopes.iter().any(|s| s.time.is_none()) {
+            // A scope without timestamps (not expected where `Caps::gpu_timestamps`):
+            // the submission counts as not timed.
+            return;
+        }
         let mut last = self.last.lock();
-        let older = usize::from(last[1].0 < last[0].0);
+        let older = usize::from(last[1].submission < last[0].submission);
         let slot = &mut last[older];
-        slot.0 = Some(submission);
-        slot.1.clear();
-        slot.1.extend(ticks.chunks_exact(2).map(|t| t[1].saturating_sub(t[0]) as f64 * self.period / 1e6));
+        slot.submission = Some(submission);
+        slot.ms.clear();
+        slot.ms.extend(scopes.iter().filter_map(|s| s.time.as_ref()).map(|t| (t.end - t.start).max(0.0) * 1e3));
         #[cfg(feature = "tracy")]
-        for (span, t) in timed.spans.iter().zip(ticks.chunks_exact(2)) {
-            if let Some(span) = span {
-                span.upload_timestamp_start(t[0] as i64);
-                span.upload_timestamp_end(t[1] as i64);
+        for (span, scope) in timed.spans.iter().zip(&scopes) {
+            if let (Some(span), Some(t)) = (span, &scope.time) {
+                // wgpu-profiler gives seconds (ticks × period); Tracy takes ticks.
+                let ticks = |s: f64| (s * 1e9 / f64::from(self.period)).round() as i64;
+                span.upload_timestamp_start(ticks(t.start));
+                span.upload_timestamp_end(ticks(t.end));
             }
         }
+        slot.scopes = scopes;
     }
 
     /// Each timed pass's GPU ms of `submission` into `out`, if it is one of the two newest read
     /// back.
     pub(super) fn pass_times(&self, submission: SubmissionId, out: &mut Vec<f64>) -> bool {
         let last = self.last.lock();
-        let Some((_, ms)) = last.iter().find(|(s, _)| *s == Some(submission)) else { return false };
+        let Some(read) = last.iter().find(|r| r.submission == Some(submission)) else { return false };
         out.clear();
-        out.extend_from_slice(ms);
+        out.extend_from_slice(&read.ms);
         true
+    }
+
+    /// The scopes of the newest submission read back.
+    pub(super) fn newest(&self) -> Option<(SubmissionId, Vec<GpuTimerQueryResult>)> {
+        let last = self.last.lock();
+        let read = last.iter().filter(|r| r.submission.is_some()).max_by_key(|r| r.submission)?;
+        Some((read.submission?, read.scopes.clone()))
     }
 }
 
@@ -249,7 +303,7 @@ fn tracy_context(
     backend: wgpu::Backend,
 ) -> Option<tracy_client::GpuContext> {
     let client = tracy_client::Client::start();
-    let s = slot(device);
+    let mut p = profiler(device);
     let target = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("switchyard-gpu-zones-calibrate"),
         size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
@@ -262,6 +316,7 @@ fn tracy_context(
     });
     let view = target.create_view(&Default::default());
     let mut enc = device.create_command_encoder(&Default::default());
+    let query = p.begin_pass_query("calibrate", &mut enc);
     drop(enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: None,
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -271,29 +326,35 @@ fn tracy_context(
             ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Discard },
         })],
         depth_stencil_attachment: None,
-        timestamp_writes: PassTimer::writes(&s, 0),
+        timestamp_writes: query.render_pass_timestamp_writes(),
         occlusion_query_set: None,
         multiview_mask: None,
     }));
-    enc.resolve_query_set(&s.queries, 0..2, &s.resolve, 0);
-    enc.copy_buffer_to_buffer(&s.resolve, 0, &s.readback, 0, 16);
+    p.end_query(&mut enc, query);
+    p.resolve_queries(&mut enc);
     queue.submit([enc.finish()]);
-    let (tx, rx) = std::sync::mpsc::channel();
-    s.readback.map_async(wgpu::MapMode::Read, 0..16, move |r| {
-        let _ = tx.send(r);
-    });
+    p.end_frame().ok()?;
     device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).ok()?;
-    rx.recv().ok()?.ok()?;
-    let start = {
-        let view = s.readback.get_mapped_range(0..16).ok()?;
-        bytemuck::cast_slice::<u8, u64>(&view)[0]
-    };
-    s.readback.unmap();
+    let start = p.process_finished_frame(queue.get_timestamp_period())?.first()?.time.clone()?.start;
     let ty = match backend {
         wgpu::Backend::Vulkan => tracy_client::GpuContextType::Vulkan,
         wgpu::Backend::Gl => tracy_client::GpuContextType::OpenGL,
         wgpu::Backend::Dx12 => tracy_client::GpuContextType::Direct3D12,
         _ => tracy_client::GpuContextType::Invalid,
     };
-    client.new_gpu_context(Some("switchyard GPU"), ty, start as i64, queue.get_timestamp_period()).ok()
+    let period = queue.get_timestamp_period();
+    let ticks = (start * 1e9 / f64::from(period)).round() as i64;
+    client.new_gpu_context(Some("switchyard GPU"), ty, ticks, period).ok()
+}
+
+impl super::WgpuBackend {
+    /// The GPU scopes of the newest submission whose times were read back (after a
+    /// [`crate::Backend::wait`] that covered it), as wgpu-profiler gives them: one per
+    /// timed pass, labelled with the pass's name, in seconds on the GPU's clock. Feed them
+    /// to `wgpu_profiler::chrometrace::write_chrometrace` (or wgpu-profiler's puffin
+    /// output). `None` where passes are not timed ([`crate::Caps::gpu_timestamps`]) or
+    /// none was read back yet.
+    pub fn gpu_profile(&self) -> Option<(SubmissionId, Vec<GpuTimerQueryResult>)> {
+        self.timer.as_ref()?.newest()
+    }
 }

@@ -165,7 +165,7 @@ fn the_engines_wgpu_draws_land_between_the_graphs_passes_on_gl() {
 #[test]
 fn a_panicking_wgpu_pass_fails_its_frame_and_the_next_frames_draw() {
     let Some(backend) = wgpu_backend(::wgpu::Backends::VULKAN, Encoding::RenderBundle) else { return };
-    let mut r = renderer(backend);
+    let mut r = renderer(backend.clone());
     let seen = Arc::new(Seen::default());
     let (g, last) = graph(&seen, Some(2));
     r.set_graph(g).unwrap();
@@ -181,6 +181,14 @@ fn a_panicking_wgpu_pass_fails_its_frame_and_the_next_frames_draw() {
         assert_eq!(r.read_target(last).unwrap().pixel(0, 0), [255, 0, 0, 255]);
     }
     assert_eq!(seen.drawn.load(Ordering::Relaxed), 4);
+    // The failed frame's GPU scopes went with it: a later frame's are its own three passes.
+    r.flush().unwrap();
+    if backend.caps().gpu_timestamps {
+        let (_, scopes) = backend.gpu_profile().expect("the last frame's scopes");
+        let labels: Vec<_> = scopes.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["blue", "engine", "copy"]);
+        assert!(scopes.iter().all(|s| s.time.as_ref().is_some_and(|t| t.start <= t.end)), "{scopes:?}");
+    }
 }
 
 #[test]

@@ -385,7 +385,7 @@ impl CullObjects {
     ) -> Result<Self, CreateError> {
         let entry = |binding, ty| LayoutEntry { binding, visibility: Stages::COMPUTE, ty };
         let mut entries = vec![
-            entry(0, BindingType::Uniform { dynamic: true, min_size: PARAMS_SIZE as u64 }),
+            entry(0, BindingType::Storage { dynamic: true }),
             entry(1, BindingType::Storage { dynamic: false }),
             entry(2, BindingType::Storage { dynamic: false }),
             entry(3, BindingType::StorageReadWrite { dynamic: false }),
@@ -409,7 +409,7 @@ impl CullObjects {
                 bind_group_layouts: vec![layout],
             }))?;
         }
-        let usage = switchyard_backend::BufferUsage::UNIFORM;
+        let usage = switchyard_backend::BufferUsage::STORAGE;
         let views = crate::frame_graph::MAX_VIEWS as u64;
         let params_buf = m.add(crate::renderer::gpu::buffer(b, "gpu-cull-params", 2 * views * PARAMS_SLOT, usage))?;
         let bounds_buf = m.add(crate::renderer::gpu::buffer(

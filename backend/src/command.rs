@@ -307,6 +307,11 @@ pub struct Caps {
     pub gpu_timestamps: bool,
     /// BC1 and BC7 compressed textures can be made ([`crate::TextureFormat::is_compressed`]).
     pub bc_textures: bool,
+    /// The driver compiles a variant of a shader for each set of values of the uniform
+    /// buffers that steer its loops and branches (lavapipe's inlined uniforms: a CPU
+    /// adapter). Parameters that change every frame then go in a read-only storage
+    /// buffer, or every frame compiles shaders; on GPUs a uniform buffer reads them faster.
+    pub inlines_uniforms: bool,
 }
 
 /// What one chunk or frame did, counted the same way by every backend.

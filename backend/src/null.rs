@@ -124,6 +124,7 @@ impl NullBackend {
                 sample_counts: 1 | 4,
                 gpu_timestamps: false,
                 bc_textures: true,
+                inlines_uniforms: false,
             },
             last: Mutex::default(),
             copied: std::sync::atomic::AtomicU64::new(0),

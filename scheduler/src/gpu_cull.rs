@@ -79,6 +79,7 @@ pub(crate) const GPU_CULL_BLOCK: u32 = 256;
 pub(crate) const PARAMS_SLOT: u64 = 512;
 /// Bytes of the parameters the shader reads (`Params` in `shaders/cull.wgsl`).
 pub(crate) const PARAMS_SIZE: usize = 352;
+const CULL_WGSL: &str = include_str!("shaders/cull.wgsl");
 /// Bytes of one object's world bounds in the bounds buffer (center and half extents, two
 /// `vec4`s).
 pub(crate) const BOUNDS_SIZE: u64 = 32;
@@ -384,22 +385,23 @@ impl CullObjects {
         occlusion: bool,
     ) -> Result<Self, CreateError> {
         let entry = |binding, ty| LayoutEntry { binding, visibility: Stages::COMPUTE, ty };
-        let mut entries = vec![
-            entry(0, BindingType::Storage { dynamic: true }),
-            entry(1, BindingType::Storage { dynamic: false }),
-            entry(2, BindingType::Storage { dynamic: false }),
-            entry(3, BindingType::StorageReadWrite { dynamic: false }),
-            entry(4, BindingType::StorageReadWrite { dynamic: false }),
-            entry(5, BindingType::StorageReadWrite { dynamic: false }),
-        ];
+        // The parameters in a uniform buffer, or a storage one where uniforms recompile.
+        let (params_binding, usage, wgsl) = if b.caps().inlines_uniforms {
+            let wgsl = CULL_WGSL.replace("var<uniform> params", "var<storage, read> params");
+            debug_assert_ne!(wgsl, CULL_WGSL, "the declaration was swapped");
+            (BindingType::Storage { dynamic: true }, switchyard_backend::BufferUsage::STORAGE, wgsl)
+        } else {
+            let uniform = BindingType::Uniform { dynamic: true, min_size: PARAMS_SIZE as u64 };
+            (uniform, switchyard_backend::BufferUsage::UNIFORM, CULL_WGSL.to_owned())
+        };
+        let (read, write) = (BindingType::Storage { dynamic: false }, BindingType::StorageReadWrite { dynamic: false });
+        let mut entries = vec![entry(0, params_binding), entry(1, read), entry(2, read)];
+        entries.extend([entry(3, write), entry(4, write), entry(5, write)]);
         if occlusion {
-            entries.push(entry(6, BindingType::Storage { dynamic: false }));
+            entries.push(entry(6, read));
         }
         let layout = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc { label: "gpu-cull".into(), entries }))?;
-        let shader = m.add(b.create_shader(&ShaderModuleDesc {
-            label: "gpu-cull".into(),
-            wgsl: include_str!("shaders/cull.wgsl").into(),
-        }))?;
+        let shader = m.add(b.create_shader(&ShaderModuleDesc { label: "gpu-cull".into(), wgsl }))?;
         let mut pipelines = [PipelineId::default(); 4];
         for (p, entry) in pipelines.iter_mut().zip(["count", "scan_blocks", "scatter", "write_args"]) {
             *p = m.add(b.create_compute_pipeline(&ComputePipelineDesc {
@@ -409,15 +411,10 @@ impl CullObjects {
                 bind_group_layouts: vec![layout],
             }))?;
         }
-        let usage = switchyard_backend::BufferUsage::STORAGE;
         let views = crate::frame_graph::MAX_VIEWS as u64;
         let params_buf = m.add(crate::renderer::gpu::buffer(b, "gpu-cull-params", 2 * views * PARAMS_SLOT, usage))?;
-        let bounds_buf = m.add(crate::renderer::gpu::buffer(
-            b,
-            "bounds",
-            max_objects as u64 * BOUNDS_SIZE,
-            switchyard_backend::BufferUsage::STORAGE,
-        ))?;
+        let storage = switchyard_backend::BufferUsage::STORAGE;
+        let bounds_buf = m.add(crate::renderer::gpu::buffer(b, "bounds", max_objects as u64 * BOUNDS_SIZE, storage))?;
         let occlusion =
             if occlusion { Some(crate::occlusion::OcclusionObjects::create(m, b, shader, layout)?) } else { None };
         Ok(Self {

@@ -76,6 +76,14 @@ impl WgpuBackend {
         Self::on_device(adapter, device, queue, encoding, None)
     }
 
+    /// Overrides [`Caps::inlines_uniforms`], judged from the adapter (a CPU adapter, such
+    /// as lavapipe, compiles a shader variant per set of values of the uniforms that steer
+    /// its control flow): set it before a renderer is made on this backend, for a driver
+    /// known better (or to run the GPUs' path on a software adapter).
+    pub fn set_inlines_uniforms(&mut self, inlines: bool) {
+        self.caps.inlines_uniforms = inlines;
+    }
+
     /// `sink`: the error list and lost flag of a device this backend created (and so
     /// installed callbacks on); `None` for an engine's device.
     fn on_device(
@@ -124,6 +132,7 @@ impl WgpuBackend {
                 && (encoding == Encoding::RenderBundle
                     || features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)),
             bc_textures: features.contains(wgpu::Features::TEXTURE_COMPRESSION_BC),
+            inlines_uniforms: info.device_type == wgpu::DeviceType::Cpu,
             compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                 && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };

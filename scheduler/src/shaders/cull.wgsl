@@ -50,11 +50,10 @@ struct Params {
     caster_planes: array<vec4<f32>, 6>,
 }
 
-// A read-only storage buffer, not a uniform: lavapipe compiles a new variant of a shader
-// for every set of values of a uniform buffer that steer its loops and branches ("inlined
-// uniforms"), and these change every frame (a cold run of the occlusion flight spent
-// minutes in LLVM). The layout is the same either way (vec4-aligned fields).
-@group(0) @binding(0) var<storage, read> params: Params;
+// A read-only storage buffer instead where the driver compiles a shader variant per set
+// of uniform values that steer loops and branches (`Caps::inlines_uniforms`, lavapipe):
+// these change every frame (`gpu_cull.rs` swaps the declaration; same field layout).
+@group(0) @binding(0) var<uniform> params: Params;
 // Per object: world AABB center (xyz) and half extents (xyz), two vec4s.
 @group(0) @binding(1) var<storage, read> bounds: array<vec4<f32>>;
 // Bucket starts (buckets + 1 entries, in candidates), then the candidates' object indices.

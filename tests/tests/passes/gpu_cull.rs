@@ -12,7 +12,7 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3};
 use rand::{Rng, SeedableRng};
 use switchyard::backend::null::NullBackend;
-use switchyard::backend::wgpu::Encoding;
+use switchyard::backend::wgpu::{Encoding, WgpuBackend};
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard_tests::{cube, plain_material, wgpu_backend};
@@ -120,6 +120,10 @@ fn check_against_oracle<B: Backend>(r: &Renderer<B>, what: &str) {
 
 fn oracle_on(api: ::wgpu::Backends) {
     let Some(backend) = wgpu_backend(api, Encoding::RenderBundle) else { return };
+    oracle(api, backend);
+}
+
+fn oracle<B: Backend>(api: ::wgpu::Backends, backend: Arc<B>) {
     let (mut r, ids, out) = scene(backend.clone(), CullOn::Gpu, 2);
     if !r.gpu_cull() {
         assert!(std::env::var_os("CI").is_none(), "{api:?}: no GPU culling on CI: {:?}", r.cull_fallback());
@@ -178,6 +182,13 @@ fn oracle_on(api: ::wgpu::Backends) {
 #[test]
 fn the_gpu_cull_equals_the_cpu_oracle_on_vulkan() {
     oracle_on(::wgpu::Backends::VULKAN);
+    // lavapipe takes the cull's parameters in a storage buffer (`Caps::inlines_uniforms`);
+    // the uniform buffer GPUs take, on the same device.
+    let Some(adapter) = WgpuBackend::enumerate(::wgpu::Backends::VULKAN).into_iter().next() else { return };
+    let mut wgpu = WgpuBackend::from_adapter(adapter, Encoding::RenderBundle).expect("a device");
+    assert!(wgpu.caps().inlines_uniforms, "lavapipe compiles a shader variant per set of uniform values");
+    wgpu.set_inlines_uniforms(false);
+    oracle(::wgpu::Backends::VULKAN, Arc::new(wgpu));
 }
 
 #[test]
@@ -188,8 +199,11 @@ fn the_gpu_cull_equals_the_cpu_oracle_on_gl() {
 #[test]
 fn gpu_culled_digests_do_not_depend_on_threads_and_static_frames_build_nothing() {
     let cameras = [camera(Vec3::new(0.0, 12.0, 40.0), Vec3::ZERO), sun()];
-    let digests = |threads| {
-        let (mut r, ids, _) = scene(Arc::new(NullBackend::new(false)), CullOn::Gpu, threads);
+    let digests = |threads, inlines_uniforms| {
+        // Parameters in a uniform buffer, or in a storage buffer where the driver would
+        // compile a shader per set of uniform values: the same commands.
+        let caps = Caps { inlines_uniforms, ..NullBackend::new(false).caps() };
+        let (mut r, ids, _) = scene(Arc::new(NullBackend::with_caps(caps)), CullOn::Gpu, threads);
         assert!(r.gpu_cull());
         let mut out = Vec::new();
         for f in 0..4 {
@@ -204,8 +218,9 @@ fn gpu_culled_digests_do_not_depend_on_threads_and_static_frames_build_nothing()
         }
         out
     };
-    let one = digests(1);
-    assert_eq!(one, digests(3));
+    let one = digests(1, false);
+    assert_eq!(one, digests(3, false));
+    assert_eq!(one, digests(2, true));
     assert!(one.windows(2).all(|w| w[0] == w[1]), "the stream does not depend on moves: {one:x?}");
 }
 

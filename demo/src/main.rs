@@ -200,6 +200,12 @@ struct Args {
     /// records nothing until a profiler connects).
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "60")]
     wait_for_profiler: Option<u32>,
+    /// Play an engine that owns the Tracy client and its frame marks
+    /// (`RendererConfig::engine_profiler`): Switchyard marks no frame and the demo marks
+    /// one per frame itself, around a zone `engine-frame` that holds Switchyard's (builds
+    /// with the `tracy` feature).
+    #[arg(long)]
+    engine_frame_marks: bool,
     /// Create every material's pipelines and shader variants before the first frame
     /// (`Renderer::warm_up`, compiled in parallel on the workers) instead of on first use
     /// inside frames. The backend hands out their ids in the order the frames would have
@@ -316,6 +322,11 @@ fn run(args: &Args) -> Result<(), String> {
     }
     if args.wait_for_profiler.is_some() && !cfg!(feature = "tracy") {
         return Err("--wait-for-profiler: this demo was built without the `tracy` feature \
+                    (cargo run --release -p switchyard-demo --features tracy)"
+            .into());
+    }
+    if args.engine_frame_marks && !cfg!(feature = "tracy") {
+        return Err("--engine-frame-marks: this demo was built without the `tracy` feature \
                     (cargo run --release -p switchyard-demo --features tracy)"
             .into());
     }

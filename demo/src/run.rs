@@ -93,6 +93,7 @@ impl<'a, B: Backend> Run<'a, B> {
             // A run that plans to lose its device keeps its meshes' and textures' data on
             // the CPU, so recovery uploads them itself; otherwise the GPU holds the one copy.
             cpu_copies: if args.lose_device_at.is_some() { CpuCopy::Keep } else { CpuCopy::Drop },
+            engine_profiler: args.engine_frame_marks,
             ..RendererConfig::default()
         };
         let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
@@ -212,6 +213,11 @@ impl<'a, B: Backend> Run<'a, B> {
     /// Renders the next frame. In a window: `false` when the surface gave no image (the
     /// frame is not counted and is tried again).
     pub(crate) fn step(&mut self) -> Result<bool, String> {
+        let _frame = EngineFrame::begin(self.args.engine_frame_marks);
+        self.render_step()
+    }
+
+    fn render_step(&mut self) -> Result<bool, String> {
         let (args, f) = (self.args, self.rendered);
         if f == self.warm {
             self.started = Instant::now();
@@ -424,6 +430,38 @@ impl<'a, B: Backend> Run<'a, B> {
     /// The graph's `out` target: what the last presented frame showed in a window.
     pub(crate) fn out_target(&self) -> TargetId {
         self.frame.out
+    }
+}
+
+/// `--engine-frame-marks`: one frame of an engine that owns the Tracy client, a zone
+/// `engine-frame` around it and a frame mark at its end (Switchyard, told
+/// `engine_profiler`, marks none).
+struct EngineFrame {
+    #[cfg(feature = "tracy")]
+    span: Option<tracy_client::Span>,
+}
+
+impl EngineFrame {
+    fn begin(on: bool) -> Self {
+        #[cfg(feature = "tracy")]
+        return Self {
+            span: on.then(|| tracy_client::Client::start().span(tracy_client::span_location!("engine-frame"), 0)),
+        };
+        #[cfg(not(feature = "tracy"))]
+        {
+            let _ = on;
+            Self {}
+        }
+    }
+}
+
+impl Drop for EngineFrame {
+    fn drop(&mut self) {
+        #[cfg(feature = "tracy")]
+        if let Some(span) = self.span.take() {
+            drop(span);
+            tracy_client::Client::start().frame_mark();
+        }
     }
 }
 

@@ -302,6 +302,8 @@ fn bad_input_is_one_line_and_non_zero() {
     // instead of waiting.
     let line = one_line_error(&demo(&["--wait-for-profiler", "--backend", "null"]));
     assert!(line.contains("`tracy` feature"), "{line}");
+    let line = one_line_error(&demo(&["--engine-frame-marks", "--backend", "null"]));
+    assert!(line.contains("--engine-frame-marks") && line.contains("`tracy` feature"), "{line}");
     let line = one_line_error(&demo(&["--wait-for-profiler", "soon", "--backend", "null"]));
     assert!(line.contains("--wait-for-profiler"), "{line}");
     let line = one_line_error(&demo(&["--pipeline-cache", "x.bin", "--backend", "null"]));

@@ -10,6 +10,7 @@ use crate::command::{Command, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_S
 use crate::registry::Registry;
 use crate::validate::PassLayout;
 use crate::{ChunkPosition, PassSubmit};
+use wgpu_profiler::GpuProfilerQuery;
 
 /// A trait over `RenderPass` and `RenderBundleEncoder` so one encoder loop serves both.
 pub(super) trait Encoder<'a>: wgpu::util::RenderEncoder<'a> {
@@ -182,18 +183,23 @@ impl WgpuBackend {
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-frame") });
                 let mut slot = self.timer.as_ref().map(|t| t.begin());
-                for (pass_index, p) in passes.iter_mut().enumerate() {
+                for p in passes.iter_mut() {
                     if p.desc.compute {
-                        let writes = slot.as_mut().and_then(|s| s.compute_writes(&mut enc, pass_index, &p.desc.label));
+                        let writes = slot
+                            .as_mut()
+                            .and_then(|s| s.begin_pass(&mut enc, &p.desc.label))
+                            .and_then(GpuProfilerQuery::compute_pass_timestamp_writes);
                         encode_compute(&mut enc, reg, &p.desc.label, &p.chunks, writes);
                         if let Some(s) = &mut slot {
-                            s.end_pass(&mut enc, pass_index);
+                            s.end_pass(&mut enc);
                         }
                         p.chunks.clear();
                         continue;
                     }
-                    let timestamp_writes =
-                        slot.as_mut().and_then(|s| s.render_writes(&mut enc, pass_index, &p.desc.label));
+                    let timestamp_writes = slot
+                        .as_mut()
+                        .and_then(|s| s.begin_pass(&mut enc, &p.desc.label))
+                        .and_then(GpuProfilerQuery::render_pass_timestamp_writes);
                     let native = p.desc.native.as_ref().map(|n| (n, self.native_context(reg, &p.desc)));
                     if let Some((n, ctx)) = &native {
                         keep_first(&mut native_error, n.with(&p.desc.label, |d| d.prepare(ctx, &mut enc)));
@@ -220,7 +226,7 @@ impl WgpuBackend {
                         drop(rp);
                     }
                     if let Some(s) = &mut slot {
-                        s.end_pass(&mut enc, pass_index);
+                        s.end_pass(&mut enc);
                     }
                     p.chunks.clear();
                 }
@@ -233,22 +239,19 @@ impl WgpuBackend {
                 let mut slot = self.timer.as_ref().map(|t| t.begin());
                 // Between the passes' command buffers: the previous pass's end and this
                 // one's beginning.
-                let stamps = |ends: Option<usize>, begins: Option<(usize, &str)>, slot: &mut Slot| {
+                let stamps = |begins: Option<&str>, slot: &mut Slot| {
                     let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("switchyard-timestamps"),
                     });
-                    if let Some(i) = ends {
-                        slot.end_pass(&mut enc, i);
-                    }
-                    if let Some((i, label)) = begins {
-                        slot.begin_between(&mut enc, i, label);
+                    slot.end_pass(&mut enc);
+                    if let Some(label) = begins {
+                        slot.begin_between(&mut enc, label);
                     }
                     enc
                 };
-                for (pass_index, p) in passes.iter_mut().enumerate() {
+                for p in passes.iter_mut() {
                     if let Some(s) = &mut slot {
-                        let begins = Some((pass_index, &*p.desc.label));
-                        buffers.push(stamps(pass_index.checked_sub(1), begins, s).finish());
+                        buffers.push(stamps(Some(&p.desc.label), s).finish());
                     }
                     if p.desc.compute {
                         let mut enc = self
@@ -273,7 +276,7 @@ impl WgpuBackend {
                     }
                 }
                 if let (Some(timer), Some(mut s)) = (&self.timer, slot) {
-                    let mut enc = stamps(passes.len().checked_sub(1), None, &mut s);
+                    let mut enc = stamps(None, &mut s);
                     timed = timer.end(&mut enc, s, passes.iter().map(|p| &*p.desc.label));
                     buffers.push(enc.finish());
                 }

@@ -44,11 +44,12 @@ pub(super) const MAX_PASSES: usize = 64;
 /// device that stopped finishing work must not grow the pool without end).
 const MAX_PENDING: usize = 16;
 
-/// One frame's profiler and its passes' open scopes.
+/// One frame's profiler and its open scope: passes are begun in order, each ended before
+/// the next begins.
 pub(super) struct Slot {
     profiler: GpuProfiler,
-    /// Scopes begun and not ended yet, by pass.
-    open: Vec<Option<GpuProfilerQuery>>,
+    /// The scope begun and not ended yet.
+    open: Option<GpuProfilerQuery>,
     /// Passes begun.
     passes: usize,
 }
@@ -97,60 +98,34 @@ fn profiler(device: &wgpu::Device) -> GpuProfiler {
 }
 
 impl Slot {
-    /// Begins pass `i`'s scope for the pass's own timestamp writes (`None` past
+    /// Begins the next pass's scope for the pass's own timestamp writes (`None` past
     /// [`MAX_PASSES`]); [`Slot::end_pass`] ends it once the pass has ended.
-    fn begin_pass(&mut self, enc: &mut wgpu::CommandEncoder, i: usize, label: &str) -> Option<&GpuProfilerQuery> {
-        if i >= MAX_PASSES {
-            return None;
-        }
-        let query = self.profiler.begin_pass_query(label, enc);
-        self.store(i, query)
+    pub(super) fn begin_pass(&mut self, enc: &mut wgpu::CommandEncoder, label: &str) -> Option<&GpuProfilerQuery> {
+        let query = (self.passes < MAX_PASSES).then(|| self.profiler.begin_pass_query(label, enc))?;
+        Some(self.open(query))
     }
 
-    fn store(&mut self, i: usize, query: GpuProfilerQuery) -> Option<&GpuProfilerQuery> {
-        if self.open.len() <= i {
-            self.open.resize_with(i + 1, || None);
-        }
-        self.passes = self.passes.max(i + 1);
-        self.open[i] = Some(query);
-        self.open[i].as_ref()
-    }
-
-    /// Pass `i`'s render-pass timestamp writes (its scope begins here).
-    pub(super) fn render_writes(
-        &mut self,
-        enc: &mut wgpu::CommandEncoder,
-        i: usize,
-        label: &str,
-    ) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        self.begin_pass(enc, i, label)?.render_pass_timestamp_writes()
-    }
-
-    /// Pass `i`'s compute-pass timestamp writes (its scope begins here).
-    pub(super) fn compute_writes(
-        &mut self,
-        enc: &mut wgpu::CommandEncoder,
-        i: usize,
-        label: &str,
-    ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        self.begin_pass(enc, i, label)?.compute_pass_timestamp_writes()
-    }
-
-    /// Ends pass `i`'s scope, if it has one open: after the pass has ended, in the encoder
-    /// that follows it (where the scope took its own timestamp, its end is written there).
-    pub(super) fn end_pass(&mut self, enc: &mut wgpu::CommandEncoder, i: usize) {
-        if let Some(query) = self.open.get_mut(i).and_then(Option::take) {
-            self.profiler.end_query(enc, query);
-        }
-    }
-
-    /// Begins pass `i`'s scope with a timestamp written into `enc`, ahead of the pass's
-    /// command buffers (the `CommandBuffer` encoding; needs
+    /// Begins the next pass's scope with a timestamp written into `enc`, ahead of the
+    /// pass's command buffers (the `CommandBuffer` encoding; needs
     /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`).
-    pub(super) fn begin_between(&mut self, enc: &mut wgpu::CommandEncoder, i: usize, label: &str) {
-        if i < MAX_PASSES {
+    pub(super) fn begin_between(&mut self, enc: &mut wgpu::CommandEncoder, label: &str) {
+        if self.passes < MAX_PASSES {
             let query = self.profiler.begin_query(label, enc);
-            self.store(i, query);
+            self.open(query);
+        }
+    }
+
+    fn open(&mut self, query: GpuProfilerQuery) -> &GpuProfilerQuery {
+        debug_assert!(self.open.is_none(), "the previous pass's scope was ended");
+        self.passes += 1;
+        self.open.insert(query)
+    }
+
+    /// Ends the open scope, if any: after its pass has ended, in the encoder that follows
+    /// it (where the scope took its own timestamp, its end is written there).
+    pub(super) fn end_pass(&mut self, enc: &mut wgpu::CommandEncoder) {
+        if let Some(query) = self.open.take() {
+            self.profiler.end_query(enc, query);
         }
     }
 }
@@ -185,7 +160,7 @@ impl PassTimer {
     /// A profiler for one frame's passes.
     pub(super) fn begin(&self) -> Slot {
         let profiler = self.pool.lock().pop().unwrap_or_else(|| profiler(&self.device));
-        Slot { profiler, open: Vec::new(), passes: 0 }
+        Slot { profiler, open: None, passes: 0 }
     }
 
     /// Queues the resolve and copy of the frame's timestamps (`labels`: its passes). Every
@@ -197,7 +172,7 @@ impl PassTimer {
         labels: impl ExactSizeIterator<Item = &'a str>,
     ) -> Option<Timed> {
         let Slot { mut profiler, open, passes } = slot;
-        debug_assert!(open.iter().all(Option::is_none), "every pass's scope was ended");
+        debug_assert!(open.is_none(), "every pass's scope was ended");
         if passes == 0 {
             self.pool.lock().push(profiler);
             return None;

@@ -7,10 +7,11 @@
 //! copied into one array.
 //!
 //! Each part also writes what the sort stage needs of its visible objects while their data
-//! is in this core's cache: their sort keys ([`crate::sort::item_key`]) and their bits in
-//! the view's visible set with each word's rank ([`VisibleSet`]). The sort then starts from
-//! keys instead of building them in phases of its own (one parallel loop fewer per stage
-//! boundary, and no second read of the objects on another core).
+//! is in this core's cache: their sort keys ([`crate::sort::item_key`]) by object, in the
+//! part's own range of a view-wide array, their bits in the view's visible set
+//! ([`VisibleSet`]), and which of them the previous cull did not see. The sort then starts
+//! from keys instead of building them in phases of its own (no second read of the objects
+//! on another core), and reads them in last frame's order by object index.
 
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
 use switchyard_kernels::par::{self, Scaled};
@@ -78,18 +79,16 @@ impl MaterialSet {
 #[derive(Debug, Default)]
 struct CullPart {
     visible: Vec<u32>,
-    /// The sort key of each visible object.
-    keys: Vec<u64>,
+    /// The visible objects the previous cull did not see, ascending.
+    fresh: Vec<u32>,
     used: MaterialSet,
 }
 
-/// A view's visible objects as a bit per object, with each member's rank among its cull
-/// part's members. Part `p` of the cull owns words `p * PART_WORDS..`, filled in parallel.
+/// A view's visible objects as a bit per object. Part `p` of the cull owns the words of its
+/// objects, filled in parallel.
 #[derive(Debug, Default)]
 pub(crate) struct VisibleSet {
     words: Vec<u64>,
-    /// Members of the word's part before the word.
-    before: Vec<u32>,
 }
 
 impl VisibleSet {
@@ -99,33 +98,33 @@ impl VisibleSet {
         self.words.get(i as usize / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
-    /// The position of member `i` among its part's members.
-    #[inline]
-    fn rank_in_part(&self, i: u32) -> usize {
-        let w = i as usize / 64;
-        let below = self.words[w] & ((1u64 << (i % 64)) - 1);
-        self.before[w] as usize + below.count_ones() as usize
-    }
-
     /// Sizes the set for `words` words, all to be written by their parts.
     fn reset(&mut self, words: usize) {
         resize(&mut self.words, words);
-        resize(&mut self.before, words);
+    }
+
+    /// Appends to `fresh` the members of `words` (part `part`'s, parts of `words.len() * 64`
+    /// objects) that `prev` lacks, ascending: a word at a time.
+    fn fresh_of_part(words: &[u64], prev: &VisibleSet, part: usize, fresh: &mut Vec<u32>) {
+        let base = part * words.len();
+        let prev = prev.words.get(base..).unwrap_or(&[]);
+        for (w, &now) in words.iter().enumerate() {
+            let mut f = now & !prev.get(w).copied().unwrap_or(0);
+            while f != 0 {
+                fresh.push(((base + w) * 64) as u32 + f.trailing_zeros());
+                f &= f - 1;
+            }
+        }
     }
 
     /// Part `part`'s words from its visible list (ascending, within the part's objects;
     /// parts of `words.len() * 64` objects).
-    fn fill_part(words: &mut [u64], before: &mut [u32], part: usize, visible: &[u32]) {
+    fn fill_part(words: &mut [u64], part: usize, visible: &[u32]) {
         words.fill(0);
         let base = part * words.len() * 64;
         for &i in visible {
             let at = i as usize - base;
             words[at / 64] |= 1 << (at % 64);
-        }
-        let mut members = 0;
-        for (b, w) in before.iter_mut().zip(words.iter()) {
-            *b = members;
-            members += w.count_ones();
         }
     }
 }
@@ -145,6 +144,10 @@ pub(crate) struct VisibleList {
     pieces: Vec<(u32, u32)>,
     /// Where each piece starts in the visible list, then its length.
     offsets: Vec<usize>,
+    /// Where each part's newly visible objects start among all of them, then their count.
+    fresh_offsets: Vec<usize>,
+    /// The sort key of each visible object, by object index (other entries are stale).
+    keys: Vec<u64>,
     /// Materials the visible objects use.
     pub(crate) used: MaterialSet,
     /// This cull's visible set, and the previous cull's.
@@ -153,8 +156,6 @@ pub(crate) struct VisibleList {
     /// Culls of this list so far: the sort stage checks that the queue it sorted last is the
     /// previous cull's (`prev_set`).
     pub(crate) generation: u64,
-    /// log2 of the objects per part of this cull ([`part_len`]).
-    part_shift: u32,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -166,11 +167,13 @@ impl VisibleList {
         self.next_generation(0, CULL_PART);
         self.parts.iter_mut().for_each(|p| {
             p.visible.clear();
-            p.keys.clear();
+            p.fresh.clear();
         });
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
+        self.fresh_offsets.clear();
+        self.fresh_offsets.push(0);
         self.used.clone_from(used);
         self.ms = ms;
     }
@@ -180,7 +183,6 @@ impl VisibleList {
     fn next_generation(&mut self, parts: usize, part_len: usize) {
         std::mem::swap(&mut self.set, &mut self.prev_set);
         self.set.reset(parts * part_len / 64);
-        self.part_shift = part_len.trailing_zeros();
         self.generation += 1;
     }
 
@@ -190,14 +192,35 @@ impl VisibleList {
     }
 
     /// The previous cull's visible set.
+    #[cfg(test)]
     pub(crate) fn prev_set(&self) -> &VisibleSet {
         &self.prev_set
     }
 
-    /// The sort key of visible object `i`.
+    /// The sort key of visible object `i` (of another object: a stale value).
     #[inline]
     pub(crate) fn key(&self, i: u32) -> u64 {
-        self.parts[(i >> self.part_shift) as usize].keys[self.set.rank_in_part(i)]
+        self.keys[i as usize]
+    }
+
+    /// The sort keys by object index: entries of visible objects are theirs.
+    pub(crate) fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Visible objects the previous cull did not see.
+    pub(crate) fn fresh_len(&self) -> usize {
+        self.fresh_offsets.last().copied().unwrap_or(0)
+    }
+
+    /// Where each part's newly visible objects start among them all, then their count.
+    pub(crate) fn fresh_offsets(&self) -> &[usize] {
+        &self.fresh_offsets
+    }
+
+    /// Part `p`'s newly visible objects, ascending.
+    pub(crate) fn fresh(&self, p: usize) -> &[u32] {
+        &self.parts[p].fresh
     }
 
     /// Visible objects.
@@ -217,13 +240,6 @@ impl VisibleList {
         &self.parts[part].visible[start..start + len]
     }
 
-    /// The sort keys of piece `p`'s objects.
-    pub(crate) fn piece_keys(&self, p: usize) -> &[u64] {
-        let (part, start) = (self.pieces[p].0 as usize, self.pieces[p].1 as usize);
-        let len = self.offsets[p + 1] - self.offsets[p];
-        &self.parts[part].keys[start..start + len]
-    }
-
     /// The list of `visible` (ascending) in a scene of `objects` objects, cut into parts of
     /// `part_len` objects as the cull cuts it, with `key(i)` as each object's key (tests).
     #[cfg(test)]
@@ -232,13 +248,15 @@ impl VisibleList {
         let parts = objects.div_ceil(part_len).max(1);
         list.next_generation(parts, part_len);
         list.parts.resize_with(parts, CullPart::default);
+        list.keys = vec![0; parts * part_len];
         let part_words = part_len / 64;
         for (p, part) in list.parts.iter_mut().enumerate() {
             let range = (p * part_len) as u32..((p + 1) * part_len) as u32;
             part.visible = visible.iter().copied().filter(|i| range.contains(i)).collect();
-            part.keys = part.visible.iter().map(|&i| key(i)).collect();
+            part.visible.iter().for_each(|&i| list.keys[i as usize] = key(i));
             let words = p * part_words..(p + 1) * part_words;
-            VisibleSet::fill_part(&mut list.set.words[words.clone()], &mut list.set.before[words], p, &part.visible);
+            VisibleSet::fill_part(&mut list.set.words[words.clone()], p, &part.visible);
+            VisibleSet::fresh_of_part(&list.set.words[words], &list.prev_set, p, &mut part.fresh);
         }
         list.finish(0);
         list
@@ -250,9 +268,12 @@ impl VisibleList {
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
+        self.fresh_offsets.clear();
+        self.fresh_offsets.push(0);
         self.used.reset(materials);
         let mut at = 0;
         for (p, part) in self.parts.iter().enumerate() {
+            self.fresh_offsets.push(self.fresh_offsets[p] + part.fresh.len());
             for start in (0..part.visible.len()).step_by(PIECE) {
                 at += PIECE.min(part.visible.len() - start);
                 self.pieces.push((p as u32, start as u32));
@@ -260,13 +281,6 @@ impl VisibleList {
             }
             self.used.union_with(&part.used);
         }
-    }
-
-    /// The position of visible object `i` in the list (tests).
-    #[cfg(test)]
-    fn rank(&self, i: u32) -> usize {
-        let part = (i >> self.part_shift) as usize;
-        self.parts[..part].iter().map(|p| p.visible.len()).sum::<usize>() + self.set.rank_in_part(i)
     }
 
     #[cfg(feature = "reference")]
@@ -319,10 +333,11 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
     let parts = n.div_ceil(part_len).max(1);
     out.parts.resize_with(parts, CullPart::default);
     out.next_generation(parts, part_len);
-    let set = &mut out.set;
+    par::set_len(&mut out.keys, parts * part_len);
+    let (set, prev) = (&mut out.set, &out.prev_set);
     let part_words = part_len / 64;
-    let parts = (&mut out.parts[..], Scaled(&mut set.words[..], part_words), Scaled(&mut set.before[..], part_words));
-    par::fill_blocks(1, parts, &|p, (part, Scaled(words, _), Scaled(before, _))| {
+    let parts = (&mut out.parts[..], Scaled(&mut set.words[..], part_words), Scaled(&mut out.keys[..], part_len));
+    par::fill_blocks(1, parts, &|p, (part, Scaled(words, _), Scaled(keys, _))| {
         let part = &mut part[0];
         part.visible.clear();
         let range = p * part_len..((p + 1) * part_len).min(n);
@@ -338,12 +353,14 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         // Which materials this part saw (the patch stage), and the visible objects' sort
         // keys, read while the objects' data is in this core's cache.
         part.used.reset(ctx.materials);
-        part.keys.clear();
-        part.keys.extend(part.visible.iter().map(|&i| {
+        part.fresh.clear();
+        let base = p * part_len;
+        for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
-            item_key(view, o, i as usize, ctx.mat_frames, ctx.mesh_hashes)
-        }));
-        VisibleSet::fill_part(words, before, p, &part.visible);
+            keys[i as usize - base] = item_key(view, o, i as usize, ctx.mat_frames, ctx.mesh_hashes);
+        }
+        VisibleSet::fill_part(words, p, &part.visible);
+        VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
     });
     out.finish(ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
@@ -354,7 +371,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ranks_and_keys_are_positions_in_the_visible_list() {
+    fn the_set_pieces_and_keys_hold_the_visible_list_at_part_seams() {
         // Three parts of each size: members at word and part seams, a full word, an empty
         // stretch, the last object of the scene.
         for part in [MIN_CULL_PART, 2 * MIN_CULL_PART, CULL_PART] {
@@ -366,21 +383,44 @@ mod tests {
             let key = |i: u32| u64::from(i) * 7 + 1;
             let list = VisibleList::from_objects(objects, part, &visible, key);
             assert_eq!(list.len(), visible.len());
-            for (pos, &i) in visible.iter().enumerate() {
-                assert!(list.set().contains(i), "object {i}");
-                assert_eq!(list.rank(i), pos, "object {i}, parts of {part}");
+            for &i in &visible {
+                assert!(list.set().contains(i), "object {i}, parts of {part}");
                 assert_eq!(list.key(i), key(i), "object {i}, parts of {part}");
             }
+            assert_eq!(list.fresh_len(), visible.len(), "the first cull sees every object anew");
             for i in [1, 62, 65, 192, p - 2, 2 * p + 998, objects as u32 + 64] {
                 assert!(!list.set().contains(i), "object {i}");
             }
-            // Pieces hold the list in order, with their keys.
+            // Pieces hold the list in order, and so do the parts' fresh objects.
             let pieces = list.offsets().len() - 1;
-            let (all, keys): (Vec<u32>, Vec<u64>) =
-                (0..pieces).flat_map(|p| list.piece(p).iter().copied().zip(list.piece_keys(p).iter().copied())).unzip();
+            let all: Vec<u32> = (0..pieces).flat_map(|p| list.piece(p).iter().copied()).collect();
             assert_eq!(all, visible);
-            assert_eq!(keys, visible.iter().map(|&i| key(i)).collect::<Vec<_>>());
+            let fresh: Vec<u32> = (0..3).flat_map(|p| list.fresh(p).iter().copied()).collect();
+            assert_eq!(fresh, visible);
+            assert_eq!(list.fresh_offsets().len(), 4);
         }
+    }
+
+    #[test]
+    fn fresh_objects_are_the_members_the_previous_set_lacks_word_by_word() {
+        let mut prev = VisibleSet::default();
+        prev.reset(4);
+        let mut now = VisibleSet::default();
+        now.reset(4);
+        // Part 1 of two-word parts: objects 128..256. Previous members 130, 191, 200;
+        // members now 130, 131, 191, 192, 255 (and 5 in part 0, not this part's).
+        VisibleSet::fill_part(&mut prev.words[2..4], 1, &[130, 191, 200]);
+        VisibleSet::fill_part(&mut now.words[0..2], 0, &[5]);
+        VisibleSet::fill_part(&mut now.words[2..4], 1, &[130, 131, 191, 192, 255]);
+        let mut fresh = vec![];
+        VisibleSet::fresh_of_part(&now.words[2..4], &prev, 1, &mut fresh);
+        assert_eq!(fresh, [131, 192, 255]);
+        // Against a smaller previous set (the scene grew): every member is fresh.
+        let mut small = VisibleSet::default();
+        small.reset(1);
+        fresh.clear();
+        VisibleSet::fresh_of_part(&now.words[2..4], &small, 1, &mut fresh);
+        assert_eq!(fresh, [130, 131, 191, 192, 255]);
     }
 
     #[test]

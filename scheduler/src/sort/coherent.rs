@@ -3,10 +3,12 @@
 //!
 //! A view's queue changes little from one frame to the next, but the cull stage lists the
 //! visible objects in object order, which the sorted queue of a scene is far from: the
-//! radix sort then does all its passes every frame. Fed instead with last frame's queue
-//! (the objects still visible, in last frame's draw order) followed by the newly visible
-//! ones, the keys arrive nearly sorted and the sorter's nearly-sorted path runs: a few
-//! changed keys set aside, sorted and merged back.
+//! radix sort then does all its passes every frame. Fed instead with last frame's queue,
+//! each object with its key now, followed by the newly visible ones, the keys arrive nearly
+//! sorted and the sorter's nearly-sorted path runs: a few changed keys set aside, sorted and
+//! merged back. The cull wrote each visible object's key by object index and listed the
+//! objects it newly sees, so the input is a count of survivors per block of last frame's
+//! queue and one pass that writes them with their keys.
 //!
 //! A stable sort orders equal keys by input position, which now depends on last frame.
 //! [`order_ties_by_object`] then sorts each run of equal keys by object index, so the
@@ -21,59 +23,72 @@ use crate::cull::{VisibleList, VisibleSet};
 #[derive(Debug, Default)]
 pub(crate) struct OrderScratch {
     offsets: Vec<usize>,
+    /// The parts whose fresh objects each fill piece writes: piece `j` writes parts
+    /// `groups[j]..groups[j + 1]`.
+    groups: Vec<usize>,
 }
 
-/// Objects of last frame's queue per block when it is filtered.
+/// Objects of last frame's queue per block when it is read, and fewest fresh objects per
+/// piece.
 const BLOCK: usize = 4096;
 
-/// Writes into `out` the objects of `visible` in last frame's order: the objects of
-/// `prev_queue` that `now` holds, then those of `visible` that `prev` (the set of
-/// `prev_queue`) lacks, in object order; `key(i)` fills `keys` alongside. Returns `false`
-/// (writing nothing useful) when the counts do not add up to `visible.len()`, which only a
-/// `prev` that is not the set of `prev_queue` would cause.
+/// Writes into `out` the objects of last frame's queue `prev_queue` that `now` holds, in
+/// that order, then `visible`'s newly visible objects (its parts' fresh lists, in object
+/// order), with their keys (read by object index): one parallel pass counts the survivors
+/// of each block of `prev_queue`, one writes. Returns `false` (writing nothing useful)
+/// when the counts do not add up to `visible.len()`, which only a `prev_queue` whose set is
+/// not the previous cull's would cause.
 pub(crate) fn coherent_order(
     prev_queue: &[u32],
-    prev: &VisibleSet,
     now: &VisibleSet,
     visible: &VisibleList,
     scratch: &mut OrderScratch,
     out: (&mut Vec<u32>, &mut Vec<u64>),
-    key: &(dyn Fn(u32) -> u64 + Sync),
 ) -> bool {
     let n = visible.len();
-    let kept_blocks = prev_queue.len().div_ceil(BLOCK);
-    let pieces = visible.offsets().len().saturating_sub(1);
-    // Count per part (kept blocks, then new pieces), then a prefix sum of the counts.
+    let keys = visible.keys();
+    let blocks = prev_queue.len().div_ceil(BLOCK);
+    let block = |j: usize| &prev_queue[j * BLOCK..((j + 1) * BLOCK).min(prev_queue.len())];
+    // The fresh objects in pieces of at least BLOCK objects, whole parts each.
+    let fresh = visible.fresh_offsets();
+    let groups = &mut scratch.groups;
+    groups.clear();
+    for (p, &at) in fresh.iter().enumerate().take(fresh.len().saturating_sub(1)) {
+        if groups.last().is_none_or(|&g| at - fresh[g] >= BLOCK) {
+            groups.push(p);
+        }
+    }
+    groups.push(fresh.len().saturating_sub(1));
+    // Survivors per block, then a prefix sum: the pieces' offsets.
     let offsets = &mut scratch.offsets;
     offsets.clear();
-    offsets.resize(kept_blocks + pieces + 1, 0);
+    offsets.resize(blocks + 1, 0);
     par::fill_blocks(1, &mut offsets[1..], &|j, c: &mut [usize]| {
-        c[0] = if j < kept_blocks {
-            prev_queue[j * BLOCK..((j + 1) * BLOCK).min(prev_queue.len())].iter().filter(|&&i| now.contains(i)).count()
-        } else {
-            visible.piece(j - kept_blocks).iter().filter(|&&i| !prev.contains(i)).count()
-        };
+        c[0] = block(j).iter().filter(|&&i| now.contains(i)).count();
     });
-    for j in 0..kept_blocks + pieces {
+    for j in 0..blocks {
         offsets[j + 1] += offsets[j];
     }
-    if offsets[kept_blocks + pieces] != n {
+    let kept = offsets[blocks];
+    if kept + visible.fresh_len() != n {
         return false;
     }
+    offsets.extend(groups[1..].iter().map(|&g| kept + fresh[g]));
     par::set_len(out.0, n);
     par::set_len(out.1, n);
+    let groups = &scratch.groups[..];
     par::fill_ranges(offsets, (&mut out.0[..], &mut out.1[..]), &|j, (q, k): (&mut [u32], &mut [u64])| {
         let mut w = 0;
         let mut put = |i: u32| {
             q[w] = i;
-            k[w] = key(i);
+            k[w] = keys[i as usize];
             w += 1;
         };
-        if j < kept_blocks {
-            let block = &prev_queue[j * BLOCK..((j + 1) * BLOCK).min(prev_queue.len())];
-            block.iter().filter(|&&i| now.contains(i)).for_each(|&i| put(i));
+        if j < blocks {
+            block(j).iter().filter(|&&i| now.contains(i)).for_each(|&i| put(i));
         } else {
-            visible.piece(j - kept_blocks).iter().filter(|&&i| !prev.contains(i)).for_each(|&i| put(i));
+            let g = j - blocks;
+            (groups[g]..groups[g + 1]).for_each(|p| visible.fresh(p).iter().for_each(|&i| put(i)));
         }
     });
     true

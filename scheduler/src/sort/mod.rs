@@ -1,13 +1,11 @@
 //! Stage 2, sort: a 64-bit key per visible object ([`key`]), then the stable parallel radix
 //! sort of `switchyard_kernels::sort` over (key, object) pairs.
 //!
-//! The cull stage built each visible object's key ([`item_key`]) and the visible set with
-//! its ranks. The queue and its keys are written in one parallel pass, in last frame's
-//! order of the objects still visible followed by the newly visible ones ([`coherent`]),
-//! each key taken by the object's rank among its cull part's visible objects: the keys
-//! then arrive nearly
-//! sorted and the sorter's nearly-sorted path runs (a few changed keys set aside, sorted
-//! and merged back).
+//! The cull stage built each visible object's key ([`item_key`], by object index), the
+//! visible set, and the list of objects it newly sees. The queue and its keys are written
+//! in one parallel pass, in last frame's order of the objects still visible followed by the
+//! newly visible ones ([`coherent`]): the keys then arrive nearly sorted and the
+//! sorter's nearly-sorted path runs (a few changed keys set aside, sorted and merged back).
 //! Equal keys end in object order, so the queue does not depend on earlier frames.
 
 mod coherent;
@@ -108,15 +106,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         // Last frame's queue is the previous cull's set only if this list was culled once since.
         let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
         out.from_last_order = coherent
-            && coherent_order(
-                &out.queue,
-                visible.prev_set(),
-                visible.set(),
-                visible,
-                &mut out.scratch,
-                (&mut out.input, &mut out.keys),
-                &|i| visible.key(i),
-            );
+            && coherent_order(&out.queue, visible.set(), visible, &mut out.scratch, (&mut out.input, &mut out.keys));
         if out.from_last_order {
             std::mem::swap(&mut out.queue, &mut out.input);
         } else {
@@ -128,7 +118,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
                 (&mut out.queue[..], &mut out.keys[..]),
                 &|p, (queue, keys): (&mut [u32], &mut [u64])| {
                     queue.copy_from_slice(visible.piece(p));
-                    keys.copy_from_slice(visible.piece_keys(p));
+                    keys.iter_mut().zip(queue).for_each(|(k, &mut i)| *k = visible.key(i));
                 },
             );
         }

@@ -203,11 +203,6 @@ impl VisibleList {
         self.keys[i as usize]
     }
 
-    /// The sort keys by object index: entries of visible objects are theirs.
-    pub(crate) fn keys(&self) -> &[u64] {
-        &self.keys
-    }
-
     /// Visible objects the previous cull did not see.
     pub(crate) fn fresh_len(&self) -> usize {
         self.fresh_offsets.last().copied().unwrap_or(0)

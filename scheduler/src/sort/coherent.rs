@@ -46,7 +46,6 @@ pub(crate) fn coherent_order(
     out: (&mut Vec<u32>, &mut Vec<u64>),
 ) -> bool {
     let n = visible.len();
-    let keys = visible.keys();
     let blocks = prev_queue.len().div_ceil(BLOCK);
     let block = |j: usize| &prev_queue[j * BLOCK..((j + 1) * BLOCK).min(prev_queue.len())];
     // The fresh objects in pieces of at least BLOCK objects, whole parts each.
@@ -81,7 +80,7 @@ pub(crate) fn coherent_order(
         let mut w = 0;
         let mut put = |i: u32| {
             q[w] = i;
-            k[w] = keys[i as usize];
+            k[w] = visible.key(i);
             w += 1;
         };
         if j < blocks {

@@ -192,8 +192,8 @@ fn the_engines_pool_and_the_global_pool_give_switchyards_digests() {
     assert_eq!(engine.install(|| 6 * 7), 42);
 }
 
-/// The sort's input comes from last frame's order, written by the cull at each object's
-/// old position: small camera steps while objects are removed (their indices taken over by
+/// The sort's input comes from last frame's order with the keys the cull wrote by object
+/// index: small camera steps while objects are removed (their indices taken over by
 /// others), inserted, moved and given other materials every frame, and a cut, on 1 and 3
 /// threads, every frame against the reference and the digests equal.
 #[test]
@@ -222,19 +222,16 @@ fn last_frames_order_survives_scene_edits_and_cuts() {
                 })
                 .collect();
             w.r.set_transforms(&moved).unwrap();
-            let mesh = w.meshes[0];
-            let edits: Vec<(ObjectId, ObjectDesc)> = (0..100)
-                .map(|k| {
-                    let desc = ObjectDesc {
-                        mesh,
-                        material: w.materials[k % w.materials.len()],
-                        transform: Mat4::from_translation(Vec3::new(k as f32 * 0.3, 1.0, 0.0)),
-                        layer: (k % 4) as u8,
-                        flags: CASTS_SHADOWS,
-                    };
-                    (ids[rng.gen_range(0..ids.len())], desc)
-                })
-                .collect();
+            let (mesh, materials) = (w.meshes[0], &w.materials);
+            let desc = |k: usize| ObjectDesc {
+                mesh,
+                material: materials[k % materials.len()],
+                transform: Mat4::from_translation(Vec3::new(k as f32 * 0.3, 1.0, 0.0)),
+                layer: (k % 4) as u8,
+                flags: CASTS_SHADOWS,
+            };
+            let edits: Vec<(ObjectId, ObjectDesc)> =
+                (0..100).map(|k| (ids[rng.gen_range(0..ids.len())], desc(k))).collect();
             w.r.update_objects(&edits).unwrap();
         }
         assert!(from_last >= 10, "most sorts start from last frame's order: {from_last}");

@@ -1,15 +1,17 @@
 //! Stage 3, batch: runs of equal state in the sorted queue become instanced draws.
 //!
 //! Two adjacent queue items share a batch when their mesh and their draw state are equal:
-//! the material in a forward pass, the (shader, variant) pair in a shadow pass. The real
-//! ids are compared, never the key's hashes, so a hash collision only costs ordering.
-//! Boundaries are found per block of the queue in parallel and joined at block edges; the
-//! result equals the serial loop's.
+//! the material in a forward pass, the (shader, variant) pair in a shadow pass. While the
+//! key's state fields hold the dense ids whole (`key::exact`), the sorted keys say this
+//! alone, read in order; otherwise the real ids are read from the scene at each item's
+//! object. Boundaries are found per block of the queue in parallel and joined at block
+//! edges; the result equals the serial loop's.
 
 use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::Objects;
+use crate::sort::key::{material_of_state, mesh_of_state, state_of};
 use crate::sort::SortedQueue;
 use crate::view::View;
 
@@ -35,6 +37,49 @@ pub(crate) fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32)
     }
 }
 
+/// What the batch stage reads of a view's sorted queue.
+#[derive(Clone, Copy)]
+struct Items<'a> {
+    pass: PassKind,
+    queue: &'a [u32],
+    /// The queue's keys, when their state fields are exact (`key::exact`).
+    keys: Option<&'a [u64]>,
+    objects: &'a Objects,
+    mats: &'a [MaterialFrame],
+}
+
+impl Items<'_> {
+    /// A value equal for two items exactly when they can share a batch.
+    #[inline]
+    fn state(&self, q: usize) -> u64 {
+        match self.keys {
+            Some(keys) => state_of(keys[q]),
+            None => {
+                let o = self.queue[q] as usize;
+                let draw = batch_state(self.pass, self.mats, self.objects.material[o]);
+                u64::from(draw) << 32 | u64::from(self.objects.mesh[o])
+            }
+        }
+    }
+
+    /// The batch that starts at queue position `q` (its count not yet known).
+    #[inline]
+    fn batch_at(&self, q: usize) -> Batch {
+        let first = q as u32;
+        match self.keys {
+            // Mesh and material are in the key (a shadow key has no material field).
+            Some(keys) if self.pass == PassKind::Forward => {
+                let s = state_of(keys[q]);
+                Batch { first, count: 0, mesh: mesh_of_state(s), material: material_of_state(s) }
+            }
+            _ => {
+                let o = self.queue[q] as usize;
+                Batch { first, count: 0, mesh: self.objects.mesh[o], material: self.objects.material[o] }
+            }
+        }
+    }
+}
+
 /// Reusable memory of [`build_batches_parallel`].
 #[derive(Debug, Default)]
 struct BatchScratch {
@@ -46,20 +91,13 @@ struct BatchScratch {
 }
 
 /// [`build_batches`] on the current rayon pool. Each block of the queue reads its items'
-/// state once (two arrays of the scene at the item's object: the reads that cost), marks
-/// the items that start a batch in a bit per item and counts them; then each block writes
-/// its batches into its own range of `out` from the bits, reading the scene only at batch
-/// starts. The result is identical to the serial version.
-fn build_batches_parallel(
-    pass: PassKind,
-    queue: &[u32],
-    objects: &Objects,
-    mats: &[MaterialFrame],
-    scratch: &mut BatchScratch,
-    out: &mut Vec<Batch>,
-) {
+/// state once (the sorted keys in order, or two arrays of the scene at the item's object),
+/// marks the items that start a batch in a bit per item and counts them; then each block
+/// writes its batches into its own range of `out` from the bits, reading the scene only at
+/// batch starts. The result is identical to the serial version.
+fn build_batches_parallel(items: Items<'_>, scratch: &mut BatchScratch, out: &mut Vec<Batch>) {
     use switchyard_kernels::par::Scaled;
-    let n = queue.len();
+    let n = items.queue.len();
     // About two blocks per worker (at least 4k items each, whole 64-item words): batches
     // are found per block and joined at block edges, so the result does not depend on the
     // block size.
@@ -67,13 +105,9 @@ fn build_batches_parallel(
         (n / (2 * rayon::current_num_threads())).clamp(4096, switchyard_kernels::par::BLOCK).next_multiple_of(64);
     let blocks = n.div_ceil(block);
     if blocks <= 1 {
-        build_batches(pass, queue, objects, mats, out);
+        build_batches(items, out);
         return;
     }
-    let state = |q: usize| {
-        let o = queue[q] as usize;
-        (batch_state(pass, mats, objects.material[o]), objects.mesh[o])
-    };
     let words = block / 64;
     scratch.offsets.clear();
     scratch.offsets.resize(blocks + 1, 0);
@@ -86,10 +120,10 @@ fn build_batches_parallel(
             let count = &mut count[0];
             bits.fill(0);
             let start = b * block;
-            let mut prev = (start > 0).then(|| state(start - 1));
+            let mut prev = (start > 0).then(|| items.state(start - 1));
             *count = 0;
             for q in start..(start + block).min(n) {
-                let now = Some(state(q));
+                let now = Some(items.state(q));
                 if now != prev {
                     bits[(q - start) / 64] |= 1 << (q % 64);
                     *count += 1;
@@ -130,8 +164,7 @@ fn build_batches_parallel(
                 if w > 0 {
                     dst[w - 1].count = q as u32 - dst[w - 1].first;
                 }
-                let o = queue[q] as usize;
-                dst[w] = Batch { first: q as u32, count: 0, mesh: objects.mesh[o], material: objects.material[o] };
+                dst[w] = items.batch_at(q);
                 w += 1;
             }
         }
@@ -140,17 +173,16 @@ fn build_batches_parallel(
 }
 
 /// Splits a sorted queue (dense object indices) into batches.
-fn build_batches(pass: PassKind, queue: &[u32], objects: &Objects, mats: &[MaterialFrame], out: &mut Vec<Batch>) {
+fn build_batches(items: Items<'_>, out: &mut Vec<Batch>) {
     out.clear();
-    let mut prev: Option<(u32, u32)> = None;
-    for (q, &o) in queue.iter().enumerate() {
-        let (mesh, material) = (objects.mesh[o as usize], objects.material[o as usize]);
-        let state = (batch_state(pass, mats, material), mesh);
-        match (prev, out.last_mut()) {
-            (Some(p), Some(b)) if p == state => b.count += 1,
-            _ => out.push(Batch { first: q as u32, count: 1, mesh, material }),
+    let mut prev = None;
+    for q in 0..items.queue.len() {
+        let state = Some(items.state(q));
+        match out.last_mut() {
+            Some(b) if prev == state => b.count += 1,
+            _ => out.push(Batch { count: 1, ..items.batch_at(q) }),
         }
-        prev = Some(state);
+        prev = state;
     }
 }
 
@@ -163,24 +195,54 @@ pub(crate) struct Batches {
     pub(crate) ms: f64,
 }
 
+/// What the batch stage reads besides the view and its sorted queue.
+#[derive(Clone, Copy)]
+pub(crate) struct BatchCtx<'a> {
+    /// The pass's name (Tracy).
+    pub(crate) label: &'a str,
+    pub(crate) objects: &'a Objects,
+    pub(crate) mat_frames: &'a [MaterialFrame],
+    /// Whether this frame's key state fields are exact (`key::exact`): batches are then
+    /// found from the keys.
+    pub(crate) exact_keys: bool,
+}
+
 /// Batches `view`'s sorted queue on the current pool.
-pub(crate) fn batch_view(
-    label: &str,
-    view: &View,
-    objects: &Objects,
-    mats: &[MaterialFrame],
-    sorted: &SortedQueue,
-    out: &mut Batches,
-) {
-    profile::zone_text!("batch", "view {} ({:?})", label, view.pass);
+pub(crate) fn batch_view(ctx: &BatchCtx<'_>, view: &View, sorted: &SortedQueue, out: &mut Batches) {
+    profile::zone_text!("batch", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
-    build_batches_parallel(view.pass, &sorted.queue, objects, mats, &mut out.scratch, &mut out.batches);
+    let items = Items {
+        pass: view.pass,
+        queue: &sorted.queue,
+        keys: ctx.exact_keys.then_some(&sorted.keys[..]),
+        objects: ctx.objects,
+        mats: ctx.mat_frames,
+    };
+    build_batches_parallel(items, &mut out.scratch, &mut out.batches);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// `n` objects of up to `kinds` meshes and `kinds + 1` materials (pairs of which share a
+    /// shadow state; odd ones transparent) on two layers; their materials' frame data.
+    fn scene(n: usize, kinds: u32) -> (Objects, Vec<MaterialFrame>) {
+        let mut objects = Objects::default();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(99);
+        for _ in 0..n {
+            objects.mesh.push(rng.gen_range(0..kinds));
+            objects.material.push(rng.gen_range(0..kinds + 1));
+            objects.layer.push(rng.gen_range(0..2));
+            objects.cx.push(rng.gen_range(0.0..100.0));
+            objects.cy.push(0.0);
+            objects.cz.push(0.0);
+        }
+        let mats = (0..kinds + 1).map(|m| crate::sort::material_frame(m, 0, m / 2, m % 2 == 1, m / 2)).collect();
+        (objects, mats)
+    }
 
     #[test]
     fn parallel_batches_equal_serial_batches() {
@@ -194,28 +256,54 @@ mod tests {
     }
 
     fn batches_equal_serial_batches(n: usize, kinds: u32) {
-        use rand::{Rng, SeedableRng};
-        let mut objects = Objects::default();
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(99);
-        for _ in 0..n {
-            objects.mesh.push(rng.gen_range(0..kinds));
-            objects.material.push(rng.gen_range(0..kinds + 1));
-            objects.cx.push(0.0);
-        }
-        let mats: Vec<MaterialFrame> = (0..4).map(|m| crate::sort::material_frame(m, 0, 0, false, m / 2)).collect();
+        let (objects, mats) = scene(n, kinds);
         // Runs of equal state of varied lengths, like a sorted queue.
         let mut queue: Vec<u32> = (0..n as u32).collect();
         queue.sort_by_key(|&o| (objects.material[o as usize] / 2, objects.mesh[o as usize], o / 5000));
         for pass in [PassKind::Forward, PassKind::Shadow] {
+            let items = Items { pass, queue: &queue, keys: None, objects: &objects, mats: &mats };
             let mut serial = Vec::new();
-            build_batches(pass, &queue, &objects, &mats, &mut serial);
+            build_batches(items, &mut serial);
             for threads in [1, 3] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let mut par = vec![Batch::default(); 3];
-                pool.install(|| {
-                    build_batches_parallel(pass, &queue, &objects, &mats, &mut BatchScratch::default(), &mut par)
-                });
+                pool.install(|| build_batches_parallel(items, &mut BatchScratch::default(), &mut par));
                 assert_eq!(par, serial, "{pass:?} with {threads} threads, {n} items, {kinds} kinds");
+            }
+        }
+    }
+
+    #[test]
+    fn batches_from_exact_keys_equal_batches_from_the_scene() {
+        // Sorted queues of real keys (both layouts, two layers, materials sharing a shadow
+        // state): the batches found from the keys alone are the ones the scene's ids give.
+        for (n, kinds) in [(3000, 5), (50_000, 40), (50_000, 300)] {
+            let (objects, mats) = scene(n, kinds);
+            for pass in [PassKind::Forward, PassKind::Shadow] {
+                let view = View {
+                    label: "test",
+                    view_proj: glam::Mat4::IDENTITY,
+                    eye: glam::Vec3::ZERO,
+                    far: 100.0,
+                    layer_mask: 0b11,
+                    pass,
+                };
+                let mut pairs: Vec<(u64, u32)> =
+                    (0..n).map(|i| (crate::sort::item_key(&view, &objects, i, &mats), i as u32)).collect();
+                pairs.sort_unstable();
+                let keys: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+                let queue: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+                let from_scene = Items { pass, queue: &queue, keys: None, objects: &objects, mats: &mats };
+                let from_keys = Items { keys: Some(&keys), ..from_scene };
+                let mut want = Vec::new();
+                build_batches(from_scene, &mut want);
+                assert!(want.len() > kinds as usize, "{pass:?}: layers and depth split some states");
+                let mut got = Vec::new();
+                build_batches(from_keys, &mut got);
+                assert_eq!(got, want, "serial, {pass:?}, {n} items, {kinds} kinds");
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+                pool.install(|| build_batches_parallel(from_keys, &mut BatchScratch::default(), &mut got));
+                assert_eq!(got, want, "parallel, {pass:?}, {n} items, {kinds} kinds");
             }
         }
     }

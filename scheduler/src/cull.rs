@@ -295,11 +295,9 @@ pub(crate) struct CullCtx<'a> {
     pub(crate) kernel: CullLoop,
     /// Dense material slots (live or not): the size of the material sets.
     pub(crate) materials: usize,
-    /// Whether each dense material is transparent (for queues of one kind), and its key's
-    /// hashes.
+    /// Whether each dense material is transparent (for queues of one kind), and its key
+    /// fields.
     pub(crate) mat_frames: &'a [MaterialFrame],
-    /// Each mesh's key hash.
-    pub(crate) mesh_hashes: &'a [u16],
     /// Which objects the pass draws.
     pub(crate) queue: Queue,
     /// Some material's shader lacks the view's pass kind: leave its objects out.
@@ -352,7 +350,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         let base = p * part_len;
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
-            keys[i as usize - base] = item_key(view, o, i as usize, ctx.mat_frames, ctx.mesh_hashes);
+            keys[i as usize - base] = item_key(view, o, i as usize, ctx.mat_frames);
         }
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);

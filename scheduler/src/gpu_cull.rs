@@ -160,7 +160,6 @@ pub(crate) struct BucketCtx<'a> {
     /// The scene's structure count (see `Scene::structure`).
     pub(crate) structure: u64,
     pub(crate) mat_frames: &'a [MaterialFrame],
-    pub(crate) mesh_hashes: &'a [u16],
     pub(crate) queue: Queue,
     /// Some material's shader lacks the view's pass kind: leave its objects out.
     pub(crate) pass_filter: bool,
@@ -215,7 +214,7 @@ fn build(ctx: &BucketCtx<'_>, view: &View, out: &mut Buckets) {
                 return None;
             }
         }
-        Some((item_key(view, o, i, mats, ctx.mesh_hashes) >> DEPTH_BITS, i as u32))
+        Some((item_key(view, o, i, mats) >> DEPTH_BITS, i as u32))
     }));
     out.scratch.par_sort_unstable();
     // Buckets: runs of equal layer, draw state and mesh (real ids, as batches compare).

@@ -7,8 +7,8 @@ use switchyard_kernels::cull::CullBlocks;
 use super::gpu::GLOBALS_SLOT;
 use super::passes::{EngineContent, EnginePlan};
 use super::Resources;
-use crate::batch::batch_view;
 use crate::batch::Batches;
+use crate::batch::{batch_view, BatchCtx};
 use crate::cull::VisibleList;
 use crate::cull::{cull_view, CullCtx};
 use crate::error::RenderError;
@@ -209,6 +209,8 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) blocks: &'a CullBlocks,
     pub(super) mat_frames: &'a [MaterialFrame],
     pub(super) lacking_passes: u8,
+    /// The keys' state fields hold this frame's ids whole (`key::exact`).
+    pub(super) exact_keys: bool,
     pub(super) views: &'a [ViewFrame<B::Chunk>],
     pub(super) engine_passes: &'a [Slot<EngineRecorded<B::Chunk>>],
     pub(super) engine_plans: &'a [EnginePlan],
@@ -232,7 +234,6 @@ impl<B: Backend> FrameJobs<'_, B> {
                     objects: self.objects,
                     structure: self.structure,
                     mat_frames: self.mat_frames,
-                    mesh_hashes: &self.res.mesh_hashes,
                     queue: view.setup.queue,
                     pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
                 };
@@ -249,7 +250,6 @@ impl<B: Backend> FrameJobs<'_, B> {
                     kernel: self.res.kernel,
                     materials: self.mat_frames.len(),
                     mat_frames: self.mat_frames,
-                    mesh_hashes: &self.res.mesh_hashes,
                     queue: view.setup.queue,
                     pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
                 };
@@ -262,14 +262,13 @@ impl<B: Backend> FrameJobs<'_, B> {
             }
             Job::Batch(v) => {
                 let view = &self.views[v];
-                batch_view(
-                    &view.setup.pass.label,
-                    &view.setup.view,
-                    self.objects,
-                    self.mat_frames,
-                    &view.sorted.read(),
-                    &mut view.batches.write(),
-                );
+                let ctx = BatchCtx {
+                    label: &view.setup.pass.label,
+                    objects: self.objects,
+                    mat_frames: self.mat_frames,
+                    exact_keys: self.exact_keys,
+                };
+                batch_view(&ctx, &view.setup.view, &view.sorted.read(), &mut view.batches.write());
             }
             Job::Patch { views } => {
                 let mut patched = self.patched.write();

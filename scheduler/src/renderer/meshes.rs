@@ -21,7 +21,6 @@ use super::Renderer;
 use crate::error::ResourceError;
 use crate::record::{GrowBuffer, MeshRange};
 use crate::scene::{HandleKind, LocalBounds, MeshHandle, TextureHandle};
-use crate::sort::key::mesh_hash;
 
 /// Vertex of the shared mesh buffers.
 #[repr(C)]
@@ -100,7 +99,7 @@ impl FreeList {
     }
 }
 
-/// The shared mesh storage: where each dense mesh sits, its key hash and bounds, and
+/// The shared mesh storage: where each dense mesh sits, its bounds, and
 /// what is free.
 #[derive(Debug, Default)]
 pub(crate) struct MeshStore {
@@ -221,7 +220,6 @@ impl<B: Backend> Renderer<B> {
                 d
             }
             None => {
-                s.mesh_hashes.push(mesh_hash(s.mesh_ranges.len() as u32));
                 s.mesh_ranges.push(range);
                 s.draw_ranges.push(MeshRange::default());
                 s.mesh_bounds.push(bounds);

@@ -2,7 +2,7 @@
 //! that tests can check the parallel pipeline output for output.
 //!
 //! It shares nothing with the stages it checks but the definitions they implement: the
-//! hash behind the key's state fields, the frustum planes, the chunking constants and the
+//! key's state fields (dense ids), the frustum planes, the chunking constants and the
 //! display lists the last frame used (patching is not re-derived). Keys are packed from
 //! the documented bit positions, materials' variants are resolved from their records,
 //! batches, chunks and commands come from plain loops.
@@ -20,7 +20,7 @@ use crate::material::PassKind;
 use crate::patch::FrameList;
 use crate::record::{CHUNK_BATCHES, CHUNK_DRAWS};
 use crate::scene::CASTS_SHADOWS;
-use crate::sort::key::{mix, SortKey};
+use crate::sort::key::SortKey;
 use crate::view::View;
 
 /// One view of a frame, stage by stage: what the parallel pipeline produced
@@ -176,14 +176,27 @@ impl<B: Backend> Renderer<B> {
             })
             .collect();
         let state = |m: u32| states[m as usize].expect("objects use live materials");
+        // A pipeline state's id: where its (shader, variant) first occurs in material order.
+        let mut seen: Vec<(u32, u32)> = Vec::new();
+        let pipeline_ids: Vec<u64> = states
+            .iter()
+            .map(|s| {
+                let Some((shader, variant, _)) = *s else { return 0 };
+                let id = seen.iter().position(|&p| p == (shader, variant)).unwrap_or_else(|| {
+                    seen.push((shader, variant));
+                    seen.len() - 1
+                });
+                id as u64
+            })
+            .collect();
         let mut items: Vec<(u64, u32)> = visible
             .iter()
             .map(|&i| {
                 let i = i as usize;
-                let (shader, variant, transparent) = state(o.material[i]);
-                let pipeline = mix(u64::from(shader) << 32 | u64::from(variant)) & 0x7fff;
-                let material = if forward { mix(u64::from(o.material[i]) | 1 << 40) & 0xffff } else { 0 };
-                let mesh = mix(u64::from(o.mesh[i]) | 2 << 40) & 0xfff;
+                let (_, _, transparent) = state(o.material[i]);
+                let pipeline = pipeline_ids[o.material[i] as usize] & 0x7fff;
+                let material = if forward { u64::from(o.material[i]) & 0xffff } else { 0 };
+                let mesh = u64::from(o.mesh[i]) & 0xfff;
                 let distance = (Vec3::new(o.cx[i], o.cy[i], o.cz[i]) - view.eye).length();
                 let depth = ((distance / view.far.max(1e-6)).clamp(0.0, 1.0) * 65535.0) as u64;
                 let layer = u64::from(o.layer[i]) << 60;

@@ -215,7 +215,7 @@ impl<B: Backend> Renderer<B> {
         Ok(())
     }
 
-    /// Per-material frame data: the variant (material | global keywords), the key hashes,
+    /// Per-material frame data: the variant (material | global keywords), the key fields,
     /// and the shadow-pass state id shared by materials of equal shader and variant.
     fn resolve_materials(&mut self) {
         profile::zone!("resolve-materials");
@@ -416,6 +416,11 @@ impl<B: Backend> Renderer<B> {
             blocks: &self.scene.blocks,
             mat_frames: &self.frame.mat_frames,
             lacking_passes: self.frame.lacking_passes,
+            exact_keys: crate::sort::key::exact(
+                self.frame.shadow_states.len(),
+                self.frame.mat_frames.len(),
+                self.res.mesh_ranges.len(),
+            ),
             views: &self.frame.views[..views],
             engine_passes: &self.frame.engine_passes,
             engine_plans: &plan.engine_passes,

@@ -131,8 +131,6 @@ pub(super) struct Resources<B: Backend> {
     /// The materials' bind groups, one per texture bound (`groups.rs`).
     pub(super) groups: super::groups::MaterialGroups,
     pub(super) mesh_ranges: Vec<MeshRange>,
-    /// Sort-key hash of each dense mesh.
-    pub(super) mesh_hashes: Vec<u16>,
     pub(super) mesh_bounds: Vec<LocalBounds>,
     pub(super) vertices: GrowBuffer,
     pub(super) indices: GrowBuffer,
@@ -193,7 +191,6 @@ impl<B: Backend> Resources<B> {
             gpu,
             groups,
             mesh_ranges: Vec::new(),
-            mesh_hashes: Vec::new(),
             mesh_bounds: Vec::new(),
             vertices,
             indices,

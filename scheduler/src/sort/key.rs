@@ -7,11 +7,15 @@
 //! transparent:  layer 4 | transparent 1 | depth 16 (far first) | pipeline 15 | material 16 | mesh 12
 //! ```
 //!
-//! `pipeline`, `material` and `mesh` are hashes of the state ids (shader and variant, the
-//! material, the mesh), so equal draws are adjacent and merge into instanced batches; a
-//! collision only costs ordering, because batch boundaries compare the real ids. A shadow
-//! pass has no material binding: its material field is 0. The pass itself is not in the
-//! key: every queue holds one pass.
+//! `pipeline`, `material` and `mesh` are the state's dense ids, cut to their widths: the
+//! pipeline state (shader and variant: the frame's shadow-state id, numbered in material
+//! order), the dense material, the dense mesh. Equal draws are adjacent and merge into
+//! instanced batches. While every id fits its field (`exact`) the three fields tell
+//! draw states apart exactly, so the batch stage finds batch boundaries from the sorted
+//! keys alone (`state_of`); past that, ids share a field value, which only costs
+//! ordering: batch boundaries then compare the real ids. A shadow pass has no material
+//! binding: its material field is 0. The pass itself is not in the key: every queue holds
+//! one pass.
 
 use std::fmt;
 
@@ -22,11 +26,11 @@ use crate::view::View;
 pub const LAYER_BITS: u32 = 4;
 /// Bits of the transparency flag.
 pub const TRANSPARENT_BITS: u32 = 1;
-/// Bits of the pipeline-state hash (shader and variant).
+/// Bits of the pipeline state (shader and variant).
 pub const PIPELINE_BITS: u32 = 15;
-/// Bits of the material hash.
+/// Bits of the material id.
 pub const MATERIAL_BITS: u32 = 16;
-/// Bits of the mesh hash.
+/// Bits of the mesh id.
 pub const MESH_BITS: u32 = 12;
 /// Bits of the quantized depth.
 pub const DEPTH_BITS: u32 = 16;
@@ -93,11 +97,12 @@ pub struct SortKeyFields {
     pub layer: u8,
     /// Alpha blended: sorted by depth back to front before state.
     pub transparent: bool,
-    /// Hash of the pipeline state (shader and variant), [`PIPELINE_BITS`] bits.
+    /// The pipeline state's id (shader and variant; the frame's shadow-state id), its low
+    /// [`PIPELINE_BITS`] bits.
     pub pipeline: u16,
-    /// Hash of the material ([`MATERIAL_BITS`] bits); 0 in a shadow pass.
+    /// The dense material index, its low [`MATERIAL_BITS`] bits; 0 in a shadow pass.
     pub material: u16,
-    /// Hash of the mesh, [`MESH_BITS`] bits.
+    /// The dense mesh index, its low [`MESH_BITS`] bits.
     pub mesh: u16,
     /// Quantized distance from the eye, 0 = nearest ([`DEPTH_BITS`] bits; stored
     /// inverted for transparent items).
@@ -188,27 +193,53 @@ impl fmt::Debug for SortKey {
     }
 }
 
-/// The 64-bit finalizer of splitmix64: the hash behind the key's state fields.
+/// The pipeline field of a pipeline state: its dense id (shadow-state id), cut to
+/// [`PIPELINE_BITS`] bits.
+pub(crate) fn pipeline_field(state: u32) -> u16 {
+    (u64::from(state) & opaque::PIPELINE.mask()) as u16
+}
+
+/// The material field of a dense material index, cut to [`MATERIAL_BITS`] bits.
+pub(crate) fn material_field(material: u32) -> u16 {
+    (u64::from(material) & opaque::MATERIAL.mask()) as u16
+}
+
+/// The mesh field of a dense mesh index, cut to [`MESH_BITS`] bits.
 #[inline]
-pub(crate) fn mix(x: u64) -> u64 {
-    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+pub(crate) fn mesh_field(mesh: u32) -> u16 {
+    (u64::from(mesh) & opaque::MESH.mask()) as u16
 }
 
-/// Hash of a pipeline state (dense shader index and variant mask), [`PIPELINE_BITS`] bits.
-pub(crate) fn pipeline_hash(shader: u32, variant: u32) -> u16 {
-    (mix(u64::from(shader) << 32 | u64::from(variant)) & opaque::PIPELINE.mask()) as u16
+/// Whether every id fits its field: with `states` pipeline states (shadow-state ids),
+/// `materials` dense material slots and `meshes` dense mesh slots, two keys of one pass
+/// have equal [`state_of`] exactly when their items' draw states and meshes are equal.
+pub(crate) fn exact(states: usize, materials: usize, meshes: usize) -> bool {
+    states <= 1 << PIPELINE_BITS && materials <= 1 << MATERIAL_BITS && meshes <= 1 << MESH_BITS
 }
 
-/// Hash of a dense material index, [`MATERIAL_BITS`] bits.
-pub(crate) fn material_hash(material: u32) -> u16 {
-    (mix(u64::from(material) | 1 << 40) & opaque::MATERIAL.mask()) as u16
+/// Bits of the three state fields together.
+const STATE_BITS: u32 = PIPELINE_BITS + MATERIAL_BITS + MESH_BITS;
+// The state fields sit right above depth in opaque keys and at the bottom of transparent ones.
+const _: () = assert!(opaque::MESH.shift == DEPTH_BITS && transparent::MESH.shift == 0);
+
+/// A key's pipeline, material and mesh fields as one value (`pipeline | material | mesh`,
+/// mesh lowest), from either layout: what the batch stage compares.
+#[inline]
+pub(crate) fn state_of(key: u64) -> u64 {
+    let opaque = (!key >> TRANSPARENT.shift) & 1;
+    (key >> (opaque as u32 * DEPTH_BITS)) & ((1 << STATE_BITS) - 1)
 }
 
-/// Hash of a dense mesh index, [`MESH_BITS`] bits (computed once when the mesh is created).
-pub(crate) fn mesh_hash(mesh: u32) -> u16 {
-    (mix(u64::from(mesh) | 2 << 40) & opaque::MESH.mask()) as u16
+/// The mesh field of a [`state_of`] value.
+#[inline]
+pub(crate) fn mesh_of_state(state: u64) -> u32 {
+    (state & opaque::MESH.mask()) as u32
+}
+
+/// The material field of a [`state_of`] value.
+#[inline]
+pub(crate) fn material_of_state(state: u64) -> u32 {
+    ((state >> MESH_BITS) & opaque::MATERIAL.mask()) as u32
 }
 
 /// Quantized distance from the eye, [`DEPTH_BITS`] bits, 0 = nearest, the far plane and
@@ -260,6 +291,24 @@ mod tests {
             format!("{}", SortKey::encode(&o).display(PassKind::Forward)),
             "Forward L1 opaque state 0001/0001/001 depth 1"
         );
+    }
+
+    #[test]
+    fn state_of_reads_the_state_fields_of_both_layouts() {
+        for transparent in [false, true] {
+            let f =
+                SortKeyFields { layer: 9, transparent, pipeline: 0x1234, material: 0xbeef, mesh: 0xabc, depth: 777 };
+            let s = state_of(SortKey::encode(&f).0);
+            assert_eq!(s, 0x1234 << 28 | 0xbeef << 12 | 0xabc, "transparent {transparent}");
+            assert_eq!((mesh_of_state(s), material_of_state(s)), (0xabc, 0xbeef));
+            // Layer and depth are not state.
+            assert_eq!(state_of(SortKey::encode(&SortKeyFields { layer: 0, depth: 3, ..f }).0), s);
+        }
+        assert_eq!(pipeline_field(0x8001), 1);
+        assert_eq!((material_field(0x1_0002), mesh_field(0x1003)), (2, 3));
+        assert!(exact(1 << 15, 1 << 16, 1 << 12));
+        assert!(!exact(1 << 15, 1 << 16, (1 << 12) + 1));
+        assert!(!exact((1 << 15) + 1, 1, 1) && !exact(1, (1 << 16) + 1, 1));
     }
 
     #[test]

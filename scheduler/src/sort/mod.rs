@@ -21,7 +21,7 @@ use crate::view::View;
 use coherent::{coherent_order, order_ties_by_object, OrderScratch};
 use key::{SortKey, SortKeyFields};
 
-/// The frame data of dense material `material`; its key hashes are computed here, once
+/// The frame data of dense material `material`; its key fields are computed here, once
 /// per material and frame, not per queue item.
 pub(crate) fn material_frame(
     material: u32,
@@ -35,23 +35,23 @@ pub(crate) fn material_frame(
         shader,
         transparent,
         shadow_state,
-        pipeline_hash: key::pipeline_hash(shader, variant),
-        material_hash: key::material_hash(material),
+        pipeline_key: key::pipeline_field(shadow_state),
+        material_key: key::material_field(material),
         passes: 0b11,
     }
 }
 
 /// The key of one queue item of `view`.
 #[inline]
-pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame], mesh_hashes: &[u16]) -> u64 {
+pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame]) -> u64 {
     let m = &mats[o.material[i] as usize];
     let forward = view.pass == crate::material::PassKind::Forward;
     SortKey::encode(&SortKeyFields {
         layer: o.layer[i],
         transparent: m.transparent && forward,
-        pipeline: m.pipeline_hash,
-        material: if forward { m.material_hash } else { 0 },
-        mesh: mesh_hashes[o.mesh[i] as usize],
+        pipeline: m.pipeline_key,
+        material: if forward { m.material_key } else { 0 },
+        mesh: key::mesh_field(o.mesh[i]),
         depth: key::depth(view, o.cx[i], o.cy[i], o.cz[i]),
     })
     .0

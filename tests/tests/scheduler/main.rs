@@ -11,6 +11,7 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::TextureFormat;
 use switchyard::*;
 
+mod keys;
 mod pipelines;
 mod profiling;
 
@@ -104,7 +105,7 @@ fn populate(w: &mut World, seed: u64, n: usize) -> Vec<ObjectId> {
 }
 
 /// Fails with the first position where `ours` and `reference` differ and the items around
-/// it (sort keys print decoded: layer, transparency, state hashes, depth).
+/// it (sort keys print decoded: layer, transparency, state ids, depth).
 fn assert_same<T: PartialEq + std::fmt::Debug>(what: &str, ours: &[T], reference: &[T]) {
     if let Some(i) = ours.iter().zip(reference).position(|(a, b)| a != b) {
         let around = |v: &[T]| format!("{:#?}", &v[i.saturating_sub(2)..(i + 3).min(v.len())]);

@@ -54,10 +54,31 @@ impl Items<'_> {
     fn state(&self, q: usize) -> u64 {
         match self.keys {
             Some(keys) => state_of(keys[q]),
+            None => self.scene_state(q),
+        }
+    }
+
+    /// [`Items::state`] from the scene's ids (two reads at the item's object).
+    #[inline]
+    fn scene_state(&self, q: usize) -> u64 {
+        let o = self.queue[q] as usize;
+        let draw = batch_state(self.pass, self.mats, self.objects.material[o]);
+        u64::from(draw) << 32 | u64::from(self.objects.mesh[o])
+    }
+
+    /// Marks in `bits` (bit `j` for item `start + j`) the items of `range` that start a
+    /// batch; returns how many. The item before `range` continues into it.
+    fn mark_starts(&self, range: std::ops::Range<usize>, bits: &mut [u64]) -> usize {
+        let start = range.start;
+        match self.keys {
+            // The keys in order: no scene reads.
+            Some(keys) => {
+                let prev = if start > 0 { state_of(keys[start - 1]) } else { state_of(keys[start]) ^ 1 };
+                mark_changes(keys[range].iter().map(|&k| state_of(k)), prev, bits)
+            }
             None => {
-                let o = self.queue[q] as usize;
-                let draw = batch_state(self.pass, self.mats, self.objects.material[o]);
-                u64::from(draw) << 32 | u64::from(self.objects.mesh[o])
+                let prev = if start > 0 { self.scene_state(start - 1) } else { self.scene_state(start) ^ 1 };
+                mark_changes(range.map(|q| self.scene_state(q)), prev, bits)
             }
         }
     }
@@ -78,6 +99,28 @@ impl Items<'_> {
             }
         }
     }
+}
+
+/// Sets bit `j` of `bits` (a word per 64 items, every word written) where the `j`-th
+/// state differs from the one before it (`prev` before the first); returns how many.
+#[inline(always)]
+fn mark_changes(states: impl Iterator<Item = u64>, mut prev: u64, bits: &mut [u64]) -> usize {
+    let (mut count, mut word, mut j) = (0, 0u64, 0);
+    for now in states {
+        word |= u64::from(now != prev) << (j % 64);
+        prev = now;
+        j += 1;
+        if j % 64 == 0 {
+            bits[j / 64 - 1] = word;
+            count += word.count_ones() as usize;
+            word = 0;
+        }
+    }
+    if j % 64 != 0 {
+        bits[j / 64] = word;
+        count += word.count_ones() as usize;
+    }
+    count
 }
 
 /// Reusable memory of [`build_batches_parallel`].
@@ -117,19 +160,7 @@ fn build_batches_parallel(items: Items<'_>, scratch: &mut BatchScratch, out: &mu
         1,
         marks,
         &|b, (Scaled(bits, _), count): (Scaled<&mut [u64]>, &mut [usize])| {
-            let count = &mut count[0];
-            bits.fill(0);
-            let start = b * block;
-            let mut prev = (start > 0).then(|| items.state(start - 1));
-            *count = 0;
-            for q in start..(start + block).min(n) {
-                let now = Some(items.state(q));
-                if now != prev {
-                    bits[(q - start) / 64] |= 1 << (q % 64);
-                    *count += 1;
-                }
-                prev = now;
-            }
+            count[0] = items.mark_starts(b * block..((b + 1) * block).min(n), bits);
         },
     );
     for b in 0..blocks {

@@ -21,7 +21,7 @@ use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
-use crate::sort::item_key;
+use crate::sort::write_keys;
 use crate::view::View;
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
@@ -350,8 +350,8 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         let base = p * part_len;
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
-            keys[i as usize - base] = item_key(view, o, i as usize, ctx.mat_frames);
         }
+        write_keys(view, o, ctx.mat_frames, &part.visible, keys, base);
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
     });

@@ -246,8 +246,19 @@ pub(crate) fn material_of_state(state: u64) -> u32 {
 /// beyond the largest value.
 #[inline]
 pub(crate) fn depth(view: &View, cx: f32, cy: f32, cz: f32) -> u16 {
-    let d = ((cx - view.eye.x).powi(2) + (cy - view.eye.y).powi(2) + (cz - view.eye.z).powi(2)).sqrt();
-    let t = (d / view.far.max(1e-6)).clamp(0.0, 1.0);
+    depth_of_squared(view, distance_squared(view, cx, cy, cz))
+}
+
+/// The squared distance from the eye that [`depth`] quantizes.
+#[inline(always)]
+pub(crate) fn distance_squared(view: &View, cx: f32, cy: f32, cz: f32) -> f32 {
+    (cx - view.eye.x).powi(2) + (cy - view.eye.y).powi(2) + (cz - view.eye.z).powi(2)
+}
+
+/// [`depth`] of a squared distance (branch-free, so a loop of them vectorizes).
+#[inline(always)]
+pub(crate) fn depth_of_squared(view: &View, d2: f32) -> u16 {
+    let t = (d2.sqrt() / view.far.max(1e-6)).clamp(0.0, 1.0);
     (t * opaque::DEPTH.mask() as f32) as u16
 }
 

@@ -47,6 +47,8 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) mat_frames: Vec<MaterialFrame>,
     /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
     pub(super) shadow_states: Vec<(u32, u32)>,
+    /// Each pair's index in `shadow_states` (kept across frames for its memory).
+    pub(super) shadow_state_ids: ahash::AHashMap<(u32, u32), u32>,
     /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter
     /// their objects out of passes of those kinds.
     pub(super) lacking_passes: u8,
@@ -77,6 +79,7 @@ impl<B: Backend> FrameState<B> {
             patched: Slot::default(),
             mat_frames: Vec::new(),
             shadow_states: Vec::new(),
+            shadow_state_ids: ahash::AHashMap::new(),
             lacking_passes: 0,
             number: 0,
             batch_sent: false,
@@ -221,6 +224,7 @@ impl<B: Backend> Renderer<B> {
         profile::zone!("resolve-materials");
         self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
+        self.frame.shadow_state_ids.clear();
         self.frame.lacking_passes = 0;
         let lib = self.res.library.get_mut();
         for (m, rec) in lib.materials.iter().enumerate() {
@@ -231,10 +235,13 @@ impl<B: Backend> Renderer<B> {
             let shader = &lib.shaders[r.shader as usize];
             let variant = r.keyword_mask | shader.declared_bits(self.res.global_keywords.iter().map(String::as_str));
             let key = (r.shader, variant);
-            let state = self.frame.shadow_states.iter().position(|s| *s == key).unwrap_or_else(|| {
-                self.frame.shadow_states.push(key);
-                self.frame.shadow_states.len() - 1
-            }) as u32;
+            // Numbered in order of first use (a map, not a search of the list: a scene of
+            // 64k materials over thousands of states would make that quadratic each frame).
+            let states = &mut self.frame.shadow_states;
+            let state = *self.frame.shadow_state_ids.entry(key).or_insert_with(|| {
+                states.push(key);
+                states.len() as u32 - 1
+            });
             let mut frame = crate::sort::material_frame(m as u32, variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
             self.frame.lacking_passes |= !frame.passes & 0b11;

@@ -13,7 +13,9 @@
 //!   bucket: render keys have few distinct high bits.
 //!
 //! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
-//! for any number of threads.
+//! for any number of threads. With [`RadixSorter::ties_by_value`] equal keys end ordered
+//! by value instead of by input position (the nearly-sorted path orders them as it merges;
+//! the others in one more pass, which the survey skips when no tie is out of order).
 
 mod msd;
 #[allow(missing_docs)]
@@ -82,6 +84,11 @@ pub struct RadixSorter {
     /// Most worker threads for which the nearly-sorted path is taken (tuning; the
     /// result is the same either way).
     pub nearly_sorted_max_threads: usize,
+    /// Equal keys end ordered by their values (ascending) instead of by input position:
+    /// the result is then the unique (key, value) order whatever the input order was.
+    pub ties_by_value: bool,
+    /// Where each parallel piece of the tie pass starts (scratch).
+    tie_starts: Vec<usize>,
     block_runs: Vec<Vec<(usize, usize)>>,
     block_widened: Vec<Vec<(usize, usize)>>,
     run_prefix: Vec<usize>,
@@ -98,8 +105,8 @@ pub struct RadixSorter {
     rest_pos: Vec<u32>,
     runs: Vec<(usize, usize)>,
     rest_order: Vec<u32>,
-    /// Each block's survey (parallel inputs).
-    surveys: Vec<(u64, u64, u64)>,
+    /// Each block's survey (parallel inputs): AND, OR, descents, ties out of order.
+    surveys: Vec<(u64, u64, u64, u64)>,
     /// Digit passes over the whole input run by the last sort (for stats and tests).
     pub last_passes: u32,
     /// The path the last sort took.
@@ -142,6 +149,46 @@ fn survey(keys: &[u64]) -> (u64, u64, u64) {
     (and, or, descents)
 }
 
+/// Adjacent pairs with equal keys whose values descend (`k[i] == k[i+1]`, `v[i] > v[i+1]`):
+/// the ties a tie pass would reorder.
+fn ties_out_of_order(keys: &[u64], vals: &[u32]) -> u64 {
+    keys.windows(2).zip(vals.windows(2)).map(|(k, v)| u64::from(k[0] == k[1] && v[0] > v[1])).sum()
+}
+
+/// Sorts each run of equal keys in `keys` (ascending) by its values, in place: in
+/// parallel over blocks that start where a run starts when `parallel`.
+pub(crate) fn order_ties_by_value(keys: &[u64], vals: &mut [u32], starts: &mut Vec<usize>, parallel: bool) {
+    let n = keys.len();
+    starts.clear();
+    starts.push(0);
+    if parallel {
+        for b in 1..n.div_ceil(BLOCK) {
+            let mut s = (b * BLOCK).max(*starts.last().expect("non-empty"));
+            while s < n && keys[s] == keys[s - 1] {
+                s += 1;
+            }
+            starts.push(s);
+        }
+    }
+    starts.push(n);
+    crate::par::fill_ranges(starts, vals, &|b, v: &mut [u32]| order_runs(&keys[starts[b]..starts[b + 1]], v));
+}
+
+/// Sorts each run of equal keys of `k` by its values in `v` (same length).
+pub(crate) fn order_runs(k: &[u64], v: &mut [u32]) {
+    let mut s = 0;
+    while s < k.len() {
+        let mut e = s + 1;
+        while e < k.len() && k[e] == k[s] {
+            e += 1;
+        }
+        if e - s > 1 {
+            v[s..e].sort_unstable();
+        }
+        s = e;
+    }
+}
+
 /// The digits (ascending) in which some keys differ, given the bits that vary.
 fn varying_digits(varying: u64) -> ([usize; DIGITS], usize) {
     let mut out = [0; DIGITS];
@@ -179,6 +226,8 @@ impl Default for RadixSorter {
     fn default() -> Self {
         Self {
             nearly_sorted_max_threads: NEARLY_SORTED_MAX_THREADS,
+            ties_by_value: false,
+            tie_starts: Vec::new(),
             block_runs: Vec::new(),
             block_widened: Vec::new(),
             run_prefix: Vec::new(),
@@ -254,21 +303,36 @@ impl RadixSorter {
         }
         let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
         // One cheap read: which bits vary, and how far from sorted the input is.
-        let (and, or, descents) = if parallel {
+        // With ties by value, also whether an input in key order has ties out of order.
+        let ties = self.ties_by_value;
+        let (and, or, descents, tied) = if parallel {
             let block = block_len(n);
-            self.surveys.resize(n.div_ceil(block), (0, 0, 0));
-            let k = &*keys;
-            crate::par::fill_blocks(1, &mut self.surveys[..], &|b, s: &mut [(u64, u64, u64)]| {
-                s[0] = survey(&k[b * block..((b + 1) * block).min(n)]);
+            self.surveys.resize(n.div_ceil(block), (0, 0, 0, 0));
+            let (k, v) = (&*keys, &*vals);
+            crate::par::fill_blocks(1, &mut self.surveys[..], &|b, s: &mut [(u64, u64, u64, u64)]| {
+                let r = b * block..((b + 1) * block).min(n);
+                let (a, o, d) = survey(&k[r.clone()]);
+                s[0] = (a, o, d, if ties && d == 0 { ties_out_of_order(&k[r.clone()], &v[r]) } else { 0 });
             });
-            let (a, o, d) =
-                self.surveys.iter().fold((u64::MAX, 0, 0), |(a0, o0, d0), &(a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
-            let seams = (1..n.div_ceil(block)).filter(|&b| keys[b * block - 1] > keys[b * block]).count() as u64;
-            (a, o, d + seams)
+            let (a, o, d, t) = self
+                .surveys
+                .iter()
+                .fold((u64::MAX, 0, 0, 0), |(a0, o0, d0, t0), &(a1, o1, d1, t1)| (a0 & a1, o0 | o1, d0 + d1, t0 + t1));
+            let seams = (1..n.div_ceil(block)).map(|b| (keys[b * block - 1], keys[b * block], b * block));
+            let (mut d_seams, mut t_seams) = (0, 0);
+            for (x, y, at) in seams {
+                d_seams += u64::from(x > y);
+                t_seams += u64::from(ties && x == y && vals[at - 1] > vals[at]);
+            }
+            (a, o, d + d_seams, t + t_seams)
         } else {
-            survey(keys)
+            let (a, o, d) = survey(keys);
+            (a, o, d, if ties && d == 0 { ties_out_of_order(keys, vals) } else { 0 })
         };
         if descents == 0 {
+            if tied > 0 {
+                order_ties_by_value(keys, vals, &mut self.tie_starts, parallel);
+            }
             return false;
         }
         let threads = rayon::current_num_threads();
@@ -289,6 +353,9 @@ impl RadixSorter {
         if !parallel {
             self.last_passes = count as u32;
             msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, Lsd::First);
+            if ties {
+                order_ties_by_value(keys, vals, &mut self.tie_starts, false);
+            }
             return false;
         }
         // MSD split on the highest varying digit, into the scratch arrays.
@@ -302,6 +369,9 @@ impl RadixSorter {
         let split = parallel.then(|| (n / (2 * threads)).clamp(SPLIT_MIN, SPLIT_AGAIN));
         let rest = (and ^ or) & bits_below(hi as u32 * 8);
         finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, rest, split);
+        if ties {
+            order_ties_by_value(keys, vals, &mut self.tie_starts, true);
+        }
         false
     }
 }

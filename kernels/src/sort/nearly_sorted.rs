@@ -199,6 +199,7 @@ impl RadixSorter {
         // into the scratch arrays, in parallel segments.
         let parts = if parallel { rayon::current_num_threads().min(64) } else { 1 };
         let merge = Merge {
+            ties_by_value: self.ties_by_value,
             keys,
             vals,
             runs: &self.runs,
@@ -218,6 +219,8 @@ impl RadixSorter {
 /// the set-aside pairs are `rk` (sorted) with payload `rv[order]` and input positions
 /// `rpos[order]`. Ties go to the smaller input position, which keeps the sort stable.
 struct Merge<'a> {
+    /// Order each segment's equal keys by value once it is written.
+    ties_by_value: bool,
     keys: &'a [u64],
     vals: &'a [u32],
     runs: &'a [(usize, usize)],
@@ -370,6 +373,11 @@ impl Merge<'_> {
             skip(&mut p, &mut gap);
         }
         debug_assert_eq!(w, out_k.len());
+        // Equal keys never straddle two segments (`run` cuts at the start of a run of
+        // equal keys), so each segment orders its own ties.
+        if self.ties_by_value {
+            super::order_runs(out_k, out_v);
+        }
     }
 }
 
@@ -389,7 +397,17 @@ mod tests {
             &[(10, 12), (30, 31)],
         ];
         for runs in gap_sets {
-            let merge = Merge { keys: &keys, vals: &[], runs, prefix: &[], rk: &[], order: &[], rv: &[], rpos: &[] };
+            let merge = Merge {
+                ties_by_value: false,
+                keys: &keys,
+                vals: &[],
+                runs,
+                prefix: &[],
+                rk: &[],
+                order: &[],
+                rv: &[],
+                rpos: &[],
+            };
             let kept = |p: usize| !runs.iter().any(|r| (r.0..r.1).contains(&p));
             for x in (0..=n as u64 * 10 + 5).step_by(if cfg!(miri) { 7 } else { 1 }) {
                 let expect = (0..n).find(|&p| kept(p) && keys[p] >= x).unwrap_or(n);

@@ -389,3 +389,51 @@ fn small_evenly_spread_inputs_sort_on_one_thread_and_render_keys_in_parallel() {
         assert!(!sorter.last_parallel, "{n} pairs on one thread");
     }
 }
+
+#[test]
+fn ties_by_value_give_the_key_value_order_on_every_path() {
+    // Values are a permutation (as object indices are), so the (key, value) order is
+    // unique whatever the input order. Shapes with many equal keys: duplicates in random
+    // order, sorted keys whose values descend within runs (taking the in-order path),
+    // nearly sorted keys with a few moved (the merge path) and the rest of `shapes`.
+    // Miri: one serial and one parallel size (above the scaled PARALLEL_MIN), the shapes
+    // that reach the three paths (each sort costs much there).
+    let sizes: &[usize] = if cfg!(miri) { &[90, 700] } else { &[0, 1, 2, 300, 5000, 40_000] };
+    let mut sorter = RadixSorter { ties_by_value: true, ..RadixSorter::new() };
+    for &n in sizes {
+        let mut rng = Pcg64Mcg::seed_from_u64(n as u64);
+        let few: Vec<u64> = (0..n).map(|_| rng.gen_range(0..1 + n as u64 / 8)).collect();
+        let mut in_order = few.clone();
+        in_order.sort_unstable();
+        let mut nearly = in_order.clone();
+        for _ in 0..n / 50 {
+            let i = rng.gen_range(0..n);
+            nearly[i] = rng.gen_range(0..1 + n as u64 / 8);
+        }
+        let mut cases = vec![("few values", few), ("in order", in_order), ("nearly", nearly)];
+        if !cfg!(miri) {
+            cases.extend(shapes(n, 7 + n as u64));
+        }
+        for (name, keys) in cases {
+            // Values: a shuffled permutation.
+            let mut vals: Vec<u32> = (0..n as u32).collect();
+            for i in (1..n).rev() {
+                vals.swap(i, rng.gen_range(0..=i));
+            }
+            let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+            expect.sort_unstable();
+            let expect: (Vec<u64>, Vec<u32>) = expect.into_iter().unzip();
+            for &threads in THREADS {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let (mut k, mut v) = (keys.clone(), vals.clone());
+                pool.install(|| sorter.sort(&mut k, &mut v));
+                assert!((&k, &v) == (&expect.0, &expect.1), "{name}, {n} pairs, {threads} threads, sort");
+                if !cfg!(miri) {
+                    let (mut k, mut v) = (keys.clone(), vals.clone());
+                    pool.install(|| sorter.sort_vecs(&mut k, &mut v));
+                    assert!((k, v) == expect, "{name}, {n} pairs, {threads} threads, sort_vecs");
+                }
+            }
+        }
+    }
+}

@@ -10,10 +10,10 @@
 //! objects it newly sees, so the input is a count of survivors per block of last frame's
 //! queue and one pass that writes them with their keys.
 //!
-//! A stable sort orders equal keys by input position, which now depends on last frame.
-//! [`order_ties_by_object`] then sorts each run of equal keys by object index, so the
-//! queue is the one unique order by (key, object index), the order of a stable sort in
-//! object order: the command stream is the same whatever the previous frames were.
+//! A stable sort orders equal keys by input position, which now depends on last frame, so
+//! the sorter orders equal keys by object index instead (`RadixSorter::ties_by_value`):
+//! the queue is the one unique order by (key, object index), the order of a stable sort in
+//! object order, and the command stream is the same whatever the previous frames were.
 
 use switchyard_kernels::par;
 
@@ -91,34 +91,4 @@ pub(crate) fn coherent_order(
         }
     });
     true
-}
-
-/// Sorts each run of equal keys in `keys` (ascending) by its objects in `queue`, in
-/// parallel over blocks that start where a run starts.
-pub(crate) fn order_ties_by_object(keys: &[u64], queue: &mut [u32], starts: &mut Vec<usize>) {
-    let n = keys.len();
-    starts.clear();
-    starts.push(0);
-    for b in 1..n.div_ceil(BLOCK) {
-        let mut s = (b * BLOCK).max(*starts.last().expect("non-empty"));
-        while s < n && keys[s] == keys[s - 1] {
-            s += 1;
-        }
-        starts.push(s);
-    }
-    starts.push(n);
-    par::fill_ranges(starts, queue, &|b, q: &mut [u32]| {
-        let k = &keys[starts[b]..starts[b + 1]];
-        let mut s = 0;
-        while s < k.len() {
-            let mut e = s + 1;
-            while e < k.len() && k[e] == k[s] {
-                e += 1;
-            }
-            if e - s > 1 {
-                q[s..e].sort_unstable();
-            }
-            s = e;
-        }
-    });
 }

@@ -18,7 +18,7 @@ use crate::material::MaterialFrame;
 use crate::profile;
 use crate::scene::Objects;
 use crate::view::View;
-use coherent::{coherent_order, order_ties_by_object, OrderScratch};
+use coherent::{coherent_order, OrderScratch};
 use key::{SortKey, SortKeyFields};
 
 /// The frame data of dense material `material`; its key fields are computed here, once
@@ -107,7 +107,6 @@ pub(crate) struct SortedQueue {
     /// The next input order, built beside `queue`.
     input: Vec<u32>,
     scratch: OrderScratch,
-    tie_starts: Vec<usize>,
     /// Whether this frame's input was last frame's order (stats and tests).
     pub(crate) from_last_order: bool,
     /// Time the stage took, ms.
@@ -161,11 +160,12 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     }
     {
         profile::zone!("radix-sort");
+        // Equal keys by object index: the queue is the unique (key, object) order, the
+        // same whatever last frame's order was (the nearly-sorted path orders ties as it
+        // merges; an input already in order is fixed only where its survey found ties
+        // out of order).
+        out.sorter.ties_by_value = true;
         out.sorter.sort_vecs(&mut out.keys, &mut out.queue);
-    }
-    if out.from_last_order {
-        profile::zone!("sort-ties");
-        order_ties_by_object(&out.keys, &mut out.queue, &mut out.tie_starts);
     }
     out.generation = visible.generation;
     out.coherent = true;

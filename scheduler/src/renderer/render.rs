@@ -22,6 +22,7 @@ use crate::material::MaterialFrame;
 use crate::patch::PatchedLists;
 use crate::profile;
 use crate::record::grow;
+use crate::sort::key;
 use crate::stats::FrameStats;
 use crate::stats::PassTraffic;
 use crate::submit::{FramePacket, ViewUpload};
@@ -45,12 +46,9 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) view_cameras: Vec<Camera>,
     pub(super) patched: Slot<PatchedLists>,
     pub(super) mat_frames: Vec<MaterialFrame>,
-    /// Distinct (shader, variant) pairs of this frame: the shadow-pass state ids.
-    pub(super) shadow_states: Vec<(u32, u32)>,
-    /// Each pair's index in `shadow_states` (kept across frames for its memory).
-    pub(super) shadow_state_ids: ahash::AHashMap<(u32, u32), u32>,
-    /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter
-    /// their objects out of passes of those kinds.
+    /// Each (shader, variant) pair of this frame to its shadow-pass state id (in order of use).
+    pub(super) shadow_states: ahash::AHashMap<(u32, u32), u32>,
+    /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter them.
     pub(super) lacking_passes: u8,
     /// The number of the last frame begun.
     pub(super) number: u64,
@@ -78,8 +76,7 @@ impl<B: Backend> FrameState<B> {
             view_cameras: Vec::new(),
             patched: Slot::default(),
             mat_frames: Vec::new(),
-            shadow_states: Vec::new(),
-            shadow_state_ids: ahash::AHashMap::new(),
+            shadow_states: ahash::AHashMap::new(),
             lacking_passes: 0,
             number: 0,
             batch_sent: false,
@@ -224,7 +221,6 @@ impl<B: Backend> Renderer<B> {
         profile::zone!("resolve-materials");
         self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
-        self.frame.shadow_state_ids.clear();
         self.frame.lacking_passes = 0;
         let lib = self.res.library.get_mut();
         for (m, rec) in lib.materials.iter().enumerate() {
@@ -235,13 +231,9 @@ impl<B: Backend> Renderer<B> {
             let shader = &lib.shaders[r.shader as usize];
             let variant = r.keyword_mask | shader.declared_bits(self.res.global_keywords.iter().map(String::as_str));
             let key = (r.shader, variant);
-            // Numbered in order of first use (a map, not a search of the list: a scene of
-            // 64k materials over thousands of states would make that quadratic each frame).
-            let states = &mut self.frame.shadow_states;
-            let state = *self.frame.shadow_state_ids.entry(key).or_insert_with(|| {
-                states.push(key);
-                states.len() as u32 - 1
-            });
+            // A map, not a search per material (quadratic over 64k materials and many states).
+            let next = self.frame.shadow_states.len() as u32;
+            let state = *self.frame.shadow_states.entry(key).or_insert(next);
             let mut frame = crate::sort::material_frame(m as u32, variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
             self.frame.lacking_passes |= !frame.passes & 0b11;
@@ -403,8 +395,7 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// Moves the packet's upload memory for the first `views` views and the constants into
-    /// the stage outputs that fill it, and back after the jobs (no copy: the vectors trade
-    /// places).
+    /// the stage outputs that fill it, and back after the jobs (the vectors trade places).
     fn swap_uploads(&mut self, packet: &mut FramePacket<B::Chunk>, views: usize) {
         packet.views.resize_with(views, ViewUpload::default);
         for (w, up) in self.frame.views.iter_mut().zip(&mut packet.views) {
@@ -416,6 +407,8 @@ impl<B: Backend> Renderer<B> {
 
     /// Runs the frame's job graph on the pool.
     fn run_jobs(&mut self, plan: &FramePlan, views: usize) -> Result<(), RenderError> {
+        let f = &self.frame;
+        let exact_keys = key::exact(f.shadow_states.len(), f.mat_frames.len(), self.res.mesh_ranges.len());
         let jobs = FrameJobs {
             res: &self.res,
             objects: &self.scene.objects,
@@ -423,11 +416,7 @@ impl<B: Backend> Renderer<B> {
             blocks: &self.scene.blocks,
             mat_frames: &self.frame.mat_frames,
             lacking_passes: self.frame.lacking_passes,
-            exact_keys: crate::sort::key::exact(
-                self.frame.shadow_states.len(),
-                self.frame.mat_frames.len(),
-                self.res.mesh_ranges.len(),
-            ),
+            exact_keys,
             views: &self.frame.views[..views],
             engine_passes: &self.frame.engine_passes,
             engine_plans: &plan.engine_passes,

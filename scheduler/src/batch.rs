@@ -271,7 +271,7 @@ mod tests {
             objects.cy.push(0.0);
             objects.cz.push(0.0);
         }
-        let mats = (0..kinds + 1).map(|m| crate::sort::material_frame(m, 0, m / 2, m % 2 == 1, m / 2)).collect();
+        let mats = (0..kinds + 1).map(|m| crate::sort::material_frame(0, m / 2, m % 2 == 1, m / 2)).collect();
         (objects, mats)
     }
 

@@ -295,8 +295,8 @@ pub(crate) struct CullCtx<'a> {
     pub(crate) kernel: CullLoop,
     /// Dense material slots (live or not): the size of the material sets.
     pub(crate) materials: usize,
-    /// Whether each dense material is transparent (for queues of one kind), and its key
-    /// fields.
+    /// Whether each dense material is transparent (for queues of one kind), and what its
+    /// key needs.
     pub(crate) mat_frames: &'a [MaterialFrame],
     /// Which objects the pass draws.
     pub(crate) queue: Queue,

@@ -172,7 +172,7 @@ mod tests {
                 }
             }
             let mat_frames: Vec<MaterialFrame> =
-                (0..count as u32).map(|m| crate::sort::material_frame(m, 0, 0, false, 0)).collect();
+                (0..count).map(|_| crate::sort::material_frame(0, 0, false, 0)).collect();
             let ctx = PatchCtx {
                 build: BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0, cache: true },
                 mat_frames: &mat_frames,

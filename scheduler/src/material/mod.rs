@@ -340,10 +340,6 @@ pub(crate) struct MaterialFrame {
     pub(crate) transparent: bool,
     /// Shadow-pass state id: materials with equal shader and variant share it.
     pub(crate) shadow_state: u32,
-    /// The key's pipeline field: the shadow-state id, cut to its width.
-    pub(crate) pipeline_key: u16,
-    /// The key's material field: the dense material index, cut to its width.
-    pub(crate) material_key: u16,
     /// The pass kinds its shader has entry points for ([`crate::PassKind::bit`]s).
     pub(crate) passes: u8,
 }

@@ -215,15 +215,15 @@ impl<B: Backend> Renderer<B> {
         Ok(())
     }
 
-    /// Per-material frame data: the variant (material | global keywords), the key fields,
-    /// and the shadow-pass state id shared by materials of equal shader and variant.
+    /// Per-material frame data: the variant (material | global keywords) and the shadow-pass
+    /// state id (the key's pipeline field) shared by materials of equal shader and variant.
     fn resolve_materials(&mut self) {
         profile::zone!("resolve-materials");
         self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
         self.frame.lacking_passes = 0;
         let lib = self.res.library.get_mut();
-        for (m, rec) in lib.materials.iter().enumerate() {
+        for rec in &lib.materials {
             let Some(r) = rec else {
                 self.frame.mat_frames.push(MaterialFrame::default());
                 continue;
@@ -234,7 +234,7 @@ impl<B: Backend> Renderer<B> {
             // A map, not a search per material (quadratic over 64k materials and many states).
             let next = self.frame.shadow_states.len() as u32;
             let state = *self.frame.shadow_states.entry(key).or_insert(next);
-            let mut frame = crate::sort::material_frame(m as u32, variant, r.shader, r.transparent, state);
+            let mut frame = crate::sort::material_frame(variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
             self.frame.lacking_passes |= !frame.passes & 0b11;
             self.frame.mat_frames.push(frame);

@@ -21,24 +21,9 @@ use crate::view::View;
 use coherent::{coherent_order, OrderScratch};
 use key::{SortKey, SortKeyFields};
 
-/// The frame data of dense material `material`; its key fields are computed here, once
-/// per material and frame, not per queue item.
-pub(crate) fn material_frame(
-    material: u32,
-    variant: u32,
-    shader: u32,
-    transparent: bool,
-    shadow_state: u32,
-) -> MaterialFrame {
-    MaterialFrame {
-        variant,
-        shader,
-        transparent,
-        shadow_state,
-        pipeline_key: key::pipeline_field(shadow_state),
-        material_key: key::material_field(material),
-        passes: 0b11,
-    }
+/// The frame data of a material (every pass kind; the caller narrows `passes`).
+pub(crate) fn material_frame(variant: u32, shader: u32, transparent: bool, shadow_state: u32) -> MaterialFrame {
+    MaterialFrame { variant, shader, transparent, shadow_state, passes: 0b11 }
 }
 
 /// The key of one queue item of `view`.
@@ -50,13 +35,14 @@ pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame
 /// [`item_key`] with its depth field given.
 #[inline(always)]
 fn key_with_depth(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame], depth: u16) -> u64 {
-    let m = &mats[o.material[i] as usize];
+    let material = o.material[i];
+    let m = &mats[material as usize];
     let forward = view.pass == crate::material::PassKind::Forward;
     SortKey::encode(&SortKeyFields {
         layer: o.layer[i],
         transparent: m.transparent && forward,
-        pipeline: m.pipeline_key,
-        material: if forward { m.material_key } else { 0 },
+        pipeline: key::pipeline_field(m.shadow_state),
+        material: if forward { key::material_field(material) } else { 0 },
         mesh: key::mesh_field(o.mesh[i]),
         depth,
     })
@@ -197,7 +183,7 @@ mod tests {
             o.material.push(rng.gen_range(0..6));
             o.mesh.push(rng.gen_range(0..5000));
         }
-        let mats: Vec<MaterialFrame> = (0..6).map(|m| material_frame(m, m, m / 2, m % 3 == 0, m / 2)).collect();
+        let mats: Vec<MaterialFrame> = (0..6).map(|m| material_frame(m, m / 2, m % 3 == 0, m / 2)).collect();
         for pass in [PassKind::Forward, PassKind::Shadow] {
             let view = View {
                 label: "test",

@@ -183,6 +183,33 @@ impl<T: Send> SplitAt for Scaled<&mut [T]> {
     }
 }
 
+/// A slice whose range `a..b` is its elements `offsets[a]..offsets[b]`: pieces that write
+/// ranges of unequal lengths beside outputs parted otherwise (a window of batches beside
+/// the items those batches hold, say). The offsets must not decrease and must end within
+/// the slice (checked: a violation panics, it never aliases).
+#[derive(Debug)]
+pub struct Parted<'o, S>(pub S, pub &'o [usize]);
+
+impl<'o, T: Send> SplitAt for Parted<'o, &mut [T]> {
+    /// The pointer and the offsets.
+    type Raw = (RawSlice<T>, &'o [usize]);
+    fn into_raw(self) -> (Self::Raw, usize) {
+        let (slice, offsets) = (self.0, self.1);
+        assert!(
+            offsets.windows(2).all(|w| w[0] <= w[1]) && offsets.last().is_none_or(|&e| e <= slice.len()),
+            "offsets decrease or leave the slice"
+        );
+        ((RawSlice(slice.as_mut_ptr()), offsets), offsets.len().saturating_sub(1))
+    }
+    unsafe fn range(raw: Self::Raw, start: usize, end: usize) -> Self {
+        let offsets = raw.1;
+        // SAFETY: `end < offsets.len()` (the caller's contract with the length above); the
+        // offsets ascend and end within the slice (checked in `into_raw`), so the element
+        // range lies in it and disjoint unit ranges stay disjoint.
+        Parted(unsafe { <&mut [T]>::range(raw.0, offsets[start], offsets[end]) }, offsets)
+    }
+}
+
 impl<A: SplitAt, B: SplitAt> SplitAt for (A, B) {
     type Raw = (A::Raw, B::Raw);
     fn into_raw(self) -> (Self::Raw, usize) {
@@ -306,6 +333,31 @@ mod tests {
         for offsets in [&[0, 5, 3][..], &[0, 3, 9][..]] {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 fill_ranges(offsets, &mut out[..], &|_, s: &mut [u32]| s.fill(1))
+            }));
+            assert!(r.is_err(), "offsets {offsets:?} were accepted");
+        }
+        assert!(out.iter().all(|&x| x == 0), "nothing is written before the offsets are checked");
+    }
+
+    #[test]
+    fn parted_outputs_take_their_offsets_beside_blocks_and_bad_offsets_panic() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        // Three blocks of 2 beside items parted 0..1, 1..1 (empty), 1..7.
+        let (mut blocks, mut items) = (vec![0u8; 6], vec![0u8; 7]);
+        let offsets = [0, 1, 1, 7];
+        pool.install(|| {
+            let parts = (Scaled(&mut blocks[..], 2), Parted(&mut items[..], &offsets));
+            fill_blocks(1, parts, &|b, (Scaled(bl, _), Parted(it, _)): (Scaled<&mut [u8]>, Parted<&mut [u8]>)| {
+                bl.fill(b as u8 + 1);
+                it.fill(b as u8 + 1);
+            })
+        });
+        assert_eq!(blocks, vec![1, 1, 2, 2, 3, 3]);
+        assert_eq!(items, vec![1, 3, 3, 3, 3, 3, 3]);
+        let mut out = [0u8; 4];
+        for offsets in [&[0, 3, 2][..], &[0, 2, 5][..]] {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fill_blocks(1, Parted(&mut out[..], offsets), &|_, Parted(s, _): Parted<&mut [u8]>| s.fill(1))
             }));
             assert!(r.is_err(), "offsets {offsets:?} were accepted");
         }

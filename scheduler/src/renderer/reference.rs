@@ -275,13 +275,18 @@ impl<B: Backend> Renderer<B> {
                 (l.shadow, None)
             }
         };
-        // Chunk starts: where the next draw call would pass CHUNK_DRAWS, or the chunk is full.
+        // Chunk starts: at every multiple of CHUNK_BATCHES, and where the next draw call
+        // would pass CHUNK_DRAWS.
         let mut starts = vec![0];
         let mut calls = 0;
         for i in 0..batches.len() {
+            if i > 0 && i % CHUNK_BATCHES == 0 {
+                starts.push(i);
+                calls = 0;
+            }
             let start = *starts.last().expect("non-empty");
             let mut new_call = !multi || i == start || binding(&batches[i]) != binding(&batches[i - 1]);
-            if i > start && ((new_call && calls >= CHUNK_DRAWS) || i - start >= CHUNK_BATCHES) {
+            if i > start && new_call && calls >= CHUNK_DRAWS {
                 starts.push(i);
                 calls = 0;
                 new_call = true;

@@ -9,11 +9,9 @@
 //! its indirect records follow the batches ([`draw_args`]): with multi-draw-indirect a
 //! state bucket is one API call whatever its mesh count.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
 use switchyard_backend::{
     Backend, BindGroupId, BufferId, BufferUsage, ChunkPosition, Command, CreateError, Digest, DrawIndexedIndirectArgs,
-    DynamicOffsets, IndexFormat, PassDesc, PipelineId, DRAW_INDEXED_INDIRECT_SIZE,
+    PassDesc,
 };
 
 use crate::batch::{Batch, Batches};
@@ -22,17 +20,16 @@ use crate::material::PassKind;
 use crate::patch::FrameList;
 use crate::profile;
 use crate::renderer::gpu::buffer;
-use crate::sort::key::SortKey;
 use crate::sort::SortedQueue;
 use crate::submit::ViewUpload;
 use crate::view::View;
 
-/// Draw calls per recorded chunk (a chunk ends at the first bucket that would pass it).
-/// Boundaries depend only on the batches, never on the number of threads, so the command
-/// stream is the same for any thread count.
-pub(crate) const CHUNK_DRAWS: usize = 96;
-/// Most batches per chunk (bounds one chunk's work when buckets are large).
-pub(crate) const CHUNK_BATCHES: usize = 4096;
+mod chunks;
+
+pub(crate) use chunks::chunk_bounds;
+use chunks::{prepare_windows, record_chunks, write_args};
+#[cfg(feature = "reference")]
+pub(crate) use chunks::{CHUNK_BATCHES, CHUNK_DRAWS};
 
 /// A mesh's place in the shared buffers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,126 +97,6 @@ pub(crate) fn draw_args(meshes: &[MeshRange], b: &Batch) -> DrawIndexedIndirectA
     }
 }
 
-/// The pipeline and material binding a batch draws with.
-#[inline]
-fn draw_state(ctx: &RecordCtx<'_>, b: &Batch) -> (PipelineId, Option<(BindGroupId, u32)>) {
-    let l = &ctx.lists[b.material as usize];
-    match ctx.pass {
-        PassKind::Forward => (l.forward, Some((l.group, l.offset))),
-        PassKind::Shadow => (l.shadow, None),
-    }
-}
-
-/// Cuts a view's batches into chunks: a new chunk starts where adding the next state
-/// bucket (multi-draw) or batch (per-batch draws) would pass [`CHUNK_DRAWS`] draw calls,
-/// or the chunk holds [`CHUNK_BATCHES`] batches. `starts` receives each chunk's first
-/// batch index, then `batches.len()`.
-pub(crate) fn chunk_bounds(ctx: &RecordCtx<'_>, batches: &[Batch], starts: &mut Vec<usize>) {
-    starts.clear();
-    starts.push(0);
-    if batches.is_empty() {
-        return;
-    }
-    let (mut calls, mut start) = (0, 0);
-    let mut prev = None;
-    for (i, b) in batches.iter().enumerate() {
-        let state = draw_state(ctx, b);
-        let mut new_call = !ctx.multi_draw || prev != Some(state);
-        if i > start && ((new_call && calls >= CHUNK_DRAWS) || i - start >= CHUNK_BATCHES) {
-            starts.push(i);
-            start = i;
-            calls = 0;
-            new_call = true; // a chunk binds its own state
-        }
-        calls += usize::from(new_call);
-        prev = Some(state);
-    }
-    starts.push(batches.len());
-}
-
-/// Records batches `[b0, b0 + batches.len())` of a view into `cmds`. Their indirect
-/// arguments are the view's argument records `b0..` (see [`draw_args`]).
-///
-/// The view's instance data is its sorted queue itself (one object index per item), so a
-/// batch's instances are the range `first..first + count`.
-pub(crate) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cmds: &mut Vec<Command>) -> ChunkCounts {
-    cmds.clear();
-    let mut counts = ChunkCounts::default();
-    if batches.is_empty() {
-        return counts;
-    }
-
-    cmds.push(Command::SetBindGroup { index: 0, group: ctx.view_group, offsets: DynamicOffsets::one(ctx.view_offset) });
-    cmds.push(Command::SetVertexBuffer { slot: 0, buffer: ctx.vertices, offset: 0 });
-    cmds.push(Command::SetVertexBuffer { slot: 1, buffer: ctx.instances, offset: 0 });
-    cmds.push(Command::SetIndexBuffer { buffer: ctx.indices, format: IndexFormat::Uint32, offset: 0 });
-    counts.state_changes += 4;
-    if let Some((group, empty)) = ctx.scene_groups {
-        if ctx.pass == PassKind::Shadow {
-            cmds.push(Command::SetBindGroup { index: 1, group: empty, offsets: DynamicOffsets::NONE });
-            counts.state_changes += 1;
-        }
-        cmds.push(Command::SetBindGroup { index: 2, group, offsets: DynamicOffsets::NONE });
-        counts.state_changes += 1;
-    }
-
-    // Packed state words of what is bound: compared as integers to drop redundant changes.
-    let mut bound_pipeline = None;
-    let mut bound_group = None;
-    let mut i = 0;
-    while i < batches.len() {
-        let (pipeline, group) = draw_state(ctx, &batches[i]);
-        // The state bucket: following batches with the same pipeline and material binding.
-        let mut j = i + 1;
-        while j < batches.len() && draw_state(ctx, &batches[j]) == (pipeline, group) {
-            j += 1;
-        }
-        if bound_pipeline != Some(pipeline) {
-            cmds.push(Command::SetPipeline(pipeline));
-            bound_pipeline = Some(pipeline);
-            counts.state_changes += 1;
-        }
-        if let Some((g, off)) = group {
-            if bound_group != Some((g, off)) {
-                cmds.push(Command::SetBindGroup { index: 1, group: g, offsets: DynamicOffsets::one(off) });
-                bound_group = Some((g, off));
-                counts.state_changes += 1;
-            }
-        }
-        if ctx.multi_draw {
-            cmds.push(Command::MultiDrawIndexedIndirect {
-                buffer: ctx.args,
-                offset: (ctx.args_first + b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE,
-                count: (j - i) as u32,
-            });
-            counts.draw_calls += 1;
-        } else if ctx.indirect {
-            for b in ctx.args_first + b0 + i..ctx.args_first + b0 + j {
-                cmds.push(Command::MultiDrawIndexedIndirect {
-                    buffer: ctx.args,
-                    offset: b as u64 * DRAW_INDEXED_INDIRECT_SIZE,
-                    count: 1,
-                });
-                counts.draw_calls += 1;
-            }
-        } else {
-            for b in &batches[i..j] {
-                let a = draw_args(ctx.meshes, b);
-                cmds.push(Command::DrawIndexed {
-                    first_index: a.first_index,
-                    index_count: a.index_count,
-                    base_vertex: a.base_vertex,
-                    first_instance: a.first_instance,
-                    instance_count: a.instance_count,
-                });
-                counts.draw_calls += 1;
-            }
-        }
-        i = j;
-    }
-    counts
-}
-
 /// A buffer that grows by doubling; it is in no bind group, so it can be replaced.
 #[derive(Debug)]
 pub(crate) struct GrowBuffer {
@@ -232,6 +109,9 @@ pub(crate) struct GrowBuffer {
 #[derive(Debug)]
 pub(crate) struct RecordedPass<C> {
     chunk_starts: Vec<usize>,
+    /// Each window's chunk starts and where its items start (`prepare_windows`, reused).
+    window_starts: Vec<Vec<usize>>,
+    window_items: Vec<usize>,
     /// Each chunk's commands (kept for the reference comparison and the digest).
     pub(crate) cmds: Vec<Vec<Command>>,
     pub(crate) chunks: Vec<Option<C>>,
@@ -263,6 +143,8 @@ impl<C> Default for RecordedPass<C> {
     fn default() -> Self {
         Self {
             chunk_starts: Vec::new(),
+            window_starts: Vec::new(),
+            window_items: Vec::new(),
             cmds: Vec::new(),
             chunks: Vec::new(),
             digests: Vec::new(),
@@ -352,9 +234,6 @@ pub(crate) fn record_view<B: Backend>(
     up.late_params = None;
     up.levels.1.clear();
     out.late.on = false;
-    // The instance data is the sorted queue; the indirect records follow the batches.
-    switchyard_kernels::par::copy(&mut up.instances, &sorted.queue);
-    write_args(input.meshes, batches, &mut up.args);
     let ctx = RecordCtx {
         pass: input.view.pass,
         view_group: input.view_group.0,
@@ -370,17 +249,10 @@ pub(crate) fn record_view<B: Backend>(
         meshes: input.meshes,
         lists,
     };
+    // The instance data is the sorted queue; the indirect records follow the batches.
+    prepare_windows(&ctx, &sorted.queue, batches, out);
     record_chunks(input, &ctx, batches, Some(&sorted.keys), out);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
-}
-
-/// The indirect records of `batches` (what the CPU knows of them: their meshes, and their
-/// instances where it culled).
-fn write_args(meshes: &[MeshRange], batches: &[Batch], args: &mut Vec<DrawIndexedIndirectArgs>) {
-    args.resize(batches.len(), DrawIndexedIndirectArgs::default());
-    switchyard_kernels::par::fill_blocks(1024, &mut args[..], &|c, a: &mut [DrawIndexedIndirectArgs]| {
-        a.iter_mut().zip(&batches[c * 1024..]).for_each(|(a, b)| *a = draw_args(meshes, b));
-    });
 }
 
 /// Records a view culled on the GPU: its cull's dispatches into its cull chunk, and one
@@ -486,6 +358,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
     let halves = out.late.on.then(|| crate::occlusion::halves(input.pass));
     let first = RecordInput { pass: halves.as_ref().map_or(input.pass, |h| &h[0]), ..*input };
     if out.error.is_none() {
+        chunk_bounds(&ctx, batches, &mut out.chunk_starts);
         record_chunks(&first, &ctx, batches, None, out);
     }
     if let (None, Some([_, second])) = (&out.error, &halves) {
@@ -506,70 +379,6 @@ pub(crate) fn record_gpu_view<B: Backend>(
         out.counts.state_changes += first.state_changes;
     }
     out.ms = t.elapsed().as_secs_f64() * 1e3;
-}
-
-/// Cuts `batches` into chunks and records them in parallel into `out` (`keys`: the
-/// sorted queue's keys, named in each chunk's Tracy zone).
-fn record_chunks<B: Backend>(
-    input: &RecordInput<'_, B>,
-    ctx: &RecordCtx<'_>,
-    batches: &[Batch],
-    keys: Option<&[u64]>,
-    out: &mut RecordedPass<B::Chunk>,
-) {
-    chunk_bounds(ctx, batches, &mut out.chunk_starts);
-    let nchunks = out.chunk_starts.len() - 1;
-    out.cmds.resize_with(nchunks, Vec::new);
-    out.chunks.clear();
-    out.chunks.resize_with(nchunks, || None);
-    out.digests.clear();
-    out.digests.resize(nchunks, Digest::default());
-    let (starts, view, pass) = (&out.chunk_starts, input.view, input.pass);
-    // Counts summed over the chunks; of failing chunks, the first one's error.
-    let (draws, states) = (AtomicU32::new(0), AtomicU32::new(0));
-    let failed: Mutex<Option<(usize, RenderError)>> = Mutex::new(None);
-    let per_chunk = (&mut out.cmds[..], &mut out.chunks[..], &mut out.digests[..]);
-    type ChunkOut<'a, C> = (&'a mut [Vec<Command>], &'a mut [Option<C>], &'a mut [Digest]);
-    switchyard_kernels::par::fill_blocks(1, per_chunk, &|c, (cmds, chunk, digest): ChunkOut<'_, B::Chunk>| {
-        let (cmds, chunk, digest) = (&mut cmds[0], &mut chunk[0], &mut digest[0]);
-        let b0 = starts[c];
-        let bs = &batches[b0..starts[c + 1]];
-        // The sort-key range this chunk recorded: traces a reordered draw back here.
-        let (first, last) = (&bs[0], &bs[bs.len() - 1]);
-        let key = |i: u32| keys.map_or(0, |k| k[i as usize]);
-        profile::zone_text!(
-            "record-chunk",
-            "view {} chunk {c}/{nchunks}: batches {b0}..{}, material buckets {}..{}, keys {} .. {}",
-            pass.label,
-            b0 + bs.len(),
-            first.material,
-            last.material,
-            SortKey(key(first.first)).display(view.pass),
-            SortKey(key(last.first + last.count - 1)),
-        );
-        let counts = record_chunk(ctx, bs, b0, cmds);
-        if input.digest {
-            *digest = Digest::of_commands(cmds);
-        }
-        let position = ChunkPosition { index: c as u32, count: nchunks as u32 };
-        match input.backend.record(pass, position, cmds) {
-            Ok(recorded) => {
-                *chunk = Some(recorded);
-                draws.fetch_add(counts.draw_calls, Ordering::Relaxed);
-                states.fetch_add(counts.state_changes, Ordering::Relaxed);
-            }
-            Err(e) => {
-                let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
-                if f.as_ref().is_none_or(|(at, _)| c < *at) {
-                    *f = Some((c, e.into()));
-                }
-            }
-        }
-    });
-    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some((_, e)) => out.error = Some(e),
-        None => out.counts = ChunkCounts { draw_calls: draws.into_inner(), state_changes: states.into_inner() },
-    }
 }
 
 /// Grows a per-view buffer to at least `need` bytes; returns the buffer it replaced, for

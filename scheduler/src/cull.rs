@@ -122,9 +122,21 @@ impl VisibleSet {
     fn fill_part(words: &mut [u64], part: usize, visible: &[u32]) {
         words.fill(0);
         let base = part * words.len() * 64;
+        // The list ascends, so each word's members come together: gathered in a register
+        // and stored once (an OR into memory per member waits on the last one's store).
+        let (mut at, mut bits) = (usize::MAX, 0u64);
         for &i in visible {
-            let at = i as usize - base;
-            words[at / 64] |= 1 << (at % 64);
+            let o = i as usize - base;
+            if o / 64 != at {
+                if let Some(w) = words.get_mut(at) {
+                    *w = bits;
+                }
+                (at, bits) = (o / 64, 0);
+            }
+            bits |= 1 << (o % 64);
+        }
+        if let Some(w) = words.get_mut(at) {
+            *w = bits;
         }
     }
 }

@@ -28,9 +28,11 @@ pub(crate) struct OrderScratch {
     groups: Vec<usize>,
 }
 
-/// Objects of last frame's queue per block when it is read, and fewest fresh objects per
-/// piece.
+/// Most and fewest objects of last frame's queue per block when it is read (about two
+/// blocks per worker between them), and fewest fresh objects per piece. The order written
+/// does not depend on the block size.
 const BLOCK: usize = 4096;
+const MIN_BLOCK: usize = 1024;
 
 /// Writes into `out` the objects of last frame's queue `prev_queue` that `now` holds, in
 /// that order, then `visible`'s newly visible objects (its parts' fresh lists, in object
@@ -46,8 +48,9 @@ pub(crate) fn coherent_order(
     out: (&mut Vec<u32>, &mut Vec<u64>),
 ) -> bool {
     let n = visible.len();
-    let blocks = prev_queue.len().div_ceil(BLOCK);
-    let block = |j: usize| &prev_queue[j * BLOCK..((j + 1) * BLOCK).min(prev_queue.len())];
+    let len = (prev_queue.len() / (2 * rayon::current_num_threads())).clamp(MIN_BLOCK, BLOCK);
+    let blocks = prev_queue.len().div_ceil(len);
+    let block = |j: usize| &prev_queue[j * len..((j + 1) * len).min(prev_queue.len())];
     // The fresh objects in pieces of at least BLOCK objects, whole parts each.
     let fresh = visible.fresh_offsets();
     let groups = &mut scratch.groups;

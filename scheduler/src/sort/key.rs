@@ -258,13 +258,40 @@ pub(crate) fn distance_squared(view: &View, cx: f32, cy: f32, cz: f32) -> f32 {
 /// [`depth`] of a squared distance (branch-free, so a loop of them vectorizes).
 #[inline(always)]
 pub(crate) fn depth_of_squared(view: &View, d2: f32) -> u16 {
-    let t = (d2.sqrt() / view.far.max(1e-6)).clamp(0.0, 1.0);
-    (t * opaque::DEPTH.mask() as f32) as u16
+    // `max` then `min` (not `clamp`) take a NaN to 0, so the value is a finite number in
+    // 0..=65535 and truncating it needs none of `as`'s saturation checks, which keep the
+    // conversion scalar (a third of the keys' time, measured); the result is the same.
+    #[allow(clippy::manual_clamp)] // clamp keeps a NaN, which the conversion must not see
+    let t = (d2.sqrt() / view.far.max(1e-6)).max(0.0).min(1.0);
+    let scaled = t * opaque::DEPTH.mask() as f32;
+    // SAFETY: `scaled` is finite and within 0..=65535 (`t` is in 0..=1, never NaN), so its
+    // truncation fits an i32.
+    (unsafe { scaled.to_int_unchecked::<i32>() }) as u16
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn depth_is_the_saturating_conversion_of_the_clamped_distance() {
+        // The branch-free conversion against the plain one, for distances at the eye, past
+        // the far plane, at every scale, and NaN or infinite (a bad transform).
+        let view = View {
+            label: "test",
+            view_proj: glam::Mat4::IDENTITY,
+            eye: glam::Vec3::ZERO,
+            far: 250.0,
+            layer_mask: u16::MAX,
+            pass: crate::material::PassKind::Forward,
+        };
+        let plain = |d2: f32| ((d2.sqrt() / 250.0f32).clamp(0.0, 1.0) * 65535.0) as u16;
+        let mut d2s = vec![0.0, f32::MIN_POSITIVE, 1e-30, 62_500.0, 62_499.99, 1e30, f32::INFINITY, f32::NAN, -1.0];
+        d2s.extend((0..100_000).map(|i| i as f32 * 0.7));
+        for d2 in d2s {
+            assert_eq!(depth_of_squared(&view, d2), plain(d2), "squared distance {d2}");
+        }
+    }
 
     #[test]
     fn fields_round_trip_in_both_layouts() {

@@ -180,8 +180,12 @@ impl RadixSorter {
             let sorter = self.rest_sorter.get_or_insert_with(Default::default);
             sorter.sort_vecs(&mut self.rest_keys, &mut self.rest_order);
         } else {
-            crate::par::set_len(&mut self.keys, m);
-            crate::par::set_len(&mut self.vals, m);
+            // Scratch of at least m: cut to m, it would be written again up to n below
+            // (zeroes over the whole queue, every frame).
+            if self.keys.len() < m {
+                crate::par::set_len(&mut self.keys, m);
+                crate::par::set_len(&mut self.vals, m);
+            }
             let (and, or, _) = survey(&self.rest_keys);
             msd(
                 &mut self.rest_keys,
@@ -287,24 +291,40 @@ impl Merge<'_> {
             self.segment(0, m, 0, self.keys.len(), out_k, out_v);
             return;
         }
-        // Split the set-aside pairs at the start of equal-key runs; the kept pairs at the
-        // first key not below the split key. Every segment is then independent.
+        // Split at keys taken at equal steps of the input's kept pairs (most of the output:
+        // split by the set-aside pairs, which often cluster in a few key ranges, one segment
+        // got most of it): both sides at the first pair of the split key, so equal keys
+        // never straddle two segments and every segment is independent.
+        let n = self.keys.len();
         splits.clear();
         splits.push((0, 0));
         for s in 1..parts {
-            let mut r = s * m / parts;
-            while r > 0 && self.rk[r - 1] == self.rk[r] {
-                r -= 1;
+            // A kept position near the step: past the gap it stands in.
+            let mut q = s * n / parts;
+            if let Some(r) = self.runs.get(self.runs.partition_point(|r| r.1 <= q)).filter(|r| r.0 <= q) {
+                q = r.1;
             }
-            let p = self.kept_lower_bound(self.rk[r]);
-            if r > splits.last().expect("non-empty").0 {
-                splits.push((r, p));
+            if q >= n {
+                break;
+            }
+            let key = self.keys[q];
+            let split = (self.rk.partition_point(|&x| x < key), self.kept_lower_bound(key));
+            if split != *splits.last().expect("non-empty") {
+                splits.push(split);
             }
         }
-        splits.push((m, self.keys.len()));
+        splits.push((m, n));
         // Each segment's first output position: the set-aside and kept pairs before it.
         offsets.clear();
         offsets.extend(splits.iter().map(|&(r, p)| r + p - self.removed_before(p)));
+        if std::env::var_os("SY_SEG").is_some() && self.keys.len() > 25000 && self.keys.len() < 45000 {
+            eprintln!(
+                "seg n={} m={} offsets {:?}",
+                self.keys.len(),
+                m,
+                offsets.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
+            );
+        }
         let splits = &*splits;
         crate::par::fill_ranges(offsets, (out_k, out_v), &|i, (ok, ov): (&mut [u64], &mut [u32])| {
             let (a, b) = (splits[i], splits[i + 1]);
@@ -345,6 +365,22 @@ impl Merge<'_> {
                 // for a memcpy call per stretch to pay.
                 let (ks, vs) = (&keys[p..end], &vals[p..end]);
                 let (ok, ov) = (&mut out_k[w..], &mut out_v[w..]);
+                let mut c = 0;
+                // Whole groups of 8 below x first (one vector compare each), then one at a
+                // time from the group that holds the first key not below x.
+                const LANES: usize = 8;
+                while c + LANES <= ks.len() {
+                    let group: &[u64; LANES] = ks[c..c + LANES].try_into().expect("LANES long");
+                    if group.iter().fold(false, |any, &k| any | (k >= x)) {
+                        break;
+                    }
+                    ok[c..c + LANES].copy_from_slice(group);
+                    ov[c..c + LANES].copy_from_slice(&vs[c..c + LANES]);
+                    c += LANES;
+                }
+                let (ks, vs, ok, ov) = (&ks[c..], &vs[c..], &mut ok[c..], &mut ov[c..]);
+                w += c;
+                p += c;
                 let mut c = 0;
                 for ((&k, &v), (o, ovv)) in ks.iter().zip(vs).zip(ok.iter_mut().zip(ov.iter_mut())) {
                     if k > x || (k == x && p + c >= xpos) {

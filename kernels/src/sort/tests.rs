@@ -437,3 +437,23 @@ fn ties_by_value_give_the_key_value_order_on_every_path() {
         }
     }
 }
+
+#[test]
+fn runs_of_equal_keys_are_ordered_by_value_wherever_they_fall() {
+    // Sorted keys with no ties, some, and all equal; runs at the start, the end, across
+    // the 16-key groups, and every length around them.
+    let mut rng = Pcg64Mcg::seed_from_u64(11);
+    let lens: &[usize] = if cfg!(miri) { &[0, 1, 2, 17, 40] } else { &[0, 1, 2, 15, 16, 17, 33, 100, 1000] };
+    for &n in lens {
+        for values in [1u64, 2, 7, 40, u64::MAX] {
+            let mut k: Vec<u64> = (0..n).map(|_| rng.gen_range(0..=values.min(1 << 40))).collect();
+            k.sort_unstable();
+            let v0: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            let mut v = v0.clone();
+            order_runs(&k, &mut v);
+            let mut expect: Vec<(u64, u32)> = k.iter().copied().zip(v0).collect();
+            expect.sort_unstable();
+            assert_eq!(v, expect.iter().map(|p| p.1).collect::<Vec<_>>(), "{n} keys below {values}");
+        }
+    }
+}

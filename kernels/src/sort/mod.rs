@@ -107,6 +107,8 @@ pub struct RadixSorter {
     rest_order: Vec<u32>,
     /// Each block's survey (parallel inputs): AND, OR, descents, ties out of order.
     surveys: Vec<(u64, u64, u64, u64)>,
+    /// The input's survey, given by `sort_vecs_surveyed` for the next sort.
+    given: Option<Survey>,
     /// Digit passes over the whole input run by the last sort (for stats and tests).
     pub last_passes: u32,
     /// The path the last sort took.
@@ -152,7 +154,61 @@ fn survey(keys: &[u64]) -> (u64, u64, u64) {
 /// Adjacent pairs with equal keys whose values descend (`k[i] == k[i+1]`, `v[i] > v[i+1]`):
 /// the ties a tie pass would reorder.
 fn ties_out_of_order(keys: &[u64], vals: &[u32]) -> u64 {
-    keys.windows(2).zip(vals.windows(2)).map(|(k, v)| u64::from(k[0] == k[1] && v[0] > v[1])).sum()
+    let n = keys.len().min(vals.len());
+    if n < 2 {
+        return 0;
+    }
+    // Shifted slices rather than windows: the comparisons vectorize.
+    let (k0, k1, v0, v1) = (&keys[..n - 1], &keys[1..n], &vals[..n - 1], &vals[1..n]);
+    k0.iter().zip(k1).zip(v0.iter().zip(v1)).map(|((a, b), (x, y))| u64::from((a == b) & (x > y))).sum()
+}
+
+/// What one read of a sort's input finds: which key bits vary, how far from sorted it is,
+/// and (for [`RadixSorter::ties_by_value`]) how many equal neighbours are out of value
+/// order. A caller that reads its input anyway (writing it, say) surveys it there and
+/// gives the result to [`RadixSorter::sort_vecs_surveyed`], which then does not read the
+/// input once more for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Survey {
+    /// AND of all keys.
+    pub and: u64,
+    /// OR of all keys.
+    pub or: u64,
+    /// Neighbours `k[i] > k[i + 1]`.
+    pub descents: u64,
+    /// Neighbours `k[i] == k[i + 1]` with `v[i] > v[i + 1]`.
+    pub ties: u64,
+    /// The first and last pair (none for an empty input).
+    ends: Option<((u64, u32), (u64, u32))>,
+}
+
+impl Default for Survey {
+    fn default() -> Self {
+        Self { and: u64::MAX, or: 0, descents: 0, ties: 0, ends: None }
+    }
+}
+
+impl Survey {
+    /// The survey of `keys` with their values `vals` (the same length).
+    pub fn of(keys: &[u64], vals: &[u32]) -> Self {
+        let (and, or, descents) = survey(keys);
+        let ends = keys.first().map(|&k| ((k, vals[0]), (keys[keys.len() - 1], vals[keys.len() - 1])));
+        Self { and, or, descents, ties: ties_out_of_order(keys, vals), ends }
+    }
+
+    /// The survey of the input `self` surveyed followed by the one `next` surveyed.
+    pub fn then(self, next: Survey) -> Survey {
+        let (Some((first, a)), Some((b, last))) = (self.ends, next.ends) else {
+            return if self.ends.is_some() { self } else { next };
+        };
+        Survey {
+            and: self.and & next.and,
+            or: self.or | next.or,
+            descents: self.descents + next.descents + u64::from(a.0 > b.0),
+            ties: self.ties + next.ties + u64::from(a.0 == b.0 && a.1 > b.1),
+            ends: Some((first, last)),
+        }
+    }
 }
 
 /// Sorts each run of equal keys in `keys` (ascending) by its values, in place: in
@@ -254,6 +310,7 @@ impl Default for RadixSorter {
             runs: Vec::new(),
             rest_order: Vec::new(),
             surveys: Vec::new(),
+            given: None,
             last_passes: 0,
             last_path: SortPath::InOrder,
             last_parallel: false,
@@ -299,9 +356,23 @@ impl RadixSorter {
         }
     }
 
+    /// [`RadixSorter::sort_vecs`] of an input whose [`Survey`] the caller made (as it wrote
+    /// the input): the sort does not survey it again. The result is sorted only if
+    /// `survey` is the survey of exactly these pairs (`Survey::of` them, or joined from
+    /// their parts in order with [`Survey::then`]); debug builds check it.
+    ///
+    /// # Panics
+    /// As [`RadixSorter::sort`].
+    pub fn sort_vecs_surveyed(&mut self, keys: &mut Vec<u64>, vals: &mut Vec<u32>, survey: Survey) {
+        debug_assert_eq!(survey, Survey::of(keys, vals), "the survey given is not the input's");
+        self.given = Some(survey);
+        self.sort_vecs(keys, vals);
+    }
+
     /// Sorts; `true` when the result is in `self.keys`/`self.vals` (exactly as long as the
     /// input) instead of in `keys`/`vals`.
     fn sort_or_leave_in_scratch(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
+        let given = self.given.take();
         assert_eq!(keys.len(), vals.len(), "keys and values differ in length");
         let n = keys.len();
         self.last_passes = 0;
@@ -314,7 +385,9 @@ impl RadixSorter {
         // One cheap read: which bits vary, and how far from sorted the input is.
         // With ties by value, also whether an input in key order has ties out of order.
         let ties = self.ties_by_value;
-        let (and, or, descents, tied) = if parallel {
+        let (and, or, descents, tied) = if let Some(g) = given {
+            (g.and, g.or, g.descents, if ties && g.descents == 0 { g.ties } else { 0 })
+        } else if parallel {
             let block = block_len(n);
             self.surveys.resize(n.div_ceil(block), (0, 0, 0, 0));
             let (k, v) = (&*keys, &*vals);

@@ -457,3 +457,40 @@ fn runs_of_equal_keys_are_ordered_by_value_wherever_they_fall() {
         }
     }
 }
+
+#[test]
+fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
+    // Inputs in order, with ties in and out of value order, nearly sorted and random; cut
+    // into parts at every kind of seam (empty parts too).
+    let n = if cfg!(miri) { 300 } else { 20_000 };
+    let mut rng = Pcg64Mcg::seed_from_u64(5);
+    let inputs: Vec<(Vec<u64>, Vec<u32>)> = vec![
+        ((0..n as u64).map(|k| k / 3).collect(), (0..n as u32).collect()),
+        ((0..n as u64).map(|k| k / 3).collect(), (0..n as u32).rev().collect()),
+        (coherent(n, 3, 1 << 20, 40), (0..n as u32).collect()),
+        (random(n, 4), (0..n as u32).rev().collect()),
+    ];
+    for (keys, vals) in inputs {
+        let whole = Survey::of(&keys, &vals);
+        let mut cuts: Vec<usize> = (0..6).map(|_| rng.gen_range(0..=n)).collect();
+        cuts.extend([0, 0, n, n]);
+        cuts.sort_unstable();
+        let joined = cuts
+            .windows(2)
+            .map(|c| Survey::of(&keys[c[0]..c[1]], &vals[c[0]..c[1]]))
+            .fold(Survey::default(), Survey::then);
+        assert_eq!(joined, whole, "cut at {cuts:?}");
+        for threads in [1, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (mut k1, mut v1, mut k2, mut v2) = (keys.clone(), vals.clone(), keys.clone(), vals.clone());
+            let (mut a, mut b) = (RadixSorter::new(), RadixSorter::new());
+            a.ties_by_value = true;
+            b.ties_by_value = true;
+            pool.install(|| {
+                a.sort_vecs(&mut k1, &mut v1);
+                b.sort_vecs_surveyed(&mut k2, &mut v2, whole);
+            });
+            assert_eq!((k1, v1), (k2, v2), "{threads} threads");
+        }
+    }
+}

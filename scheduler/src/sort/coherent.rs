@@ -15,7 +15,8 @@
 //! the queue is the one unique order by (key, object index), the order of a stable sort in
 //! object order, and the command stream is the same whatever the previous frames were.
 
-use switchyard_kernels::par;
+use switchyard_kernels::par::{self, Parted};
+use switchyard_kernels::sort::Survey;
 
 use crate::cull::{VisibleList, VisibleSet};
 
@@ -26,6 +27,8 @@ pub(crate) struct OrderScratch {
     /// The parts whose fresh objects each fill piece writes: piece `j` writes parts
     /// `groups[j]..groups[j + 1]`.
     groups: Vec<usize>,
+    /// Each fill piece's survey of what it wrote.
+    surveys: Vec<Survey>,
 }
 
 /// Most and fewest objects of last frame's queue per block when it is read (about two
@@ -37,16 +40,17 @@ const MIN_BLOCK: usize = 1024;
 /// Writes into `out` the objects of last frame's queue `prev_queue` that `now` holds, in
 /// that order, then `visible`'s newly visible objects (its parts' fresh lists, in object
 /// order), with their keys (read by object index): one parallel pass counts the survivors
-/// of each block of `prev_queue`, one writes. Returns `false` (writing nothing useful)
-/// when the counts do not add up to `visible.len()`, which only a `prev_queue` whose set is
-/// not the previous cull's would cause.
+/// of each block of `prev_queue`, one writes, each piece surveying what it wrote for the
+/// sort (the result's [`Survey`]). Returns `None` (writing nothing useful) when the counts
+/// do not add up to `visible.len()`, which only a `prev_queue` whose set is not the
+/// previous cull's would cause.
 pub(crate) fn coherent_order(
     prev_queue: &[u32],
     now: &VisibleSet,
     visible: &VisibleList,
     scratch: &mut OrderScratch,
     out: (&mut Vec<u32>, &mut Vec<u64>),
-) -> bool {
+) -> Option<Survey> {
     let n = visible.len();
     let len = (prev_queue.len() / (2 * rayon::current_num_threads())).clamp(MIN_BLOCK, BLOCK);
     let blocks = prev_queue.len().div_ceil(len);
@@ -73,13 +77,18 @@ pub(crate) fn coherent_order(
     }
     let kept = offsets[blocks];
     if kept + visible.fresh_len() != n {
-        return false;
+        return None;
     }
     offsets.extend(groups[1..].iter().map(|&g| kept + fresh[g]));
     par::set_len(out.0, n);
     par::set_len(out.1, n);
     let groups = &scratch.groups[..];
-    par::fill_ranges(offsets, (&mut out.0[..], &mut out.1[..]), &|j, (q, k): (&mut [u32], &mut [u64])| {
+    let surveys = &mut scratch.surveys;
+    surveys.clear();
+    surveys.resize(offsets.len() - 1, Survey::default());
+    let pieces = (Parted(&mut out.0[..], &offsets[..]), Parted(&mut out.1[..], &offsets[..]), &mut surveys[..]);
+    type Piece<'a, 'o> = (Parted<'o, &'a mut [u32]>, Parted<'o, &'a mut [u64]>, &'a mut [Survey]);
+    par::fill_blocks(1, pieces, &|j, (Parted(q, _), Parted(k, _), survey): Piece<'_, '_>| {
         let mut w = 0;
         let mut put = |i: u32| {
             q[w] = i;
@@ -92,6 +101,8 @@ pub(crate) fn coherent_order(
             let g = j - blocks;
             (groups[g]..groups[g + 1]).for_each(|p| visible.fresh(p).iter().for_each(|&i| put(i)));
         }
+        // Read again while in this core's cache: the sort then need not read it all.
+        survey[0] = Survey::of(k, q);
     });
-    true
+    Some(surveys.iter().fold(Survey::default(), |a, &b| a.then(b)))
 }

@@ -122,12 +122,17 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
     let n = visible.len();
+    let survey;
     {
         profile::zone!("sort-keys");
         // Last frame's queue is the previous cull's set only if this list was culled once since.
         let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
-        out.from_last_order = coherent
-            && coherent_order(&out.queue, visible.set(), visible, &mut out.scratch, (&mut out.input, &mut out.keys));
+        survey = coherent
+            .then(|| {
+                coherent_order(&out.queue, visible.set(), visible, &mut out.scratch, (&mut out.input, &mut out.keys))
+            })
+            .flatten();
+        out.from_last_order = survey.is_some();
         if out.from_last_order {
             std::mem::swap(&mut out.queue, &mut out.input);
         } else {
@@ -151,7 +156,10 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         // merges; an input already in order is fixed only where its survey found ties
         // out of order).
         out.sorter.ties_by_value = true;
-        out.sorter.sort_vecs(&mut out.keys, &mut out.queue);
+        match survey {
+            Some(s) => out.sorter.sort_vecs_surveyed(&mut out.keys, &mut out.queue, s),
+            None => out.sorter.sort_vecs(&mut out.keys, &mut out.queue),
+        }
     }
     out.generation = visible.generation;
     out.coherent = true;

@@ -1,0 +1,24 @@
+#!/bin/bash
+# probe without and with SY_CULL_FIRST=main (same binary), alternating rounds; then spans.
+cd "$(dirname "$0")/.."
+for round in $(seq 1 ${ROUNDS:-12}); do
+  .bench/bin/probe-first summary | sed "s/^/off r$round /"
+  SY_CULL_FIRST=main .bench/bin/probe-first summary | sed "s/^/on r$round /"
+done > $OUT/ab.txt
+python3 - $OUT/ab.txt off on <<'PY'
+import sys, collections, statistics as st
+d = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.split()
+    b, r, n, t = f[0], f[1], f[2], f[3]
+    vals = dict(zip(f[4::2], map(float, f[5::2])))
+    d[(n, t, b)].append((r, vals))
+for key in sorted({(n, t) for n, t, _ in d}):
+    o, nw = d[key + (sys.argv[2],)], d[key + (sys.argv[3],)]
+    for m in ['frame', 'cull', 'sort', 'batch']:
+        a = [v[m] for _, v in o]; b = [v[m] for _, v in nw]
+        ratios = sorted(y / x for x, y in zip(a, b))
+        print(f"{key[0]} {key[1]} {m}: old med {st.median(a):.3f} [{min(a):.3f}-{max(a):.3f}] new med {st.median(b):.3f} [{min(b):.3f}-{max(b):.3f}] paired new/old med {st.median(ratios):.3f} faster {sum(r<1 for r in ratios)}/{len(ratios)}")
+PY
+.bench/bin/probe-first spans 100000 16 > $OUT/spans-off.txt
+SY_CULL_FIRST=main .bench/bin/probe-first spans 100000 16 > $OUT/spans-on.txt

@@ -272,6 +272,121 @@ pub fn fill_ranges<S: SplitAt>(offsets: &[usize], out: S, fill: &(dyn Fn(usize, 
     fill_with(offsets.len() - 1, &|i| (offsets[i] - base, offsets[i + 1] - base), out.into_raw(), fill);
 }
 
+/// Where each piece of a [`fill_chained`] call ends its output: unset, then published once.
+struct Chain {
+    ends: Vec<AtomicUsize>,
+}
+
+/// Not yet published.
+const UNSET: usize = usize::MAX;
+/// An earlier piece failed: nothing after it is handed out.
+const POISON: usize = usize::MAX - 1;
+
+impl Chain {
+    /// Where piece `i`'s output starts: 0, or where piece `i - 1`'s ends, once it is
+    /// published (pieces are claimed in order, so it runs or ran on some thread). Panics
+    /// if an earlier piece failed.
+    fn start(&self, i: usize) -> usize {
+        let Some(prev) = i.checked_sub(1).map(|p| &self.ends[p]) else { return 0 };
+        let mut spins = 0u32;
+        loop {
+            match prev.load(Ordering::Acquire) {
+                UNSET => {}
+                POISON => {
+                    self.ends[i].store(POISON, Ordering::Release);
+                    panic!("an earlier piece of the chained fill failed");
+                }
+                end => return end,
+            }
+            spins += 1;
+            if spins < 1 << 16 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// Piece `i`'s one claim on the output of [`fill_chained`]: [`Take::take`] hands it the
+/// next `len` positions after the pieces before it. A piece that never takes takes
+/// nothing (and one that panics first stops the pieces after it).
+pub struct Take<'c, S: SplitAt> {
+    chain: &'c Chain,
+    raw: S::Raw,
+    len: usize,
+    i: usize,
+    taken: bool,
+}
+
+impl<S: SplitAt> std::fmt::Debug for Take<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Take").field("piece", &self.i).field("taken", &self.taken).finish_non_exhaustive()
+    }
+}
+
+impl<S: SplitAt> Take<'_, S> {
+    /// The output's next `len` positions, once the pieces before this one have taken
+    /// theirs. Panics (stopping the pieces after it) if they would pass the output's end.
+    pub fn take(mut self, len: usize) -> S {
+        self.taken = true;
+        let start = self.chain.start(self.i);
+        let end = start.checked_add(len).filter(|&e| e <= self.len);
+        let published = &self.chain.ends[self.i];
+        let Some(end) = end else {
+            published.store(POISON, Ordering::Release);
+            panic!("chained pieces take more than the output holds ({start} + {len} > {})", self.len);
+        };
+        // SAFETY: `start` is where the previous piece's range ended (or 0), and this
+        // piece's range is published only now, once: ranges follow each other without
+        // overlapping, and `end` is within the output's length (checked).
+        let out = unsafe { S::range(self.raw, start, end) };
+        published.store(end, Ordering::Release);
+        out
+    }
+}
+
+impl<S: SplitAt> Drop for Take<'_, S> {
+    fn drop(&mut self) {
+        if self.taken {
+            return;
+        }
+        let published = &self.chain.ends[self.i];
+        if std::thread::panicking() {
+            published.store(POISON, Ordering::Release);
+        } else {
+            let start = self.chain.start(self.i);
+            published.store(start, Ordering::Release);
+        }
+    }
+}
+
+/// Calls `piece(i, take)` for every `i` in `0..results.len()` in parallel, each piece
+/// writing as many positions of `out` as it finds it needs, right after the pieces before
+/// it: a piece counts what it will write, [`Take::take`]s that many (waiting only for the
+/// pieces before it to have taken theirs, not written them) and writes, so a fill whose
+/// sizes are known only by reading the input reads it once and forks once, instead of a
+/// pass that counts, a prefix sum and a pass that writes. Each piece's return value goes to
+/// `results[i]`. Returns the positions taken in all. Which thread runs a piece never
+/// changes where it writes.
+pub fn fill_chained<S: SplitAt, R: Send>(
+    out: S,
+    results: &mut [R],
+    piece: &(dyn Fn(usize, Take<'_, S>) -> R + Sync),
+) -> usize {
+    let n = results.len();
+    let (raw, len) = out.into_raw();
+    let chain = Chain { ends: (0..n).map(|_| AtomicUsize::new(UNSET)).collect() };
+    let (res, _) = results.into_raw();
+    for_each_index(n, &|i| {
+        let r = piece(i, Take { chain: &chain, raw, len, i, taken: false });
+        // SAFETY: piece `i` alone writes `results[i]`, within its length `n`.
+        let slot = unsafe { <&mut [R]>::range(res, i, i + 1) };
+        slot[0] = r;
+    });
+    chain.ends.last().map_or(0, |e| e.load(Ordering::Acquire))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,6 +477,51 @@ mod tests {
             assert!(r.is_err(), "offsets {offsets:?} were accepted");
         }
         assert!(out.iter().all(|&x| x == 0), "nothing is written before the offsets are checked");
+    }
+
+    #[test]
+    fn chained_pieces_write_after_each_other_and_a_failing_one_stops_the_rest() {
+        // Piece i writes i % 4 copies of i (none for every fourth), beside a second
+        // output at the same positions, and returns how many it wrote.
+        for threads in [1, 3, if cfg!(miri) { 4 } else { 16 }] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let n = if cfg!(miri) { 9 } else { 40 };
+            let total: usize = (0..n).map(|i| i % 4).sum();
+            let (mut a, mut b) = (vec![0usize; total + 3], vec![0u8; total + 3]);
+            let mut counts = vec![0usize; n];
+            let taken = pool.install(|| {
+                fill_chained((&mut a[..], &mut b[..]), &mut counts, &|i, take: Take<'_, (&mut [usize], &mut [u8])>| {
+                    if i % 4 == 0 {
+                        return 0; // dropped: takes nothing
+                    }
+                    let (x, y) = take.take(i % 4);
+                    x.fill(i);
+                    y.fill(i as u8);
+                    x.len()
+                })
+            });
+            let expect: Vec<usize> = (0..n).flat_map(|i| std::iter::repeat_n(i, i % 4)).collect();
+            assert_eq!((taken, &a[..total], &a[total..]), (total, &expect[..], &[0, 0, 0][..]), "{threads} threads");
+            assert!(b[..total].iter().zip(&expect).all(|(&y, &x)| y == x as u8));
+            assert_eq!(counts, (0..n).map(|i| i % 4).collect::<Vec<_>>());
+            // A piece that panics before it takes, and one that takes past the end: the
+            // panic reaches the caller and nothing hangs.
+            for bad in [2, 5] {
+                let mut out = [0u32; 8];
+                let mut res = [(); 8];
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    pool.install(|| {
+                        fill_chained(&mut out[..], &mut res, &|i, take: Take<'_, &mut [u32]>| {
+                            if i == bad && bad == 2 {
+                                panic!("piece {i}");
+                            }
+                            take.take(if i == bad { 9 } else { 1 }).fill(1);
+                        })
+                    })
+                }));
+                assert!(r.is_err(), "piece {bad}'s failure was lost on {threads} threads");
+            }
+        }
     }
 
     #[test]

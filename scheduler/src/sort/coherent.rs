@@ -15,7 +15,7 @@
 //! the queue is the one unique order by (key, object index), the order of a stable sort in
 //! object order, and the command stream is the same whatever the previous frames were.
 
-use switchyard_kernels::par::{self, Parted};
+use switchyard_kernels::par::{self, Take};
 use switchyard_kernels::sort::Survey;
 
 use crate::cull::{VisibleList, VisibleSet};
@@ -23,7 +23,6 @@ use crate::cull::{VisibleList, VisibleSet};
 /// Scratch of [`coherent_order`].
 #[derive(Debug, Default)]
 pub(crate) struct OrderScratch {
-    offsets: Vec<usize>,
     /// The parts whose fresh objects each fill piece writes: piece `j` writes parts
     /// `groups[j]..groups[j + 1]`.
     groups: Vec<usize>,
@@ -39,9 +38,10 @@ const MIN_BLOCK: usize = 1024;
 
 /// Writes into `out` the objects of last frame's queue `prev_queue` that `now` holds, in
 /// that order, then `visible`'s newly visible objects (its parts' fresh lists, in object
-/// order), with their keys (read by object index): one parallel pass counts the survivors
-/// of each block of `prev_queue`, one writes, each piece surveying what it wrote for the
-/// sort (the result's [`Survey`]). Returns `None` (writing nothing useful) when the counts
+/// order), with their keys (read by object index), in one parallel pass
+/// ([`par::fill_chained`]): each piece of `prev_queue` marks its survivors, takes room for
+/// them right after the pieces before it, writes them, and surveys what it wrote for the
+/// sort (the result's [`Survey`]). Returns `None` (writing nothing useful) when the pieces
 /// do not add up to `visible.len()`, which only a `prev_queue` whose set is not the
 /// previous cull's would cause.
 pub(crate) fn coherent_order(
@@ -65,44 +65,52 @@ pub(crate) fn coherent_order(
         }
     }
     groups.push(fresh.len().saturating_sub(1));
-    // Survivors per block, then a prefix sum: the pieces' offsets.
-    let offsets = &mut scratch.offsets;
-    offsets.clear();
-    offsets.resize(blocks + 1, 0);
-    par::fill_blocks(1, &mut offsets[1..], &|j, c: &mut [usize]| {
-        c[0] = block(j).iter().filter(|&&i| now.contains(i)).count();
-    });
-    for j in 0..blocks {
-        offsets[j + 1] += offsets[j];
-    }
-    let kept = offsets[blocks];
-    if kept + visible.fresh_len() != n {
-        return None;
-    }
-    offsets.extend(groups[1..].iter().map(|&g| kept + fresh[g]));
-    par::set_len(out.0, n);
-    par::set_len(out.1, n);
     let groups = &scratch.groups[..];
+    // Room for every object of last frame's queue surviving (at most), cut to `n` after.
+    let room = prev_queue.len() + visible.fresh_len();
+    par::set_len(out.0, room);
+    par::set_len(out.1, room);
     let surveys = &mut scratch.surveys;
     surveys.clear();
-    surveys.resize(offsets.len() - 1, Survey::default());
-    let pieces = (Parted(&mut out.0[..], &offsets[..]), Parted(&mut out.1[..], &offsets[..]), &mut surveys[..]);
-    type Piece<'a, 'o> = (Parted<'o, &'a mut [u32]>, Parted<'o, &'a mut [u64]>, &'a mut [Survey]);
-    par::fill_blocks(1, pieces, &|j, (Parted(q, _), Parted(k, _), survey): Piece<'_, '_>| {
-        let mut w = 0;
-        let mut put = |i: u32| {
-            q[w] = i;
-            k[w] = visible.key(i);
-            w += 1;
-        };
-        if j < blocks {
-            block(j).iter().filter(|&&i| now.contains(i)).for_each(|&i| put(i));
+    surveys.resize(blocks + groups.len() - 1, Survey::default());
+    type Out<'a> = (&'a mut [u32], &'a mut [u64]);
+    let written = par::fill_chained((&mut out.0[..], &mut out.1[..]), surveys, &|j, take: Take<'_, Out<'_>>| {
+        let (q, k) = if j < blocks {
+            // Survivors marked a bit each (a block is at most BLOCK objects), counted, then
+            // written from the bits: each object is looked up in the set once.
+            let b = block(j);
+            let mut marks = [0u64; BLOCK / 64];
+            for (w, chunk) in marks.iter_mut().zip(b.chunks(64)) {
+                *w = chunk.iter().enumerate().fold(0, |m, (x, &i)| m | (u64::from(now.contains(i)) << x));
+            }
+            let (q, k) = take.take(marks.iter().map(|w| w.count_ones() as usize).sum());
+            let mut at = 0;
+            for (w, &m) in marks.iter().enumerate() {
+                let mut m = m;
+                while m != 0 {
+                    let i = b[w * 64 + m.trailing_zeros() as usize];
+                    (q[at], k[at]) = (i, visible.key(i));
+                    at += 1;
+                    m &= m - 1;
+                }
+            }
+            (q, k)
         } else {
             let g = j - blocks;
-            (groups[g]..groups[g + 1]).for_each(|p| visible.fresh(p).iter().for_each(|&i| put(i)));
-        }
+            let (q, k) = take.take(fresh[groups[g + 1]] - fresh[groups[g]]);
+            let objects = (groups[g]..groups[g + 1]).flat_map(|p| visible.fresh(p).iter());
+            for ((q, k), &i) in q.iter_mut().zip(k.iter_mut()).zip(objects) {
+                (*q, *k) = (i, visible.key(i));
+            }
+            (q, k)
+        };
         // Read again while in this core's cache: the sort then need not read it all.
-        survey[0] = Survey::of(k, q);
+        Survey::of(k, q)
     });
+    if written != n {
+        return None;
+    }
+    out.0.truncate(n);
+    out.1.truncate(n);
     Some(surveys.iter().fold(Survey::default(), |a, &b| a.then(b)))
 }

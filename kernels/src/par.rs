@@ -328,7 +328,12 @@ impl<S: SplitAt> std::fmt::Debug for Take<'_, S> {
 impl<S: SplitAt> Take<'_, S> {
     /// The output's next `len` positions, once the pieces before this one have taken
     /// theirs. Panics (stopping the pieces after it) if they would pass the output's end.
-    pub fn take(mut self, len: usize) -> S {
+    pub fn take(self, len: usize) -> S {
+        self.take_at(len).1
+    }
+
+    /// [`Take::take`], with where the positions start in the output.
+    pub fn take_at(mut self, len: usize) -> (usize, S) {
         self.taken = true;
         let start = self.chain.start(self.i);
         let end = start.checked_add(len).filter(|&e| e <= self.len);
@@ -342,7 +347,7 @@ impl<S: SplitAt> Take<'_, S> {
         // overlapping, and `end` is within the output's length (checked).
         let out = unsafe { S::range(self.raw, start, end) };
         published.store(end, Ordering::Release);
-        out
+        (start, out)
     }
 }
 
@@ -361,28 +366,27 @@ impl<S: SplitAt> Drop for Take<'_, S> {
     }
 }
 
-/// Calls `piece(i, take)` for every `i` in `0..results.len()` in parallel, each piece
-/// writing as many positions of `out` as it finds it needs, right after the pieces before
-/// it: a piece counts what it will write, [`Take::take`]s that many (waiting only for the
-/// pieces before it to have taken theirs, not written them) and writes, so a fill whose
-/// sizes are known only by reading the input reads it once and forks once, instead of a
-/// pass that counts, a prefix sum and a pass that writes. Each piece's return value goes to
-/// `results[i]`. Returns the positions taken in all. Which thread runs a piece never
-/// changes where it writes.
+/// Calls `piece(i, take, &mut results[i])` for every `i` in `0..results.len()` in
+/// parallel, each piece writing as many positions of `out` as it finds it needs, right
+/// after the pieces before it: a piece counts what it will write, [`Take::take`]s that
+/// many (waiting only for the pieces before it to have taken theirs, not written them) and
+/// writes, so a fill whose sizes are known only by reading the input reads it once and
+/// forks once, instead of a pass that counts, a prefix sum and a pass that writes.
+/// `results[i]` is piece `i`'s own (reused scratch, or where it leaves a result). Returns
+/// the positions taken in all. Which thread runs a piece never changes where it writes.
 pub fn fill_chained<S: SplitAt, R: Send>(
     out: S,
     results: &mut [R],
-    piece: &(dyn Fn(usize, Take<'_, S>) -> R + Sync),
+    piece: &(dyn Fn(usize, Take<'_, S>, &mut R) + Sync),
 ) -> usize {
     let n = results.len();
     let (raw, len) = out.into_raw();
     let chain = Chain { ends: (0..n).map(|_| AtomicUsize::new(UNSET)).collect() };
     let (res, _) = results.into_raw();
     for_each_index(n, &|i| {
-        let r = piece(i, Take { chain: &chain, raw, len, i, taken: false });
-        // SAFETY: piece `i` alone writes `results[i]`, within its length `n`.
+        // SAFETY: piece `i` alone uses `results[i]`, within its length `n`.
         let slot = unsafe { <&mut [R]>::range(res, i, i + 1) };
-        slot[0] = r;
+        piece(i, Take { chain: &chain, raw, len, i, taken: false }, &mut slot[0]);
     });
     chain.ends.last().map_or(0, |e| e.load(Ordering::Acquire))
 }
@@ -490,14 +494,15 @@ mod tests {
             let (mut a, mut b) = (vec![0usize; total + 3], vec![0u8; total + 3]);
             let mut counts = vec![0usize; n];
             let taken = pool.install(|| {
-                fill_chained((&mut a[..], &mut b[..]), &mut counts, &|i, take: Take<'_, (&mut [usize], &mut [u8])>| {
+                type Out<'a> = (&'a mut [usize], &'a mut [u8]);
+                fill_chained((&mut a[..], &mut b[..]), &mut counts, &|i, take: Take<'_, Out<'_>>, count| {
                     if i % 4 == 0 {
-                        return 0; // dropped: takes nothing
+                        return; // dropped: takes nothing
                     }
                     let (x, y) = take.take(i % 4);
                     x.fill(i);
                     y.fill(i as u8);
-                    x.len()
+                    *count = x.len();
                 })
             });
             let expect: Vec<usize> = (0..n).flat_map(|i| std::iter::repeat_n(i, i % 4)).collect();
@@ -511,7 +516,7 @@ mod tests {
                 let mut res = [(); 8];
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     pool.install(|| {
-                        fill_chained(&mut out[..], &mut res, &|i, take: Take<'_, &mut [u32]>| {
+                        fill_chained(&mut out[..], &mut res, &|i, take: Take<'_, &mut [u32]>, _| {
                             if i == bad && bad == 2 {
                                 panic!("piece {i}");
                             }

@@ -109,6 +109,9 @@ pub struct RadixSorter {
     surveys: Vec<(u64, u64, u64, u64)>,
     /// The input's survey, given by `sort_vecs_surveyed` for the next sort.
     given: Option<Survey>,
+    /// The input's descents, given by `sort_vecs_surveyed` (`gaps_given`) for the next sort.
+    given_gaps: Vec<(usize, usize)>,
+    gaps_given: bool,
     /// Digit passes over the whole input run by the last sort (for stats and tests).
     pub last_passes: u32,
     /// The path the last sort took.
@@ -311,6 +314,8 @@ impl Default for RadixSorter {
             rest_order: Vec::new(),
             surveys: Vec::new(),
             given: None,
+            given_gaps: Vec::new(),
+            gaps_given: false,
             last_passes: 0,
             last_path: SortPath::InOrder,
             last_parallel: false,
@@ -363,10 +368,35 @@ impl RadixSorter {
     ///
     /// # Panics
     /// As [`RadixSorter::sort`].
-    pub fn sort_vecs_surveyed(&mut self, keys: &mut Vec<u64>, vals: &mut Vec<u32>, survey: Survey) {
+    ///
+    /// `gaps`, where given, are the input's descents as [`nearly_sorted::descent_gaps`]
+    /// finds them (every pair `k[j] > k[j + 1]` inside one gap, ascending, touching gaps
+    /// merged; debug builds check it): the nearly-sorted path then starts from them
+    /// instead of looking for them.
+    pub fn sort_vecs_surveyed(
+        &mut self,
+        keys: &mut Vec<u64>,
+        vals: &mut Vec<u32>,
+        survey: Survey,
+        gaps: Option<&[(usize, usize)]>,
+    ) {
         debug_assert_eq!(survey, Survey::of(keys, vals), "the survey given is not the input's");
         self.given = Some(survey);
+        if let Some(g) = gaps {
+            debug_assert!(
+                {
+                    let mut all = Vec::new();
+                    nearly_sorted::descent_gaps(keys, 0, &mut all);
+                    all == g
+                },
+                "the gaps given are not the input's descents"
+            );
+            self.given_gaps.clear();
+            self.given_gaps.extend_from_slice(g);
+            self.gaps_given = true;
+        }
         self.sort_vecs(keys, vals);
+        self.gaps_given = false;
     }
 
     /// Sorts; `true` when the result is in `self.keys`/`self.vals` (exactly as long as the

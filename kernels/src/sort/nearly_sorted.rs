@@ -6,8 +6,8 @@ use super::msd::{msd, Lsd};
 use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 
 /// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
-/// `[j, j + 2)`, merging gaps that touch.
-fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usize, usize)>) {
+/// `[base + j, base + j + 2)`, merging gaps that touch.
+fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, base: usize, runs: &mut Vec<(usize, usize)>) {
     // Descents are rare: 16 comparisons at a time (they vectorize), each element only in a
     // group that has one.
     const GROUP: usize = 16;
@@ -18,12 +18,27 @@ fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, runs: &mut Vec<(usi
         if a.iter().zip(b).fold(false, |any, (x, y)| any | (x > y)) {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 if x > y {
-                    push_run(runs, (j + i, j + i + 2));
+                    push_run(runs, (base + j + i, base + j + i + 2));
                 }
             }
         }
         j = end;
     }
+}
+
+/// Appends the descents `keys[j] > keys[j + 1]` to `gaps` as gaps `[base + j, base + j +
+/// 2)`, merging gaps that touch (also the last one already there): the gaps a caller that
+/// writes a sort's input in parts finds in each part, for
+/// [`RadixSorter::sort_vecs_surveyed`]. The pair across two parts' seam is the caller's
+/// to add ([`push_gap`]).
+pub fn descent_gaps(keys: &[u64], base: usize, gaps: &mut Vec<(usize, usize)>) {
+    descent_runs(keys, 0..keys.len().saturating_sub(1), base, gaps);
+}
+
+/// Appends `gap` to `gaps` (ascending), merged with the last one where they touch.
+#[inline]
+pub fn push_gap(gaps: &mut Vec<(usize, usize)>, gap: (usize, usize)) {
+    push_run(gaps, gap);
 }
 
 #[inline]
@@ -92,6 +107,15 @@ impl RadixSorter {
         let n = keys.len();
         let limit = n / 8;
         let parallel = n >= MERGE_PARALLEL_MIN && rayon::current_num_threads() > 1;
+        if std::mem::take(&mut self.gaps_given) {
+            // The caller found the descents as it wrote the input: widened in one serial
+            // pass (a few hundred gaps in a frame), no pass over the input.
+            self.runs.clear();
+            if widen_gaps(keys, &self.given_gaps, &mut self.runs, limit, false).is_none() {
+                return false;
+            }
+            return self.set_aside_and_merge(keys, vals, parallel);
+        }
         // Gaps as half-open ranges [start, end) of set-aside positions, ascending. Per block
         // (in parallel): the descents, then the gaps widened until the survivors around each
         // are ordered. Then, in order, each block's gaps are joined to the previous blocks':
@@ -108,7 +132,7 @@ impl RadixSorter {
             let (r, w) = (&mut r[0], &mut w[0]);
             r.clear();
             w.clear();
-            descent_runs(k, b * block..((b + 1) * block).min(n - 1), r);
+            descent_runs(k, b * block..((b + 1) * block).min(n - 1), 0, r);
             if widen_gaps(k, r, w, limit, false).is_none() {
                 failed.store(true, std::sync::atomic::Ordering::Relaxed);
             }
@@ -124,6 +148,14 @@ impl RadixSorter {
             let Some(i) = widen_gaps(keys, w, &mut self.runs, limit, true) else { return false };
             self.runs.extend_from_slice(&w[i..]);
         }
+        self.set_aside_and_merge(keys, vals, parallel)
+    }
+
+    /// The rest of the nearly-sorted path once `self.runs` holds the widened gaps: set
+    /// them aside, sort them, merge. `false` when too many keys are set aside.
+    fn set_aside_and_merge(&mut self, keys: &mut [u64], vals: &mut [u32], parallel: bool) -> bool {
+        let n = keys.len();
+        let limit = n / 8;
         let runs = &self.runs;
         let removed: usize = runs.iter().map(|r| r.1 - r.0).sum();
         if removed > limit {

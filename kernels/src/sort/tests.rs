@@ -480,17 +480,30 @@ fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
             .map(|c| Survey::of(&keys[c[0]..c[1]], &vals[c[0]..c[1]]))
             .fold(Survey::default(), Survey::then);
         assert_eq!(joined, whole, "cut at {cuts:?}");
+        // The descents found part by part, with the seams', are the whole input's.
+        let mut all = Vec::new();
+        nearly_sorted::descent_gaps(&keys, 0, &mut all);
+        let mut parts = Vec::new();
+        for c in cuts.windows(2).filter(|c| c[0] < c[1]) {
+            if c[0] > 0 && keys[c[0] - 1] > keys[c[0]] {
+                nearly_sorted::push_gap(&mut parts, (c[0] - 1, c[0] + 1));
+            }
+            nearly_sorted::descent_gaps(&keys[c[0]..c[1]], c[0], &mut parts);
+        }
+        assert_eq!(parts, all, "cut at {cuts:?}");
         for threads in [1, 4] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let (mut k1, mut v1, mut k2, mut v2) = (keys.clone(), vals.clone(), keys.clone(), vals.clone());
-            let (mut a, mut b) = (RadixSorter::new(), RadixSorter::new());
-            a.ties_by_value = true;
-            b.ties_by_value = true;
+            let (mut k3, mut v3) = (keys.clone(), vals.clone());
+            let (mut a, mut b, mut c) = (RadixSorter::new(), RadixSorter::new(), RadixSorter::new());
+            (a.ties_by_value, b.ties_by_value, c.ties_by_value) = (true, true, true);
             pool.install(|| {
                 a.sort_vecs(&mut k1, &mut v1);
-                b.sort_vecs_surveyed(&mut k2, &mut v2, whole);
+                b.sort_vecs_surveyed(&mut k2, &mut v2, whole, None);
+                c.sort_vecs_surveyed(&mut k3, &mut v3, whole, Some(&all));
             });
-            assert_eq!((k1, v1), (k2, v2), "{threads} threads");
+            assert_eq!((&k1, &v1), (&k2, &v2), "{threads} threads");
+            assert_eq!((&k1, &v1), (&k3, &v3), "{threads} threads, descents given");
         }
     }
 }

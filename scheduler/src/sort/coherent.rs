@@ -16,6 +16,7 @@
 //! object order, and the command stream is the same whatever the previous frames were.
 
 use switchyard_kernels::par::{self, Take};
+use switchyard_kernels::sort::nearly_sorted::{descent_gaps, push_gap};
 use switchyard_kernels::sort::Survey;
 
 use crate::cull::{VisibleList, VisibleSet};
@@ -26,8 +27,19 @@ pub(crate) struct OrderScratch {
     /// The parts whose fresh objects each fill piece writes: piece `j` writes parts
     /// `groups[j]..groups[j + 1]`.
     groups: Vec<usize>,
-    /// Each fill piece's survey of what it wrote.
-    surveys: Vec<Survey>,
+    /// Each fill piece's survey of what it wrote, where it starts, and the descents in it.
+    pieces: Vec<PieceOut>,
+    /// The descents of the whole order (the pieces' and their seams').
+    pub(crate) gaps: Vec<(usize, usize)>,
+}
+
+/// What one piece of [`coherent_order`] found in what it wrote.
+#[derive(Debug, Default)]
+struct PieceOut {
+    survey: Survey,
+    start: usize,
+    len: usize,
+    gaps: Vec<(usize, usize)>,
 }
 
 /// Most and fewest objects of last frame's queue per block when it is read (about two
@@ -70,12 +82,11 @@ pub(crate) fn coherent_order(
     let room = prev_queue.len() + visible.fresh_len();
     par::set_len(out.0, room);
     par::set_len(out.1, room);
-    let surveys = &mut scratch.surveys;
-    surveys.clear();
-    surveys.resize(blocks + groups.len() - 1, Survey::default());
+    let pieces = &mut scratch.pieces;
+    pieces.resize_with(blocks + groups.len() - 1, PieceOut::default);
     type Out<'a> = (&'a mut [u32], &'a mut [u64]);
-    let written = par::fill_chained((&mut out.0[..], &mut out.1[..]), surveys, &|j, take: Take<'_, Out<'_>>| {
-        let (q, k) = if j < blocks {
+    let fill = &|j, take: Take<'_, Out<'_>>, piece: &mut PieceOut| {
+        let (start, (q, k)) = if j < blocks {
             // Survivors marked a bit each (a block is at most BLOCK objects), counted, then
             // written from the bits: each object is looked up in the set once.
             let b = block(j);
@@ -83,7 +94,7 @@ pub(crate) fn coherent_order(
             for (w, chunk) in marks.iter_mut().zip(b.chunks(64)) {
                 *w = chunk.iter().enumerate().fold(0, |m, (x, &i)| m | (u64::from(now.contains(i)) << x));
             }
-            let (q, k) = take.take(marks.iter().map(|w| w.count_ones() as usize).sum());
+            let (start, (q, k)) = take.take_at(marks.iter().map(|w| w.count_ones() as usize).sum());
             let mut at = 0;
             for (w, &m) in marks.iter().enumerate() {
                 let mut m = m;
@@ -94,23 +105,40 @@ pub(crate) fn coherent_order(
                     m &= m - 1;
                 }
             }
-            (q, k)
+            (start, (q, k))
         } else {
             let g = j - blocks;
-            let (q, k) = take.take(fresh[groups[g + 1]] - fresh[groups[g]]);
+            let (start, (q, k)) = take.take_at(fresh[groups[g + 1]] - fresh[groups[g]]);
             let objects = (groups[g]..groups[g + 1]).flat_map(|p| visible.fresh(p).iter());
             for ((q, k), &i) in q.iter_mut().zip(k.iter_mut()).zip(objects) {
                 (*q, *k) = (i, visible.key(i));
             }
-            (q, k)
+            (start, (q, k))
         };
         // Read again while in this core's cache: the sort then need not read it all.
-        Survey::of(k, q)
-    });
-    if written != n {
+        (piece.survey, piece.start, piece.len) = (Survey::of(k, q), start, k.len());
+        piece.gaps.clear();
+        if piece.survey.descents > 0 {
+            descent_gaps(k, start, &mut piece.gaps);
+        }
+    };
+    if par::fill_chained((&mut out.0[..], &mut out.1[..]), pieces, fill) != n {
         return None;
     }
     out.0.truncate(n);
     out.1.truncate(n);
-    Some(surveys.iter().fold(Survey::default(), |a, &b| a.then(b)))
+    // The pieces' descents in order, with those across their seams.
+    let gaps = &mut scratch.gaps;
+    gaps.clear();
+    let mut survey = Survey::default();
+    for p in pieces.iter().filter(|p| p.len > 0) {
+        if p.start > 0 && out.1[p.start - 1] > out.1[p.start] {
+            push_gap(gaps, (p.start - 1, p.start + 1));
+        }
+        for &g in &p.gaps {
+            push_gap(gaps, g);
+        }
+        survey = survey.then(p.survey);
+    }
+    Some(survey)
 }

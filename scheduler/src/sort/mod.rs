@@ -157,7 +157,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         // out of order).
         out.sorter.ties_by_value = true;
         match survey {
-            Some(s) => out.sorter.sort_vecs_surveyed(&mut out.keys, &mut out.queue, s),
+            Some(s) => out.sorter.sort_vecs_surveyed(&mut out.keys, &mut out.queue, s, Some(&out.scratch.gaps)),
             None => out.sorter.sort_vecs(&mut out.keys, &mut out.queue),
         }
     }

@@ -273,16 +273,19 @@ pub fn fill_ranges<S: SplitAt>(offsets: &[usize], out: S, fill: &(dyn Fn(usize, 
 }
 
 /// Where each piece of a [`fill_chained`] call ends its output: unset, then published once.
-struct Chain {
-    ends: Vec<AtomicUsize>,
+struct Chain<'e> {
+    ends: &'e [AtomicUsize],
 }
+
+/// Pieces of a [`fill_chained`] call whose ends live on the stack (more are allocated).
+const CHAIN_INLINE: usize = 128;
 
 /// Not yet published.
 const UNSET: usize = usize::MAX;
 /// An earlier piece failed: nothing after it is handed out.
 const POISON: usize = usize::MAX - 1;
 
-impl Chain {
+impl Chain<'_> {
     /// Where piece `i`'s output starts: 0, or where piece `i - 1`'s ends, once it is
     /// published (pieces are claimed in order, so it runs or ran on some thread). Panics
     /// if an earlier piece failed.
@@ -312,7 +315,7 @@ impl Chain {
 /// next `len` positions after the pieces before it. A piece that never takes takes
 /// nothing (and one that panics first stops the pieces after it).
 pub struct Take<'c, S: SplitAt> {
-    chain: &'c Chain,
+    chain: &'c Chain<'c>,
     raw: S::Raw,
     len: usize,
     i: usize,
@@ -381,7 +384,16 @@ pub fn fill_chained<S: SplitAt, R: Send>(
 ) -> usize {
     let n = results.len();
     let (raw, len) = out.into_raw();
-    let chain = Chain { ends: (0..n).map(|_| AtomicUsize::new(UNSET)).collect() };
+    // A frame's fills have a few dozen pieces: their ends on the stack, no allocation.
+    let inline: [AtomicUsize; CHAIN_INLINE] = std::array::from_fn(|_| AtomicUsize::new(UNSET));
+    let heap: Vec<AtomicUsize>;
+    let ends = if n <= CHAIN_INLINE {
+        &inline[..n]
+    } else {
+        heap = (0..n).map(|_| AtomicUsize::new(UNSET)).collect();
+        &heap[..]
+    };
+    let chain = Chain { ends };
     let (res, _) = results.into_raw();
     for_each_index(n, &|i| {
         // SAFETY: piece `i` alone uses `results[i]`, within its length `n`.
@@ -489,7 +501,7 @@ mod tests {
         // output at the same positions, and returns how many it wrote.
         for threads in [1, 3, if cfg!(miri) { 4 } else { 16 }] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let n = if cfg!(miri) { 9 } else { 40 };
+            let n = if cfg!(miri) { 9 } else { 300 };
             let total: usize = (0..n).map(|i| i % 4).sum();
             let (mut a, mut b) = (vec![0usize; total + 3], vec![0u8; total + 3]);
             let mut counts = vec![0usize; n];

@@ -320,7 +320,7 @@ mod tests {
                     pass,
                 };
                 let mut pairs: Vec<(u64, u32)> =
-                    (0..n).map(|i| (crate::sort::item_key(&view, &objects, i, &mats), i as u32)).collect();
+                    (0..n).map(|i| (crate::sort::key::item_key(&view, &objects, i, &mats), i as u32)).collect();
                 pairs.sort_unstable();
                 let keys: Vec<u64> = pairs.iter().map(|p| p.0).collect();
                 let queue: Vec<u32> = pairs.iter().map(|p| p.1).collect();

@@ -7,7 +7,7 @@
 //! copied into one array.
 //!
 //! Each part also writes what the sort stage needs of its visible objects while their data
-//! is in this core's cache: their sort keys ([`crate::sort::item_key`]) by object, in the
+//! is in this core's cache: their sort keys ([`crate::sort::key::item_key`]) by object, in the
 //! part's own range of a view-wide array, their bits in the view's visible set
 //! ([`VisibleSet`]), and which of them the previous cull did not see. The sort then starts
 //! from keys instead of building them in phases of its own (no second read of the objects
@@ -21,7 +21,7 @@ use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
-use crate::sort::write_keys;
+use crate::sort::key::write_keys;
 use crate::view::View;
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at

@@ -1,7 +1,7 @@
 //! Stage 2, sort: a 64-bit key per visible object ([`key`]), then the stable parallel radix
 //! sort of `switchyard_kernels::sort` over (key, object) pairs.
 //!
-//! The cull stage built each visible object's key ([`item_key`], by object index), the
+//! The cull stage built each visible object's key ([`key::item_key`], by object index), the
 //! visible set, and the list of objects it newly sees. The queue and its keys are written
 //! in one parallel pass, in last frame's order of the objects still visible followed by the
 //! newly visible ones ([`coherent`]): the keys then arrive nearly sorted and the
@@ -16,67 +16,12 @@ use switchyard_kernels::sort::RadixSorter;
 use crate::cull::VisibleList;
 use crate::material::MaterialFrame;
 use crate::profile;
-use crate::scene::Objects;
 use crate::view::View;
 use coherent::{coherent_order, OrderScratch};
-use key::{SortKey, SortKeyFields};
 
 /// The frame data of a material (every pass kind; the caller narrows `passes`).
 pub(crate) fn material_frame(variant: u32, shader: u32, transparent: bool, shadow_state: u32) -> MaterialFrame {
     MaterialFrame { variant, shader, transparent, shadow_state, passes: 0b11 }
-}
-
-/// The key of one queue item of `view`.
-#[inline]
-pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame]) -> u64 {
-    key_with_depth(view, o, i, mats, key::depth(view, o.cx[i], o.cy[i], o.cz[i]))
-}
-
-/// [`item_key`] with its depth field given.
-#[inline(always)]
-fn key_with_depth(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame], depth: u16) -> u64 {
-    let material = o.material[i];
-    let m = &mats[material as usize];
-    let forward = view.pass == crate::material::PassKind::Forward;
-    SortKey::encode(&SortKeyFields {
-        layer: o.layer[i],
-        transparent: m.transparent && forward,
-        pipeline: key::pipeline_field(m.shadow_state),
-        material: if forward { key::material_field(material) } else { 0 },
-        mesh: key::mesh_field(o.mesh[i]),
-        depth,
-    })
-    .0
-}
-
-/// Objects per group of [`write_keys`]: their depths are computed side by side.
-const KEY_LANES: usize = 16;
-
-/// Writes [`item_key`] of each object `i` of `visible` (ascending) to `keys[i - base]`,
-/// the depths of `KEY_LANES` objects at a time in a loop without branches (the square
-/// roots and divisions vectorize; one at a time they form a chain of latencies per key).
-pub(crate) fn write_keys(
-    view: &View,
-    o: &Objects,
-    mats: &[MaterialFrame],
-    visible: &[u32],
-    keys: &mut [u64],
-    base: usize,
-) {
-    for group in visible.chunks(KEY_LANES) {
-        let mut d2 = [0f32; KEY_LANES];
-        for (d, &i) in d2.iter_mut().zip(group) {
-            let i = i as usize;
-            *d = key::distance_squared(view, o.cx[i], o.cy[i], o.cz[i]);
-        }
-        let mut depths = [0u16; KEY_LANES];
-        for (q, &d) in depths.iter_mut().zip(&d2) {
-            *q = key::depth_of_squared(view, d);
-        }
-        for (&i, &depth) in group.iter().zip(&depths) {
-            keys[i as usize - base] = key_with_depth(view, o, i as usize, mats, depth);
-        }
-    }
 }
 
 /// The sort stage's output for one view: dense object indices in draw order and their
@@ -164,52 +109,4 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
     out.generation = visible.generation;
     out.coherent = true;
     out.ms = t.elapsed().as_secs_f64() * 1e3;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::material::PassKind;
-    use rand::{Rng, SeedableRng};
-
-    #[test]
-    fn keys_written_in_groups_equal_one_at_a_time() {
-        // Objects at the eye, past the far plane and anywhere between; lists of every
-        // length around the group size; both passes.
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
-        let mut o = Objects::default();
-        for i in 0..1000 {
-            let p = match i % 50 {
-                0 => [1.0, 2.0, 3.0],
-                1 => [1e6, 0.0, 0.0],
-                _ => [rng.gen_range(-300.0..300.0), rng.gen_range(-300.0..300.0), rng.gen_range(-300.0..300.0)],
-            };
-            o.cx.push(p[0]);
-            o.cy.push(p[1]);
-            o.cz.push(p[2]);
-            o.layer.push(rng.gen_range(0..16));
-            o.material.push(rng.gen_range(0..6));
-            o.mesh.push(rng.gen_range(0..5000));
-        }
-        let mats: Vec<MaterialFrame> = (0..6).map(|m| material_frame(m, m / 2, m % 3 == 0, m / 2)).collect();
-        for pass in [PassKind::Forward, PassKind::Shadow] {
-            let view = View {
-                label: "test",
-                view_proj: glam::Mat4::IDENTITY,
-                eye: glam::Vec3::new(1.0, 2.0, 3.0),
-                far: 250.0,
-                layer_mask: u16::MAX,
-                pass,
-            };
-            for len in [0, 1, 15, 16, 17, 33, 1000 - 7] {
-                let visible: Vec<u32> = (7..7 + len as u32).collect();
-                let mut keys = vec![0u64; 1000];
-                write_keys(&view, &o, &mats, &visible, &mut keys, 7);
-                for &i in &visible {
-                    assert_eq!(keys[i as usize - 7], item_key(&view, &o, i as usize, &mats), "{pass:?}, object {i}");
-                }
-                assert!(keys[len..].iter().all(|&k| k == 0), "nothing written past the list");
-            }
-        }
-    }
 }

@@ -37,8 +37,7 @@ use crate::profile;
 use crate::record::{GrowBuffer, RecordedPass};
 use crate::renderer::gpu::buffer;
 use crate::scene::{Objects, CASTS_SHADOWS};
-use crate::sort::key::item_key;
-use crate::sort::key::DEPTH_BITS;
+use crate::sort::key::{item_key, DEPTH_BITS};
 use crate::view::View;
 use switchyard_backend::BufferUsage;
 

@@ -366,13 +366,13 @@ impl RadixSorter {
     /// `survey` is the survey of exactly these pairs (`Survey::of` them, or joined from
     /// their parts in order with [`Survey::then`]); debug builds check it.
     ///
-    /// # Panics
-    /// As [`RadixSorter::sort`].
-    ///
     /// `gaps`, where given, are the input's descents as [`nearly_sorted::descent_gaps`]
     /// finds them (every pair `k[j] > k[j + 1]` inside one gap, ascending, touching gaps
     /// merged; debug builds check it): the nearly-sorted path then starts from them
     /// instead of looking for them.
+    ///
+    /// # Panics
+    /// As [`RadixSorter::sort`].
     pub fn sort_vecs_surveyed(
         &mut self,
         keys: &mut Vec<u64>,

@@ -349,14 +349,6 @@ impl Merge<'_> {
         // Each segment's first output position: the set-aside and kept pairs before it.
         offsets.clear();
         offsets.extend(splits.iter().map(|&(r, p)| r + p - self.removed_before(p)));
-        if std::env::var_os("SY_SEG").is_some() && self.keys.len() > 25000 && self.keys.len() < 45000 {
-            eprintln!(
-                "seg n={} m={} offsets {:?}",
-                self.keys.len(),
-                m,
-                offsets.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
-            );
-        }
         let splits = &*splits;
         crate::par::fill_ranges(offsets, (out_k, out_v), &|i, (ok, ov): (&mut [u64], &mut [u32])| {
             let (a, b) = (splits[i], splits[i + 1]);

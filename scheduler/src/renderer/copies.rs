@@ -17,7 +17,7 @@
 use glam::Vec3;
 use switchyard_backend::Backend;
 
-use super::meshes::{check_mesh, mesh_bounds, MeshData};
+use super::mesh_data::{check_mesh, mesh_bounds, MeshData};
 use super::Renderer;
 use crate::error::ResourceError;
 use crate::scene::{HandleKind, MeshHandle, TextureHandle};

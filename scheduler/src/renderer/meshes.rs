@@ -10,38 +10,17 @@
 
 use std::ops::Range;
 
-use glam::Vec3;
 use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, TextureId};
 
 use super::copies::{CpuCopy, MeshCopy};
 use super::gpu::buffer;
+use super::mesh_data::{check_mesh, mesh_bounds, MeshData};
 use super::residency::{MeshOptions, Residency};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::ResourceError;
 use crate::record::{GrowBuffer, MeshRange};
-use crate::scene::{HandleKind, LocalBounds, MeshHandle, TextureHandle};
-
-/// Vertex of the shared mesh buffers.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Vertex {
-    /// Position.
-    pub position: [f32; 3],
-    /// Normal.
-    pub normal: [f32; 3],
-    /// Texture coordinate.
-    pub uv: [f32; 2],
-}
-
-/// Mesh data to upload.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MeshData {
-    /// Vertices.
-    pub vertices: Vec<Vertex>,
-    /// Triangle list indices.
-    pub indices: Vec<u32>,
-}
+use crate::scene::{HandleKind, MeshHandle, TextureHandle};
 
 /// Free element ranges of one shared buffer: sorted, disjoint, never adjacent.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -126,7 +105,7 @@ impl super::retire::FreeRanges for MeshStore {
         self.free_indices.give(indices);
     }
 
-    fn pool_texture(&mut self, id: TextureId, key: super::textures::PoolKey, bytes: u64) -> bool {
+    fn pool_texture(&mut self, id: TextureId, key: super::retire::PoolKey, bytes: u64) -> bool {
         self.pool.put(key, id, bytes)
     }
 }
@@ -311,31 +290,6 @@ impl<B: Backend> Renderer<B> {
 pub(super) const MESH_VERTICES: BufferUsage = BufferUsage(BufferUsage::VERTEX.0 | BufferUsage::COPY_SRC.0);
 /// The shared index buffer's uses: drawn from, and copied from when it grows.
 pub(super) const MESH_INDICES: BufferUsage = BufferUsage(BufferUsage::INDEX.0 | BufferUsage::COPY_SRC.0);
-
-/// A mesh the renderer can draw: vertices, a multiple of 3 indices all naming one of them,
-/// finite numbers.
-pub(super) fn check_mesh(mesh: &MeshData) -> Result<(), ResourceError> {
-    if mesh.vertices.is_empty() || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
-        return Err(ResourceError::Invalid("a mesh needs vertices and a multiple of 3 indices".into()));
-    }
-    if mesh.indices.iter().any(|&i| i as usize >= mesh.vertices.len()) {
-        return Err(ResourceError::Invalid("mesh index out of range".into()));
-    }
-    if mesh.vertices.iter().any(|v| !v.position.iter().chain(&v.normal).chain(&v.uv).all(|x| x.is_finite())) {
-        return Err(ResourceError::Invalid("mesh vertex is not finite".into()));
-    }
-    Ok(())
-}
-
-/// The box around a mesh's positions (of a checked mesh: some vertices).
-pub(super) fn mesh_bounds(mesh: &MeshData) -> LocalBounds {
-    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    for v in &mesh.vertices {
-        lo = lo.min(Vec3::from(v.position));
-        hi = hi.max(Vec3::from(v.position));
-    }
-    LocalBounds { center: (lo + hi) * 0.5, extent: (hi - lo) * 0.5 }
-}
 
 /// Makes room for elements `at..at + n` in the buffer `g` (`size` bytes each): nothing to
 /// do when they end within its capacity (the next frame's packet writes them, on the

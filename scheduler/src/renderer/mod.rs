@@ -41,6 +41,7 @@ pub(crate) mod gpu;
 mod groups;
 mod input;
 mod jobs;
+mod mesh_data;
 mod meshes;
 mod passes;
 mod plan;
@@ -65,7 +66,8 @@ use workers::Workers;
 pub use config::RendererConfig;
 pub use copies::{CpuCopy, NeedsData};
 pub use input::{FrameInput, GpuCullCounts, MAX_SHADOW_VIEWS};
-pub use meshes::{MeshData, MeshMemory, Vertex};
+pub use mesh_data::{MeshData, Vertex};
+pub use meshes::MeshMemory;
 pub use present::Presented;
 pub use recover::RecoverStats;
 #[cfg(feature = "reference")]

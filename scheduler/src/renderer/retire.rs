@@ -22,9 +22,11 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use switchyard_backend::{Backend, Resource, TextureId};
+use switchyard_backend::{Backend, Resource, TextureFormat, TextureId};
 
-use super::textures::PoolKey;
+/// What textures of the pool (`textures.rs`) are made as, and what a retired texture is
+/// pooled under: textures of equal keys are interchangeable (width, height, format, levels, made with mips generated).
+pub(super) type PoolKey = (u32, u32, TextureFormat, u32, bool);
 
 /// Where released mesh ranges and textures go (the shared buffers' free lists, the
 /// texture pool).

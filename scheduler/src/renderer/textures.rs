@@ -5,6 +5,7 @@ use switchyard_backend::{max_mip_levels, Backend, Resource, TextureDesc, Texture
 
 use super::copies::CpuCopy;
 use super::residency::{TextureOptions, Upload};
+use super::retire::PoolKey;
 use super::Renderer;
 use crate::error::ResourceError;
 use crate::scene::{HandleKind, TextureHandle};
@@ -104,10 +105,6 @@ impl TextureSpec {
             .collect()
     }
 }
-
-/// What textures of the pool are made as: textures of equal keys are interchangeable
-/// (width, height, format, levels, made with mips generated).
-pub(super) type PoolKey = (u32, u32, TextureFormat, u32, bool);
 
 impl TextureSpec {
     /// The pool key of textures made as this spec says.

@@ -147,7 +147,7 @@ pub struct PassDesc {
     /// A pass the engine draws with wgpu itself ([`crate::wgpu::WgpuPassDraw`]): it
     /// carries no chunks; the wgpu backend runs the drawing inside the render pass it
     /// begins, the null backend submits the pass (its loads and stores) without it.
-    pub native: Option<crate::wgpu::NativePass>,
+    pub native: Option<crate::wgpu::native::NativePass>,
 }
 
 impl PassDesc {

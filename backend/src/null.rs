@@ -9,14 +9,15 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::command::{Caps, Command, Counts, Digest, PassDesc, ResourceKind};
 use crate::desc::{
-    BindGroupDesc, BindGroupLayoutDesc, BufferDesc, BufferUsage, ComputePipelineDesc, PipelineDesc, SamplerDesc,
-    ShaderModuleDesc, TextureDesc, TextureFormat, TextureUsage,
+    BindGroupDesc, BindGroupLayoutDesc, BufferDesc, ComputePipelineDesc, PipelineDesc, SamplerDesc, ShaderModuleDesc,
+    TextureDesc, TextureFormat, TextureUsage,
 };
 use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
 use crate::reflect::reflect_wgsl;
 use crate::registry::{NativeObjects, Registry, Stored};
 use crate::surface::{check_size, Swapchains};
+use crate::upload::{check_buffer_copy, check_buffer_write, check_texture_write};
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{
     Acquired, Backend, BufferWrite, ChunkPosition, Image, LiveResources, PassSubmit, Resource, SkipReason,
@@ -229,48 +230,6 @@ impl NullBackend {
     pub fn last_frame(&self) -> NullFrameReport {
         *self.last.lock()
     }
-}
-
-fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), WriteError> {
-    if !usage_ok {
-        return Err(WriteError::Invalid("buffer lacks COPY_DST usage"));
-    }
-    if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
-        return Err(WriteError::Invalid("offset and length must be multiples of 4"));
-    }
-    if offset.checked_add(len).is_none_or(|e| e > size) {
-        return Err(WriteError::OutOfRange { offset, len, size });
-    }
-    Ok(())
-}
-
-/// A buffer copy within both buffers, from one with `COPY_SRC` to one with `COPY_DST`.
-pub(crate) fn check_buffer_copy<O: NativeObjects>(reg: &Registry<O>, c: &crate::BufferCopy) -> Result<(), WriteError> {
-    let stale = WriteError::InvalidHandle { kind: ResourceKind::Buffer };
-    let (src, dst) = (&reg.buffers.get(c.src).ok_or(stale.clone())?.meta, &reg.buffers.get(c.dst).ok_or(stale)?.meta);
-    if !src.usage.contains(BufferUsage::COPY_SRC) {
-        return Err(WriteError::Invalid("copy source lacks COPY_SRC usage"));
-    }
-    if c.src == c.dst {
-        return Err(WriteError::Invalid("a buffer copied onto itself"));
-    }
-    check_write(src.size, true, 0, c.size)?;
-    check_write(dst.size, dst.usage.contains(BufferUsage::COPY_DST), 0, c.size)
-}
-
-pub(crate) fn check_buffer_write<O: NativeObjects>(reg: &Registry<O>, w: &BufferWrite<'_>) -> Result<(), WriteError> {
-    let b = &reg.buffers.get(w.buffer).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Buffer })?.meta;
-    check_write(b.size, b.usage.contains(BufferUsage::COPY_DST), w.offset, w.data.len() as u64)
-}
-
-pub(crate) fn check_texture_write<O: NativeObjects>(
-    reg: &Registry<O>,
-    t: TextureId,
-    level: u32,
-    data: &[u8],
-) -> Result<(), WriteError> {
-    let m = &reg.textures.get(t).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
-    crate::texels::check_level_write(m, level, data)
 }
 
 pub(crate) fn destroy_in<O: NativeObjects>(reg: &mut Registry<O>, r: Resource) -> Result<(), DestroyError> {

@@ -18,6 +18,7 @@ use crate::error::CreateError;
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, TextureId, TAG_BITS};
 use crate::reflect::{EntryPoint, ShaderResource};
 use crate::reflect::{ShaderMeta, Stage};
+pub(crate) use crate::texels::TextureMeta;
 
 /// Native objects of one backend (all `()` for the null backend).
 pub(crate) trait NativeObjects {
@@ -41,18 +42,6 @@ pub(crate) struct Stored<M, O> {
 pub(crate) struct BufferMeta {
     pub(crate) size: u64,
     pub(crate) usage: BufferUsage,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct TextureMeta {
-    pub(crate) width: u32,
-    pub(crate) height: u32,
-    pub(crate) format: TextureFormat,
-    pub(crate) usage: TextureUsage,
-    pub(crate) samples: u32,
-    pub(crate) mip_levels: u32,
-    /// A surface's stand-in with no image bound: recorded into, never submitted.
-    pub(crate) unbound: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -1,7 +1,6 @@
 //! Texel layouts: block-compressed formats, mip levels and their sizes, and the checks of
 //! a texture's levels and of a write into one (shared by every backend).
 
-use crate::registry::TextureMeta;
 use crate::{Caps, CreateError, TextureDesc, TextureFormat, TextureUsage, WriteError};
 
 impl TextureFormat {
@@ -86,6 +85,19 @@ pub(crate) fn check_levels(d: &TextureDesc, caps: &Caps) -> Result<(), CreateErr
         }
     }
     Ok(())
+}
+
+/// What the registry keeps of a texture, and what the checks of its levels read.
+#[derive(Debug, Clone)]
+pub(crate) struct TextureMeta {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) format: TextureFormat,
+    pub(crate) usage: TextureUsage,
+    pub(crate) samples: u32,
+    pub(crate) mip_levels: u32,
+    /// A surface's stand-in with no image bound: recorded into, never submitted.
+    pub(crate) unbound: bool,
 }
 
 /// A write of `data` into mip level `level` of a texture: it exists, takes CPU writes, and

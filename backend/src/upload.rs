@@ -5,6 +5,7 @@
 //! ([`Backend::submit_staged`]) before the frame that first draws with them.
 
 use crate::command::ResourceKind;
+use crate::desc::BufferUsage;
 use crate::error::{SubmitError, WriteError};
 use crate::handle::TextureId;
 use crate::registry::{NativeObjects, Registry};
@@ -57,13 +58,13 @@ impl Uploads<'_> {
 /// Checks every write of a batch against the registry; the first refusal, or nothing.
 pub(crate) fn check_uploads<O: NativeObjects>(reg: &Registry<O>, u: &Uploads<'_>) -> Result<(), WriteError> {
     for c in u.copies {
-        crate::null::check_buffer_copy(reg, c)?;
+        check_buffer_copy(reg, c)?;
     }
     for w in u.buffers {
-        crate::null::check_buffer_write(reg, w)?;
+        check_buffer_write(reg, w)?;
     }
     for w in u.textures {
-        crate::null::check_texture_write(reg, w.texture, w.level, w.data)?;
+        check_texture_write(reg, w.texture, w.level, w.data)?;
     }
     for &t in u.mips {
         let m = &reg.textures.get(t).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
@@ -109,4 +110,50 @@ impl StagedWrites {
 pub fn upload_now<B: Backend>(backend: &B, uploads: &Uploads<'_>) -> Result<(), SubmitError> {
     let staged = backend.stage(uploads)?;
     backend.submit_staged(staged)
+}
+
+/// A write of `len` bytes at `offset` into a buffer of `size` bytes that takes CPU or copy
+/// writes when `usage_ok`.
+fn check_write(size: u64, usage_ok: bool, offset: u64, len: u64) -> Result<(), WriteError> {
+    if !usage_ok {
+        return Err(WriteError::Invalid("buffer lacks COPY_DST usage"));
+    }
+    if !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
+        return Err(WriteError::Invalid("offset and length must be multiples of 4"));
+    }
+    if offset.checked_add(len).is_none_or(|e| e > size) {
+        return Err(WriteError::OutOfRange { offset, len, size });
+    }
+    Ok(())
+}
+
+/// A buffer copy within both buffers, from one with `COPY_SRC` to one with `COPY_DST`.
+pub(crate) fn check_buffer_copy<O: NativeObjects>(reg: &Registry<O>, c: &crate::BufferCopy) -> Result<(), WriteError> {
+    let stale = WriteError::InvalidHandle { kind: ResourceKind::Buffer };
+    let (src, dst) = (&reg.buffers.get(c.src).ok_or(stale.clone())?.meta, &reg.buffers.get(c.dst).ok_or(stale)?.meta);
+    if !src.usage.contains(BufferUsage::COPY_SRC) {
+        return Err(WriteError::Invalid("copy source lacks COPY_SRC usage"));
+    }
+    if c.src == c.dst {
+        return Err(WriteError::Invalid("a buffer copied onto itself"));
+    }
+    check_write(src.size, true, 0, c.size)?;
+    check_write(dst.size, dst.usage.contains(BufferUsage::COPY_DST), 0, c.size)
+}
+
+/// A write of CPU bytes into a buffer: within it, 4-byte aligned, into one with `COPY_DST`.
+pub(crate) fn check_buffer_write<O: NativeObjects>(reg: &Registry<O>, w: &BufferWrite<'_>) -> Result<(), WriteError> {
+    let b = &reg.buffers.get(w.buffer).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Buffer })?.meta;
+    check_write(b.size, b.usage.contains(BufferUsage::COPY_DST), w.offset, w.data.len() as u64)
+}
+
+/// A write of one mip level's bytes into a texture ([`crate::texels::check_level_write`]).
+pub(crate) fn check_texture_write<O: NativeObjects>(
+    reg: &Registry<O>,
+    t: TextureId,
+    level: u32,
+    data: &[u8],
+) -> Result<(), WriteError> {
+    let m = &reg.textures.get(t).ok_or(WriteError::InvalidHandle { kind: ResourceKind::Texture })?.meta;
+    crate::texels::check_level_write(m, level, data)
 }

@@ -32,10 +32,10 @@ use switchyard_kernels::cull::Frustum;
 use crate::batch::{batch_state, Batch};
 use crate::cull::MaterialSet;
 use crate::frame_graph::Queue;
+use crate::gpu_buffer::{buffer, GrowBuffer, Made};
 use crate::material::{MaterialFrame, PassKind};
+use crate::occlusion::ViewOcclusion;
 use crate::profile;
-use crate::record::{GrowBuffer, RecordedPass};
-use crate::renderer::gpu::buffer;
 use crate::scene::{Objects, CASTS_SHADOWS};
 use crate::sort::key::{item_key, DEPTH_BITS};
 use crate::view::View;
@@ -377,7 +377,7 @@ impl ViewCull {
 impl CullObjects {
     /// Creates the pipelines and the shared buffers for `max_objects` objects.
     pub(crate) fn create<B: Backend>(
-        m: &mut crate::renderer::gpu::Made<'_, B>,
+        m: &mut Made<'_, B>,
         b: &B,
         max_objects: usize,
         occlusion: bool,
@@ -410,9 +410,9 @@ impl CullObjects {
             }))?;
         }
         let views = crate::frame_graph::MAX_VIEWS as u64;
-        let params_buf = m.add(crate::renderer::gpu::buffer(b, "gpu-cull-params", 2 * views * PARAMS_SLOT, usage))?;
+        let params_buf = m.add(buffer(b, "gpu-cull-params", 2 * views * PARAMS_SLOT, usage))?;
         let storage = switchyard_backend::BufferUsage::STORAGE;
-        let bounds_buf = m.add(crate::renderer::gpu::buffer(b, "bounds", max_objects as u64 * BOUNDS_SIZE, storage))?;
+        let bounds_buf = m.add(buffer(b, "bounds", max_objects as u64 * BOUNDS_SIZE, storage))?;
         let occlusion =
             if occlusion { Some(crate::occlusion::OcclusionObjects::create(m, b, shader, layout)?) } else { None };
         Ok(Self {
@@ -531,27 +531,26 @@ pub(crate) fn lists_bytes(objects: u64) -> u64 {
 /// Grows a GPU-culled view's list and scratch buffers to `objects` candidates (making them
 /// at first) and makes its bind group again where a buffer it binds changed; with
 /// `occlude` (its depth target and size) the view's depth pyramid too, without it the
-/// pyramid goes. What was replaced goes into `gone`. The view's instance and indirect
-/// buffers exist.
-pub(crate) fn prepare_view<B: Backend, C>(
+/// pyramid goes. What was replaced goes into `gone`. `instances` and `args`: the view's
+/// instance and indirect buffers, which the group binds.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare_view<B: Backend>(
     b: &B,
     cull: &CullObjects,
-    rec: &mut RecordedPass<C>,
+    (instances, args): (BufferId, BufferId),
+    view: &mut Option<ViewCull>,
+    occlusion: &mut Option<ViewOcclusion>,
     objects: u64,
     occlude: Option<(switchyard_backend::TextureId, (u32, u32))>,
     gone: &mut Vec<Resource>,
 ) -> Result<(), CreateError> {
-    let (Some(instances), Some(args)) = (rec.instance_buf.as_ref().map(|g| g.id), rec.args_buf.as_ref().map(|g| g.id))
-    else {
-        unreachable!("a view's instance and indirect buffers are grown first");
-    };
     let pyramid = match (&cull.occlusion, occlude) {
         (Some(o), Some((depth, size))) => {
-            crate::occlusion::prepare_view(b, o, &mut rec.occlusion, depth, size, gone)?;
-            rec.occlusion.as_ref().map_or(o.empty, |v| v.texels.id)
+            crate::occlusion::prepare_view(b, o, occlusion, depth, size, gone)?;
+            occlusion.as_ref().map_or(o.empty, |v| v.texels.id)
         }
         (o, _) => {
-            gone.extend(rec.occlusion.take().into_iter().flat_map(|v| v.resources()));
+            gone.extend(occlusion.take().into_iter().flat_map(|v| v.resources()));
             o.as_ref().map_or(BufferId::default(), |o| o.empty)
         }
     };
@@ -560,7 +559,7 @@ pub(crate) fn prepare_view<B: Backend, C>(
         let capacity = size.next_power_of_two();
         Ok(GrowBuffer { id: buffer(b, label, capacity, usage)?, capacity })
     };
-    let v = match rec.gpu.as_mut() {
+    let v = match view.as_mut() {
         Some(v) => v,
         None => {
             // The group binds all four: what was made goes again if a later step fails.
@@ -571,7 +570,7 @@ pub(crate) fn prepare_view<B: Backend, C>(
                 .group(b, lists.id, instances, args, scratch.id, pyramid)
                 .inspect_err(|_| gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]))?;
             let bound = [lists.id, instances, args, scratch.id, pyramid];
-            rec.gpu = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false });
+            *view = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false });
             return Ok(());
         }
     };

@@ -90,6 +90,7 @@ mod batch;
 mod cull;
 mod error;
 pub mod frame_graph;
+mod gpu_buffer;
 mod gpu_cull;
 mod graph;
 pub mod material;

@@ -34,8 +34,8 @@ use switchyard_backend::{
     Resource, ShaderId, ShaderModuleDesc, Stages, TextureId, TextureSampleKind,
 };
 
-use crate::record::{GrowBuffer, LateHalf};
-use crate::renderer::gpu::buffer;
+use crate::gpu_buffer::{buffer, GrowBuffer, Made};
+use switchyard_backend::Digest;
 use switchyard_backend::{LoadOp, PassDesc, PassSubmit, StoreOp};
 
 /// Most pyramid levels (a target side up to 2^16 texels).
@@ -150,7 +150,7 @@ impl OcclusionObjects {
     /// Makes them; `cull_shader` and `cull_layout` are the GPU cull's (with the pyramid
     /// at binding 6).
     pub(crate) fn create<B: Backend>(
-        m: &mut crate::renderer::gpu::Made<'_, B>,
+        m: &mut Made<'_, B>,
         b: &B,
         cull_shader: ShaderId,
         cull_layout: BindGroupLayoutId,
@@ -325,6 +325,34 @@ pub(crate) fn halves(pass: &PassDesc) -> [PassDesc; 2] {
         d.load = LoadOp::Load;
     }
     [first, second]
+}
+
+/// The second half of an occlusion-culled view: the compute pass before it (its commands,
+/// chunk and digest) and its chunks (the first half's commands at the second records).
+#[derive(Debug)]
+pub(crate) struct LateHalf<C> {
+    /// Split this frame.
+    pub(crate) on: bool,
+    pub(crate) compute_cmds: Vec<Command>,
+    pub(crate) compute_chunk: Option<C>,
+    pub(crate) compute_digest: Digest,
+    pub(crate) cmds: Vec<Vec<Command>>,
+    pub(crate) chunks: Vec<Option<C>>,
+    pub(crate) digests: Vec<Digest>,
+}
+
+impl<C> Default for LateHalf<C> {
+    fn default() -> Self {
+        Self {
+            on: false,
+            compute_cmds: Vec::new(),
+            compute_chunk: None,
+            compute_digest: Digest::default(),
+            cmds: Vec::new(),
+            chunks: Vec::new(),
+            digests: Vec::new(),
+        }
+    }
 }
 
 /// Makes the three packet passes of a split view from `passes[0]`, which holds the pass

@@ -3,7 +3,7 @@
 
 use super::compute::{encode_compute, NativePipeline};
 use super::convert::{color_ops, depth_ops, index_format, texture_format};
-use super::native::keep_first;
+use super::native::{NativePass, WgpuPassContext};
 use super::timing::{Slot, Timed};
 use super::{Encoded, Encoding, WgpuBackend, WgpuChunk, WgpuObjects};
 use crate::command::{Command, LoadOp, PassDesc, StoreOp, DRAW_INDEXED_INDIRECT_SIZE};
@@ -294,4 +294,50 @@ pub(super) struct EncodedFrame {
     pub(super) timed: Option<Timed>,
     /// The first panic of a native pass's drawing (the frame is submitted, then fails).
     pub(super) native_error: Option<String>,
+}
+
+/// Passes an engine draws with wgpu itself (`native.rs`): their context and, in the
+/// command-buffer encoding, their own command buffer.
+impl WgpuBackend {
+    /// The context of `pass`'s drawing (its attachments were checked: live textures).
+    pub(super) fn native_context<'a>(&'a self, reg: &Registry<WgpuObjects>, pass: &'a PassDesc) -> WgpuPassContext<'a> {
+        let texture = |id| reg.textures.get(id).map(|t| t.obj.0.clone());
+        let color = pass.color.and_then(|c| texture(c.texture));
+        let depth = pass.depth.and_then(|d| texture(d.texture));
+        let any = color.as_ref().or(depth.as_ref());
+        WgpuPassContext {
+            pass: &pass.label,
+            device: &self.device,
+            queue: &self.queue,
+            size: any.map_or((0, 0), |t| (t.width(), t.height())),
+            color_format: color.as_ref().map(wgpu::Texture::format),
+            depth_format: depth.as_ref().map(wgpu::Texture::format),
+            samples: any.map_or(1, wgpu::Texture::sample_count),
+        }
+    }
+
+    /// A pass of its own for a native pass of the command-buffer encoding: the drawing's
+    /// preparation, then the render pass it draws in. A panic is kept in `error`.
+    pub(super) fn native_command_buffer(
+        &self,
+        reg: &Registry<WgpuObjects>,
+        pass: &PassDesc,
+        native: &NativePass,
+        error: &mut Option<String>,
+    ) -> wgpu::CommandBuffer {
+        let ctx = self.native_context(reg, pass);
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&pass.label) });
+        keep_first(error, native.with(&pass.label, |d| d.prepare(&ctx, &mut enc)));
+        let mut rp = Self::begin_pass(&mut enc, reg, pass, ChunkPosition::SINGLE).forget_lifetime();
+        keep_first(error, native.with(&pass.label, |d| d.draw(&ctx, &mut rp)));
+        drop(rp);
+        enc.finish()
+    }
+}
+
+/// Keeps the first error of a frame's native passes.
+pub(super) fn keep_first(error: &mut Option<String>, result: Result<(), String>) {
+    if let Err(e) = result {
+        error.get_or_insert(e);
+    }
 }

@@ -31,7 +31,7 @@ mod device;
 mod encode;
 mod engine;
 mod mips;
-mod native;
+pub(crate) mod native;
 mod pipeline;
 mod readback;
 mod staging;
@@ -55,9 +55,10 @@ use crate::desc::{
 };
 use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
-use crate::null::{check_buffer_write, destroy_in};
+use crate::null::destroy_in;
 use crate::reflect::reflect_wgsl;
 use crate::registry::{NativeObjects, Registry, SamplerMeta, Stored};
+use crate::upload::check_buffer_write;
 use crate::validate::{resolve_pass, validate_chunk};
 use crate::{Acquired, Backend, BufferWrite, ChunkPosition, Image, PassSubmit, Resource, SubmissionId, SurfaceError};
 
@@ -435,7 +436,7 @@ impl Backend for WgpuBackend {
         self.take_errors()?;
         let reg = self.reg.read();
         for c in copies {
-            crate::null::check_buffer_copy(&reg, c)?;
+            crate::upload::check_buffer_copy(&reg, c)?;
         }
         if copies.is_empty() {
             return Ok(());

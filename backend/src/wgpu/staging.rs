@@ -193,7 +193,7 @@ impl WgpuBackend {
             return Err(WriteError::DeviceLost);
         }
         let reg = self.reg.read();
-        crate::null::check_texture_write(&reg, texture, level, data)?;
+        crate::upload::check_texture_write(&reg, texture, level, data)?;
         let t = &reg.textures[texture];
         self.write_level_to(&t.obj.0, &t.meta, level, data);
         Ok(())

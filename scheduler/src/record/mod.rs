@@ -16,10 +16,11 @@ use switchyard_backend::{
 
 use crate::batch::{Batch, Batches};
 use crate::error::RenderError;
+use crate::gpu_buffer::{buffer, GrowBuffer};
 use crate::material::PassKind;
+use crate::occlusion::LateHalf;
 use crate::patch::FrameList;
 use crate::profile;
-use crate::renderer::gpu::buffer;
 use crate::sort::SortedQueue;
 use crate::submit::ViewUpload;
 use crate::view::View;
@@ -97,13 +98,6 @@ pub(crate) fn draw_args(meshes: &[MeshRange], b: &Batch) -> DrawIndexedIndirectA
     }
 }
 
-/// A buffer that grows by doubling; it is in no bind group, so it can be replaced.
-#[derive(Debug)]
-pub(crate) struct GrowBuffer {
-    pub(crate) id: BufferId,
-    pub(crate) capacity: u64,
-}
-
 /// The record stage's output for one view: its chunks in order, the commands behind them,
 /// and the instance and indirect data they draw from.
 #[derive(Debug)]
@@ -160,34 +154,6 @@ impl<C> Default for RecordedPass<C> {
             counts: ChunkCounts::default(),
             error: None,
             ms: 0.0,
-        }
-    }
-}
-
-/// The second half of an occlusion-culled view: the compute pass before it (its commands,
-/// chunk and digest) and its chunks (the first half's commands at the second records).
-#[derive(Debug)]
-pub(crate) struct LateHalf<C> {
-    /// Split this frame.
-    pub(crate) on: bool,
-    pub(crate) compute_cmds: Vec<Command>,
-    pub(crate) compute_chunk: Option<C>,
-    pub(crate) compute_digest: Digest,
-    pub(crate) cmds: Vec<Vec<Command>>,
-    pub(crate) chunks: Vec<Option<C>>,
-    pub(crate) digests: Vec<Digest>,
-}
-
-impl<C> Default for LateHalf<C> {
-    fn default() -> Self {
-        Self {
-            on: false,
-            compute_cmds: Vec::new(),
-            compute_chunk: None,
-            compute_digest: Digest::default(),
-            cmds: Vec::new(),
-            chunks: Vec::new(),
-            digests: Vec::new(),
         }
     }
 }

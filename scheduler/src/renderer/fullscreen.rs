@@ -9,7 +9,7 @@ use switchyard_backend::{
     LayoutEntry, PassDesc, PipelineDesc, PipelineId, Resource, Stages, TextureFormat, TextureId, TextureSampleKind,
 };
 
-use super::gpu::{buffer, FrameResources};
+use super::gpu::FrameResources;
 use crate::error::RenderError;
 use crate::frame_graph::BufferBinding;
 use crate::frame_graph::FullscreenShader;
@@ -18,6 +18,7 @@ use crate::frame_graph::Pass;
 use crate::frame_graph::PassContent;
 use crate::frame_graph::StoreOp;
 use crate::frame_graph::TargetId;
+use crate::gpu_buffer::buffer;
 
 /// The vertex stage and bindings every fullscreen shader gets (see [`FullscreenShader`]).
 const FULLSCREEN_PRELUDE: &str = "

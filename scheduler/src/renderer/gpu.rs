@@ -4,13 +4,14 @@
 
 use switchyard_backend::{
     AddressMode, Backend, BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindResource, BindingType,
-    BufferDesc, BufferId, BufferUsage, CompareFunction, CreateError, FilterMode, LayoutEntry, Resource, SamplerDesc,
-    SamplerId, Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
+    BufferId, BufferUsage, CompareFunction, CreateError, FilterMode, LayoutEntry, Resource, SamplerDesc, SamplerId,
+    Stages, TextureDesc, TextureFormat, TextureId, TextureSampleKind, TextureUsage,
 };
 
 use crate::error::InitError;
 use crate::frame_graph::MAX_SHADOW_MAPS;
 use crate::frame_graph::MAX_VIEWS;
+use crate::gpu_buffer::{buffer, Made};
 use crate::material::{Layouts, SceneKinds, SceneLayout, CONSTANT_SLOT};
 
 /// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
@@ -47,54 +48,6 @@ pub(crate) struct FrameResources {
     /// handles), and the empty group a shadow pipeline's group 1 then binds.
     pub(crate) scene_layouts: Vec<SceneLayout>,
     pub(crate) empty_group: Option<BindGroupId>,
-}
-
-/// Creates a buffer of at least `size` bytes (rounded up to 4) that CPU writes can fill.
-pub(crate) fn buffer<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsage) -> Result<BufferId, CreateError> {
-    b.create_buffer(&BufferDesc {
-        label: label.into(),
-        size: size.max(4).next_multiple_of(4),
-        usage: usage | BufferUsage::COPY_DST,
-    })
-}
-
-/// What a constructor made so far: destroyed again when it fails part-way (dropped
-/// without [`Made::keep`]), so a refused creation leaves nothing on the backend.
-pub(crate) struct Made<'a, B: Backend> {
-    b: &'a B,
-    made: Vec<Resource>,
-}
-
-impl<'a, B: Backend> Made<'a, B> {
-    pub(crate) fn new(b: &'a B) -> Self {
-        Self { b, made: Vec::new() }
-    }
-
-    /// Notes a creation's result: a made object is destroyed again unless kept.
-    pub(crate) fn add<T: Copy + Into<Resource>, E>(&mut self, r: Result<T, E>) -> Result<T, E> {
-        if let Ok(id) = &r {
-            self.made.push((*id).into());
-        }
-        r
-    }
-
-    /// Objects made before, destroyed with the rest on a failure.
-    pub(crate) fn adopt(&mut self, made: impl IntoIterator<Item = Resource>) {
-        self.made.extend(made);
-    }
-
-    /// Everything made stays.
-    pub(crate) fn keep(mut self) {
-        self.made.clear();
-    }
-}
-
-impl<B: Backend> Drop for Made<'_, B> {
-    fn drop(&mut self) {
-        for r in self.made.drain(..).rev() {
-            let _ = self.b.destroy(r);
-        }
-    }
 }
 
 impl FrameResources {
@@ -309,7 +262,7 @@ pub(crate) fn standard_layouts<B: Backend>(b: &B) -> Result<Layouts, CreateError
 /// globals and the object transforms (plus the shadow maps in forward passes), group 1
 /// the material's constants, texture and sampler.
 fn create_layouts<B: Backend>(m: &mut Made<'_, B>) -> Result<Layouts, CreateError> {
-    let b = m.b;
+    let b = m.backend();
     let vs = Stages::VERTEX | Stages::FRAGMENT;
     let entry = |binding, ty| LayoutEntry { binding, visibility: vs, ty };
     let globals_entries = vec![

@@ -13,13 +13,14 @@ use std::ops::Range;
 use switchyard_backend::{Backend, BufferCopy, BufferUsage, CreateError, TextureId};
 
 use super::copies::{CpuCopy, MeshCopy};
-use super::gpu::buffer;
 use super::mesh_data::{check_mesh, mesh_bounds, MeshData};
 use super::residency::{MeshOptions, Residency};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::ResourceError;
-use crate::record::{GrowBuffer, MeshRange};
+use crate::gpu_buffer::buffer;
+use crate::gpu_buffer::GrowBuffer;
+use crate::record::MeshRange;
 use crate::scene::{HandleKind, MeshHandle, TextureHandle};
 
 /// Free element ranges of one shared buffer: sorted, disjoint, never adjacent.

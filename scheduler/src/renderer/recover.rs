@@ -18,11 +18,12 @@ use std::time::Instant;
 use switchyard_backend::{Backend, CreateError, Resource};
 
 use super::copies::MeshCopy;
-use super::gpu::{buffer, FrameResources, Made};
+use super::gpu::FrameResources;
 use super::groups::MaterialGroups;
 use super::Renderer;
 use crate::error::{InitError, RenderError, ResourceError};
-use crate::record::GrowBuffer;
+use crate::gpu_buffer::GrowBuffer;
+use crate::gpu_buffer::{buffer, Made};
 use crate::submit::SubmitThread;
 
 impl<B: Backend> Renderer<B> {

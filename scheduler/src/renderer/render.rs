@@ -373,7 +373,14 @@ impl<B: Backend> Renderer<B> {
             }
             let mut gone: Vec<Resource> = gone.into_iter().map(Resource::Buffer).collect();
             let made = match (&s.gpu.cull, w.setup.gpu) {
-                (Some(cull), true) => crate::gpu_cull::prepare_view(b, cull, rec, need, w.setup.occlude, &mut gone),
+                (Some(cull), true) => {
+                    let (Some(instances), Some(args)) = (rec.instance_buf.as_ref(), rec.args_buf.as_ref()) else {
+                        unreachable!("a view's instance and indirect buffers are grown first");
+                    };
+                    let bufs = (instances.id, args.id);
+                    let (view, occlusion) = (&mut rec.gpu, &mut rec.occlusion);
+                    crate::gpu_cull::prepare_view(b, cull, bufs, view, occlusion, need, w.setup.occlude, &mut gone)
+                }
                 _ => Ok(()),
             };
             // What was replaced goes once the frames that may read it have finished.

@@ -8,17 +8,19 @@ use switchyard_kernels::cull::CullLoop;
 
 use super::config::RendererConfig;
 use super::copies::MeshCopy;
-use super::gpu::{buffer, FrameResources, Made};
+use super::gpu::FrameResources;
 use super::meshes::{MeshStore, MESH_INDICES, MESH_VERTICES};
 use super::retire::Retiree;
 use super::Renderer;
 use crate::error::InitError;
 use crate::error::ResourceError;
+use crate::gpu_buffer::GrowBuffer;
+use crate::gpu_buffer::{buffer, Made};
 use crate::graph::Slot;
 use crate::material::{
     Library, MaterialDesc, MaterialRecord, PassKind, PropertySheet, PropertyValue, ShaderDesc, ShaderRecord,
 };
-use crate::record::{GrowBuffer, MeshRange};
+use crate::record::MeshRange;
 use crate::scene::{
     HandleKind, Handles, LocalBounds, MaterialHandle, MeshHandle, ObjectDesc, ObjectId, SceneError, ShaderHandle,
     TextureHandle,

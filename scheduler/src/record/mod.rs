@@ -175,6 +175,29 @@ pub(crate) struct RecordInput<'a, B: Backend> {
     pub(crate) digest: bool,
 }
 
+impl<'a, B: Backend> RecordInput<'a, B> {
+    /// What the chunks of this view are recorded with: its instance and indirect buffers
+    /// (`instances`, `args`), its materials' frame lists, and whether every batch draws
+    /// from its indirect record (the GPU culled the view).
+    fn ctx(&self, instances: BufferId, args: BufferId, lists: &'a [FrameList], indirect: bool) -> RecordCtx<'a> {
+        RecordCtx {
+            pass: self.view.pass,
+            view_group: self.view_group.0,
+            view_offset: self.view_group.1,
+            scene_groups: self.scene_groups,
+            vertices: self.mesh_buffers.0,
+            indices: self.mesh_buffers.1,
+            instances,
+            args,
+            args_first: 0,
+            multi_draw: self.multi_draw,
+            indirect,
+            meshes: self.meshes,
+            lists,
+        }
+    }
+}
+
 /// Records `view`'s batches into chunks on the current pool.
 pub(crate) fn record_view<B: Backend>(
     input: &RecordInput<'_, B>,
@@ -200,21 +223,7 @@ pub(crate) fn record_view<B: Backend>(
     up.late_params = None;
     up.levels.1.clear();
     out.late.on = false;
-    let ctx = RecordCtx {
-        pass: input.view.pass,
-        view_group: input.view_group.0,
-        view_offset: input.view_group.1,
-        scene_groups: input.scene_groups,
-        vertices: input.mesh_buffers.0,
-        indices: input.mesh_buffers.1,
-        instances: inst_id,
-        args: args_id,
-        args_first: 0,
-        multi_draw: input.multi_draw,
-        indirect: false,
-        meshes: input.meshes,
-        lists,
-    };
+    let ctx = input.ctx(inst_id, args_id, lists, false);
     // The instance data is the sorted queue; the indirect records follow the batches.
     prepare_windows(&ctx, &sorted.queue, batches, out);
     record_chunks(input, &ctx, batches, Some(&sorted.keys), out);
@@ -306,21 +315,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
             Err(e) => out.error = Some(e.into()),
         }
     }
-    let ctx = RecordCtx {
-        pass: input.view.pass,
-        view_group: input.view_group.0,
-        view_offset: input.view_group.1,
-        scene_groups: input.scene_groups,
-        vertices: input.mesh_buffers.0,
-        indices: input.mesh_buffers.1,
-        instances: inst_id,
-        args: args_id,
-        args_first: 0,
-        multi_draw: input.multi_draw,
-        indirect: true,
-        meshes: input.meshes,
-        lists,
-    };
+    let ctx = input.ctx(inst_id, args_id, lists, true);
     let halves = out.late.on.then(|| crate::occlusion::halves(input.pass));
     let first = RecordInput { pass: halves.as_ref().map_or(input.pass, |h| &h[0]), ..*input };
     if out.error.is_none() {

@@ -528,6 +528,9 @@ pub(crate) fn lists_bytes(objects: u64) -> u64 {
     (2 * objects + 1) * 4
 }
 
+/// The depth target (and its size) a view is occlusion-culled against.
+pub(crate) type DepthTarget = (switchyard_backend::TextureId, (u32, u32));
+
 /// Grows a GPU-culled view's list and scratch buffers to `objects` candidates (making them
 /// at first) and makes its bind group again where a buffer it binds changed; with
 /// `occlude` (its depth target and size) the view's depth pyramid too, without it the
@@ -541,7 +544,7 @@ pub(crate) fn prepare_view<B: Backend>(
     view: &mut Option<ViewCull>,
     occlusion: &mut Option<ViewOcclusion>,
     objects: u64,
-    occlude: Option<(switchyard_backend::TextureId, (u32, u32))>,
+    occlude: Option<DepthTarget>,
     gone: &mut Vec<Resource>,
 ) -> Result<(), CreateError> {
     let pyramid = match (&cull.occlusion, occlude) {

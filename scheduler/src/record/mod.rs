@@ -11,7 +11,7 @@
 
 use switchyard_backend::{
     Backend, BindGroupId, BufferId, BufferUsage, ChunkPosition, Command, CreateError, Digest, DrawIndexedIndirectArgs,
-    PassDesc,
+    PassDesc, Resource,
 };
 
 use crate::batch::{Batch, Batches};
@@ -340,6 +340,34 @@ pub(crate) fn record_gpu_view<B: Backend>(
         out.counts.state_changes += first.state_changes;
     }
     out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+impl<C> RecordedPass<C> {
+    /// Grows this view's instance and indirect buffers to `need` objects (`halves` sets of
+    /// each: an occlusion-culled view's second phase writes its own), with `usage` added,
+    /// and for a view culled on the GPU (`gpu`: the cull objects, and the depth target and
+    /// size to occlude with) the cull's own buffers and bind group. What was replaced goes
+    /// into `gone` even when a later step fails, so the caller retires it either way.
+    pub(crate) fn grow_buffers<B: Backend>(
+        &mut self,
+        b: &B,
+        (need, halves, usage): (u64, u64, BufferUsage),
+        gpu: Option<(&crate::gpu_cull::CullObjects, Option<crate::gpu_cull::DepthTarget>)>,
+        gone: &mut Vec<Resource>,
+    ) -> Result<(), CreateError> {
+        for (buffer, size, usage, label) in [
+            (&mut self.instance_buf, 4 * halves, BufferUsage::VERTEX | usage, "instances"),
+            (&mut self.args_buf, 20 * halves, BufferUsage::INDIRECT | usage, "indirect"),
+        ] {
+            gone.extend(grow(b, buffer, need * size, usage, label)?.map(Resource::Buffer));
+        }
+        let Some((cull, occlude)) = gpu else { return Ok(()) };
+        let (Some(i), Some(a)) = (&self.instance_buf, &self.args_buf) else {
+            unreachable!("both buffers were grown above");
+        };
+        let bufs = (i.id, a.id);
+        crate::gpu_cull::prepare_view(b, cull, bufs, &mut self.gpu, &mut self.occlusion, need, occlude, gone)
+    }
 }
 
 /// Grows a per-view buffer to at least `need` bytes; returns the buffer it replaced, for

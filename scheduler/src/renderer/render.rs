@@ -21,7 +21,6 @@ use crate::graph::Slot;
 use crate::material::MaterialFrame;
 use crate::patch::PatchedLists;
 use crate::profile;
-use crate::record::grow;
 use crate::sort::key;
 use crate::stats::FrameStats;
 use crate::stats::PassTraffic;
@@ -365,24 +364,8 @@ impl<B: Backend> Renderer<B> {
             let mut gone = Vec::new();
             // An occlusion-culled view's second phase writes a second set of each.
             let halves = if w.setup.occlude.is_some() { 2 } else { 1 };
-            for (buffer, size, usage, label) in [
-                (&mut rec.instance_buf, 4 * halves, BufferUsage::VERTEX | gpu_usage, "instances"),
-                (&mut rec.args_buf, 20 * halves, BufferUsage::INDIRECT | gpu_usage, "indirect"),
-            ] {
-                gone.extend(grow(b, buffer, need * size, usage, label).map_err(RenderError::FrameBuffer)?);
-            }
-            let mut gone: Vec<Resource> = gone.into_iter().map(Resource::Buffer).collect();
-            let made = match (&s.gpu.cull, w.setup.gpu) {
-                (Some(cull), true) => {
-                    let (Some(instances), Some(args)) = (rec.instance_buf.as_ref(), rec.args_buf.as_ref()) else {
-                        unreachable!("a view's instance and indirect buffers are grown first");
-                    };
-                    let bufs = (instances.id, args.id);
-                    let (view, occlusion) = (&mut rec.gpu, &mut rec.occlusion);
-                    crate::gpu_cull::prepare_view(b, cull, bufs, view, occlusion, need, w.setup.occlude, &mut gone)
-                }
-                _ => Ok(()),
-            };
+            let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu).map(|c| (c, w.setup.occlude));
+            let made = rec.grow_buffers(b, (need, halves, gpu_usage), gpu, &mut gone);
             // What was replaced goes once the frames that may read it have finished.
             for r in gone {
                 self.device.retired.retire(Retiree::Resource(r), b, &mut s.meshes);

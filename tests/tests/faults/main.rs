@@ -449,6 +449,34 @@ fn out_of_memory_and_device_limits_are_typed_and_change_nothing() {
 }
 
 #[test]
+fn a_view_buffer_that_cannot_grow_fails_its_frame_and_leaks_nothing() {
+    let _one = serial();
+    // Two worlds take the same steps; in one, the frame that grows the views' instance and
+    // indirect buffers gets no memory for the second (the first view's instances have
+    // grown by then). After another frame and a flush both hold the same resources: the
+    // buffer the failed frame replaced was retired, not lost.
+    let grow = |w: &mut World| {
+        let shader = w.r.create_shader(&ShaderDesc::lit()).unwrap();
+        let mesh = w.r.create_mesh(&cube()).unwrap();
+        let material = w.r.create_material(&MaterialDesc { shader, ..Default::default() }).unwrap();
+        w.r.insert_objects(&scattered(1500, 12, mesh, &[material])).unwrap();
+    };
+    let (mut clean, mut faulted) = (world(2), world(2));
+    for w in [&mut clean, &mut faulted] {
+        frame(&mut w.r).unwrap();
+        grow(w);
+    }
+    faulted.backend.out_of_memory_in(2);
+    let e = frame(&mut faulted.r).unwrap_err();
+    assert!(matches!(e, RenderError::FrameBuffer(CreateError::OutOfMemory { .. })), "{e}");
+    for w in [&mut clean, &mut faulted] {
+        frame(&mut w.r).unwrap();
+        w.r.flush().unwrap();
+    }
+    assert_eq!(faulted.backend.live(), clean.backend.live(), "the failed frame left a buffer behind");
+}
+
+#[test]
 fn slow_gpu_blocks_render_within_the_frames_in_flight_limit() {
     let _one = serial();
     let mut w = world(4);

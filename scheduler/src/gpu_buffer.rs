@@ -1,5 +1,5 @@
 //! GPU buffers as the renderer makes them: [`buffer`] (filled by CPU writes), a
-//! [`GrowBuffer`] that grows by doubling, and [`Made`], which destroys what a constructor
+//! [`GrowBuffer`] that grows by doubling ([`grow`]), and [`Made`], which destroys what a constructor
 //! made when it fails part-way. The stages that own GPU objects (the renderer's fixed
 //! objects, GPU culling, occlusion, recording) build on these.
 
@@ -63,4 +63,27 @@ impl<B: Backend> Drop for Made<'_, B> {
 pub(crate) struct GrowBuffer {
     pub(crate) id: BufferId,
     pub(crate) capacity: u64,
+}
+
+impl GrowBuffer {
+    /// A buffer of at least `size` bytes (the next power of two), filled by CPU writes.
+    pub(crate) fn new<B: Backend>(b: &B, label: &str, size: u64, usage: BufferUsage) -> Result<Self, CreateError> {
+        let capacity = size.next_power_of_two();
+        Ok(Self { id: buffer(b, label, capacity, usage)?, capacity })
+    }
+}
+
+/// Grows a per-view buffer to at least `need` bytes; returns the buffer it replaced, for
+/// the caller to retire (and to make again a bind group that bound it).
+pub(crate) fn grow<B: Backend>(
+    b: &B,
+    g: &mut Option<GrowBuffer>,
+    need: u64,
+    usage: BufferUsage,
+    label: &str,
+) -> Result<Option<BufferId>, CreateError> {
+    if g.as_ref().is_some_and(|g| g.capacity >= need) {
+        return Ok(None);
+    }
+    Ok(g.replace(GrowBuffer::new(b, label, need, usage)?).map(|old| old.id))
 }

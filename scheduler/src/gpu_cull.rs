@@ -557,11 +557,7 @@ pub(crate) fn prepare_view<B: Backend>(
             o.as_ref().map_or(BufferId::default(), |o| o.empty)
         }
     };
-    let usage = BufferUsage::STORAGE;
-    let make = |label, size: u64| -> Result<GrowBuffer, CreateError> {
-        let capacity = size.next_power_of_two();
-        Ok(GrowBuffer { id: buffer(b, label, capacity, usage)?, capacity })
-    };
+    let make = |label, size| GrowBuffer::new(b, label, size, BufferUsage::STORAGE);
     let v = match view.as_mut() {
         Some(v) => v,
         None => {

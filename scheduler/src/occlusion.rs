@@ -30,13 +30,12 @@
 
 use switchyard_backend::{
     Backend, BindEntry, BindGroupDesc, BindGroupId, BindGroupLayoutDesc, BindGroupLayoutId, BindResource, BindingType,
-    BufferId, BufferUsage, Caps, Command, ComputePipelineDesc, CreateError, DynamicOffsets, LayoutEntry, PipelineId,
-    Resource, ShaderId, ShaderModuleDesc, Stages, TextureId, TextureSampleKind,
+    BufferId, BufferUsage, Caps, Command, ComputePipelineDesc, CreateError, Digest, DynamicOffsets, LayoutEntry,
+    LoadOp, PassDesc, PassSubmit, PipelineId, Resource, ShaderId, ShaderModuleDesc, Stages, StoreOp, TextureId,
+    TextureSampleKind,
 };
 
 use crate::gpu_buffer::{buffer, GrowBuffer, Made};
-use switchyard_backend::Digest;
-use switchyard_backend::{LoadOp, PassDesc, PassSubmit, StoreOp};
 
 /// Most pyramid levels (a target side up to 2^16 texels).
 pub(crate) const MAX_LEVELS: usize = 16;
@@ -260,8 +259,7 @@ pub(crate) fn prepare_view<B: Backend>(
         })
     };
     let Some(v) = slot.as_mut() else {
-        let capacity = pyramid.bytes().next_power_of_two();
-        let texels = GrowBuffer { id: buffer(b, "depth-pyramid", capacity, BufferUsage::STORAGE)?, capacity };
+        let texels = GrowBuffer::new(b, "depth-pyramid", pyramid.bytes(), BufferUsage::STORAGE)?;
         let levels = match buffer(b, "depth-pyramid-levels", MAX_LEVELS as u64 * LEVEL_SLOT, BufferUsage::UNIFORM) {
             Ok(l) => l,
             Err(e) => {
@@ -281,8 +279,7 @@ pub(crate) fn prepare_view<B: Backend>(
         };
     };
     let grown = if v.texels.capacity < pyramid.bytes() {
-        let capacity = pyramid.bytes().next_power_of_two();
-        Some(GrowBuffer { id: buffer(b, "depth-pyramid", capacity, BufferUsage::STORAGE)?, capacity })
+        Some(GrowBuffer::new(b, "depth-pyramid", pyramid.bytes(), BufferUsage::STORAGE)?)
     } else {
         None
     };

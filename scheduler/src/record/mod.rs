@@ -16,7 +16,7 @@ use switchyard_backend::{
 
 use crate::batch::{Batch, Batches};
 use crate::error::RenderError;
-use crate::gpu_buffer::{buffer, GrowBuffer};
+use crate::gpu_buffer::{grow, GrowBuffer};
 use crate::material::PassKind;
 use crate::occlusion::LateHalf;
 use crate::patch::FrameList;
@@ -343,18 +343,20 @@ pub(crate) fn record_gpu_view<B: Backend>(
 }
 
 impl<C> RecordedPass<C> {
-    /// Grows this view's instance and indirect buffers to `need` objects (`halves` sets of
-    /// each: an occlusion-culled view's second phase writes its own), with `usage` added,
-    /// and for a view culled on the GPU (`gpu`: the cull objects, and the depth target and
-    /// size to occlude with) the cull's own buffers and bind group. What was replaced goes
-    /// into `gone` even when a later step fails, so the caller retires it either way.
+    /// Grows this view's instance and indirect buffers to `need` objects, with `usage`
+    /// added (an occlusion-culled view's second phase writes a second set of each), and for
+    /// a view culled on the GPU (`gpu`: the cull objects, and the depth target and size to
+    /// occlude with) the cull's own buffers and bind group. What was replaced goes into
+    /// `gone` even when a later step fails, so the caller retires it either way.
     pub(crate) fn grow_buffers<B: Backend>(
         &mut self,
         b: &B,
-        (need, halves, usage): (u64, u64, BufferUsage),
+        need: u64,
+        usage: BufferUsage,
         gpu: Option<(&crate::gpu_cull::CullObjects, Option<crate::gpu_cull::DepthTarget>)>,
         gone: &mut Vec<Resource>,
     ) -> Result<(), CreateError> {
+        let halves = if matches!(gpu, Some((_, Some(_)))) { 2 } else { 1 };
         for (buffer, size, usage, label) in [
             (&mut self.instance_buf, 4 * halves, BufferUsage::VERTEX | usage, "instances"),
             (&mut self.args_buf, 20 * halves, BufferUsage::INDIRECT | usage, "indirect"),
@@ -368,21 +370,4 @@ impl<C> RecordedPass<C> {
         let bufs = (i.id, a.id);
         crate::gpu_cull::prepare_view(b, cull, bufs, &mut self.gpu, &mut self.occlusion, need, occlude, gone)
     }
-}
-
-/// Grows a per-view buffer to at least `need` bytes; returns the buffer it replaced, for
-/// the caller to retire (and to make again a bind group that bound it).
-pub(crate) fn grow<B: Backend>(
-    b: &B,
-    g: &mut Option<GrowBuffer>,
-    need: u64,
-    usage: BufferUsage,
-    label: &str,
-) -> Result<Option<BufferId>, CreateError> {
-    if g.as_ref().is_some_and(|g| g.capacity >= need) {
-        return Ok(None);
-    }
-    let cap = need.next_power_of_two();
-    let id = buffer(b, label, cap, usage)?;
-    Ok(g.replace(GrowBuffer { id, capacity: cap }).map(|old| old.id))
 }

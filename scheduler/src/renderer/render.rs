@@ -362,10 +362,8 @@ impl<B: Backend> Renderer<B> {
             let w = &mut self.frame.views[v];
             let rec = w.recorded.get_mut();
             let mut gone = Vec::new();
-            // An occlusion-culled view's second phase writes a second set of each.
-            let halves = if w.setup.occlude.is_some() { 2 } else { 1 };
             let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu).map(|c| (c, w.setup.occlude));
-            let made = rec.grow_buffers(b, (need, halves, gpu_usage), gpu, &mut gone);
+            let made = rec.grow_buffers(b, need, gpu_usage, gpu, &mut gone);
             // What was replaced goes once the frames that may read it have finished.
             for r in gone {
                 self.device.retired.retire(Retiree::Resource(r), b, &mut s.meshes);

@@ -10,7 +10,9 @@
 //!   (parallel over blocks of the input), then each bucket, now small enough for the
 //!   caches, is finished by an LSD sort on its remaining digits (parallel over buckets).
 //!   Digits whose histogram puts every key in one bucket are skipped, globally and per
-//!   bucket: render keys have few distinct high bits.
+//!   bucket: render keys have few distinct high bits. One thread splits on sparse
+//!   windows where they serve (16 bits that take at most 256 values, as hashed state ids
+//!   do: one scatter instead of two, module `sparse`).
 //!
 //! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
 //! for any number of threads. With [`RadixSorter::ties_by_value`] equal keys end ordered
@@ -20,6 +22,7 @@
 mod msd;
 #[allow(missing_docs)]
 pub mod nearly_sorted;
+mod sparse;
 
 use msd::{bits_below, finish_buckets, msd, scatter_parallel, Lsd};
 
@@ -84,6 +87,10 @@ pub struct RadixSorter {
     /// Most worker threads for which the nearly-sorted path is taken (tuning; the
     /// result is the same either way).
     pub nearly_sorted_max_threads: usize,
+    /// One-thread sorts split on sparse windows (16 key bits that take at most 256
+    /// values, as hashed state ids do) where they serve: on by default (tuning; the
+    /// result is the same either way).
+    pub sparse_windows: bool,
     /// Equal keys end ordered by their values (ascending) instead of by input position:
     /// the result is then the unique (key, value) order whatever the input order was.
     pub ties_by_value: bool,
@@ -294,6 +301,7 @@ impl Default for RadixSorter {
     fn default() -> Self {
         Self {
             nearly_sorted_max_threads: NEARLY_SORTED_MAX_THREADS,
+            sparse_windows: true,
             ties_by_value: false,
             tie_starts: Vec::new(),
             block_runs: Vec::new(),
@@ -464,7 +472,8 @@ impl RadixSorter {
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
-            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, Lsd::First);
+            let rule = Lsd::First { sparse: self.sparse_windows };
+            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, rule);
             if ties {
                 order_ties_by_value(keys, vals, &mut self.tie_starts, false);
             }

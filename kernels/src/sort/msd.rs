@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use crate::busy::timed;
 
+use super::sparse::{self, Sparse, MAX_VALUES, SPARSE_MAX, SPARSE_MIN};
 use super::{block_len, digit, survey, varying_digits, BLOCK, DIGITS, RADIX, SPLIT_BLOCKS};
 
 /// A pointer that workers write through at disjoint indices.
@@ -29,8 +30,12 @@ const MSD_SPREAD_MIN: usize = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Lsd {
     /// Always: fewer passes and no per-bucket cost against levels of buckets of a few
-    /// dozen pairs (one-thread sorts).
-    First,
+    /// dozen pairs (one-thread sorts). `sparse`: split on sparse windows where they serve
+    /// (module `sparse`).
+    First {
+        /// Sparse windows are looked for.
+        sparse: bool,
+    },
     /// Only when its digit has fewer than `MSD_SPREAD_MIN` values (the parallel sort's
     /// buckets, which measured slower on 16 threads with `First`).
     FewValues,
@@ -134,6 +139,33 @@ pub(super) fn msd(
         return;
     }
     let top = 64 - varying.leading_zeros();
+    // Sparse windows (one-thread sorts of inputs that fit the caches), unless their buckets
+    // would hold a hundred pairs or so on average: those are sorted faster by the levels
+    // below (an LSD sort of the whole input, or 8-bit levels) than as buckets of their own.
+    if rule == (Lsd::First { sparse: true }) && (SPARSE_MIN..=SPARSE_MAX).contains(&n) && top > 8 {
+        let mut bounds = [0; MAX_VALUES + 1];
+        match sparse::split(xk, xv, yk, yv, top, INSERTION_MAX + 1..2 * NARROW_MAX, &mut bounds) {
+            Sparse::Dense => {}
+            Sparse::One { lo } => return msd(xk, xv, yk, yv, varying & bits_below(lo), into_x, rule),
+            Sparse::Split { lo, buckets } => {
+                let rest = varying & bits_below(lo);
+                for b in 0..buckets {
+                    let (lo, hi) = (bounds[b], bounds[b + 1]);
+                    match hi - lo {
+                        1 if into_x => {
+                            xk[lo] = yk[lo];
+                            xv[lo] = yv[lo];
+                        }
+                        1 => {}
+                        _ => {
+                            msd(&mut yk[lo..hi], &mut yv[lo..hi], &mut xk[lo..hi], &mut xv[lo..hi], rest, !into_x, rule)
+                        }
+                    }
+                }
+                return;
+            }
+        }
+    }
     let width = if n <= NARROW_MAX { 4 } else { 8 };
     let shift = top.saturating_sub(width);
     let mask = bits_below(top - shift);
@@ -150,7 +182,12 @@ pub(super) fn msd(
     if (PREFIX_MIN..=PREFIX_MAX).contains(&n) && evenly_spread(spread, buckets, n) {
         return prefix_sort(xk, xv, yk, yv, varying, into_x);
     }
-    if width == 8 && (rule == Lsd::First || spread < MSD_SPREAD_MIN) && spread * 4 < n && n <= LSD_MAX && rest != 0 {
+    if width == 8
+        && (matches!(rule, Lsd::First { .. }) || spread < MSD_SPREAD_MIN)
+        && spread * 4 < n
+        && n <= LSD_MAX
+        && rest != 0
+    {
         let (digits, count) = varying_digits(varying);
         let in_y = lsd(xk, xv, yk, yv, &digits[..count]);
         if in_y == into_x {

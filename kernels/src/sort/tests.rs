@@ -286,6 +286,21 @@ fn a_gap_at_either_end_of_the_input_merges_in_parallel_segments() {
 }
 
 #[test]
+fn render_keys_sort_one_thread_through_sparse_windows() {
+    // Hashed pipelines and materials: a few hundred values in 16 bits. One thread sorts
+    // (the sparse windows serve one-thread sorts), on the pool's thread.
+    let sizes: &[usize] = if cfg!(miri) { &[40, 300] } else { &[20_000, 70_000] };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for &n in sizes {
+        pool.install(|| {
+            let before = sparse::SPLITS.with(|c| c.get());
+            check(render_keys(n, n as u64));
+            assert!(sparse::SPLITS.with(|c| c.get()) > before, "{n} pairs: a sparse window was split");
+        });
+    }
+}
+
+#[test]
 fn every_size_threshold_plus_minus_one_on_every_shape() {
     let thresholds = [
         msd::INSERTION_MAX,
@@ -301,6 +316,8 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         msd::LSD_MAX,
         msd::PREFIX_MIN,
         msd::PREFIX_MAX,
+        sparse::SPARSE_MIN,
+        sparse::SPARSE_MAX,
     ];
     // Miri runs the scaled thresholds (the unscaled large ones are left to native runs)
     // on three shapes: each sort costs much there.

@@ -166,6 +166,11 @@ pub(super) fn msd(
             }
         }
     }
+    // Evenly spread keys (judged on a sample) go to the prefix sort without a histogram
+    // of their top digit.
+    if (PREFIX_MIN.max(SAMPLED_PREFIX_MIN)..=PREFIX_MAX).contains(&n) && super::spreads_evenly(xk, varying) {
+        return prefix_sort(xk, xv, yk, yv, varying, into_x);
+    }
     let width = if n <= NARROW_MAX { 4 } else { 8 };
     let shift = top.saturating_sub(width);
     let mask = bits_below(top - shift);
@@ -220,11 +225,19 @@ pub(super) fn msd(
     }
 }
 
+/// Fewest pairs for which [`msd`] judges on a sample (`spreads_evenly`) whether keys
+/// spread evenly, skipping the top digit's histogram for those that do (2-core machine,
+/// one thread, RUNS.md run 35: uniform keys 1.03-1.07x at 4k-1M pairs, render-shaped
+/// keys, which the sample sends on, 0.98-1.00x).
+const SAMPLED_PREFIX_MIN: usize = super::size(1 << 12);
 /// Fewest pairs for [`prefix_sort`].
 pub(super) const PREFIX_MIN: usize = 256;
 /// Most pairs for [`prefix_sort`]: its passes stay in the caches. Larger buckets split on
-/// their top digit first.
-pub(super) const PREFIX_MAX: usize = 1 << 18;
+/// their top digit first. It was 256k: on the 2-core machine (one thread, uniform keys,
+/// RUNS.md run 35) splitting first sorts 128k pairs 1.28x and 256k 1.30-1.32x faster (their
+/// three prefix passes over 1.5-3 MB and as much scratch left the 2 MB L2 cache), 64k level;
+/// splitting 64k pairs first (into buckets of 256) is 0.56x.
+pub(super) const PREFIX_MAX: usize = 1 << 16;
 /// Whether `n` keys that take `spread` of `buckets` values of their top digit spread about
 /// evenly, as hashes and random keys do: at least 80 % of the distinct values `n` uniform
 /// keys would take on average.
@@ -246,7 +259,11 @@ fn prefix_sort(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32], v
     // Bits to sort on: log2(n) + 1 or more, in whole 8-bit digits below `top` (at most
     // three). Equal prefixes are then rare and their runs short (measured against +0 and +4:
     // +4 costs a third digit from 4k pairs on, +0 leaves longer runs).
-    let digits = ((usize::BITS - n.leading_zeros() + 1).div_ceil(8)).min(3).min(top.div_ceil(8));
+    let bits = usize::BITS - n.leading_zeros() + 1;
+    if bits > 16 && bits <= 2 * WIDE && top >= 2 * bits.div_ceil(2) {
+        return prefix_sort_wide(xk, xv, yk, yv, varying, into_x, bits.div_ceil(2));
+    }
+    let digits = (bits.div_ceil(8)).min(3).min(top.div_ceil(8));
     let low = top.saturating_sub(8 * digits);
     let shifts: [u32; 3] = [0, 1, 2].map(|j| top.saturating_sub(8 * (j + 1)).max(low));
     let shifts = &shifts[..digits as usize];
@@ -272,6 +289,56 @@ fn prefix_sort(xk: &mut [u64], xv: &mut [u32], yk: &mut [u64], yv: &mut [u32], v
         }
         in_y = !in_y;
     }
+    finish_prefixes(xk, xv, yk, yv, varying, low, in_y, into_x);
+}
+
+/// Widest digit of [`prefix_sort_wide`], in bits.
+const WIDE: u32 = 10;
+
+/// [`prefix_sort`] for inputs that need 17-20 prefix bits (32k-256k pairs): two digits of
+/// `width` (9 or 10) bits instead of three of 8, one scatter pass fewer (2-core machine,
+/// one thread, uniform keys, RUNS.md run 35: 32k pairs 1.17x, 40k 1.13x, 64k 1.08x).
+pub(super) fn prefix_sort_wide(
+    xk: &mut [u64],
+    xv: &mut [u32],
+    yk: &mut [u64],
+    yv: &mut [u32],
+    varying: u64,
+    into_x: bool,
+    width: u32,
+) {
+    let top = 64 - varying.leading_zeros();
+    let low = top - 2 * width;
+    let mask = bits_below(width);
+    let mut h = [[0u32; 1 << WIDE]; 2];
+    for &k in xk.iter() {
+        h[0][((k >> low) & mask) as usize] += 1;
+        h[1][((k >> (low + width)) & mask) as usize] += 1;
+    }
+    // SAFETY: `h[j]` counts digit `(k >> (low + j * width)) & mask` over `xk`, so over any
+    // permutation of it; all four slices have length `n`; `mask` < `1 << WIDE`.
+    unsafe {
+        scatter_serial(&h[0], xk, xv, yk, yv, low, mask);
+        scatter_serial(&h[1], yk, yv, xk, xv, low + width, mask);
+    }
+    finish_prefixes(xk, xv, yk, yv, varying, low, false, into_x);
+}
+
+/// The end of a prefix sort whose digits left the pairs ordered by their bits from `low`
+/// up in `y` (when `in_y`) or `x`: each run equal in those bits is sorted on the bits
+/// below, then the result goes where `into_x` says.
+#[allow(clippy::too_many_arguments)]
+fn finish_prefixes(
+    xk: &mut [u64],
+    xv: &mut [u32],
+    yk: &mut [u64],
+    yv: &mut [u32],
+    varying: u64,
+    low: u32,
+    in_y: bool,
+    into_x: bool,
+) {
+    let n = xk.len();
     // Runs equal in the sorted bits, sorted on the bits below (in place, the other pair of
     // arrays as scratch).
     let below = varying & bits_below(low);
@@ -382,14 +449,14 @@ fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], v
 }
 
 /// Stable serial scatter of `sk`/`sv` into `dk`/`dv` on the digit `(key >> shift) & mask`
-/// (`mask` at most 255).
+/// (`mask` below `R`, the histogram's length).
 ///
 /// # Safety
 /// `hist` must be the histogram of that digit over `sk` (bucket `r` counts the keys whose
 /// digit is `r`), and `sv`, `dk`, `dv` as long as `sk`: then every write lands in
 /// `0..sk.len()`. (The writes are unchecked: this loop is the sort's hot path.)
-pub(super) unsafe fn scatter_serial(
-    hist: &[u32; RADIX],
+pub(super) unsafe fn scatter_serial<const R: usize>(
+    hist: &[u32; R],
     sk: &[u64],
     sv: &[u32],
     dk: &mut [u64],
@@ -397,12 +464,12 @@ pub(super) unsafe fn scatter_serial(
     shift: u32,
     mask: u64,
 ) {
-    debug_assert!(mask < RADIX as u64);
+    debug_assert!(mask < R as u64);
     let n = sk.len();
     assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
-    let mut offs = [0usize; RADIX];
+    let mut offs = [0usize; R];
     let mut sum = 0;
-    for r in 0..RADIX {
+    for r in 0..R {
         offs[r] = sum;
         sum += hist[r] as usize;
     }

@@ -82,9 +82,8 @@ pub(super) fn split(
         let slots = guard.get_or_insert_with(|| {
             vec![0u16; 1 << WINDOW].into_boxed_slice().try_into().expect("the table's length is 1 << WINDOW")
         });
-        let mut values = [0u16; MAX_VALUES];
+        let mut t = Seen { slots, values: [0; MAX_VALUES], len: 0 };
         let mut counts = [0u32; MAX_VALUES];
-        let mut distinct = 0;
         let mut dense = false;
         // Where no number of values up to `MAX_VALUES` can give buckets smaller than
         // `declined`, stop once there are too many for buckets as large as its end.
@@ -92,61 +91,78 @@ pub(super) fn split(
             if declined.start * MAX_VALUES <= n { (n / declined.end.max(1)).min(MAX_VALUES) } else { MAX_VALUES };
         for &k in xk {
             let w = ((k >> lo) & mask) as u16;
-            match slots[usize::from(w)] {
-                0 if distinct == limit => {
+            match t.slots[usize::from(w)] {
+                0 if t.len == limit => {
                     dense = true;
                     break;
                 }
                 0 => {
-                    values[distinct] = w;
-                    counts[distinct] = 1;
-                    distinct += 1;
-                    slots[usize::from(w)] = distinct as u16;
+                    t.values[t.len] = w;
+                    counts[t.len] = 1;
+                    t.len += 1;
+                    t.slots[usize::from(w)] = t.len as u16;
                 }
                 s => counts[usize::from(s) - 1] += 1,
             }
         }
+        let distinct = t.len;
         dense |= distinct > 0 && declined.contains(&(n / distinct));
         if dense || distinct == 1 {
-            values[..distinct].iter().for_each(|&w| slots[usize::from(w)] = 0);
             return if dense { Sparse::Dense } else { Sparse::One { lo } };
         }
         // Number the values in ascending order; the table maps each to its number + 1.
         let mut order = [0u8; MAX_VALUES];
         order.iter_mut().enumerate().for_each(|(i, o)| *o = i as u8);
         let order = &mut order[..distinct];
-        order.sort_unstable_by_key(|&i| values[usize::from(i)]);
+        order.sort_unstable_by_key(|&i| t.values[usize::from(i)]);
         let mut offs = [0usize; MAX_VALUES];
         let mut sum = 0;
         for (b, &i) in order.iter().enumerate() {
             bounds[b] = sum;
             offs[b] = sum;
             sum += counts[usize::from(i)] as usize;
-            slots[usize::from(values[usize::from(i)])] = b as u16 + 1;
+            t.slots[usize::from(t.values[usize::from(i)])] = b as u16 + 1;
         }
-        debug_assert_eq!(sum, n, "the counts cover every key");
+        assert_eq!(sum, n, "the counts cover every key");
         bounds[distinct] = n;
         let (pk, pv) = (yk.as_mut_ptr(), yv.as_mut_ptr());
         for (&k, &v) in xk.iter().zip(xv) {
-            let b = usize::from(slots[usize::from(((k >> lo) & mask) as u16)]) - 1;
+            let b = usize::from(t.slots[usize::from(((k >> lo) & mask) as u16)]) - 1;
             let o = offs[b];
             debug_assert!(o < bounds[b + 1]);
-            // SAFETY: every window value of `xk` was seen by the counting pass (it read all
-            // of `xk`: it did not stop), so its number `b` is in the table and `counts`
-            // holds how many keys have it; `offs[b]` runs over `bounds[b]..bounds[b + 1]`,
-            // exclusive prefix sums of those counts, which add up to `n` = `yk.len()` =
-            // `yv.len()` (asserted), and no index is written twice.
+            // SAFETY: the table was all zero when this call took it (every use clears what
+            // it set, on unwinding too: `Seen`), and the counting pass read all of `xk` (it
+            // did not stop), so every window value of `xk` is one of the `distinct` values
+            // numbered above, its number `b` is in the table, and `counts` holds how many
+            // keys have it; `offs[b]` runs over `bounds[b]..bounds[b + 1]`, exclusive prefix
+            // sums of those counts, which add up to `n` (asserted) = `yk.len()` = `yv.len()`
+            // (asserted), and no index is written twice.
             unsafe {
                 *pk.add(o) = k;
                 *pv.add(o) = v;
             }
             offs[b] = o + 1;
         }
-        values[..distinct].iter().for_each(|&w| slots[usize::from(w)] = 0);
         #[cfg(test)]
         SPLITS.with(|c| c.set(c.get() + 1));
         Sparse::Split { lo, buckets: distinct }
     })
+}
+
+/// The values a call set in the table, cleared when it ends (returning or unwinding), so
+/// the next call finds the table all zero.
+struct Seen<'a> {
+    slots: &'a mut [u16; 1 << WINDOW],
+    values: [u16; MAX_VALUES],
+    len: usize,
+}
+
+impl Drop for Seen<'_> {
+    fn drop(&mut self) {
+        for &w in &self.values[..self.len] {
+            self.slots[usize::from(w)] = 0;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -344,17 +344,28 @@ fn finish_prefixes(
     let below = varying & bits_below(low);
     let (k, v, tk, tv) = if in_y { (yk, yv, xk, xv) } else { (xk, xv, yk, yv) };
     if below != 0 {
-        let mut s = 0;
-        while s < n {
-            let prefix = k[s] >> low;
-            let mut e = s + 1;
+        // Only runs with a descent need sorting, and a descent can only fall inside a run
+        // (the keys are in prefix order): look for descents (a branch that is rarely
+        // taken), then sort the run around each. (Comparing each key's prefix with its
+        // run's instead mispredicted at every run of two: RUNS.md run 35, uniform keys
+        // 1.13-1.27x this way.)
+        let mut i = 1;
+        while i < n {
+            if k[i - 1] <= k[i] {
+                i += 1;
+                continue;
+            }
+            let prefix = k[i] >> low;
+            let mut s = i - 1;
+            while s > 0 && k[s - 1] >> low == prefix {
+                s -= 1;
+            }
+            let mut e = i + 1;
             while e < n && k[e] >> low == prefix {
                 e += 1;
             }
-            if e - s > 1 {
-                msd(&mut k[s..e], &mut v[s..e], &mut tk[s..e], &mut tv[s..e], below, true, Lsd::FewValues);
-            }
-            s = e;
+            msd(&mut k[s..e], &mut v[s..e], &mut tk[s..e], &mut tv[s..e], below, true, Lsd::FewValues);
+            i = e;
         }
     }
     // The result is in `k`/`v`: the `y` pair when `in_y`.

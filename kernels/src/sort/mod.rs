@@ -11,7 +11,7 @@
 //!   caches, is finished by an LSD sort on its remaining digits (parallel over buckets).
 //!   Digits whose histogram puts every key in one bucket are skipped, globally and per
 //!   bucket: render keys have few distinct high bits. One thread splits on sparse
-//!   windows where they serve (16 bits that take at most 256 values, as hashed state ids
+//!   windows where they serve (14 bits that take at most 256 values, as hashed state ids
 //!   do: one scatter instead of two, module `sparse`).
 //!
 //! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
@@ -87,7 +87,7 @@ pub struct RadixSorter {
     /// Most worker threads for which the nearly-sorted path is taken (tuning; the
     /// result is the same either way).
     pub nearly_sorted_max_threads: usize,
-    /// One-thread sorts split on sparse windows (16 key bits that take at most 256
+    /// One-thread sorts split on sparse windows (14 key bits that take at most 256
     /// values, as hashed state ids do) where they serve: on by default (tuning; the
     /// result is the same either way).
     pub sparse_windows: bool,

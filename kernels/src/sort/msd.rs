@@ -139,6 +139,11 @@ pub(super) fn msd(
         return;
     }
     let top = 64 - varying.leading_zeros();
+    // Evenly spread keys (judged on a sample) go to the prefix sort without a histogram
+    // of their top digit.
+    if (PREFIX_MIN.max(SAMPLED_PREFIX_MIN)..=PREFIX_MAX).contains(&n) && super::spreads_evenly(xk, varying) {
+        return prefix_sort(xk, xv, yk, yv, varying, into_x);
+    }
     // Sparse windows (one-thread sorts of inputs that fit the caches), unless their buckets
     // would hold a hundred pairs or so on average: those are sorted faster by the levels
     // below (an LSD sort of the whole input, or 8-bit levels) than as buckets of their own.
@@ -165,11 +170,6 @@ pub(super) fn msd(
                 return;
             }
         }
-    }
-    // Evenly spread keys (judged on a sample) go to the prefix sort without a histogram
-    // of their top digit.
-    if (PREFIX_MIN.max(SAMPLED_PREFIX_MIN)..=PREFIX_MAX).contains(&n) && super::spreads_evenly(xk, varying) {
-        return prefix_sort(xk, xv, yk, yv, varying, into_x);
     }
     let width = if n <= NARROW_MAX { 4 } else { 8 };
     let shift = top.saturating_sub(width);

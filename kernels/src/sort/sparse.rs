@@ -1,37 +1,32 @@
-//! Sparse windows: one scatter for up to 16 key bits that take few values.
+//! Sparse windows: one scatter for up to 14 key bits that take few values.
 //!
 //! Render keys pack hashed state ids (a pipeline's, a material's, a mesh's): a few hundred
 //! values spread over 12-16 bits each. An 8-bit digit cuts such a field in two, and each
 //! half still takes many of its 256 values, so a radix sort spends two passes on a field
-//! worth one. [`split`] looks at the 16 bits below the highest varying bit: when they take
+//! worth one. [`split`] looks at the 14 bits below the highest varying bit: when they take
 //! at most [`MAX_VALUES`] values, it numbers the values in ascending order through a table
-//! indexed by the window (a thread's own, its touched entries cleared after each use) and
-//! scatters on those numbers, so the window costs one counting pass and one scatter. On
-//! the first value past the limit it stops reading and scatters nothing.
-
-use std::cell::RefCell;
+//! indexed by the window (on the call's stack) and scatters on those numbers, so the window
+//! costs one counting pass and one scatter. On the first value past the limit it stops
+//! reading and scatters nothing.
 
 use super::msd::bits_below;
 
 /// Most distinct values a window may take (bucket numbers fit a byte).
 pub(super) const MAX_VALUES: usize = 256;
-/// Widest window, in bits.
-const WINDOW: u32 = 16;
-/// Fewest pairs for which a sparse window is looked for (a failed look reads at least
-/// `MAX_VALUES + 1` keys).
-pub(super) const SPARSE_MIN: usize = super::size(1 << 10);
-/// Most pairs for which a sparse window is looked for. Measured on the 2-core machine
-/// (one thread, render-shaped pairs, sparse windows against none in one binary, blocks
-/// alternating; RUNS.md run 35): 16k 1.12x, 64k 1.08x, 256k 1.09x, but 1M pairs 0.90-0.92x (counting
+/// Widest window, in bits. Its table (a `u16` per window value, 32 KiB) is made on the
+/// stack of [`split`] and zeroed per call (RUNS.md run 35, one thread, render-shaped keys
+/// at 16k-1M pairs: 1.09-1.17x over no windows; 12 bits 0.92x at 64k, its buckets came out
+/// at ~16 pairs; 16 bits 1.04-1.10x, zeroing 128 KiB a call). A thread-local table would
+/// not be zeroed per call, but one that owns memory registers a destructor per thread,
+/// which LeakSanitizer reports for pool threads alive at exit (the fuzzers found it).
+pub(super) const WINDOW: u32 = 14;
+/// Fewest pairs for which a sparse window is looked for (a failed look zeroes the table
+/// and reads at least `MAX_VALUES + 1` keys).
+pub(super) const SPARSE_MIN: usize = super::size(1 << 11);
+/// Most pairs for which a sparse window is looked for: with 16-bit windows, windows at
+/// the top of 1M render-shaped pairs measured 0.90-0.92x (RUNS.md run 35: counting
 /// through the table, out of the caches, cost more than the 8-bit levels it saved).
 pub(super) const SPARSE_MAX: usize = super::size(1 << 18);
-
-/// Window value → its bucket number + 1 (0: not seen yet), per thread, all zero between uses.
-type Slots = Box<[u16; 1 << WINDOW]>;
-
-thread_local! {
-    static SLOTS: RefCell<Option<Slots>> = const { RefCell::new(None) };
-}
 
 #[cfg(test)]
 thread_local! {
@@ -58,10 +53,11 @@ pub(super) enum Sparse {
     },
 }
 
-/// Looks at bits `top - 16 .. top` of `xk` (all bits below `top` when `top` < 16) and, when
+/// Looks at bits `top - 14 .. top` of `xk` (all bits below `top` when `top` < 14) and, when
 /// they take 2 to `MAX_VALUES` values, scatters `xk`/`xv` stably into `yk`/`yv` (same
 /// length) by those values, and writes the buckets' bounds into `bounds`; not (`Dense`,
 /// nothing written) when the values average a number of keys in `declined`.
+#[inline(never)] // its 32 KiB table stays off the frames of the recursion around it
 pub(super) fn split(
     xk: &[u64],
     xv: &[u32],
@@ -74,110 +70,88 @@ pub(super) fn split(
     let n = xk.len();
     assert!(xv.len() == n && yk.len() == n && yv.len() == n, "scatter source and destination lengths differ");
     let lo = top.saturating_sub(WINDOW);
-    let mask = bits_below(top - lo) & 0xffff;
-    SLOTS.with(|cell| {
-        // Never borrowed twice (nothing below runs other sorts), but a failed borrow only
-        // means the ordinary digits are used.
-        let Ok(mut guard) = cell.try_borrow_mut() else { return Sparse::Dense };
-        let slots = guard.get_or_insert_with(|| {
-            vec![0u16; 1 << WINDOW].into_boxed_slice().try_into().expect("the table's length is 1 << WINDOW")
-        });
-        let mut t = Seen { slots, values: [0; MAX_VALUES], len: 0 };
-        let mut counts = [0u32; MAX_VALUES];
-        let mut dense = false;
-        // Where no number of values up to `MAX_VALUES` can give buckets smaller than
-        // `declined`, stop once there are too many for buckets as large as its end.
-        let limit =
-            if declined.start * MAX_VALUES <= n { (n / declined.end.max(1)).min(MAX_VALUES) } else { MAX_VALUES };
-        for &k in xk {
-            let w = ((k >> lo) & mask) as u16;
-            match t.slots[usize::from(w)] {
-                0 if t.len == limit => {
-                    dense = true;
-                    break;
-                }
-                0 => {
-                    t.values[t.len] = w;
-                    counts[t.len] = 1;
-                    t.len += 1;
-                    t.slots[usize::from(w)] = t.len as u16;
-                }
-                s => counts[usize::from(s) - 1] += 1,
+    let mask = bits_below(top - lo);
+    let window = |k: u64| ((k >> lo) & mask) as usize & ((1 << WINDOW) - 1);
+    // Window value → its number + 1 (0: not seen yet).
+    let mut slots = [0u16; 1 << WINDOW];
+    let mut values = [0u16; MAX_VALUES];
+    let mut counts = [0u32; MAX_VALUES];
+    let mut distinct = 0;
+    let mut dense = false;
+    // Where no number of values up to `MAX_VALUES` can give buckets smaller than
+    // `declined`, stop once there are too many for buckets as large as its end.
+    let limit = if declined.start * MAX_VALUES <= n { (n / declined.end.max(1)).min(MAX_VALUES) } else { MAX_VALUES };
+    for &k in xk {
+        let w = window(k);
+        match slots[w] {
+            0 if distinct == limit => {
+                dense = true;
+                break;
             }
-        }
-        let distinct = t.len;
-        dense |= distinct > 0 && declined.contains(&(n / distinct));
-        if dense || distinct == 1 {
-            return if dense { Sparse::Dense } else { Sparse::One { lo } };
-        }
-        // Number the values in ascending order; the table maps each to its number + 1.
-        let mut order = [0u8; MAX_VALUES];
-        order.iter_mut().enumerate().for_each(|(i, o)| *o = i as u8);
-        let order = &mut order[..distinct];
-        order.sort_unstable_by_key(|&i| t.values[usize::from(i)]);
-        let mut offs = [0usize; MAX_VALUES];
-        let mut sum = 0;
-        for (b, &i) in order.iter().enumerate() {
-            bounds[b] = sum;
-            offs[b] = sum;
-            sum += counts[usize::from(i)] as usize;
-            t.slots[usize::from(t.values[usize::from(i)])] = b as u16 + 1;
-        }
-        assert_eq!(sum, n, "the counts cover every key");
-        bounds[distinct] = n;
-        let (pk, pv) = (yk.as_mut_ptr(), yv.as_mut_ptr());
-        for (&k, &v) in xk.iter().zip(xv) {
-            let b = usize::from(t.slots[usize::from(((k >> lo) & mask) as u16)]) - 1;
-            let o = offs[b];
-            debug_assert!(o < bounds[b + 1]);
-            // SAFETY: the table was all zero when this call took it (every use clears what
-            // it set, on unwinding too: `Seen`), and the counting pass read all of `xk` (it
-            // did not stop), so every window value of `xk` is one of the `distinct` values
-            // numbered above, its number `b` is in the table, and `counts` holds how many
-            // keys have it; `offs[b]` runs over `bounds[b]..bounds[b + 1]`, exclusive prefix
-            // sums of those counts, which add up to `n` (asserted) = `yk.len()` = `yv.len()`
-            // (asserted), and no index is written twice.
-            unsafe {
-                *pk.add(o) = k;
-                *pv.add(o) = v;
+            0 => {
+                values[distinct] = w as u16;
+                counts[distinct] = 1;
+                distinct += 1;
+                slots[w] = distinct as u16;
             }
-            offs[b] = o + 1;
-        }
-        #[cfg(test)]
-        SPLITS.with(|c| c.set(c.get() + 1));
-        Sparse::Split { lo, buckets: distinct }
-    })
-}
-
-/// The values a call set in the table, cleared when it ends (returning or unwinding), so
-/// the next call finds the table all zero.
-struct Seen<'a> {
-    slots: &'a mut [u16; 1 << WINDOW],
-    values: [u16; MAX_VALUES],
-    len: usize,
-}
-
-impl Drop for Seen<'_> {
-    fn drop(&mut self) {
-        for &w in &self.values[..self.len] {
-            self.slots[usize::from(w)] = 0;
+            s => counts[usize::from(s) - 1] += 1,
         }
     }
+    dense |= distinct > 0 && declined.contains(&(n / distinct));
+    if dense || distinct == 1 {
+        return if dense { Sparse::Dense } else { Sparse::One { lo } };
+    }
+    // Number the values in ascending order; the table maps each to its number + 1.
+    let mut order = [0u8; MAX_VALUES];
+    order.iter_mut().enumerate().for_each(|(i, o)| *o = i as u8);
+    let order = &mut order[..distinct];
+    order.sort_unstable_by_key(|&i| values[usize::from(i)]);
+    let mut offs = [0usize; MAX_VALUES];
+    let mut sum = 0;
+    for (b, &i) in order.iter().enumerate() {
+        bounds[b] = sum;
+        offs[b] = sum;
+        sum += counts[usize::from(i)] as usize;
+        slots[usize::from(values[usize::from(i)])] = b as u16 + 1;
+    }
+    assert_eq!(sum, n, "the counts cover every key");
+    bounds[distinct] = n;
+    let (pk, pv) = (yk.as_mut_ptr(), yv.as_mut_ptr());
+    for (&k, &v) in xk.iter().zip(xv) {
+        let b = usize::from(slots[window(k)]) - 1;
+        let o = offs[b];
+        debug_assert!(o < bounds[b + 1]);
+        // SAFETY: the table started all zero, and the counting pass read all of `xk` (it
+        // did not stop), so every window value of `xk` is one of the `distinct` values
+        // numbered above, its number `b` is in the table, and `counts` holds how many keys
+        // have it; `offs[b]` runs over `bounds[b]..bounds[b + 1]`, exclusive prefix sums
+        // of those counts, which add up to `n` (asserted) = `yk.len()` = `yv.len()`
+        // (asserted), and no index is written twice.
+        unsafe {
+            *pk.add(o) = k;
+            *pv.add(o) = v;
+        }
+        offs[b] = o + 1;
+    }
+    #[cfg(test)]
+    SPLITS.with(|c| c.set(c.get() + 1));
+    Sparse::Split { lo, buckets: distinct }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// `n` keys whose bits 24..40 take `values` values (a hash of each), with the bits
-    /// below from `i`: the window below top bit 40 takes exactly `values` values.
+    /// `n` keys whose bits 26..40 take `values` values (an odd multiple of each, so
+    /// distinct), with the bits below from `i`: the window below top bit 40 takes exactly
+    /// `values` values.
     fn keys(n: usize, values: u64) -> Vec<u64> {
-        (0..n as u64).map(|i| ((((i % values) * 0x9e37) & 0xffff) << 24) | ((i * 7919) & 0xff_ffff)).collect()
+        (0..n as u64).map(|i| ((((i % values) * 0x9e37) & 0x3fff) << 26) | ((i * 7919) & 0x3ff_ffff)).collect()
     }
 
-    /// The split of `keys` (values: positions) below top bit `top`, the destination
-    /// arrays, and whether the thread's table is left zero for every window of `keys`.
-    fn run(keys: &[u64], top: u32, declined: std::ops::Range<usize>) -> (Sparse, Vec<u64>, Vec<u32>, bool) {
+    /// The split of `keys` (values: positions) below top bit `top`, and the destination
+    /// arrays.
+    fn run(keys: &[u64], top: u32, declined: std::ops::Range<usize>) -> (Sparse, Vec<u64>, Vec<u32>) {
         run_bounds(keys, top, declined).0
     }
 
@@ -187,18 +161,13 @@ mod tests {
         keys: &[u64],
         top: u32,
         declined: std::ops::Range<usize>,
-    ) -> ((Sparse, Vec<u64>, Vec<u32>, bool), [usize; MAX_VALUES + 1]) {
+    ) -> ((Sparse, Vec<u64>, Vec<u32>), [usize; MAX_VALUES + 1]) {
         let n = keys.len();
         let vals: Vec<u32> = (0..n as u32).collect();
         let (mut yk, mut yv) = (vec![u64::MAX; n], vec![u32::MAX; n]);
         let mut bounds = [usize::MAX; MAX_VALUES + 1];
         let s = split(keys, &vals, &mut yk, &mut yv, top, declined, &mut bounds);
-        // A call sets entries only for the windows of its keys (checking those, not all
-        // 65536, keeps the test quick under miri).
-        let lo = top.saturating_sub(WINDOW);
-        let window = |k: u64| ((k >> lo) & bits_below(top - lo) & 0xffff) as usize;
-        let clean = SLOTS.with(|c| c.borrow().as_ref().is_none_or(|t| keys.iter().all(|&k| t[window(k)] == 0)));
-        ((s, yk, yv, clean), bounds)
+        ((s, yk, yv), bounds)
     }
 
     /// The stable order of `keys` by their bits `lo..top`.
@@ -209,16 +178,15 @@ mod tests {
     }
 
     #[test]
-    fn few_values_scatter_stably_in_ascending_order_and_leave_the_table_clean() {
+    fn few_values_scatter_stably_in_ascending_order() {
         for values in [2, 5, MAX_VALUES as u64] {
             let k = keys(3 * MAX_VALUES, values);
-            let ((s, yk, yv, clean), bounds) = run_bounds(&k, 40, 0..0);
+            let ((s, yk, yv), bounds) = run_bounds(&k, 40, 0..0);
             let Sparse::Split { lo, buckets } = s else { panic!("{values} values: not split") };
-            assert_eq!((lo, buckets), (24, values as usize));
-            assert!(clean, "the table is left as found");
-            assert_eq!((yk.clone(), yv), by_window(&k, 24, 40), "{values} values");
+            assert_eq!((lo, buckets), (26, values as usize));
+            assert_eq!((yk.clone(), yv), by_window(&k, 26, 40), "{values} values");
             for b in 0..buckets {
-                let w: Vec<u64> = yk[bounds[b]..bounds[b + 1]].iter().map(|k| k >> 24).collect();
+                let w: Vec<u64> = yk[bounds[b]..bounds[b + 1]].iter().map(|k| k >> 26).collect();
                 assert!(!w.is_empty() && w.iter().all(|&x| x == w[0]), "bucket {b} holds one value");
             }
             assert_eq!(bounds[buckets], k.len());
@@ -229,13 +197,13 @@ mod tests {
     fn too_many_values_one_value_or_declined_buckets_write_nothing() {
         let n = 3 * MAX_VALUES;
         let untouched = |yk: &[u64], yv: &[u32]| yk.iter().all(|&k| k == u64::MAX) && yv.iter().all(|&v| v == u32::MAX);
-        let (s, yk, yv, clean) = run(&keys(n, MAX_VALUES as u64 + 1), 40, 0..0);
-        assert!(matches!(s, Sparse::Dense) && untouched(&yk, &yv) && clean, "257 values");
-        let (s, yk, yv, clean) = run(&keys(n, 1), 40, 0..0);
-        assert!(matches!(s, Sparse::One { lo: 24 }) && untouched(&yk, &yv) && clean, "one value");
+        let (s, yk, yv) = run(&keys(n, MAX_VALUES as u64 + 1), 40, 0..0);
+        assert!(matches!(s, Sparse::Dense) && untouched(&yk, &yv), "257 values");
+        let (s, yk, yv) = run(&keys(n, 1), 40, 0..0);
+        assert!(matches!(s, Sparse::One { lo: 26 }) && untouched(&yk, &yv), "one value");
         // 768 pairs over 10 values: 76 a bucket, declined when 76 is in the range.
-        let (s, yk, yv, clean) = run(&keys(n, 10), 40, 50..100);
-        assert!(matches!(s, Sparse::Dense) && untouched(&yk, &yv) && clean, "declined");
+        let (s, yk, yv) = run(&keys(n, 10), 40, 50..100);
+        assert!(matches!(s, Sparse::Dense) && untouched(&yk, &yv), "declined");
         assert!(matches!(run(&keys(n, 10), 40, 80..100).0, Sparse::Split { buckets: 10, .. }), "not declined");
     }
 
@@ -245,14 +213,23 @@ mod tests {
         // least 500 are the only ones taken: at most 12 values.
         let n = 25 * MAX_VALUES;
         assert!(matches!(run(&keys(n, 12), 40, 25..500).0, Sparse::Split { buckets: 12, .. }));
-        let (s, _, _, clean) = run(&keys(n, 13), 40, 25..500);
-        assert!(matches!(s, Sparse::Dense) && clean, "13 values: buckets of 492");
+        let (s, yk, _) = run(&keys(n, 13), 40, 25..500);
+        assert!(matches!(s, Sparse::Dense) && yk.iter().all(|&k| k == u64::MAX), "13 values: buckets of 492");
+    }
+
+    #[test]
+    fn a_window_takes_its_own_bits_only() {
+        // Values that differ only above or only below the window's 14 bits count as one.
+        let k: Vec<u64> = (0..600u64).map(|i| ((i % 3) << 40) | (((i % 7) * 0x51) << 26) | (i & 0x3ff_ffff)).collect();
+        let (s, yk, yv) = run(&k, 40, 0..0);
+        assert!(matches!(s, Sparse::Split { lo: 26, buckets: 7 }));
+        assert_eq!((yk, yv), by_window(&k, 26, 40));
     }
 
     #[test]
     fn a_low_top_bit_takes_every_bit_below_it() {
         let k: Vec<u64> = (0..600u64).map(|i| (i * 37) % 1000 % 50).collect();
-        let (s, yk, yv, _) = run(&k, 10, 0..0);
+        let (s, yk, yv) = run(&k, 10, 0..0);
         assert!(matches!(s, Sparse::Split { lo: 0, buckets: 50, .. }));
         assert_eq!((yk, yv), by_window(&k, 0, 10));
     }

@@ -308,7 +308,7 @@ fn wide_prefix_digits_sort_stably_into_either_pair_of_arrays() {
 
 #[test]
 fn render_keys_sort_one_thread_through_sparse_windows() {
-    // Hashed pipelines and materials: a few hundred values in 16 bits. One thread sorts
+    // Hashed pipelines and materials: a few hundred values in 14 bits. One thread sorts
     // (the sparse windows serve one-thread sorts), on the pool's thread.
     let sizes: &[usize] = if cfg!(miri) { &[40, 300] } else { &[20_000, 70_000] };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();

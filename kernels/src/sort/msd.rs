@@ -308,6 +308,7 @@ pub(super) fn prefix_sort_wide(
     width: u32,
 ) {
     let top = 64 - varying.leading_zeros();
+    assert!(width <= WIDE && 2 * width <= top, "two digits of {width} bits below bit {top}");
     let low = top - 2 * width;
     let mask = bits_below(width);
     let mut h = [[0u32; 1 << WIDE]; 2];

@@ -43,17 +43,19 @@ const fn size(pairs: usize) -> usize {
 /// render-shaped pairs sort 3× faster on 16 threads than on one; 8k pairs gain less than
 /// the survey's fork costs with nearly-sorted keys).
 const PARALLEL_MIN: usize = size(1 << 14);
-/// Below this many pairs, keys that spread evenly over their top digit (random keys,
-/// hashes) are sorted by one thread on pools of at most `EVEN_SERIAL_THREADS`: there the
-/// one-thread prefix sort (two or three digit passes in the caches) beats the parallel
-/// split (run 22, 16k uniform pairs on 2 threads: 51-56 against 38-42 Mkeys/s), while on
-/// 8 and 16 threads the split is faster (72-94 against 44-53: one thread in a large pool
-/// ran slower than alone). Render keys, which spread over few top-digit values and take
-/// more passes, gain from 2 threads on.
-const EVEN_SERIAL_MAX: usize = size(1 << 15);
+/// Up to this many pairs (the one-thread prefix sort's limit), keys that spread evenly
+/// over their top digit (random keys, hashes) are sorted by one thread on pools of at
+/// most `EVEN_SERIAL_THREADS`: there the one-thread prefix sort (two digit passes in the
+/// caches) beats the parallel split (run 22, 16k uniform pairs on 2 threads: 51-56
+/// against 38-42 Mkeys/s; run 35, 2-core machine, this limit raised from below 32k: 32k
+/// pairs 1.46x, 64k 1.07x, but 96k-126k, past the prefix sort's limit, 0.66-0.67x), while
+/// on 8 and 16 threads the split is faster (72-94 against 44-53: one thread in a large
+/// pool ran slower than alone). Render keys, which spread over few top-digit values and
+/// take more passes, gain from 2 threads on.
+const EVEN_SERIAL_MAX: usize = size(1 << 16);
 /// Most threads for which small evenly spread inputs sort on one thread.
 const EVEN_SERIAL_THREADS: usize = 2;
-/// Keys sampled to tell whether an input spreads evenly (below `EVEN_SERIAL_MAX`).
+/// Keys sampled to tell whether an input spreads evenly (up to `EVEN_SERIAL_MAX`).
 const SPREAD_SAMPLE: usize = 1024;
 /// Below this many pairs one thread runs the nearly-sorted path. It was 32k (its passes are
 /// cheap, so forking was thought to pay later than for the radix sort); in the frame, on 16
@@ -468,7 +470,7 @@ impl RadixSorter {
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
         let parallel =
-            parallel && !(n < EVEN_SERIAL_MAX && threads <= EVEN_SERIAL_THREADS && spreads_evenly(keys, and ^ or));
+            parallel && !(n <= EVEN_SERIAL_MAX && threads <= EVEN_SERIAL_THREADS && spreads_evenly(keys, and ^ or));
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;

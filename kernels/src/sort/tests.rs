@@ -408,10 +408,10 @@ fn small_evenly_spread_inputs_sort_on_one_thread_and_render_keys_in_parallel() {
     };
     // (keys, threads, whether the radix passes run in parallel)
     let cases = [
-        (random(EVEN_SERIAL_MAX - 1, 3), EVEN_SERIAL_THREADS, false),
-        (random(EVEN_SERIAL_MAX - 1, 3), EVEN_SERIAL_THREADS + 1, true),
-        (random(EVEN_SERIAL_MAX, 3), EVEN_SERIAL_THREADS, true),
-        (render(EVEN_SERIAL_MAX - 1), EVEN_SERIAL_THREADS, true),
+        (random(EVEN_SERIAL_MAX, 3), EVEN_SERIAL_THREADS, false),
+        (random(EVEN_SERIAL_MAX, 3), EVEN_SERIAL_THREADS + 1, true),
+        (random(EVEN_SERIAL_MAX + 1, 3), EVEN_SERIAL_THREADS, true),
+        (render(EVEN_SERIAL_MAX), EVEN_SERIAL_THREADS, true),
         (render(PARALLEL_MIN), EVEN_SERIAL_THREADS, true),
     ];
     for (keys, threads, parallel) in cases {

@@ -153,21 +153,8 @@ pub(super) fn msd(
             Sparse::Dense => {}
             Sparse::One { lo } => return msd(xk, xv, yk, yv, varying & bits_below(lo), into_x, rule),
             Sparse::Split { lo, buckets } => {
-                let rest = varying & bits_below(lo);
-                for b in 0..buckets {
-                    let (lo, hi) = (bounds[b], bounds[b + 1]);
-                    match hi - lo {
-                        1 if into_x => {
-                            xk[lo] = yk[lo];
-                            xv[lo] = yv[lo];
-                        }
-                        1 => {}
-                        _ => {
-                            msd(&mut yk[lo..hi], &mut yv[lo..hi], &mut xk[lo..hi], &mut xv[lo..hi], rest, !into_x, rule)
-                        }
-                    }
-                }
-                return;
+                let sizes = bounds[..=buckets].windows(2).map(|b| b[1] - b[0]);
+                return finish_scattered(sizes, xk, xv, yk, yv, varying & bits_below(lo), into_x, rule);
             }
         }
     }
@@ -209,10 +196,27 @@ pub(super) fn msd(
     // SAFETY: `h` is the histogram of `(k >> shift) & mask` over `xk`, counted just above;
     // the caller gives scratch of the same length.
     unsafe { scatter_serial(&h, xk, xv, yk, yv, shift, mask) };
+    finish_scattered(h[..buckets].iter().map(|&c| c as usize), xk, xv, yk, yv, rest, into_x, rule);
+}
+
+/// Sorts on the bits of `rest` each bucket a scatter from `x` left in `y` (consecutive, of
+/// `sizes` pairs), each into `x` when `into_x`, else in place in `y` (a one-pair bucket is
+/// only copied).
+#[allow(clippy::too_many_arguments)]
+fn finish_scattered(
+    sizes: impl Iterator<Item = usize>,
+    xk: &mut [u64],
+    xv: &mut [u32],
+    yk: &mut [u64],
+    yv: &mut [u32],
+    rest: u64,
+    into_x: bool,
+    rule: Lsd,
+) {
     let mut lo = 0;
-    for &c in &h[..buckets] {
-        let hi = lo + c as usize;
-        match c {
+    for size in sizes {
+        let hi = lo + size;
+        match size {
             0 => {}
             1 if into_x => {
                 xk[lo] = yk[lo];

@@ -44,7 +44,7 @@ pub(crate) struct ViewSetup {
     /// and batch jobs see no visible objects, its record job records indirect draws.
     pub(crate) gpu: bool,
     /// Culled by occlusion this frame (`occlusion.rs`): its depth target and size.
-    pub(crate) occlude: Option<(switchyard_backend::TextureId, (u32, u32))>,
+    pub(crate) occlude: Option<crate::gpu_cull::DepthTarget>,
     /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass, where the
     /// graph's scene passes read buffers.
     pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,

@@ -60,8 +60,23 @@ const SPREAD_SAMPLE: usize = 1024;
 /// Below this many pairs one thread runs the nearly-sorted path. It was 32k (its passes are
 /// cheap, so forking was thought to pay later than for the radix sort); in the frame, on 16
 /// threads, the main view's 31k-34k pairs sort faster in parallel (run 31: the sort stage
-/// 0.90x, the 100k-object frame 0.945x, faster in 11 of 12 paired rounds).
-const MERGE_PARALLEL_MIN: usize = size(1 << 14);
+/// 0.90x, the 100k-object frame 0.945x, faster in 11 of 12 paired rounds). At 16k pairs
+/// each of its parallel passes took longer on 16 threads than on one (run 36).
+const MERGE_PARALLEL_MIN: usize = size(24 << 10);
+/// Below this many pairs an input that looks nearly sorted (`looks_nearly_sorted`) is
+/// surveyed by one thread, so that below `MERGE_PARALLEL_MIN` the nearly-sorted path forks
+/// nowhere (run 36, 16 threads: the survey of 16k pairs 26 µs in parallel against 15 on
+/// one thread; 64k 41 against 93; runs 37-38: frame-coherent 16k pairs 1.45-2.2x on 16
+/// threads with these thresholds). Other inputs are surveyed in parallel: 16k uniform
+/// pairs surveyed on one thread before the parallel radix sort ran 0.68x on 8 and 16
+/// threads (run 37).
+const SURVEY_PARALLEL_MIN: usize = size(1 << 15);
+/// Adjacent pairs sampled by `looks_nearly_sorted`.
+const ORDER_SAMPLE: usize = 64;
+/// Below this many pairs a result left in the scratch arrays is copied back by one thread
+/// (run 36, 16 threads: 16k pairs 27 µs in parallel against 6 on one thread, 64k 41
+/// against 30, 256k 100 against 271). 128 under miri, so that its runs copy both ways.
+const COPY_PARALLEL_MIN: usize = if cfg!(miri) { 1 << 7 } else { 1 << 17 };
 /// Most pairs per block in the parallel passes.
 const BLOCK: usize = size(1 << 14);
 /// Fewest pairs per block: smaller inputs get smaller blocks, so every worker gets some.
@@ -279,6 +294,19 @@ fn varying_digits(varying: u64) -> ([usize; DIGITS], usize) {
     (out, n)
 }
 
+/// Whether at most one in eight of `ORDER_SAMPLE` adjacent pairs taken at even steps
+/// descends: the nearly-sorted path's own limit, on a sample (random keys descend at about
+/// every second pair). Needs at least two keys.
+fn looks_nearly_sorted(keys: &[u64]) -> bool {
+    let step = (keys.len() - 1).div_ceil(ORDER_SAMPLE).max(1);
+    let (mut pairs, mut descents) = (0, 0);
+    for i in (0..keys.len() - 1).step_by(step) {
+        descents += usize::from(keys[i] > keys[i + 1]);
+        pairs += 1;
+    }
+    descents * 8 <= pairs
+}
+
 /// Whether `keys` (which differ only in the bits of `varying`, not 0) spread about
 /// evenly over the 8 bits below their highest varying bit, judged on up to
 /// `SPREAD_SAMPLE` keys taken at equal steps: as random keys and hashes do, unlike render
@@ -346,7 +374,7 @@ impl RadixSorter {
     pub fn sort(&mut self, keys: &mut [u64], vals: &mut [u32]) {
         if self.sort_or_leave_in_scratch(keys, vals) {
             let n = keys.len();
-            if n >= MERGE_PARALLEL_MIN && rayon::current_num_threads() > 1 {
+            if n >= COPY_PARALLEL_MIN && rayon::current_num_threads() > 1 {
                 crate::par::copy_into(keys, &self.keys[..n]);
                 crate::par::copy_into(vals, &self.vals[..n]);
             } else {
@@ -427,7 +455,7 @@ impl RadixSorter {
         let ties = self.ties_by_value;
         let (and, or, descents, tied) = if let Some(g) = given {
             (g.and, g.or, g.descents, if ties && g.descents == 0 { g.ties } else { 0 })
-        } else if parallel {
+        } else if parallel && (n >= SURVEY_PARALLEL_MIN || !looks_nearly_sorted(keys)) {
             let block = block_len(n);
             self.surveys.resize(n.div_ceil(block), (0, 0, 0, 0));
             let (k, v) = (&*keys, &*vals);

@@ -8,21 +8,28 @@ use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 /// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
 /// `[base + j, base + j + 2)`, merging gaps that touch.
 fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, base: usize, runs: &mut Vec<(usize, usize)>) {
-    // Descents are rare: 16 comparisons at a time (they vectorize), each element only in a
-    // group that has one.
+    // Descents are rare, but not so rare that a branch per element predicts well (with 3 %
+    // of keys changed about every third group of 16 holds one): 16 comparisons at a time
+    // into a bit mask, without a branch, then one step per set bit.
     const GROUP: usize = 16;
     let mut j = range.start;
-    while j < range.end {
-        let end = (j + GROUP).min(range.end);
-        let (a, b) = (&keys[j..end], &keys[j + 1..end + 1]);
-        if a.iter().zip(b).fold(false, |any, (x, y)| any | (x > y)) {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                if x > y {
-                    push_run(runs, (base + j + i, base + j + i + 2));
-                }
-            }
+    while j + GROUP <= range.end {
+        let (a, b) = (&keys[j..j + GROUP], &keys[j + 1..j + GROUP + 1]);
+        let mut mask = 0u32;
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            mask |= u32::from(x > y) << i;
         }
-        j = end;
+        while mask != 0 {
+            let i = mask.trailing_zeros() as usize;
+            push_run(runs, (base + j + i, base + j + i + 2));
+            mask &= mask - 1;
+        }
+        j += GROUP;
+    }
+    for i in j..range.end {
+        if keys[i] > keys[i + 1] {
+            push_run(runs, (base + i, base + i + 2));
+        }
     }
 }
 

@@ -333,6 +333,8 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         EVEN_SERIAL_MAX,
         BLOCK,
         MERGE_PARALLEL_MIN,
+        SURVEY_PARALLEL_MIN,
+        COPY_PARALLEL_MIN,
         SPLIT_AGAIN,
         msd::LSD_MAX,
         msd::PREFIX_MIN,
@@ -543,5 +545,28 @@ fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
             assert_eq!((&k1, &v1), (&k2, &v2), "{threads} threads");
             assert_eq!((&k1, &v1), (&k3, &v3), "{threads} threads, descents given");
         }
+    }
+}
+
+#[test]
+fn the_order_sample_tells_nearly_sorted_inputs_from_shuffled_ones() {
+    // Sizes around the sample's step changing (65 pairs: step 1), and the threshold it
+    // decides below.
+    for n in [2, 3, 64, 65, 66, 1000, SURVEY_PARALLEL_MIN - 1] {
+        let mut sorted = random(n, 5);
+        sorted.sort_unstable();
+        assert!(looks_nearly_sorted(&sorted), "{n} sorted keys");
+        let mut descending = sorted.clone();
+        descending.reverse();
+        assert_eq!(looks_nearly_sorted(&descending), descending.windows(2).all(|w| w[0] == w[1]), "{n} descending");
+        if n >= 1000 {
+            assert!(!looks_nearly_sorted(&random(n, 6)), "{n} random keys");
+            assert!(looks_nearly_sorted(&coherent(n, 7, 1 << 40, 33)), "{n} keys, 3 % changed");
+        }
+    }
+    // Either answer sorts alike: the sample only picks who surveys.
+    for keys in [coherent(SURVEY_PARALLEL_MIN - 1, 8, 1 << 40, 33), random(SURVEY_PARALLEL_MIN - 1, 9)] {
+        let one = sort_on(1, &keys, &mut RadixSorter::new());
+        assert_eq!(sort_on(3, &keys, &mut RadixSorter::new()), one);
     }
 }

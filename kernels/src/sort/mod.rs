@@ -63,15 +63,14 @@ const SPREAD_SAMPLE: usize = 1024;
 /// 0.90x, the 100k-object frame 0.945x, faster in 11 of 12 paired rounds). At 16k pairs
 /// each of its parallel passes took longer on 16 threads than on one (run 36).
 const MERGE_PARALLEL_MIN: usize = size(24 << 10);
-/// Below this many pairs an input that looks nearly sorted (`looks_nearly_sorted`) is
-/// surveyed by one thread, so that below `MERGE_PARALLEL_MIN` the nearly-sorted path forks
-/// nowhere (run 36, 16 threads: the survey of 16k pairs 26 µs in parallel against 15 on
-/// one thread; 64k 41 against 93; runs 37-38: frame-coherent 16k pairs 1.45-2.2x on 16
-/// threads with these thresholds). Other inputs are surveyed in parallel: 16k uniform
-/// pairs surveyed on one thread before the parallel radix sort ran 0.68x on 8 and 16
-/// threads (run 37).
-const SURVEY_PARALLEL_MIN: usize = size(1 << 15);
-/// Adjacent pairs sampled by `looks_nearly_sorted`.
+/// Adjacent pairs sampled by `looks_nearly_sorted`: an input that looks nearly sorted
+/// goes to the nearly-sorted path before any survey, which runs only if that path gives
+/// up. Run 36 timed the survey of 16k pairs at 26 µs in parallel on 16 threads against 15
+/// on one; surveying every input below 32k on one thread instead cost 16k uniform pairs
+/// 0.68x on 8 and 16 threads (run 37), and surveying on one thread only those the sample
+/// found nearly sorted made frame-coherent 16k pairs 1.45x faster there (run 38). Skipping
+/// their survey: 1.07-1.10x on one thread and 1.01-1.18x on two from 64k pairs (2-core
+/// machine, one binary).
 const ORDER_SAMPLE: usize = 64;
 /// Below this many pairs a result left in the scratch arrays is copied back by one thread
 /// (run 36, 16 threads: 16k pairs 27 µs in parallel against 6 on one thread, 64k 41
@@ -152,8 +151,9 @@ pub enum SortPath {
     InOrder,
     /// Few keys out of place: set aside, sorted and merged back.
     NearlySorted,
-    /// The full radix sort. `merge_gave_up`: the input looked nearly sorted (few descents)
-    /// but too many keys were out of place, so the nearly-sorted path gave up first.
+    /// The full radix sort. `merge_gave_up`: the input looked nearly sorted (few descents,
+    /// or a sample of adjacent pairs that mostly ascend) but too many keys were out of
+    /// place, so the nearly-sorted path gave up first.
     Radix {
         /// The nearly-sorted path was tried and gave up.
         merge_gave_up: bool,
@@ -450,12 +450,31 @@ impl RadixSorter {
             return false;
         }
         let parallel = n >= PARALLEL_MIN && rayon::current_num_threads() > 1;
+        let ties = self.ties_by_value;
+        let threads = rayon::current_num_threads();
+        let can_merge = n >= NEARLY_SORTED_MIN && threads <= self.nearly_sorted_max_threads;
+        // An input whose sample looks nearly sorted goes to the nearly-sorted path before
+        // any survey: its own pass finds the descents, and the survey is needed only if it
+        // gives up.
+        let mut merge_gave_up = false;
+        if given.is_none() && can_merge && looks_nearly_sorted(keys) {
+            match self.sort_nearly_sorted(keys, vals) {
+                nearly_sorted::Merged::Done => {
+                    self.last_path = SortPath::NearlySorted;
+                    return true;
+                }
+                nearly_sorted::Merged::InOrder if !ties => return false,
+                // In key order: the survey below finds ties out of order (in parallel
+                // blocks where the pool has threads) and orders them.
+                nearly_sorted::Merged::InOrder => {}
+                nearly_sorted::Merged::GaveUp => merge_gave_up = true,
+            }
+        }
         // One cheap read: which bits vary, and how far from sorted the input is.
         // With ties by value, also whether an input in key order has ties out of order.
-        let ties = self.ties_by_value;
         let (and, or, descents, tied) = if let Some(g) = given {
             (g.and, g.or, g.descents, if ties && g.descents == 0 { g.ties } else { 0 })
-        } else if parallel && (n >= SURVEY_PARALLEL_MIN || !looks_nearly_sorted(keys)) {
+        } else if parallel {
             let block = block_len(n);
             self.surveys.resize(n.div_ceil(block), (0, 0, 0, 0));
             let (k, v) = (&*keys, &*vals);
@@ -485,13 +504,12 @@ impl RadixSorter {
             }
             return false;
         }
-        let threads = rayon::current_num_threads();
-        let try_merge = n >= NEARLY_SORTED_MIN && threads <= self.nearly_sorted_max_threads && descents <= n as u64 / 8;
-        if try_merge && self.sort_nearly_sorted(keys, vals) {
+        let try_merge = can_merge && !merge_gave_up && descents <= n as u64 / 8;
+        if try_merge && self.sort_nearly_sorted(keys, vals) == nearly_sorted::Merged::Done {
             self.last_path = SortPath::NearlySorted;
             return true;
         }
-        self.last_path = SortPath::Radix { merge_gave_up: try_merge };
+        self.last_path = SortPath::Radix { merge_gave_up: try_merge || merge_gave_up };
         let (active, count) = varying_digits(and ^ or);
         let active = &active[..count];
         let Some(&hi) = active.last() else { return false };

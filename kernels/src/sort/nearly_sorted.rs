@@ -101,16 +101,28 @@ fn widen_gaps(
     Some(i)
 }
 
+/// How the nearly-sorted path ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Merged {
+    /// Sorted into the scratch arrays (`self.keys[..n]`, `self.vals[..n]`).
+    Done,
+    /// No descents: the keys were in order, nothing moved.
+    InOrder,
+    /// Too many keys out of place: the input is untouched.
+    GaveUp,
+}
+
 impl RadixSorter {
     /// The nearly-sorted path: set aside the keys that break the order, sort them, merge
     /// into the scratch arrays (`self.keys[..n]`, `self.vals[..n]`, exactly `n` long: the
-    /// caller copies them back or takes them). Returns `false`, with the input untouched,
-    /// when too many keys are out of place.
+    /// caller copies them back or takes them). [`Merged::GaveUp`], with the input
+    /// untouched, when too many keys are out of place; [`Merged::InOrder`] when there is
+    /// no descent.
     ///
     /// Both ends of every descent are set aside; the survivors next to each gap are then
     /// compared and the gap widened until the survivors are in order. Survivors that were
     /// adjacent in the input are already in order, so only the gaps need checking.
-    pub(super) fn sort_nearly_sorted(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
+    pub(super) fn sort_nearly_sorted(&mut self, keys: &mut [u64], vals: &mut [u32]) -> Merged {
         let n = keys.len();
         let limit = n / 8;
         let parallel = n >= MERGE_PARALLEL_MIN && rayon::current_num_threads() > 1;
@@ -119,7 +131,7 @@ impl RadixSorter {
             // pass (a few hundred gaps in a frame), no pass over the input.
             self.runs.clear();
             if widen_gaps(keys, &self.given_gaps, &mut self.runs, limit, false).is_none() {
-                return false;
+                return Merged::GaveUp;
             }
             return self.set_aside_and_merge(keys, vals, parallel);
         }
@@ -145,28 +157,31 @@ impl RadixSorter {
             }
         });
         if failed.into_inner() {
-            return false;
+            return Merged::GaveUp;
         }
         self.runs.clear();
         for w in &self.block_widened {
             if w.is_empty() {
                 continue;
             }
-            let Some(i) = widen_gaps(keys, w, &mut self.runs, limit, true) else { return false };
+            let Some(i) = widen_gaps(keys, w, &mut self.runs, limit, true) else { return Merged::GaveUp };
             self.runs.extend_from_slice(&w[i..]);
         }
         self.set_aside_and_merge(keys, vals, parallel)
     }
 
     /// The rest of the nearly-sorted path once `self.runs` holds the widened gaps: set
-    /// them aside, sort them, merge. `false` when too many keys are set aside.
-    fn set_aside_and_merge(&mut self, keys: &mut [u64], vals: &mut [u32], parallel: bool) -> bool {
+    /// them aside, sort them, merge.
+    fn set_aside_and_merge(&mut self, keys: &mut [u64], vals: &mut [u32], parallel: bool) -> Merged {
         let n = keys.len();
         let limit = n / 8;
         let runs = &self.runs;
+        if runs.is_empty() {
+            return Merged::InOrder;
+        }
         let removed: usize = runs.iter().map(|r| r.1 - r.0).sum();
         if removed > limit {
-            return false;
+            return Merged::GaveUp;
         }
         debug_assert!(runs.windows(2).all(|w| w[0].1 < w[1].0));
         debug_assert!(runs.iter().all(|r| r.0 == 0 || r.1 == n || keys[r.0 - 1] <= keys[r.1]));
@@ -254,7 +269,7 @@ impl RadixSorter {
         };
         let (sk, sv) = (&mut self.keys[..n], &mut self.vals[..n]);
         merge.run(sk, sv, parts, &mut self.merge_splits, &mut self.merge_offsets);
-        true
+        Merged::Done
     }
 }
 

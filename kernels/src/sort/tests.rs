@@ -333,7 +333,6 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         EVEN_SERIAL_MAX,
         BLOCK,
         MERGE_PARALLEL_MIN,
-        SURVEY_PARALLEL_MIN,
         COPY_PARALLEL_MIN,
         SPLIT_AGAIN,
         msd::LSD_MAX,
@@ -550,9 +549,8 @@ fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
 
 #[test]
 fn the_order_sample_tells_nearly_sorted_inputs_from_shuffled_ones() {
-    // Sizes around the sample's step changing (65 pairs: step 1), and the threshold it
-    // decides below.
-    for n in [2, 3, 64, 65, 66, 1000, SURVEY_PARALLEL_MIN - 1] {
+    // Sizes around the sample's step changing (65 pairs: step 1), and larger.
+    for n in [2, 3, 64, 65, 66, 1000, 5000] {
         let mut sorted = random(n, 5);
         sorted.sort_unstable();
         assert!(looks_nearly_sorted(&sorted), "{n} sorted keys");
@@ -564,9 +562,33 @@ fn the_order_sample_tells_nearly_sorted_inputs_from_shuffled_ones() {
             assert!(looks_nearly_sorted(&coherent(n, 7, 1 << 40, 33)), "{n} keys, 3 % changed");
         }
     }
-    // Either answer sorts alike: the sample only picks who surveys.
-    for keys in [coherent(SURVEY_PARALLEL_MIN - 1, 8, 1 << 40, 33), random(SURVEY_PARALLEL_MIN - 1, 9)] {
+    // Either answer sorts alike: the sample only picks whether the nearly-sorted path is
+    // tried before the survey.
+    let m = if cfg!(miri) { 300 } else { 20_000 };
+    for keys in [coherent(m, 8, 1 << 40, 33), random(m, 9)] {
         let one = sort_on(1, &keys, &mut RadixSorter::new());
         assert_eq!(sort_on(3, &keys, &mut RadixSorter::new()), one);
+    }
+    // A sample that misjudges: every sampled pair ascends, most of the others descend.
+    // The nearly-sorted path, tried first, gives up; the survey and the radix sort follow.
+    let n: usize = if cfg!(miri) { 600 } else { 20_000 };
+    let step = (n - 1).div_ceil(ORDER_SAMPLE);
+    let mut keys = random(n, 10);
+    keys.sort_unstable();
+    for chunk in keys.chunks_mut(step) {
+        let keep = 2.min(chunk.len());
+        chunk[keep..].reverse();
+    }
+    assert!(looks_nearly_sorted(&keys));
+    let mut sorter = RadixSorter::new();
+    for threads in [1, 3] {
+        let (k, v, _) = sort_on(threads, &keys, &mut sorter);
+        assert_eq!(sorter.last_path, SortPath::Radix { merge_gave_up: true }, "{threads} threads");
+        let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        expect.sort_by_key(|p| p.0);
+        assert!(
+            expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v),
+            "{threads} threads: stable order"
+        );
     }
 }

@@ -166,6 +166,14 @@ struct Args {
     /// where the adapter cannot, frustum culling only, with a note).
     #[arg(long)]
     occlusion: bool,
+    /// Draw in each shadow cascade only the casters that can shadow a surface the camera
+    /// sees: a depth prepass of the opaque queue (a forward pass whose color is
+    /// discarded) comes first, and each cascade's GPU cull drops the casters whose
+    /// shadow falls on no surface in its depth (`Pass::receivers`). Needs `--occlusion`
+    /// (the full graph; where the adapter cannot cull by occlusion, the cascades draw as
+    /// without it).
+    #[arg(long)]
+    receivers: bool,
     /// Look from street level between the city's buildings instead of orbiting above them
     /// (most buildings hidden behind the nearest; the city scenes only).
     #[arg(long)]
@@ -358,6 +366,9 @@ fn run(args: &Args) -> Result<(), String> {
             return Err("--gpu-trace: needs the wgpu backend offscreen (the null backend times nothing)".into());
         }
         output::writable(path, "--gpu-trace")?;
+    }
+    if args.receivers && !args.occlusion {
+        return Err("--receivers needs --occlusion (the receivers' casters are culled on the GPU with it)".into());
     }
     if args.street && args.gltf.is_none() && args.scene != SceneKind::City {
         return Err("--street needs a city (the default --scene, or --gltf)".into());

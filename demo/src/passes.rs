@@ -107,7 +107,8 @@ pub(crate) struct DemoFrame {
 impl DemoFrame {
     /// Declares the frame on `r` (`cascades`: 0 to 4 shadow maps of `shadow_side` texels,
     /// full graph only). `window`: the format of a window's images, which a last pass
-    /// copies `out` into.
+    /// copies `out` into. `receivers`: a depth prepass of the opaque queue before the
+    /// cascades, which draw only the casters of what it holds ([`Pass::receivers`]).
     pub(crate) fn set<B: Backend>(
         r: &mut Renderer<B>,
         kind: GraphKind,
@@ -115,6 +116,7 @@ impl DemoFrame {
         shadow_side: u32,
         lens: &Lens,
         window: Option<TextureFormat>,
+        receivers: bool,
     ) -> Result<Self, String> {
         let bar_ms = Arc::new(AtomicU32::new(0));
         let mut g = FrameGraph::new();
@@ -133,18 +135,35 @@ impl DemoFrame {
             r.set_graph(g).map_err(|e| format!("frame graph: {e}"))?;
             return Ok(Self { cascades, out, window, bar_ms });
         }
+        let color = g.target("scene-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
+        // The surfaces the camera sees, before the cascades (its color is not kept).
+        let prepass = (receivers && cascades > 0).then(|| {
+            let scratch =
+                g.target("prepass-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
+            let depth =
+                g.target("prepass-depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
+            g.pass(
+                Pass::scene("prepass", main, PassKind::Forward, Queue::Opaque)
+                    .color(scratch, LoadOp::Clear(SKY), StoreOp::Discard)
+                    .depth(depth, LoadOp::Clear(1.0), StoreOp::Store),
+            );
+            depth
+        });
         let map = TargetSize::Fixed { width: shadow_side, height: shadow_side };
         let mut maps = Vec::new();
         for (k, &sun) in suns.iter().enumerate() {
             let t = g.target(format!("shadow-{k}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
-            g.pass(Pass::scene(format!("shadow-{k}"), sun, PassKind::Shadow, Queue::All).depth(
+            let mut pass = Pass::scene(format!("shadow-{k}"), sun, PassKind::Shadow, Queue::All).depth(
                 t,
                 LoadOp::Clear(1.0),
                 StoreOp::Store,
-            ));
+            );
+            if let Some(depth) = prepass {
+                pass = pass.receivers(depth, main);
+            }
+            g.pass(pass);
             maps.push(t);
         }
-        let color = g.target("scene-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
         let with_maps = |mut p: Pass| {
             for &m in &maps {
                 p = p.sample(m);

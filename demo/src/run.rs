@@ -141,7 +141,8 @@ impl<'a, B: Backend> Run<'a, B> {
             Output::Offscreen => None,
             Output::Window { format, .. } => Some(format),
         };
-        let frame = passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0), window)?;
+        let frame =
+            passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0), window, args.receivers)?;
         println!(
             "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}, cull {}",
             r.scene().len(),
@@ -279,8 +280,15 @@ impl<'a, B: Backend> Run<'a, B> {
             if !rebuilt.needs_data.is_empty() {
                 return Err(format!("recovering: {} resources need their data again", rebuilt.needs_data.len()));
             }
-            self.frame =
-                passes::DemoFrame::set(r, args.graph, self.cascades, self.shadow_side, &self.scene.lens(f), None)?;
+            self.frame = passes::DemoFrame::set(
+                r,
+                args.graph,
+                self.cascades,
+                self.shadow_side,
+                &self.scene.lens(f),
+                None,
+                args.receivers,
+            )?;
             self.frame.bar_ms.store(shown.to_bits(), Ordering::Relaxed);
             println!(
                 "device lost at frame {}: rebuilt {} meshes, {} textures, {} materials, {} objects on a new device in \

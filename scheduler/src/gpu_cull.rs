@@ -314,8 +314,11 @@ pub(crate) fn params(
         p[128..192].copy_from_slice(bytemuck::cast_slice(&o.view_proj.to_cols_array()));
         let late = o.phase == 2;
         let (t, levels) = (o.pyramid.target, o.pyramid.levels);
-        let words = [if late { n } else { 0 }, if late { nb } else { 0 }, t.0, t.1, levels];
-        p[192..212].copy_from_slice(bytemuck::cast_slice(&words));
+        // Receivers: one level-0 texel (two target texels, at least a shadow-map texel:
+        // `occlusion::receiver_target`) covers the forward shader's filtered lookup.
+        let grow = if o.phase == crate::occlusion::RECEIVERS_PHASE { 2 } else { 0 };
+        let words = [if late { n } else { 0 }, if late { nb } else { 0 }, t.0, t.1, levels, grow];
+        p[192..216].copy_from_slice(bytemuck::cast_slice(&words));
     }
     p
 }
@@ -347,6 +350,9 @@ pub(crate) struct CullObjects {
     pub(crate) occlusion: Option<crate::occlusion::OcclusionObjects>,
     /// The compute pass between the halves of an occlusion-culled pass.
     pub(crate) occlusion_pass: PassDesc,
+    /// The compute pass before a shadow pass with receivers (its receiver pyramid and
+    /// its cull).
+    pub(crate) receivers_pass: PassDesc,
 }
 
 /// One GPU-culled view's buffers (its instance and indirect buffers are the view's own)
@@ -424,6 +430,7 @@ impl CullObjects {
             pass: PassDesc::compute("gpu-cull"),
             occlusion,
             occlusion_pass: PassDesc::compute("occlusion"),
+            receivers_pass: PassDesc::compute("shadow-receivers"),
         })
     }
 
@@ -477,30 +484,30 @@ impl CullObjects {
         })
     }
 
-    /// The commands of one view's cull: its four dispatches (none for no candidates).
-    /// With `late`, the second phase of an occlusion cull, appended to `out`.
+    /// The commands of one view's cull, appended to `out`: its four dispatches (none for
+    /// no candidates), for `phase` 2 those of an occlusion cull's second phase (parameters
+    /// in the second slot) and for `RECEIVERS_PHASE` those of a cull to receivers' casters.
     pub(crate) fn commands(
         &self,
         group: BindGroupId,
         slot: u32,
         buckets: &Buckets,
-        late: bool,
+        phase: u32,
         out: &mut Vec<Command>,
     ) {
-        if !late {
-            out.clear();
-        }
         let n = buckets.candidates().len() as u32;
         if n == 0 {
             return;
         }
-        let slot = if late { crate::frame_graph::MAX_VIEWS as u32 + slot } else { slot };
+        let slot = if phase == 2 { crate::frame_graph::MAX_VIEWS as u32 + slot } else { slot };
         let bind = Command::SetBindGroup { index: 0, group, offsets: DynamicOffsets::one(slot * PARAMS_SLOT as u32) };
         let blocks = n.div_ceil(GPU_CULL_BLOCK);
         let arg_groups = (buckets.buckets.len() as u32).div_ceil(GPU_CULL_BLOCK);
         let [mut count, scan, mut scatter, args] = self.pipelines;
-        if let (true, Some(o)) = (late, &self.occlusion) {
-            [count, scatter] = o.late;
+        match (phase, &self.occlusion) {
+            (2, Some(o)) => [count, scatter] = o.late,
+            (crate::occlusion::RECEIVERS_PHASE, Some(o)) => [count, scatter] = o.receivers_cull,
+            _ => {}
         }
         out.extend([
             Command::SetPipeline(count),
@@ -533,8 +540,8 @@ pub(crate) type DepthTarget = (switchyard_backend::TextureId, (u32, u32));
 
 /// Grows a GPU-culled view's list and scratch buffers to `objects` candidates (making them
 /// at first) and makes its bind group again where a buffer it binds changed; with
-/// `occlude` (its depth target and size) the view's depth pyramid too, without it the
-/// pyramid goes. What was replaced goes into `gone`. `instances` and `args`: the view's
+/// `pyramid` (what an occlusion or receiver pyramid is built from) the view's pyramid
+/// too, without it the pyramid goes. What was replaced goes into `gone`. `instances` and `args`: the view's
 /// instance and indirect buffers, which the group binds.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare_view<B: Backend>(
@@ -544,12 +551,12 @@ pub(crate) fn prepare_view<B: Backend>(
     view: &mut Option<ViewCull>,
     occlusion: &mut Option<ViewOcclusion>,
     objects: u64,
-    occlude: Option<DepthTarget>,
+    pyramid: Option<crate::occlusion::PyramidSource>,
     gone: &mut Vec<Resource>,
 ) -> Result<(), CreateError> {
-    let pyramid = match (&cull.occlusion, occlude) {
-        (Some(o), Some((depth, size))) => {
-            crate::occlusion::prepare_view(b, o, occlusion, depth, size, gone)?;
+    let pyramid = match (&cull.occlusion, pyramid) {
+        (Some(o), Some(src)) => {
+            crate::occlusion::prepare_view(b, o, occlusion, src, gone)?;
             occlusion.as_ref().map_or(o.empty, |v| v.texels.id)
         }
         (o, _) => {

@@ -35,14 +35,21 @@ use switchyard_backend::{
     TextureSampleKind,
 };
 
+use glam::Mat4;
+
 use crate::gpu_buffer::{buffer, GrowBuffer, Made};
 
 /// Most pyramid levels (a target side up to 2^16 texels).
 pub(crate) const MAX_LEVELS: usize = 16;
 /// Bytes of one level's parameters in a view's level buffer (the dynamic-offset alignment).
 pub(crate) const LEVEL_SLOT: u64 = 256;
-/// Bytes of the level parameters the shader reads (`Level` in `shaders/pyramid.wgsl`).
-const LEVEL_SIZE: u64 = 32;
+/// Bytes of the level parameters the shaders read (`Level` in `shaders/pyramid.wgsl`,
+/// and in level 0 of a receiver pyramid `Receivers` in `shaders/receivers.wgsl`).
+const LEVEL_SIZE: u64 = 160;
+/// The cull phase of a shadow view culled to the casters of its receivers.
+pub(crate) const RECEIVERS_PHASE: u32 = 3;
+/// Most texels on a side of a receiver map's level 0.
+const RECEIVER_MAP_MAX: u32 = 256;
 /// Workgroup side of the pyramid shader.
 const TILE: u32 = 8;
 
@@ -78,8 +85,17 @@ pub(crate) struct Occluding<'a> {
     pub(crate) phase: u32,
     /// The candidates' bits are not this view's yet.
     pub(crate) reset: bool,
-    pub(crate) view_proj: &'a glam::Mat4,
+    pub(crate) view_proj: &'a Mat4,
     pub(crate) pyramid: &'a Pyramid,
+}
+
+/// The target size of a receiver pyramid for a shadow map of `map` texels: level 0 holds
+/// at most [`RECEIVER_MAP_MAX`] texels a side and never more than the map, so a texel of
+/// it covers at least one shadow-map texel (the cull grows a caster's rectangle by one
+/// level-0 texel for the lookup's filter). The pyramid's target is twice level 0.
+pub(crate) fn receiver_target(map: (u32, u32)) -> (u32, u32) {
+    let side = |m: u32| 2 * m.clamp(1, RECEIVER_MAP_MAX);
+    (side(map.0), side(map.1))
 }
 
 /// The level layout of a depth pyramid over a target of `width` × `height` texels: level
@@ -127,8 +143,19 @@ impl Pyramid {
             let (src, src_at) = if l == 0 { (self.target, 0) } else { (self.sizes[l - 1], self.at[l - 1]) };
             let words = [src.0, src.1, self.sizes[l].0, self.sizes[l].1, src_at, self.at[l], 0, 0];
             let at = l * LEVEL_SLOT as usize;
-            out[at..at + LEVEL_SIZE as usize].copy_from_slice(bytemuck::cast_slice(&words));
+            out[at..at + 32].copy_from_slice(bytemuck::cast_slice(&words));
         }
+    }
+
+    /// The level buffer's bytes for a receiver pyramid: level 0's slot holds what the
+    /// scatter reads (`Receivers` in `shaders/receivers.wgsl`): the depth target's size,
+    /// level 0's, the camera's clip-to-world matrix and the shadow map's world-to-clip.
+    pub(crate) fn receiver_bytes(&self, depth: (u32, u32), clip_to_world: &Mat4, light: &Mat4, out: &mut Vec<u8>) {
+        self.level_bytes(out);
+        let words = [depth.0, depth.1, self.sizes[0].0, self.sizes[0].1, 0, 0, 0, 0];
+        out[..32].copy_from_slice(bytemuck::cast_slice(&words));
+        out[32..96].copy_from_slice(bytemuck::cast_slice(&clip_to_world.to_cols_array()));
+        out[96..160].copy_from_slice(bytemuck::cast_slice(&light.to_cols_array()));
     }
 }
 
@@ -142,6 +169,12 @@ pub(crate) struct OcclusionObjects {
     pyramid: [PipelineId; 2],
     /// count_late, scatter_late (the cull shader's, over its layout).
     pub(crate) late: [PipelineId; 2],
+    /// count_receivers, scatter_receivers (the cull shader's, over its layout).
+    pub(crate) receivers_cull: [PipelineId; 2],
+    /// The receiver maps' shader and its clear and scatter pipelines (the pyramid's
+    /// layout).
+    receivers_shader: ShaderId,
+    receivers: [PipelineId; 2],
     pub(crate) empty: BufferId,
 }
 
@@ -184,13 +217,41 @@ impl OcclusionObjects {
             pipeline("gpu-cull-scatter-late", cull_shader, "scatter_late", cull_layout)?,
         ];
         let empty = m.add(buffer(b, "depth-pyramid-none", 16, BufferUsage::STORAGE))?;
-        Ok(Self { layout, shader, pyramid, late, empty })
+        let receivers_shader = m.add(b.create_shader(&ShaderModuleDesc {
+            label: "shadow-receivers".into(),
+            wgsl: include_str!("shaders/receivers.wgsl").into(),
+        }))?;
+        let mut pipeline = |label: &str, entry: &str| {
+            m.add(b.create_compute_pipeline(&ComputePipelineDesc {
+                label: label.into(),
+                shader: receivers_shader,
+                entry: entry.into(),
+                bind_group_layouts: vec![layout],
+            }))
+        };
+        let receivers =
+            [pipeline("shadow-receivers-clear", "clear")?, pipeline("shadow-receivers-scatter", "scatter")?];
+        let mut pipeline = |label: &str, entry: &str| {
+            m.add(b.create_compute_pipeline(&ComputePipelineDesc {
+                label: label.into(),
+                shader: cull_shader,
+                entry: entry.into(),
+                bind_group_layouts: vec![cull_layout],
+            }))
+        };
+        let receivers_cull = [
+            pipeline("gpu-cull-count-receivers", "count_receivers")?,
+            pipeline("gpu-cull-scatter-receivers", "scatter_receivers")?,
+        ];
+        Ok(Self { layout, shader, pyramid, late, receivers_cull, receivers_shader, receivers, empty })
     }
 
     /// Every object here, given up.
     pub(crate) fn resources(&self) -> impl Iterator<Item = Resource> + '_ {
-        self.pyramid.iter().chain(&self.late).map(|&p| Resource::Pipeline(p)).chain([
+        let pipelines = self.pyramid.iter().chain(&self.late).chain(&self.receivers_cull).chain(&self.receivers);
+        pipelines.map(|&p| Resource::Pipeline(p)).chain([
             Resource::Shader(self.shader),
+            Resource::Shader(self.receivers_shader),
             Resource::BindGroupLayout(self.layout),
             Resource::Buffer(self.empty),
         ])
@@ -212,6 +273,28 @@ impl OcclusionObjects {
     }
 }
 
+impl OcclusionObjects {
+    /// A receiver pyramid's dispatches: level 0 cleared, the depth target's texels
+    /// scattered into it, then each level above from the one before.
+    pub(crate) fn receivers_commands(&self, view: &ViewOcclusion, out: &mut Vec<Command>) {
+        let p = &view.pyramid;
+        let group = |l: usize| Command::SetBindGroup {
+            index: 0,
+            group: view.group,
+            offsets: DynamicOffsets::one(l as u32 * LEVEL_SLOT as u32),
+        };
+        let over = |(w, h): (u32, u32)| Command::Dispatch { x: w.div_ceil(TILE), y: h.div_ceil(TILE), z: 1 };
+        out.extend([Command::SetPipeline(self.receivers[0]), group(0), over(p.sizes[0])]);
+        out.extend([Command::SetPipeline(self.receivers[1]), group(0), over(view.source)]);
+        for l in 1..p.levels as usize {
+            if l == 1 {
+                out.push(Command::SetPipeline(self.pyramid[1]));
+            }
+            out.extend([group(l), over(p.sizes[l])]);
+        }
+    }
+}
+
 /// One occlusion-culled view's pyramid: its buffer, level parameters and the bind group
 /// over them and the view's depth target.
 #[derive(Debug)]
@@ -220,6 +303,9 @@ pub(crate) struct ViewOcclusion {
     pub(crate) texels: GrowBuffer,
     pub(crate) levels: BufferId,
     pub(crate) depth: TextureId,
+    /// The depth target's size (the pyramid's target for occlusion; a receiver
+    /// pyramid's target is its shadow map's, [`receiver_target`]).
+    pub(crate) source: (u32, u32),
     pub(crate) group: BindGroupId,
     /// The level parameters were written for `pyramid` (`false`: with the next frame).
     pub(crate) levels_written: bool,
@@ -232,18 +318,27 @@ impl ViewOcclusion {
     }
 }
 
-/// Makes or updates `slot` (a view's pyramid) for `depth`, a target of `size`: the
-/// pyramid buffer grows, the group is made again where the depth texture or the buffer
-/// changed; what was replaced goes into `gone`. On an error `slot` is as it was.
+/// What a view's pyramid is built from: a depth target and its size, and the pyramid's
+/// target size (the depth target's for occlusion, [`receiver_target`] for receivers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PyramidSource {
+    pub(crate) depth: TextureId,
+    pub(crate) size: (u32, u32),
+    pub(crate) target: (u32, u32),
+}
+
+/// Makes or updates `slot` (a view's pyramid) for `src`: the pyramid buffer grows, the
+/// group is made again where the depth texture or the buffer changed; what was replaced
+/// goes into `gone`. On an error `slot` is as it was.
 pub(crate) fn prepare_view<B: Backend>(
     b: &B,
     objects: &OcclusionObjects,
     slot: &mut Option<ViewOcclusion>,
-    depth: TextureId,
-    size: (u32, u32),
+    src: PyramidSource,
     gone: &mut Vec<Resource>,
 ) -> Result<(), CreateError> {
-    let pyramid = Pyramid::new(size.0, size.1);
+    let (depth, source) = (src.depth, src.size);
+    let pyramid = Pyramid::new(src.target.0, src.target.1);
     let group = |texels: BufferId, levels: BufferId| {
         b.create_bind_group(&BindGroupDesc {
             label: "depth-pyramid".into(),
@@ -269,7 +364,7 @@ pub(crate) fn prepare_view<B: Backend>(
         };
         return match group(texels.id, levels) {
             Ok(group) => {
-                *slot = Some(ViewOcclusion { pyramid, texels, levels, depth, group, levels_written: false });
+                *slot = Some(ViewOcclusion { pyramid, texels, levels, depth, source, group, levels_written: false });
                 Ok(())
             }
             Err(e) => {
@@ -298,8 +393,8 @@ pub(crate) fn prepare_view<B: Backend>(
         }
         v.depth = depth;
     }
-    if v.pyramid != pyramid {
-        v.pyramid = pyramid;
+    if v.pyramid != pyramid || v.source != source {
+        (v.pyramid, v.source) = (pyramid, source);
         v.levels_written = false;
     }
     Ok(())

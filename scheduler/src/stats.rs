@@ -74,6 +74,9 @@ pub struct FrameStats {
     /// Of those, views culled by occlusion too: their pass split in two around a depth
     /// pyramid ([`RendererConfig::occlusion`](crate::RendererConfig::occlusion)).
     pub occluded_views: u32,
+    /// Of those, shadow views culled to the casters of their receivers
+    /// ([`Pass::receivers`](crate::Pass::receivers)).
+    pub receiver_culled_views: u32,
     /// Of those, views whose buckets were built this frame (the scene's structure, the
     /// materials or the view's filters changed; otherwise no per-object CPU work).
     pub buckets_built: u32,
@@ -146,6 +149,7 @@ impl Default for FrameStats {
             visible: [0; MAX_VIEWS],
             gpu_culled_views: 0,
             occluded_views: 0,
+            receiver_culled_views: 0,
             buckets_built: 0,
             queue_items: 0,
             sorts_from_last_order: 0,
@@ -221,10 +225,11 @@ impl GpuTimes {
         Self { frame, count: count as u32, passes, cull_ms: None, occlusion_ms: None }
     }
 
-    /// The times of a submitted frame's passes: with `culled`, the first is its cull pass;
-    /// bit `k` of `split`: the graph's `k`-th pass took three (halves around a compute
-    /// pass). Passes the backend did not time are left out.
-    pub(crate) fn of_submitted(frame: u64, culled: bool, split: u64, ms: &[f64]) -> Self {
+    /// The times of a submitted frame's passes, laid out as `layout` says. The compute
+    /// pass before a shadow pass with receivers counts in `cull_ms`. Passes the backend
+    /// did not time are left out.
+    pub(crate) fn of_submitted(frame: u64, layout: PacketLayout, ms: &[f64]) -> Self {
+        let PacketLayout { culled, split, pre } = layout;
         let (cull_ms, mut rest) = match (culled, ms.split_first()) {
             (true, Some((&cull, rest))) => (Some(cull), rest),
             _ => (None, ms),
@@ -232,6 +237,10 @@ impl GpuTimes {
         let mut out = Self { cull_ms, ..Self::new(frame, &[]) };
         let mut k = 0;
         while !rest.is_empty() && k < MAX_PASSES {
+            if pre >> k & 1 == 1 && rest.len() >= 2 {
+                *out.cull_ms.get_or_insert(0.0) += rest[0];
+                rest = &rest[1..];
+            }
             if split >> k & 1 == 1 && rest.len() >= 3 {
                 out.passes[k] = rest[0] + rest[2];
                 *out.occlusion_ms.get_or_insert(0.0) += rest[1];
@@ -256,6 +265,16 @@ impl GpuTimes {
     pub fn total_ms(&self) -> f64 {
         self.passes().iter().sum::<f64>() + self.cull_ms.unwrap_or(0.0) + self.occlusion_ms.unwrap_or(0.0)
     }
+}
+
+/// How a frame's passes lie in its packet: with `culled`, the first is its cull pass; bit
+/// `k` of `split`: the graph's `k`-th pass took three (halves around a compute pass); bit
+/// `k` of `pre`: a compute pass came before it (a shadow pass's receivers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PacketLayout {
+    pub(crate) culled: bool,
+    pub(crate) split: u64,
+    pub(crate) pre: u64,
 }
 
 /// The memory traffic of one pass's attachments.
@@ -358,6 +377,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("visible", &self.visible[..(self.views as usize).min(MAX_VIEWS)])?;
         m.serialize_entry("gpu_culled_views", &self.gpu_culled_views)?;
         m.serialize_entry("occluded_views", &self.occluded_views)?;
+        m.serialize_entry("receiver_culled_views", &self.receiver_culled_views)?;
         m.serialize_entry("buckets_built", &self.buckets_built)?;
         m.serialize_entry("queue_items", &self.queue_items)?;
         m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;
@@ -409,16 +429,27 @@ mod tests {
         // A cull pass, then graph passes 0 (split: halves 2.0 and 3.0 around 0.5), 1, and
         // 2 (split: 1.0, 0.25, 1.5).
         let ms = [0.1, 2.0, 0.5, 3.0, 4.0, 1.0, 0.25, 1.5];
-        let g = GpuTimes::of_submitted(7, true, 0b101, &ms);
+        let layout = |culled, split, pre| PacketLayout { culled, split, pre };
+        let g = GpuTimes::of_submitted(7, layout(true, 0b101, 0), &ms);
         assert_eq!((g.frame, g.cull_ms, g.occlusion_ms), (7, Some(0.1), Some(0.75)));
         assert_eq!(g.passes(), [5.0, 4.0, 2.5]);
         assert!((g.total_ms() - ms.iter().sum::<f64>()).abs() < 1e-12);
         // Nothing split, no cull pass: the times as they came.
-        let g = GpuTimes::of_submitted(8, false, 0, &[1.0, 2.0]);
+        let g = GpuTimes::of_submitted(8, layout(false, 0, 0), &[1.0, 2.0]);
         assert_eq!((g.passes(), g.cull_ms, g.occlusion_ms), (&[1.0, 2.0][..], None, None));
         // A split pass the backend timed only in part (past its first 64 passes): what came.
-        let g = GpuTimes::of_submitted(9, false, 0b1, &[1.0, 2.0]);
+        let g = GpuTimes::of_submitted(9, layout(false, 0b1, 0), &[1.0, 2.0]);
         assert_eq!(g.passes(), [1.0, 2.0]);
+        // Shadow passes 0 and 2 with receivers (their compute passes 0.2 and 0.3) after a
+        // cull pass, pass 1 split: the receivers' time joins the cull's.
+        let ms = [0.1, 0.2, 2.0, 1.0, 0.5, 3.0, 0.3, 4.0];
+        let g = GpuTimes::of_submitted(10, layout(true, 0b010, 0b101), &ms);
+        assert_eq!((g.cull_ms, g.occlusion_ms), (Some(0.1 + 0.2 + 0.3), Some(0.5)));
+        assert_eq!(g.passes(), [2.0, 4.0, 4.0]);
+        assert!((g.total_ms() - ms.iter().sum::<f64>()).abs() < 1e-12);
+        // No cull pass: the receivers' time alone.
+        let g = GpuTimes::of_submitted(11, layout(false, 0, 0b1), &[0.25, 1.0]);
+        assert_eq!((g.cull_ms, g.passes()), (Some(0.25), &[1.0][..]));
     }
 }
 

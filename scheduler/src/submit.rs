@@ -81,11 +81,9 @@ pub(crate) struct FramePacket<C> {
     /// The surface whose image the frame draws into (presented after its submit) and when
     /// the frame's render call began (for the latency to present).
     pub(crate) present: Option<(Present, Instant)>,
-    /// The first pass culls the GPU-culled views (timed apart from the graph's passes).
-    pub(crate) cull_pass: bool,
-    /// Bit `k`: the graph's `k`-th pass is split for occlusion culling, three passes here
-    /// (its first half, the pyramid and second cull, its second half).
-    pub(crate) split: u64,
+    /// Where the graph's passes lie among `passes`: after the cull pass (timed apart from
+    /// them), split for occlusion culling, after a compute pass of their own (receivers).
+    pub(crate) layout: crate::stats::PacketLayout,
 }
 
 impl<C> Default for FramePacket<C> {
@@ -101,8 +99,7 @@ impl<C> Default for FramePacket<C> {
             batches: 0,
             views: Vec::new(),
             present: None,
-            cull_pass: false,
-            split: 0,
+            layout: crate::stats::PacketLayout::default(),
         }
     }
 }
@@ -278,14 +275,14 @@ impl<B: Backend> Drop for SubmitThread<B> {
 }
 
 /// Frames handed to the backend and not known finished, oldest first: the submission
-/// (`None`: the submit failed, nothing reached the GPU), the frame, whether its first
-/// pass was the cull pass, its split passes, and the submission of its first part where
-/// a late acquire split it in two.
-type InFlight = std::collections::VecDeque<(Option<SubmissionId>, u64, bool, u64, Option<SubmissionId>)>;
+/// (`None`: the submit failed, nothing reached the GPU), the frame, how its passes lie in
+/// the packet, and the submission of its first part where a late acquire split it in two.
+type InFlight =
+    std::collections::VecDeque<(Option<SubmissionId>, u64, crate::stats::PacketLayout, Option<SubmissionId>)>;
 
 /// Waits for every frame in flight and counts them finished.
 fn drain<B: Backend>(backend: &B, in_flight: &mut InFlight, completed: &AtomicU64) {
-    while let Some((id, frame, _, _, _)) = in_flight.pop_front() {
+    while let Some((id, frame, _, _)) = in_flight.pop_front() {
         if let Some(id) = id {
             let _ = backend.wait(id);
         }
@@ -352,12 +349,12 @@ fn run<B: Backend>(
         let t1 = Instant::now();
         // A failed frame counts too, so that a packet comes back only once every frame
         // `frames_in_flight - 1` before it has finished (the retire rule's premise).
-        in_flight.push_back((on_gpu, packet.frame, packet.cull_pass, packet.split, late.timed_first()));
+        in_flight.push_back((on_gpu, packet.frame, packet.layout, late.timed_first()));
         let mut waited = Ok(());
         let mut gpu = None;
         crate::profile::zone!("wait-gpu");
         while in_flight.len() >= frames_in_flight.max(1) {
-            let (oldest, frame, culled, split, first) = in_flight.pop_front().expect("non-empty");
+            let (oldest, frame, layout, first) = in_flight.pop_front().expect("non-empty");
             if let Some(id) = oldest {
                 let w = backend.wait(id);
                 // A frame split around a late acquire: its first part's passes, then the rest.
@@ -373,7 +370,7 @@ fn run<B: Backend>(
                     }
                 };
                 if w.is_ok() && timed {
-                    gpu = Some(GpuTimes::of_submitted(frame, culled, split, &pass_ms));
+                    gpu = Some(GpuTimes::of_submitted(frame, layout, &pass_ms));
                 }
                 waited = waited.and(w);
             }

@@ -112,7 +112,7 @@ impl FrameGraph {
             if dims.windows(2).any(|w| w[0] != w[1]) {
                 return Err(GraphError::SizeMismatch { pass: p.name.clone() });
             }
-            for &s in &p.samples {
+            for &s in p.samples.iter().chain(p.receivers.as_ref().map(|(t, _)| t)) {
                 if uses(p).any(|(t, u)| t == s && u.writes()) {
                     return Err(GraphError::SampledAndWritten { pass: p.name.clone(), target: self.target_name(s) });
                 }
@@ -145,7 +145,22 @@ impl FrameGraph {
             let decl = |t: TargetId| &self.targets[t.0 as usize];
             let single =
                 p.color.iter().map(|a| a.target).chain(p.depth.iter().map(|a| a.target)).all(|t| decl(t).samples == 1);
-            let external_input = p.samples.iter().any(|&t| decl(t).kind == TargetKind::External);
+            let external_input = p
+                .samples
+                .iter()
+                .chain(p.receivers.as_ref().map(|(t, _)| t))
+                .any(|&t| decl(t).kind == TargetKind::External);
+            if let Some((t, camera)) = p.receivers {
+                if !matches!(p.content, PassContent::Scene { kind: PassKind::Shadow, .. }) {
+                    return invalid("only a shadow scene pass has receivers");
+                }
+                if !decl(t).format.is_depth() {
+                    return invalid("a shadow pass's receivers are a depth target");
+                }
+                if camera.0 as usize >= self.cameras.len() {
+                    return Err(GraphError::UnknownCamera { pass: p.name.clone(), camera: camera.0 });
+                }
+            }
             let buffers = !p.reads.is_empty() || !p.writes.is_empty();
             let fullscreen = matches!(p.content, PassContent::Fullscreen(_));
             let scene = matches!(p.content, PassContent::Scene { .. });

@@ -147,7 +147,8 @@ pub(super) fn uses(p: &Pass) -> impl Iterator<Item = (TargetId, Use)> + '_ {
         let load = matches!(a.load, LoadOp::Load);
         (a.target, attach(load, a.store == StoreOp::Store, !load))
     });
-    color.chain(depth).chain(p.samples.iter().map(|&t| (t, Use::Sample)))
+    let receivers = p.receivers.map(|(t, _)| (t, Use::Sample));
+    color.chain(depth).chain(p.samples.iter().map(|&t| (t, Use::Sample))).chain(receivers)
 }
 
 impl FrameGraph {
@@ -221,7 +222,8 @@ impl FrameGraph {
             for w in writers.windows(2) {
                 deps[w[1]].push(w[0]);
             }
-            for p in (0..n).filter(|&p| self.passes[p].samples.contains(&t)) {
+            let reads = |p: &Pass| p.samples.contains(&t) || p.receivers.is_some_and(|(r, _)| r == t);
+            for p in (0..n).filter(|&p| reads(&self.passes[p])) {
                 deps[p].extend(&writers);
             }
         }

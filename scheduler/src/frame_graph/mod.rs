@@ -42,6 +42,7 @@
 mod camera;
 mod check;
 mod compile;
+mod pass;
 
 use std::fmt;
 use std::sync::Arc;
@@ -52,8 +53,9 @@ pub(crate) use compile::{CompiledGraph, GraphCaps};
 pub use compile::{
     GraphWarning, PassBytes, FORWARD_FORMATS, MAX_FULLSCREEN_INPUTS, MAX_PASSES, MAX_SHADOW_MAPS, MAX_VIEWS,
 };
+pub use pass::Pass;
 
-use switchyard_backend::wgpu::{NativePass, WgpuPassDraw};
+use switchyard_backend::wgpu::NativePass;
 use switchyard_backend::{Command, TextureFormat, TextureId};
 
 use crate::material::PassKind;
@@ -347,120 +349,6 @@ impl fmt::Debug for PassContent {
             Self::Compute(_) => f.write_str("Compute"),
             Self::Wgpu(_) => f.write_str("Wgpu"),
         }
-    }
-}
-
-/// A pass: its attachments, the targets it samples and what it draws.
-#[derive(Clone, Debug)]
-pub struct Pass {
-    pub(crate) name: String,
-    pub(crate) color: Option<Attachment<[f64; 4]>>,
-    pub(crate) depth: Option<Attachment<f32>>,
-    pub(crate) samples: Vec<TargetId>,
-    pub(crate) reads: Vec<GraphBuffer>,
-    pub(crate) writes: Vec<GraphBuffer>,
-    pub(crate) content: PassContent,
-    /// The resolve target, kept apart so `resolve` and `color` may come in either order.
-    pub(crate) resolve: Option<TargetId>,
-}
-
-impl Pass {
-    /// A pass named `name` drawing `content`, with nothing attached yet.
-    pub fn new(name: impl Into<String>, content: PassContent) -> Self {
-        let (reads, writes) = (Vec::new(), Vec::new());
-        Self { name: name.into(), color: None, depth: None, samples: Vec::new(), reads, writes, content, resolve: None }
-    }
-
-    /// A pass drawing the scene's `queue` as `camera` sees it with `kind` pipelines.
-    pub fn scene(name: impl Into<String>, camera: CameraId, kind: PassKind, queue: Queue) -> Self {
-        Self::new(name, PassContent::Scene { camera, kind, queue })
-    }
-
-    /// A fullscreen pass with `shader`.
-    pub fn fullscreen(name: impl Into<String>, shader: FullscreenShader) -> Self {
-        Self::new(name, PassContent::Fullscreen(shader))
-    }
-
-    /// A pass whose commands `record` writes every frame.
-    pub fn callback(
-        name: impl Into<String>,
-        record: impl Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync + 'static,
-    ) -> Self {
-        Self::new(name, PassContent::Callback(Arc::new(record)))
-    }
-
-    /// A compute pass whose dispatches `record` writes every frame.
-    pub fn compute(
-        name: impl Into<String>,
-        record: impl Fn(&CallbackContext<'_>, &mut Vec<Command>) + Send + Sync + 'static,
-    ) -> Self {
-        Self::new(name, PassContent::Compute(Arc::new(record)))
-    }
-
-    /// A pass the engine draws with wgpu itself: `draw` gets the pass's
-    /// `wgpu::RenderPass` (and the device, the queue, the attachments' size and formats)
-    /// every frame, on the submission thread, inside the render pass the wgpu backend
-    /// begins for the attachments declared here, loaded or cleared and stored as declared.
-    /// The graph orders, aliases and counts it like any pass; it samples no targets. This
-    /// is how libraries that draw into a render pass (egui-wgpu, glyphon) draw inside the
-    /// graph. On the null backend the pass runs (its loads and stores) without the drawing.
-    pub fn wgpu(name: impl Into<String>, draw: impl WgpuPassDraw + 'static) -> Self {
-        Self::new(name, PassContent::Wgpu(NativePass::new(draw)))
-    }
-
-    /// Reads `buffer` (callback, compute, wgpu, fullscreen and scene passes): runs after
-    /// the passes declared before it that write the buffer. A fullscreen pass binds the
-    /// buffers it reads that were declared with a binding ([`FullscreenShader`]); scene
-    /// passes bind them in group 2 ([`MAX_SCENE_BUFFERS`] says how).
-    pub fn reads(mut self, buffer: GraphBuffer) -> Self {
-        self.reads.push(buffer);
-        self
-    }
-
-    /// Writes `buffer` (callback and compute passes): runs after the passes declared
-    /// before it that read or write the buffer, before those declared after it.
-    pub fn writes(mut self, buffer: GraphBuffer) -> Self {
-        self.writes.push(buffer);
-        self
-    }
-
-    /// Attaches `target` as the color attachment.
-    pub fn color(mut self, target: TargetId, load: LoadOp<[f64; 4]>, store: StoreOp) -> Self {
-        self.color = Some(Attachment { target, load, store, resolve: self.resolve });
-        self
-    }
-
-    /// Attaches `target` as the depth attachment.
-    pub fn depth(mut self, target: TargetId, load: LoadOp<f32>, store: StoreOp) -> Self {
-        self.depth = Some(Attachment { target, load, store, resolve: None });
-        self
-    }
-
-    /// Resolves the (multisampled) color attachment into `target` (before or after
-    /// [`Pass::color`]; a pass that resolves without a color attachment is refused when the
-    /// graph is set).
-    pub fn resolve(mut self, target: TargetId) -> Self {
-        self.resolve = Some(target);
-        if let Some(c) = &mut self.color {
-            c.resolve = Some(target);
-        }
-        self
-    }
-
-    /// Samples `target` (written by earlier passes).
-    pub fn sample(mut self, target: TargetId) -> Self {
-        self.samples.push(target);
-        self
-    }
-
-    /// The pass's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// What the pass does.
-    pub fn content(&self) -> &PassContent {
-        &self.content
     }
 }
 

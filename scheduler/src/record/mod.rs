@@ -122,6 +122,9 @@ pub(crate) struct RecordedPass<C> {
     pub(crate) cull_cmds: Vec<Command>,
     pub(crate) cull_chunk: Option<C>,
     pub(crate) cull_digest: Digest,
+    /// The cull chunk goes into a compute pass of its own before the view's pass (a
+    /// shadow view culled to the casters of its receivers) instead of the cull pass.
+    pub(crate) pre: bool,
     /// Where the view is culled by occlusion (`occlusion.rs`): its depth pyramid, the
     /// compute pass between its halves (the pyramid and the second cull), and the second
     /// half's chunks.
@@ -149,6 +152,7 @@ impl<C> Default for RecordedPass<C> {
             cull_cmds: Vec::new(),
             cull_chunk: None,
             cull_digest: Digest::default(),
+            pre: false,
             occlusion: None,
             late: LateHalf::default(),
             counts: ChunkCounts::default(),
@@ -223,6 +227,7 @@ pub(crate) fn record_view<B: Backend>(
     up.late_params = None;
     up.levels.1.clear();
     out.late.on = false;
+    out.pre = false;
     let ctx = input.ctx(inst_id, args_id, lists, false);
     // The instance data is the sorted queue; the indirect records follow the batches.
     prepare_windows(&ctx, &sorted.queue, batches, out);
@@ -233,13 +238,17 @@ pub(crate) fn record_view<B: Backend>(
 /// Records a view culled on the GPU: its cull's dispatches into its cull chunk, and one
 /// indirect draw per bucket (a multi-draw per state run where the backend has them)
 /// whose instances the GPU writes. Uploads the bucket lists where they changed or never
-/// reached the view's buffer, and this frame's planes.
+/// reached the view's buffer, and this frame's planes. `receivers`: a shadow view's
+/// receivers' clip-to-world matrix, where it is culled to their casters (its pyramid is
+/// then the receivers', built in the cull chunk before the cull).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn record_gpu_view<B: Backend>(
     input: &RecordInput<'_, B>,
     cull: &crate::gpu_cull::CullObjects,
     frustum: &switchyard_kernels::cull::Frustum,
     buckets: &crate::gpu_cull::Buckets,
     slot: u32,
+    receivers: Option<&glam::Mat4>,
     lists: &[FrameList],
     out: &mut RecordedPass<B::Chunk>,
 ) {
@@ -266,11 +275,16 @@ pub(crate) fn record_gpu_view<B: Backend>(
         up.lists.1.clone_from(&buckets.lists);
         gpu.uploaded = Some(gpu.lists.id);
     }
-    // Occlusion culling: two phases, the second's records after the first's.
-    let split = cull.occlusion.as_ref().zip(out.occlusion.as_mut());
-    let pyramid = split.as_ref().map(|(_, v)| v.pyramid);
+    // Occlusion culling: two phases, the second's records after the first's. Receivers:
+    // one phase after the receiver pyramid.
+    let pyramid_slot = cull.occlusion.as_ref().zip(out.occlusion.as_mut());
+    let (split, recv) = match receivers {
+        Some(m) => (None, pyramid_slot.map(|(o, v)| (o, v, m))),
+        None => (pyramid_slot, None),
+    };
+    let pyramid = split.as_ref().map(|(_, v)| v.pyramid).or(recv.as_ref().map(|(_, v, _)| v.pyramid));
     let occluding = pyramid.as_ref().map(|pyramid| crate::occlusion::Occluding {
-        phase: 1,
+        phase: if recv.is_some() { crate::occlusion::RECEIVERS_PHASE } else { 1 },
         reset: buckets.rebuilt || !gpu.bits,
         view_proj: &input.view.view_proj,
         pyramid,
@@ -280,7 +294,19 @@ pub(crate) fn record_gpu_view<B: Backend>(
     up.params = Some((cull.params_buf, at, crate::gpu_cull::params(frustum, buckets, occluding)));
     up.late_params = None;
     up.levels.1.clear();
-    cull.commands(gpu.group, slot, buckets, false, &mut out.cull_cmds);
+    out.cull_cmds.clear();
+    out.pre = recv.is_some();
+    if let Some((objects, v, clip_to_world)) = recv {
+        // The matrices change every frame: the level parameters go up every frame.
+        up.levels.0 = Some(v.levels);
+        v.pyramid.receiver_bytes(v.source, clip_to_world, &input.view.view_proj, &mut up.levels.1);
+        v.levels_written = false;
+        if !buckets.candidates().is_empty() {
+            objects.receivers_commands(v, &mut out.cull_cmds);
+        }
+    }
+    let phase = if out.pre { crate::occlusion::RECEIVERS_PHASE } else { 1 };
+    cull.commands(gpu.group, slot, buckets, phase, &mut out.cull_cmds);
     out.cull_chunk = None;
     let late = &mut out.late;
     (late.on, late.compute_chunk) = (false, None);
@@ -297,7 +323,7 @@ pub(crate) fn record_gpu_view<B: Backend>(
         late.on = true;
         late.compute_cmds.clear();
         objects.pyramid_commands(v, &mut late.compute_cmds);
-        cull.commands(gpu.group, slot, buckets, true, &mut late.compute_cmds);
+        cull.commands(gpu.group, slot, buckets, 2, &mut late.compute_cmds);
         if input.digest {
             late.compute_digest = Digest::of_commands(&late.compute_cmds);
         }
@@ -310,7 +336,8 @@ pub(crate) fn record_gpu_view<B: Backend>(
         out.cull_digest = Digest::of_commands(&out.cull_cmds);
     }
     if !out.cull_cmds.is_empty() {
-        match input.backend.record(&cull.pass, ChunkPosition::SINGLE, &out.cull_cmds) {
+        let pass = if out.pre { &cull.receivers_pass } else { &cull.pass };
+        match input.backend.record(pass, ChunkPosition::SINGLE, &out.cull_cmds) {
             Ok(c) => out.cull_chunk = Some(c),
             Err(e) => out.error = Some(e.into()),
         }
@@ -345,29 +372,30 @@ pub(crate) fn record_gpu_view<B: Backend>(
 impl<C> RecordedPass<C> {
     /// Grows this view's instance and indirect buffers to `need` objects, with `usage`
     /// added (an occlusion-culled view's second phase writes a second set of each), and for
-    /// a view culled on the GPU (`gpu`: the cull objects, and the depth target and size to
-    /// occlude with) the cull's own buffers and bind group. What was replaced goes into
-    /// `gone` even when a later step fails, so the caller retires it either way.
+    /// a view culled on the GPU (`gpu`: the cull objects, what its pyramid is built from,
+    /// and whether it is split for occlusion) the cull's own buffers and bind group. What
+    /// was replaced goes into `gone` even when a later step fails, so the caller retires
+    /// it either way.
     pub(crate) fn grow_buffers<B: Backend>(
         &mut self,
         b: &B,
         need: u64,
         usage: BufferUsage,
-        gpu: Option<(&crate::gpu_cull::CullObjects, Option<crate::gpu_cull::DepthTarget>)>,
+        gpu: Option<(&crate::gpu_cull::CullObjects, Option<crate::occlusion::PyramidSource>, bool)>,
         gone: &mut Vec<Resource>,
     ) -> Result<(), CreateError> {
-        let halves = if matches!(gpu, Some((_, Some(_)))) { 2 } else { 1 };
+        let halves = if matches!(gpu, Some((_, _, true))) { 2 } else { 1 };
         for (buffer, size, usage, label) in [
             (&mut self.instance_buf, 4 * halves, BufferUsage::VERTEX | usage, "instances"),
             (&mut self.args_buf, 20 * halves, BufferUsage::INDIRECT | usage, "indirect"),
         ] {
             gone.extend(grow(b, buffer, need * size, usage, label)?.map(Resource::Buffer));
         }
-        let Some((cull, occlude)) = gpu else { return Ok(()) };
+        let Some((cull, pyramid, _)) = gpu else { return Ok(()) };
         let (Some(i), Some(a)) = (&self.instance_buf, &self.args_buf) else {
             unreachable!("both buffers were grown above");
         };
         let bufs = (i.id, a.id);
-        crate::gpu_cull::prepare_view(b, cull, bufs, &mut self.gpu, &mut self.occlusion, need, occlude, gone)
+        crate::gpu_cull::prepare_view(b, cull, bufs, &mut self.gpu, &mut self.occlusion, need, pyramid, gone)
     }
 }

@@ -45,6 +45,9 @@ pub(crate) struct ViewSetup {
     pub(crate) gpu: bool,
     /// Culled by occlusion this frame (`occlusion.rs`): its depth target and size.
     pub(crate) occlude: Option<crate::gpu_cull::DepthTarget>,
+    /// A shadow view culled to the casters of its receivers this frame: what its
+    /// receiver pyramid is built from, and the receivers' camera's clip-to-world matrix.
+    pub(crate) receivers: Option<(crate::occlusion::PyramidSource, glam::Mat4)>,
     /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass, where the
     /// graph's scene passes read buffers.
     pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
@@ -316,6 +319,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                         &setup.frustum,
                         &view.buckets.read(),
                         setup.slot,
+                        setup.receivers.map(|r| r.1).as_ref(),
                         &patched.lists,
                         &mut view.recorded.write(),
                     ),

@@ -55,6 +55,7 @@ mod resources;
 mod retire;
 mod textures;
 mod uploads;
+mod views;
 mod warm_up;
 mod workers;
 

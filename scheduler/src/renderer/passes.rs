@@ -43,6 +43,17 @@ pub(crate) struct ScenePlan {
     pub(crate) shadowed: bool,
     /// Split for occlusion culling (`occlusion.rs`): its depth target's texture and size.
     pub(crate) occlude: Option<(TextureId, (u32, u32))>,
+    /// A shadow pass's receivers (`Pass::receivers`).
+    pub(crate) receivers: Option<ReceiversPlan>,
+}
+
+/// A shadow pass's receivers: the depth target's texture and size, the camera that saw
+/// it, and the shadow map's size.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReceiversPlan {
+    pub(crate) depth: crate::gpu_cull::DepthTarget,
+    pub(crate) camera: usize,
+    pub(crate) map: (u32, u32),
 }
 
 /// What an engine pass records with.

@@ -384,6 +384,11 @@ impl<B: Backend> Maker<'_, B> {
                             .depth
                             .filter(|_| split[p])
                             .map(|d| (tex(d.target), compiled.sizes[d.target.0 as usize])),
+                        receivers: pass.receivers.zip(pass.depth).map(|((t, camera), d)| {
+                            let size = |t: TargetId| compiled.sizes[t.0 as usize];
+                            let (camera, map) = (camera.0 as usize, size(d.target));
+                            super::passes::ReceiversPlan { depth: (tex(t), size(t)), camera, map }
+                        }),
                     });
                     Entry::Scene(scenes.len() - 1)
                 }

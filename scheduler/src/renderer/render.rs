@@ -5,13 +5,12 @@
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use switchyard_backend::{Backend, BufferUsage, Command, Digest, PassDesc, PassSubmit, Resource, TextureId};
+use switchyard_backend::{Backend, Command, Digest, PassDesc, PassSubmit, TextureId};
 
 use super::gpu::GLOBALS_SLOT;
 use super::input::check_targets;
-use super::jobs::{EngineRecorded, FrameJobs, ViewFrame, ViewSetup};
+use super::jobs::{EngineRecorded, FrameJobs, ViewFrame};
 use super::plan::{self, Entry, FramePlan};
-use super::retire::Retiree;
 use super::Renderer;
 use crate::error::RenderError;
 use crate::frame_graph::Camera;
@@ -22,10 +21,9 @@ use crate::material::MaterialFrame;
 use crate::patch::PatchedLists;
 use crate::profile;
 use crate::sort::key;
-use crate::stats::FrameStats;
 use crate::stats::PassTraffic;
+use crate::stats::{FrameStats, PacketLayout};
 use crate::submit::{FramePacket, ViewUpload};
-use crate::view::View;
 
 /// The frames: the graph set and the plan made from it, and every frame's per-pass
 /// outputs and per-material data (`render.rs` runs the steps, `jobs.rs` the jobs).
@@ -270,109 +268,6 @@ impl<B: Backend> Renderer<B> {
         }
     }
 
-    /// Each scene pass's setup (view, frustum, pass with this frame's external textures,
-    /// slot) and instance and indirect buffers grown to the scene; each engine pass's
-    /// backend pass, sampled textures and (fullscreen passes over external targets) this
-    /// frame's bind group.
-    fn prepare_views(
-        &mut self,
-        plan: &mut FramePlan,
-        cameras: &[Camera],
-        targets: &[(TargetId, TextureId)],
-    ) -> Result<(), RenderError> {
-        profile::zone!("prepare-views");
-        let given = |t: usize| targets.iter().find(|(id, _)| id.0 as usize == t).map(|&(_, tex)| tex);
-        let external = |slot: Option<usize>| slot.and_then(given);
-        let with_externals = |mut pass: PassDesc, e: &plan::ExternalSlots| {
-            if let (Some(c), Some(t)) = (pass.color.as_mut(), external(e.color)) {
-                c.texture = t;
-            }
-            if let (Some(d), Some(t)) = (pass.depth.as_mut(), external(e.depth)) {
-                d.texture = t;
-            }
-            if let (Some(c), Some(t)) = (pass.color.as_mut(), external(e.resolve)) {
-                c.resolve = Some(t);
-            }
-            pass
-        };
-        let b = &*self.res.backend;
-        let (retired, meshes) = (&mut self.device.retired, &mut self.res.meshes);
-        let bound = |i: usize| self.frame.bound_buffers.get(i).copied().flatten();
-        let retire = |g: switchyard_backend::BindGroupId| retired.retire(Retiree::Resource(g.into()), b, meshes);
-        let scene =
-            plan.scene_buffers.as_mut().map(|s| s.inputs.group(b, |_| None, bound, retire).map(|g| (g, s.empty_group)));
-        let scene_groups = scene.transpose()?;
-        for (s, sp) in plan.scenes.iter().enumerate() {
-            let c = &cameras[sp.camera];
-            let view = View {
-                // The pass's name is `pass.label` (owned by the plan).
-                label: "",
-                view_proj: c.view_proj,
-                eye: c.eye,
-                far: c.far,
-                layer_mask: c.layer_mask,
-                pass: sp.kind,
-            };
-            let setup = ViewSetup {
-                view,
-                frustum: c.frustum(),
-                pass: with_externals(sp.pass.clone(), &sp.externals),
-                group: sp.group,
-                queue: sp.queue,
-                slot: s as u32,
-                gpu: self.res.gpu.cull.is_some() && crate::gpu_cull::culls_on_gpu(&view, sp.queue),
-                occlude: sp.occlude,
-                scene_groups,
-            };
-            match self.frame.views.get_mut(s) {
-                Some(w) => w.setup = setup,
-                None => self.frame.views.push(ViewFrame::new(setup)),
-            }
-            // Auto: the view's last frame decides (a new view starts on the CPU).
-            let w = &mut self.frame.views[s];
-            w.setup.gpu &= self.config.cull != crate::CullOn::Auto || w.dense;
-            w.setup.occlude = w.setup.occlude.filter(|_| w.setup.gpu);
-        }
-        for (o, op) in plan.engine_passes.iter_mut().enumerate() {
-            let rec = self.frame.engine_passes[o].get_mut();
-            rec.pass = with_externals(op.pass.clone(), &op.externals);
-            rec.inputs.clear();
-            for &t in &op.inputs {
-                if let Some(tex) = plan.textures[t.0 as usize].or_else(|| given(t.0 as usize)) {
-                    rec.inputs.push((t, tex));
-                }
-            }
-            if let plan::EngineContent::Fullscreen { inputs: Some(inputs), .. } = &mut op.content {
-                let (retired, meshes) = (&mut self.device.retired, &mut self.res.meshes);
-                let retire = |g| retired.retire(Retiree::Resource(Resource::BindGroup(g)), b, meshes);
-                let bound = |i: usize| self.frame.bound_buffers.get(i).copied().flatten();
-                rec.input_group = Some(inputs.group(b, given, bound, retire)?);
-            }
-        }
-        // Instance and indirect buffers hold at most one entry per object. They grow here,
-        // in submission order, so buffer handles do not depend on job timing.
-        let need = self.scene.len().max(1024) as u64;
-        let s = &mut self.res;
-        let b = &*s.backend;
-        // The GPU writes a GPU-culled view's instances and records (and tests read them).
-        let gpu_usage =
-            if s.gpu.cull.is_some() { BufferUsage::STORAGE | BufferUsage::COPY_SRC } else { BufferUsage::NONE };
-        for e in &plan.entries {
-            let &Entry::Scene(v) = e else { continue };
-            let w = &mut self.frame.views[v];
-            let rec = w.recorded.get_mut();
-            let mut gone = Vec::new();
-            let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu).map(|c| (c, w.setup.occlude));
-            let made = rec.grow_buffers(b, need, gpu_usage, gpu, &mut gone);
-            // What was replaced goes once the frames that may read it have finished.
-            for r in gone {
-                self.device.retired.retire(Retiree::Resource(r), b, &mut s.meshes);
-            }
-            made.map_err(RenderError::FrameBuffer)?;
-        }
-        Ok(())
-    }
-
     /// Block bounds of objects that changed since the last frame (culling's first level).
     fn refresh_cull_blocks(&mut self) -> f64 {
         let t = Instant::now();
@@ -467,21 +362,23 @@ impl<B: Backend> Renderer<B> {
         stats.objects = self.scene.len() as u32;
 
         stats.views = plan.scenes.len() as u32;
-        // Views culled on the GPU: their dispatches in one compute pass before the others.
-        let cull =
-            self.res.gpu.cull.as_ref().filter(|_| self.frame.views[..plan.scenes.len()].iter().any(|w| w.setup.gpu));
+        // Views culled on the GPU: their dispatches in one compute pass before the others,
+        // but for shadow views with receivers, whose culls run in a compute pass before
+        // their own pass.
+        let views = &self.frame.views[..plan.scenes.len()];
+        let pre = |w: &ViewFrame<B::Chunk>| w.setup.gpu && w.recorded.read().pre;
+        let cull = self.res.gpu.cull.as_ref().filter(|_| views.iter().any(|w| w.setup.gpu && !pre(w)));
         let first = usize::from(cull.is_some());
         // An occlusion-culled view's pass is split in two around a compute pass.
-        let views = &self.frame.views[..plan.scenes.len()];
         let splits = views.iter().filter(|w| w.recorded.read().late.on).count();
-        packet.passes.resize_with(plan.entries.len() + first + 2 * splits, || PassSubmit {
+        let passes = plan.entries.len() + first + 2 * splits + views.iter().filter(|w| pre(w)).count();
+        packet.passes.resize_with(passes, || PassSubmit {
             desc: PassDesc { label: "".into(), color: None, depth: None, compute: false, native: None },
             chunks: Vec::new(),
         });
-        packet.passes.truncate(plan.entries.len() + first + 2 * splits);
+        packet.passes.truncate(passes);
         stats.pass_count = plan.entries.len() as u32;
-        packet.cull_pass = cull.is_some();
-        packet.split = 0;
+        packet.layout = PacketLayout { culled: cull.is_some(), split: 0, pre: 0 };
         for (traffic, bytes) in stats.passes.iter_mut().zip(&plan.graph.bytes) {
             *traffic = PassTraffic { loaded: bytes.loaded, stored: bytes.stored, resolved: bytes.resolved };
         }
@@ -494,6 +391,9 @@ impl<B: Backend> Renderer<B> {
             digest.pass(&cull.pass);
             for w in self.frame.views[..plan.scenes.len()].iter_mut().filter(|w| w.setup.gpu) {
                 let rec = w.recorded.get_mut();
+                if rec.pre {
+                    continue;
+                }
                 if !rec.cull_cmds.is_empty() {
                     digest.combine(rec.cull_digest);
                 }
@@ -506,6 +406,29 @@ impl<B: Backend> Renderer<B> {
         }
         let mut at = first;
         for (k, e) in plan.entries.iter().enumerate() {
+            if let (&Entry::Scene(v), Some(cull)) = (e, &self.res.gpu.cull) {
+                let w = &mut self.frame.views[v];
+                let rec = w.recorded.get_mut();
+                if w.setup.gpu && rec.pre {
+                    // A shadow view with receivers: its receiver pyramid and cull first.
+                    let p = &mut packet.passes[at];
+                    at += 1;
+                    p.chunks.clear();
+                    p.desc.clone_from(&cull.receivers_pass);
+                    digest.pass(&cull.receivers_pass);
+                    if !rec.cull_cmds.is_empty() {
+                        digest.combine(rec.cull_digest);
+                    }
+                    let dispatches = rec.cull_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
+                    stats.dispatches += dispatches.count() as u32;
+                    if let Some(c) = rec.cull_chunk.take() {
+                        stats.chunks += 1;
+                        p.chunks.push(c);
+                    }
+                    stats.receiver_culled_views += 1;
+                    packet.layout.pre |= 1 << k;
+                }
+            }
             let p = &mut packet.passes[at];
             at += 1;
             p.chunks.clear();
@@ -549,7 +472,7 @@ impl<B: Backend> Renderer<B> {
                         stats.occluded_views += 1;
                         let passes = &mut packet.passes[at - 1..at + 2];
                         crate::occlusion::split_pass(passes, &w.setup.pass, late, &cull.occlusion_pass);
-                        packet.split |= 1 << k;
+                        packet.layout.split |= 1 << k;
                     }
                     digest.pass(&packet.passes[at - 1].desc);
                     rec.digests.iter().for_each(|d| digest.combine(*d));

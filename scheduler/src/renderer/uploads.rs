@@ -109,7 +109,7 @@ impl<B: Backend> Renderer<B> {
             packet.passes.clear();
             (packet.globals.0, packet.constants.0, packet.transforms.0, packet.bounds.0) = (None, None, None, None);
             packet.views.iter_mut().for_each(|v| *v = crate::submit::ViewUpload::default());
-            (packet.cull_pass, packet.split) = (false, 0);
+            packet.layout = crate::stats::PacketLayout::default();
             packet.batches = self.device.submit.uploads.sent;
             if self.device.submit.send(packet) {
                 self.device.retired.sent(self.frame.number);

@@ -19,6 +19,12 @@
 // `write_args` again) tests the candidates inside the frustum against the depth pyramid
 // built from what phase 1 drew, writes every bit, and keeps the visible ones phase 1 did
 // not draw. Each phase writes its own range of instances and records.
+//
+// A shadow view with receivers (`Pass::receivers`) is culled once, in phase 3
+// (`count_receivers`, `scan_blocks`, `scatter_receivers`, `write_args`), after the
+// receiver pyramid of its map (`receivers.wgsl`): a caster inside the frustum is kept
+// unless its nearest depth in the map lies beyond every receiver over its rectangle,
+// grown by `grow` texels for the lookup's filter.
 
 struct Params {
     planes: array<vec4<f32>, 6>,
@@ -30,7 +36,7 @@ struct Params {
     candidates_at: u32,
     // Where the block sums start in `scratch` (after the ranks).
     sums_at: u32,
-    // 0: frustum only; 1: occlusion's phase 1; 2: its phase 2.
+    // 0: frustum only; 1: occlusion's phase 1; 2: its phase 2; 3: casters of receivers.
     phase: u32,
     // Where the candidates' visible-last-frame bits start in `scratch` (one u32 each).
     bits_at: u32,
@@ -45,6 +51,8 @@ struct Params {
     target_w: u32,
     target_h: u32,
     levels: u32,
+    // Target texels the rectangle grows by on every side (phase 3).
+    grow: u32,
     pad: array<vec4<u32>, 2>,
     // Planes limiting a shadow view to the casters of a region (zero where unused).
     caster_planes: array<vec4<f32>, 6>,
@@ -103,6 +111,11 @@ fn visible(i: u32) -> bool {
     return in_frustum(i) && (params.phase != 1u || seen(i));
 }
 
+// Phase 3: the frustum's candidates that can shadow a receiver.
+fn casts_on_receivers(i: u32) -> bool {
+    return in_frustum(i) && !occluded(lists[params.candidates_at + i]);
+}
+
 // Whether object `o`'s box is hidden behind the depth in the pyramid: its nearest depth
 // is farther than the farthest depth over its screen rectangle, read at the level where
 // the rectangle spans at most 2×2 texels. Conservative: a box crossing the near plane, or
@@ -130,8 +143,9 @@ fn occluded(o: u32) -> bool {
     // Texel rectangle (y down), clamped to the target.
     let a = clamp(floor(vec2<f32>(lo.x * 0.5 + 0.5, 0.5 - hi.y * 0.5) * size), vec2<f32>(0.0), size - 1.0);
     let b = clamp(floor(vec2<f32>(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * size), vec2<f32>(0.0), size - 1.0);
-    let p0 = vec2<u32>(a);
-    let p1 = vec2<u32>(b);
+    let g = vec2<u32>(params.grow);
+    let p0 = vec2<u32>(a) - min(vec2<u32>(a), g);
+    let p1 = min(vec2<u32>(b) + g, vec2<u32>(size - 1.0));
     var w = (params.target_w + 1u) / 2u;
     var h = (params.target_h + 1u) / 2u;
     var at = 0u;
@@ -179,6 +193,26 @@ fn workgroup_scan(lid: u32, v: u32) -> u32 {
     return partial[lid] - v;
 }
 
+// A block's count of kept candidates (`v`: this invocation's) into its sum.
+fn count_block(lid: u32, block: u32, v: u32) {
+    let before = workgroup_scan(lid, v);
+    if lid == BLOCK - 1u && block < params.blocks {
+        scratch[params.sums_at + block] = before + v;
+    }
+}
+
+// Candidate `i`'s rank, and its object index at that rank where it is kept.
+fn scatter_candidate(lid: u32, block: u32, i: u32, kept: bool) {
+    let before = workgroup_scan(lid, u32(kept));
+    if block < params.blocks && i < params.candidates {
+        let rank = scratch[params.sums_at + block] + before;
+        scratch[i] = rank;
+        if kept {
+            instances[params.instances_at + rank] = lists[params.candidates_at + i];
+        }
+    }
+}
+
 @compute @workgroup_size(256)
 fn count(
     @builtin(local_invocation_index) lid: u32,
@@ -186,11 +220,30 @@ fn count(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let block = wid.x + wid.y * groups.x;
-    let v = u32(visible(block * BLOCK + lid));
-    let before = workgroup_scan(lid, v);
-    if lid == BLOCK - 1u && block < params.blocks {
-        scratch[params.sums_at + block] = before + v;
-    }
+    count_block(lid, block, u32(visible(block * BLOCK + lid)));
+}
+
+// Phase 3's count and scatter (separate entries: only these read the pyramid, which a
+// renderer without occlusion culling does not bind).
+@compute @workgroup_size(256)
+fn count_receivers(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    count_block(lid, block, u32(casts_on_receivers(block * BLOCK + lid)));
+}
+
+@compute @workgroup_size(256)
+fn scatter_receivers(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    let i = block * BLOCK + lid;
+    scatter_candidate(lid, block, i, casts_on_receivers(i));
 }
 
 @compute @workgroup_size(256)
@@ -227,15 +280,7 @@ fn scatter(
 ) {
     let block = wid.x + wid.y * groups.x;
     let i = block * BLOCK + lid;
-    let vis = visible(i);
-    let before = workgroup_scan(lid, u32(vis));
-    if block < params.blocks && i < params.candidates {
-        let rank = scratch[params.sums_at + block] + before;
-        scratch[i] = rank;
-        if vis {
-            instances[params.instances_at + rank] = lists[params.candidates_at + i];
-        }
-    }
+    scatter_candidate(lid, block, i, visible(i));
 }
 
 @compute @workgroup_size(256)

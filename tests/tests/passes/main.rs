@@ -1,6 +1,6 @@
 //! The frame graph's pass kinds beyond scene, fullscreen and callback draws, each on the
 //! null backend and on lavapipe and llvmpipe: compute passes, multisampled forward passes,
-//! four shadow maps per forward pass, fullscreen passes over the engine's textures and
+//! four shadow maps per forward pass, shadow passes culled to their receivers' casters, fullscreen passes over the engine's textures and
 //! buffers,
 //! textures of every sampled format and their mip levels. One
 //! test binary (one link against wgpu instead of four).
@@ -12,6 +12,7 @@ mod external_inputs;
 mod gpu_cull;
 mod msaa;
 mod occlusion;
+mod receivers;
 mod scene_buffers;
 mod shadow_maps;
 mod textures;

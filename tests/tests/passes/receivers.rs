@@ -2,7 +2,8 @@
 //! lavapipe and llvmpipe, a field of boxes behind a wall, over a ground that receives
 //! shadows and casts none, from several cameras: every image equals the one drawn with
 //! every caster, pixel for pixel, while the shadow pass draws fewer casters (read back);
-//! casters whose shadow falls only behind the wall are not drawn. On the null backend:
+//! casters whose shadow falls only behind the wall are not drawn, and are drawn in the
+//! very frame the wall goes. On the null backend:
 //! the command stream does not depend on the thread count, the pass runs after the
 //! prepass it reads even when declared first, a renderer that does not cull by occlusion
 //! draws as without receivers, and bad declarations are refused with typed errors that
@@ -75,7 +76,8 @@ fn sun() -> Camera {
     Camera { view_proj, eye: from, far: 220.0, layer_mask: u16::MAX, receivers: None }
 }
 
-/// Objects of [`scene`]: the ground, the wall, a box right behind the wall, then the field.
+/// Objects of [`scene`]: the ground, the wall, a box behind the wall, then the field.
+const WALL: usize = 1;
 const HIDDEN: usize = 2;
 
 /// The scene on `backend`, culled on the GPU and by occlusion (with `occlusion`): a
@@ -157,7 +159,7 @@ fn same_pixels_on(api: ::wgpu::Backends) {
         eprintln!("skipping: {api:?} cannot cull by occlusion: {:?}", r.occlusion_fallback());
         return;
     }
-    let (mut all, _, all_out) = scene(backend, false, true, (800, 2));
+    let (mut all, all_ids, all_out) = scene(backend, false, true, (800, 2));
     let hidden = r.scene().dense_index(ids[HIDDEN]).unwrap();
     // Behind the wall at eye height, then over it, then from the side and far off.
     let eyes = [
@@ -190,11 +192,28 @@ fn same_pixels_on(api: ::wgpu::Backends) {
         }
     }
     assert!(fewer >= 2, "{api:?}: at least two cameras draw under half the casters ({fewer})");
+    // The wall goes: what it hid is in this very frame's prepass (its occlusion's second
+    // phase), so the shadows on it are drawn at once.
+    let (eye, target) = eyes[0];
+    let cameras = [main_camera(eye, target), sun()];
+    let input = FrameInput { cameras: &cameras, targets: &[] };
+    r.render_graph(&input).unwrap();
+    all.render_graph(&input).unwrap();
+    let away = Mat4::from_translation(Vec3::new(0.0, -60.0, 0.0));
+    r.set_transforms(&[(ids[WALL], away)]).unwrap();
+    all.set_transforms(&[(all_ids[WALL], away)]).unwrap();
+    r.render_graph(&input).unwrap();
+    all.render_graph(&input).unwrap();
+    let (a, b) = (r.read_target(out).unwrap(), all.read_target(all_out).unwrap());
+    let differ = (0..WIDTH * HEIGHT).filter(|&i| a.pixel(i % WIDTH, i / WIDTH) != b.pixel(i % WIDTH, i / WIDTH));
+    assert_eq!(differ.count(), 0, "{api:?}: the frame the wall goes");
+    assert!(drawn(&r).contains(&hidden), "{api:?}: the box behind the wall casts onto what it uncovered");
     // The shadows are in the images (so the pixels above depend on the casters): with
     // none drawn, the last camera's image changes.
     let (eye, target) = eyes[eyes.len() - 1];
     let elsewhere =
         Mat4::perspective_rh(0.5, 1.0, 1.0, 10.0) * Mat4::look_at_rh(Vec3::splat(500.0), Vec3::splat(520.0), Vec3::Y);
+    all.render_graph(&FrameInput { cameras: &[main_camera(eye, target), sun()], targets: &[] }).unwrap();
     let shadowed = all.read_target(all_out).unwrap();
     let cameras = [main_camera(eye, target), Camera { receivers: Some(elsewhere), ..sun() }];
     all.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap();

@@ -4,7 +4,7 @@ use super::*;
 
 /// Frame graphs: targets of arbitrary kinds, formats, sizes and sample counts; scene,
 /// fullscreen, callback and compute passes over them with arbitrary attachments, load ops
-/// (clear values out of range among them), resolves and samples; set on a renderer over
+/// (clear values out of range among them), resolves, samples and shadow receivers; set on a renderer over
 /// the null backend, then frames with arbitrary engine textures for the external targets.
 pub fn frame_graph(data: &[u8]) {
     frame_graph_on(&mut renderer(), data, &mut Log::default());
@@ -172,6 +172,17 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<RandomGraph> {
     }
     if u.arbitrary()? {
         g.pass(Pass::compute("compute", |_, _| {}));
+    }
+    // A shadow pass culled to the casters of any target declared so far (a scene pass's
+    // depth, a shadow map, a color or external target), as some camera saw it, into a
+    // retained map (so the pass is kept).
+    if u.ratio(1, 3)? && !targets.is_empty() {
+        let seen = *u.choose(&targets)?;
+        let camera = if u.ratio(1, 8)? { CameraId::from_index(7) } else { *u.choose(&cameras)? };
+        let depth = TextureFormat::Depth32Float;
+        let map = g.target("recv-map", TargetKind::Retained, depth, TargetSize::Fixed { width: 16, height: 16 });
+        let pass = Pass::scene("recv", *u.choose(&cameras)?, PassKind::Shadow, Queue::All);
+        g.pass(pass.depth(map, LoadOp::Clear(1.0), StoreOp::Store).receivers(seen, camera));
     }
     let last = written.last().map(|w| w.0).unwrap_or(targets[0]);
     let fresh =

@@ -174,6 +174,11 @@ struct Args {
     /// without it).
     #[arg(long)]
     receivers: bool,
+    /// Keep the shadow cascades' maps from frame to frame and draw one again only when
+    /// its light, the camera it follows, an object or a material changed (`Pass::cached`):
+    /// a still scene renders its shadows once. The full graph only.
+    #[arg(long)]
+    cache_shadows: bool,
     /// Look from street level between the city's buildings instead of orbiting above them
     /// (most buildings hidden behind the nearest; the city scenes only).
     #[arg(long)]

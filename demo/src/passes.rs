@@ -84,6 +84,23 @@ fn copy_to_window(g: &mut FrameGraph, out: TargetId, format: TextureFormat) -> T
     window
 }
 
+/// How the demo's cascades draw.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ShadowOptions {
+    /// A depth prepass of the opaque queue before the cascades, which draw only the
+    /// casters of what it holds ([`Pass::receivers`]).
+    pub(crate) receivers: bool,
+    /// Maps kept from frame to frame, drawn again only when they may change
+    /// ([`Pass::cached`]).
+    pub(crate) cached: bool,
+}
+
+impl From<&crate::Args> for ShadowOptions {
+    fn from(a: &crate::Args) -> Self {
+        Self { receivers: a.receivers, cached: a.cache_shadows }
+    }
+}
+
 /// Which frame the demo declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum GraphKind {
@@ -107,8 +124,7 @@ pub(crate) struct DemoFrame {
 impl DemoFrame {
     /// Declares the frame on `r` (`cascades`: 0 to 4 shadow maps of `shadow_side` texels,
     /// full graph only). `window`: the format of a window's images, which a last pass
-    /// copies `out` into. `receivers`: a depth prepass of the opaque queue before the
-    /// cascades, which draw only the casters of what it holds ([`Pass::receivers`]).
+    /// copies `out` into. `shadows`: how the cascades draw.
     pub(crate) fn set<B: Backend>(
         r: &mut Renderer<B>,
         kind: GraphKind,
@@ -116,7 +132,7 @@ impl DemoFrame {
         shadow_side: u32,
         lens: &Lens,
         window: Option<TextureFormat>,
-        receivers: bool,
+        shadows: ShadowOptions,
     ) -> Result<Self, String> {
         let bar_ms = Arc::new(AtomicU32::new(0));
         let mut g = FrameGraph::new();
@@ -137,7 +153,7 @@ impl DemoFrame {
         }
         let color = g.target("scene-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
         // The surfaces the camera sees, before the cascades (its color is not kept).
-        let prepass = (receivers && cascades > 0).then(|| {
+        let prepass = (shadows.receivers && cascades > 0).then(|| {
             let scratch =
                 g.target("prepass-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
             let depth =
@@ -152,7 +168,9 @@ impl DemoFrame {
         let map = TargetSize::Fixed { width: shadow_side, height: shadow_side };
         let mut maps = Vec::new();
         for (k, &sun) in suns.iter().enumerate() {
-            let t = g.target(format!("shadow-{k}"), TargetKind::Transient, TextureFormat::Depth32Float, map);
+            // A cached map is kept from frame to frame.
+            let kind = if shadows.cached { TargetKind::Retained } else { TargetKind::Transient };
+            let t = g.target(format!("shadow-{k}"), kind, TextureFormat::Depth32Float, map);
             let mut pass = Pass::scene(format!("shadow-{k}"), sun, PassKind::Shadow, Queue::All).depth(
                 t,
                 LoadOp::Clear(1.0),
@@ -160,6 +178,9 @@ impl DemoFrame {
             );
             if let Some(depth) = prepass {
                 pass = pass.receivers(depth, main);
+            }
+            if shadows.cached {
+                pass = pass.cached();
             }
             g.pass(pass);
             maps.push(t);

@@ -142,7 +142,7 @@ impl<'a, B: Backend> Run<'a, B> {
             Output::Window { format, .. } => Some(format),
         };
         let frame =
-            passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0), window, args.receivers)?;
+            passes::DemoFrame::set(&mut r, args.graph, cascades, shadow_side, &scene.lens(0), window, args.into())?;
         println!(
             "scene: {} objects, frame graph {:?} ({} passes), {} worker threads, multi-draw-indirect {}, cull {}",
             r.scene().len(),
@@ -287,7 +287,7 @@ impl<'a, B: Backend> Run<'a, B> {
                 self.shadow_side,
                 &self.scene.lens(f),
                 None,
-                args.receivers,
+                args.into(),
             )?;
             self.frame.bar_ms.store(shown.to_bits(), Ordering::Relaxed);
             println!(

@@ -306,6 +306,8 @@ pub struct Scene {
     /// Counts edits that may change which objects a pass draws or with what (inserts,
     /// updates, removals; not moves): GPU culling builds its buckets again when it changes.
     pub(crate) structure: u64,
+    /// Counts every edit, moves included: a cached pass draws again when it changes.
+    pub(crate) edits: u64,
 }
 
 /// Resolves handles of meshes and materials to dense indices and bounds.
@@ -362,6 +364,7 @@ impl Scene {
     }
 
     fn mark_dirty(&mut self, i: u32) {
+        self.edits += 1;
         self.blocks.mark(i as usize);
         match self.dirty.last_mut() {
             Some((_, end)) if *end == i => *end += 1,
@@ -391,6 +394,7 @@ impl Scene {
         }
         let mut ids = Vec::with_capacity(descs.len());
         self.structure += 1;
+        self.edits += 1;
         for (d, (mesh, mat, b)) in descs.iter().zip(resolved) {
             let dense = self.objects.len() as u32;
             let id = self.slots.insert(dense);
@@ -413,6 +417,7 @@ impl Scene {
             resolved.push((dense, mesh, mat, checked_bounds(i, &d.transform, &bounds)?));
         }
         self.structure += 1;
+        self.edits += 1;
         for ((_, d), (dense, mesh, mat, b)) in edits.iter().zip(resolved) {
             let i = dense as usize;
             Self::users(&mut self.mesh_users, self.objects.mesh[i], -1);
@@ -461,6 +466,7 @@ impl Scene {
             return Err(SceneError::StaleHandle { kind: HandleKind::Object, index: w[1].1.max(w[0].1) });
         }
         self.structure += 1;
+        self.edits += 1;
         for id in ids {
             let dense = self.slots.remove(*id).expect("checked above") as usize;
             Self::users(&mut self.mesh_users, self.objects.mesh[dense], -1);

@@ -77,6 +77,9 @@ pub struct FrameStats {
     /// Of those, shadow views culled to the casters of their receivers
     /// ([`Pass::receivers`](crate::Pass::receivers)).
     pub receiver_culled_views: u32,
+    /// Cached passes skipped this frame: their maps hold what they would draw
+    /// ([`Pass::cached`](crate::Pass::cached)).
+    pub cached_passes: u32,
     /// Of those, views whose buckets were built this frame (the scene's structure, the
     /// materials or the view's filters changed; otherwise no per-object CPU work).
     pub buckets_built: u32,
@@ -150,6 +153,7 @@ impl Default for FrameStats {
             gpu_culled_views: 0,
             occluded_views: 0,
             receiver_culled_views: 0,
+            cached_passes: 0,
             buckets_built: 0,
             queue_items: 0,
             sorts_from_last_order: 0,
@@ -378,6 +382,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("gpu_culled_views", &self.gpu_culled_views)?;
         m.serialize_entry("occluded_views", &self.occluded_views)?;
         m.serialize_entry("receiver_culled_views", &self.receiver_culled_views)?;
+        m.serialize_entry("cached_passes", &self.cached_passes)?;
         m.serialize_entry("buckets_built", &self.buckets_built)?;
         m.serialize_entry("queue_items", &self.queue_items)?;
         m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;

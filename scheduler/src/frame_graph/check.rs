@@ -150,6 +150,13 @@ impl FrameGraph {
                 .iter()
                 .chain(p.receivers.as_ref().map(|(t, _)| t))
                 .any(|&t| decl(t).kind == TargetKind::External);
+            let retained_depth = p.depth.is_some_and(|d| decl(d.target).kind == TargetKind::Retained);
+            let shadow = matches!(p.content, PassContent::Scene { kind: PassKind::Shadow, .. });
+            if p.cached && !(shadow && retained_depth && p.reads.is_empty()) {
+                return invalid(
+                    "a cached pass is a shadow scene pass into a retained depth target, reading no buffers",
+                );
+            }
             if let Some((t, camera)) = p.receivers {
                 if !matches!(p.content, PassContent::Scene { kind: PassKind::Shadow, .. }) {
                     return invalid("only a shadow scene pass has receivers");

@@ -19,6 +19,8 @@ pub struct Pass {
     pub(crate) samples: Vec<TargetId>,
     /// A shadow pass's receivers: a depth target and the camera that saw it.
     pub(crate) receivers: Option<(TargetId, CameraId)>,
+    /// Drawn only when what it draws may have changed ([`Pass::cached`]).
+    pub(crate) cached: bool,
     pub(crate) reads: Vec<GraphBuffer>,
     pub(crate) writes: Vec<GraphBuffer>,
     pub(crate) content: PassContent,
@@ -31,7 +33,8 @@ impl Pass {
     pub fn new(name: impl Into<String>, content: PassContent) -> Self {
         let (reads, writes) = (Vec::new(), Vec::new());
         let (samples, receivers, resolve) = (Vec::new(), None, None);
-        Self { name: name.into(), color: None, depth: None, samples, receivers, reads, writes, content, resolve }
+        let (name, cached) = (name.into(), false);
+        Self { name, color: None, depth: None, samples, receivers, cached, reads, writes, content, resolve }
     }
 
     /// A pass drawing the scene's `queue` as `camera` sees it with `kind` pipelines.
@@ -132,6 +135,24 @@ impl Pass {
     /// behind the opaque ones misses casters whose shadow falls only on it).
     pub fn receivers(mut self, depth: TargetId, camera: CameraId) -> Self {
         self.receivers = Some((depth, camera));
+        self
+    }
+
+    /// A shadow pass drawn only when its map may change: a frame in which its camera
+    /// (matrix, layer mask, `Camera::receivers`), the camera of its [`Pass::receivers`],
+    /// every object (added, removed, moved, re-meshed or re-materialed, anywhere in the
+    /// scene), every material, the graph and the map's texture are as they were when the
+    /// pass last drew skips it: its map, a retained depth target, keeps what it drew
+    /// (`FrameStats::cached_passes` counts the skipped). A still scene under a still
+    /// light then renders its shadows once. The pass draws again after a device loss (a
+    /// frame that fails before it reaches the GPU thread leaves the map as it was). The
+    /// CPU stages still run for it; its chunks and cull dispatches are not submitted.
+    /// Shadow scene passes into a retained depth target, reading no engine buffers (what
+    /// they hold is not watched), only: a typed error elsewhere. A shader whose shadow
+    /// entry moves vertices with the frame's time would need the pass drawn every frame:
+    /// do not cache its passes.
+    pub fn cached(mut self) -> Self {
+        self.cached = true;
         self
     }
 

@@ -48,9 +48,27 @@ pub(crate) struct ViewSetup {
     /// A shadow view culled to the casters of its receivers this frame: what its
     /// receiver pyramid is built from, and the receivers' camera's clip-to-world matrix.
     pub(crate) receivers: Option<(crate::occlusion::PyramidSource, glam::Mat4)>,
+    /// A cached pass (`Pass::cached`) whose map holds what it would draw: not submitted.
+    pub(crate) skip: bool,
     /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass, where the
     /// graph's scene passes read buffers.
     pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
+}
+
+/// What a cached pass's map was drawn from (`Pass::cached`): while all of it stays the
+/// same, the map does.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct DrawnFrom {
+    pub(crate) view_proj: glam::Mat4,
+    pub(crate) layer_mask: u16,
+    pub(crate) receivers: Option<glam::Mat4>,
+    /// The view-projection of the camera that saw its receivers (`Pass::receivers`).
+    pub(crate) seen_by: Option<glam::Mat4>,
+    /// `Scene::edits`, the graph's generation, and the map's texture.
+    pub(crate) edits: u64,
+    pub(crate) graph: u64,
+    pub(crate) target: switchyard_backend::TextureId,
+    pub(crate) mats: Vec<crate::material::MaterialFrame>,
 }
 
 /// One view's stage outputs, one slot each: written by its stage's job, read by the next.
@@ -65,6 +83,10 @@ pub(crate) struct ViewFrame<C> {
     /// [`crate::CullOn::Auto`]: the last frame's draws were dense enough to cull this view
     /// on the GPU.
     pub(crate) dense: bool,
+    /// A cached pass: what it last drew from (`None`: its map holds nothing known), and
+    /// what this frame's would be (swapped in once the frame reaches the GPU thread).
+    pub(crate) drawn: Option<DrawnFrom>,
+    pub(crate) drawing: DrawnFrom,
     /// The last frame's indirect arguments, kept for `view_output` (its packet's copy
     /// went to the GPU).
     #[cfg(feature = "reference")]
@@ -81,6 +103,8 @@ impl<C> ViewFrame<C> {
             batches: Slot::default(),
             recorded: Slot::default(),
             dense: false,
+            drawn: None,
+            drawing: DrawnFrom::default(),
             #[cfg(feature = "reference")]
             args: Vec::new(),
         }

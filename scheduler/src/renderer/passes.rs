@@ -45,6 +45,8 @@ pub(crate) struct ScenePlan {
     pub(crate) occlude: Option<(TextureId, (u32, u32))>,
     /// A shadow pass's receivers (`Pass::receivers`).
     pub(crate) receivers: Option<ReceiversPlan>,
+    /// Drawn only when what it draws may have changed (`Pass::cached`).
+    pub(crate) cached: bool,
 }
 
 /// A shadow pass's receivers: the depth target's texture and size, the camera that saw

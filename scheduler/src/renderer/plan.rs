@@ -389,6 +389,7 @@ impl<B: Backend> Maker<'_, B> {
                             let (camera, map) = (camera.0 as usize, size(d.target));
                             super::passes::ReceiversPlan { depth: (tex(t), size(t)), camera, map }
                         }),
+                        cached: pass.cached,
                     });
                     Entry::Scene(scenes.len() - 1)
                 }

@@ -178,6 +178,11 @@ impl<B: Backend> Renderer<B> {
             return Err(RenderError::SubmitThreadGone);
         }
         plan.last_frame = Some(self.frame.number);
+        // The cached passes that drew this frame: their maps now hold what they drew from.
+        for (w, _) in self.frame.views.iter_mut().zip(&plan.scenes).filter(|(w, sp)| sp.cached && !w.setup.skip) {
+            let drawing = std::mem::take(&mut w.drawing);
+            w.drawing = w.drawn.replace(drawing).unwrap_or_default();
+        }
         self.device.retired.sent(self.frame.number);
         if let Some(r) = &self.device.submit.reports.last {
             (stats.uploads.stage_ms, stats.uploads.wait_ms) = (r.stage_ms, r.upload_wait_ms);
@@ -391,7 +396,7 @@ impl<B: Backend> Renderer<B> {
             digest.pass(&cull.pass);
             for w in self.frame.views[..plan.scenes.len()].iter_mut().filter(|w| w.setup.gpu) {
                 let rec = w.recorded.get_mut();
-                if rec.pre {
+                if rec.pre || w.setup.skip {
                     continue;
                 }
                 if !rec.cull_cmds.is_empty() {
@@ -410,22 +415,27 @@ impl<B: Backend> Renderer<B> {
                 let w = &mut self.frame.views[v];
                 let rec = w.recorded.get_mut();
                 if w.setup.gpu && rec.pre {
-                    // A shadow view with receivers: its receiver pyramid and cull first.
+                    // A shadow view with receivers: its receiver pyramid and cull first
+                    // (nothing where a cached pass is skipped).
                     let p = &mut packet.passes[at];
                     at += 1;
                     p.chunks.clear();
                     p.desc.clone_from(&cull.receivers_pass);
                     digest.pass(&cull.receivers_pass);
-                    if !rec.cull_cmds.is_empty() {
-                        digest.combine(rec.cull_digest);
+                    if w.setup.skip {
+                        rec.cull_chunk = None;
+                    } else {
+                        if !rec.cull_cmds.is_empty() {
+                            digest.combine(rec.cull_digest);
+                        }
+                        let dispatches = rec.cull_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
+                        stats.dispatches += dispatches.count() as u32;
+                        if let Some(c) = rec.cull_chunk.take() {
+                            stats.chunks += 1;
+                            p.chunks.push(c);
+                        }
+                        stats.receiver_culled_views += 1;
                     }
-                    let dispatches = rec.cull_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
-                    stats.dispatches += dispatches.count() as u32;
-                    if let Some(c) = rec.cull_chunk.take() {
-                        stats.chunks += 1;
-                        p.chunks.push(c);
-                    }
-                    stats.receiver_culled_views += 1;
                     packet.layout.pre |= 1 << k;
                 }
             }
@@ -458,11 +468,21 @@ impl<B: Backend> Renderer<B> {
                     stats.batch_ms += batches.ms;
                     let rec = w.recorded.get_mut();
                     error = error.or(rec.error.take());
-                    stats.draw_calls += rec.counts.draw_calls;
-                    stats.state_changes += rec.counts.state_changes;
                     stats.record_ms += rec.ms;
-                    stats.chunks += rec.chunks.len() as u32;
                     p.desc.clone_from(&w.setup.pass);
+                    if w.setup.skip {
+                        // A cached pass whose map holds what it would draw: it keeps it.
+                        if let Some(d) = &mut p.desc.depth {
+                            d.load = switchyard_backend::LoadOp::Load;
+                        }
+                        rec.chunks.clear();
+                        rec.digests.clear();
+                        rec.cull_chunk = None;
+                        stats.cached_passes += 1;
+                    }
+                    stats.draw_calls += rec.counts.draw_calls * u32::from(!w.setup.skip);
+                    stats.state_changes += rec.counts.state_changes * u32::from(!w.setup.skip);
+                    stats.chunks += rec.chunks.len() as u32;
                     p.chunks.extend(rec.chunks.drain(..).flatten());
                     if let (true, Some(cull)) = (rec.late.on, &self.res.gpu.cull) {
                         let late = &mut rec.late;

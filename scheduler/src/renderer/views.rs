@@ -75,6 +75,7 @@ impl<B: Backend> Renderer<B> {
                     let src = crate::occlusion::PyramidSource { depth, size, target };
                     clip_to_world.is_finite().then_some((src, clip_to_world))
                 }),
+                skip: false,
                 scene_groups,
             };
             match self.frame.views.get_mut(s) {
@@ -87,6 +88,16 @@ impl<B: Backend> Renderer<B> {
             w.setup.occlude = w.setup.occlude.filter(|_| w.setup.gpu);
             let occlusion = self.res.gpu.cull.as_ref().is_some_and(|c| c.occlusion.is_some());
             w.setup.receivers = w.setup.receivers.filter(|_| w.setup.gpu && occlusion);
+            if sp.cached {
+                // What its map would be drawn from this frame, against what it holds.
+                let d = &mut w.drawing;
+                (d.view_proj, d.layer_mask, d.receivers) = (c.view_proj, c.layer_mask, c.receivers);
+                d.seen_by = sp.receivers.map(|r| cameras[r.camera].view_proj);
+                (d.edits, d.graph) = (self.scene.edits, self.frame.graph_generation);
+                d.target = w.setup.pass.depth.as_ref().map_or_else(TextureId::default, |a| a.texture);
+                d.mats.clone_from(&self.frame.mat_frames);
+                w.setup.skip = w.drawn.as_ref() == Some(&w.drawing);
+            }
         }
         for (o, op) in plan.engine_passes.iter_mut().enumerate() {
             let rec = self.frame.engine_passes[o].get_mut();

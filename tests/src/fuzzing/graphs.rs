@@ -4,7 +4,8 @@ use super::*;
 
 /// Frame graphs: targets of arbitrary kinds, formats, sizes and sample counts; scene,
 /// fullscreen, callback and compute passes over them with arbitrary attachments, load ops
-/// (clear values out of range among them), resolves, samples and shadow receivers; set on a renderer over
+/// (clear values out of range among them), resolves, samples, shadow receivers and cached
+/// shadow passes; set on a renderer over
 /// the null backend, then frames with arbitrary engine textures for the external targets.
 pub fn frame_graph(data: &[u8]) {
     frame_graph_on(&mut renderer(), data, &mut Log::default());
@@ -105,11 +106,13 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<RandomGraph> {
             TargetSize::Fixed { width: 16, height: 16 },
         )?;
         let clear = if odd == Oddity::BadDepthClear && i == 0 { 2.0 } else { 1.0 };
-        g.pass(Pass::scene(format!("shadow{i}"), *u.choose(&cameras)?, PassKind::Shadow, Queue::All).depth(
+        let pass = Pass::scene(format!("shadow{i}"), *u.choose(&cameras)?, PassKind::Shadow, Queue::All).depth(
             map,
             LoadOp::Clear(clear),
             StoreOp::Store,
-        ));
+        );
+        // Cached: kept from frame to frame where the map is retained, refused elsewhere.
+        g.pass(if u.ratio(1, 4)? { pass.cached() } else { pass });
         maps.push(map);
     }
     // Colour stages, each writing its own target at one size (with a depth target of that
@@ -182,7 +185,8 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<RandomGraph> {
         let depth = TextureFormat::Depth32Float;
         let map = g.target("recv-map", TargetKind::Retained, depth, TargetSize::Fixed { width: 16, height: 16 });
         let pass = Pass::scene("recv", *u.choose(&cameras)?, PassKind::Shadow, Queue::All);
-        g.pass(pass.depth(map, LoadOp::Clear(1.0), StoreOp::Store).receivers(seen, camera));
+        let pass = pass.depth(map, LoadOp::Clear(1.0), StoreOp::Store).receivers(seen, camera);
+        g.pass(if u.arbitrary()? { pass.cached() } else { pass });
     }
     let last = written.last().map(|w| w.0).unwrap_or(targets[0]);
     let fresh =

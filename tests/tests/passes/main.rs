@@ -6,6 +6,7 @@
 //! test binary (one link against wgpu instead of four).
 
 mod buffer_bindings;
+mod cached;
 mod casters;
 mod compute;
 mod external_inputs;

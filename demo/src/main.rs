@@ -167,8 +167,8 @@ struct Args {
     #[arg(long)]
     occlusion: bool,
     /// Draw in each shadow cascade only the casters that can shadow a surface the camera
-    /// sees: a depth prepass of the opaque queue (a forward pass whose color is
-    /// discarded) comes first, and each cascade's GPU cull drops the casters whose
+    /// sees: a depth prepass of the opaque queue (`PassKind::Depth`) comes first, and
+    /// each cascade's GPU cull drops the casters whose
     /// shadow falls on no surface in its depth (`Pass::receivers`). Needs `--occlusion`
     /// (the full graph; where the adapter cannot cull by occlusion, the cascades draw as
     /// without it).

@@ -152,17 +152,15 @@ impl DemoFrame {
             return Ok(Self { cascades, out, window, bar_ms });
         }
         let color = g.target("scene-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
-        // The surfaces the camera sees, before the cascades (its color is not kept).
+        // The surfaces the camera sees, before the cascades: a depth prepass.
         let prepass = (shadows.receivers && cascades > 0).then(|| {
-            let scratch =
-                g.target("prepass-color", TargetKind::Transient, TextureFormat::Rgba16Float, TargetSize::Output);
             let depth =
                 g.target("prepass-depth", TargetKind::Transient, TextureFormat::Depth32Float, TargetSize::Output);
-            g.pass(
-                Pass::scene("prepass", main, PassKind::Forward, Queue::Opaque)
-                    .color(scratch, LoadOp::Clear(SKY), StoreOp::Discard)
-                    .depth(depth, LoadOp::Clear(1.0), StoreOp::Store),
-            );
+            g.pass(Pass::scene("prepass", main, PassKind::Depth, Queue::Opaque).depth(
+                depth,
+                LoadOp::Clear(1.0),
+                StoreOp::Store,
+            ));
             depth
         });
         let map = TargetSize::Fixed { width: shadow_side, height: shadow_side };

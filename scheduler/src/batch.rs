@@ -32,7 +32,7 @@ pub struct Batch {
 #[inline]
 pub(crate) fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
     match pass {
-        PassKind::Forward => material,
+        PassKind::Forward | PassKind::Depth => material,
         PassKind::Shadow => mats[material as usize].shadow_state,
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct FrameList {
     pub(crate) offset: u32,
     /// Shadow pipeline.
     pub(crate) shadow: PipelineId,
+    /// Depth-prepass pipeline (it binds the material group and slot as forward does).
+    pub(crate) depth: PipelineId,
 }
 
 /// The patch stage's output: per dense material what it draws with, and the constant
@@ -47,7 +49,7 @@ pub(crate) struct PatchedLists {
     /// Dense material of each constant slot.
     slot_materials: Vec<u32>,
     /// Materials seen by shadow views and by forward views (indexed by [`PassKind`]).
-    used: [MaterialSet; 2],
+    used: [MaterialSet; 3],
     /// The constant ring's bytes (swapped with the frame packet's around the jobs).
     pub(crate) constants: Vec<u8>,
     pub(crate) counts: ListCounts,
@@ -82,20 +84,21 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
     let t = std::time::Instant::now();
     out.error = None;
     let nmat = ctx.mat_frames.len();
-    let [shadow, fwd] = &out.used;
+    let [shadow, fwd, depth] = &out.used;
     out.lists.clear();
     out.lists.resize(nmat, FrameList::default());
     out.list_index.clear();
     out.list_index.resize(nmat, 0);
     out.slot_materials.clear();
-    for m in (0..nmat).filter(|&m| fwd.contains(m)) {
+    // A depth pass binds the material's slot as forward does (a vertex stage may read it).
+    for m in (0..nmat).filter(|&m| fwd.contains(m) || depth.contains(m)) {
         out.lists[m].offset = out.slot_materials.len() as u32 * CONSTANT_SLOT;
         out.slot_materials.push(m as u32);
     }
     let mut counts = ListCounts::default();
     for (m, (rec, list)) in materials.iter_mut().zip(out.lists.iter_mut()).enumerate() {
-        let (f, s) = (fwd.contains(m), shadow.contains(m));
-        let Some(rec) = rec.as_mut().filter(|_| f || s) else { continue };
+        let (f, s, d) = (fwd.contains(m), shadow.contains(m), depth.contains(m));
+        let Some(rec) = rec.as_mut().filter(|_| f || s || d) else { continue };
         let shader = &mut shaders[rec.shader as usize];
         let variant = ctx.mat_frames[m].variant;
         let handle = rec.handle;
@@ -110,6 +113,15 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
             if s {
                 let i = rec.list(shader, variant, PassKind::Shadow, &ctx.build, &mut counts).map_err(err)?;
                 list.shadow = rec.lists[i].pipeline;
+            }
+            if d {
+                let i = rec.list(shader, variant, PassKind::Depth, &ctx.build, &mut counts).map_err(err)?;
+                list.depth = rec.lists[i].pipeline;
+                if !f {
+                    // Its constants come from this list (built as forward's are).
+                    list.group = rec.lists[i].group.unwrap_or(rec.group);
+                    out.list_index[m] = i as u32;
+                }
             }
             Ok(())
         })();
@@ -160,7 +172,7 @@ mod tests {
             // Every third material is unused and every fifth seen by shadows only: no slot.
             let forward = |m: usize| !m.is_multiple_of(3) && !m.is_multiple_of(5);
             let count = (0..).filter(|&m| forward(m)).nth(n).unwrap();
-            let mut used = [MaterialSet::default(), MaterialSet::default()];
+            let mut used = [MaterialSet::default(), MaterialSet::default(), MaterialSet::default()];
             used.iter_mut().for_each(|u| u.reset(count));
             for m in 0..count {
                 let sheet = PropertySheet::new().with("_Roughness", PropertyValue::Float(m as f32));

@@ -211,6 +211,12 @@ impl FrameGraph {
                         }
                         PassKind::Shadow if !p.samples.is_empty() => return invalid("a shadow pass samples nothing"),
                         PassKind::Shadow => {}
+                        PassKind::Depth if p.color.is_some() || !p.samples.is_empty() || !single => {
+                            return invalid(
+                                "a depth pass renders single-sampled depth only: no color attachment, no samples",
+                            )
+                        }
+                        PassKind::Depth => {}
                         PassKind::Forward => {
                             let Some(c) = p.color.filter(|c| f.colors.contains(&decl(c.target).format)) else {
                                 return invalid(

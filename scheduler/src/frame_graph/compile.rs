@@ -380,7 +380,7 @@ impl FrameGraph {
     pub(crate) fn occludable(&self, p: &Pass) -> bool {
         let single = |t: TargetId| self.targets[t.0 as usize].samples == 1;
         let own = |t: TargetId| self.targets[t.0 as usize].kind != TargetKind::External;
-        matches!(p.content, PassContent::Scene { kind: PassKind::Forward, queue: Queue::Opaque, .. })
+        matches!(p.content, PassContent::Scene { kind: PassKind::Forward | PassKind::Depth, queue: Queue::Opaque, .. })
             && p.depth.is_some_and(|d| single(d.target) && own(d.target))
             && p.color.is_none_or(|c| single(c.target))
     }

@@ -121,7 +121,7 @@ impl Pass {
 
     /// A shadow pass's receivers: `depth`, a depth target written by earlier passes,
     /// holds every surface that `camera` sees and that samples this pass's map (typically
-    /// a depth prepass of the main camera's opaque queue, declared before this pass).
+    /// a [`PassKind::Depth`] prepass of the main camera's opaque queue).
     /// Where the renderer culls by occlusion on the GPU
     /// ([`RendererConfig::occlusion`](crate::RendererConfig::occlusion)) the pass then
     /// draws only the casters that can shadow one of those surfaces: before the pass, a

@@ -108,7 +108,7 @@ impl MaterialRecord {
         let found = self.lists.iter().position(|l| l.variant == variant && l.pass == pass);
         if let Some(i) = found {
             let l = &self.lists[i];
-            let format_fits = (pass == PassKind::Shadow
+            let format_fits = (pass != PassKind::Forward
                 || (l.color_format, l.color_samples) == (ctx.layouts.color_format, ctx.layouts.color_samples))
                 && l.scene == ctx.layouts.scene;
             if ctx.cache
@@ -150,7 +150,9 @@ impl MaterialRecord {
         let pipeline = shader.pipeline(ctx.backend, variant, pass, self.transparent, ctx.layouts)?;
         let mut constants = vec![0u8; shader.block_size as usize];
         let mut patches = Vec::new();
-        if pass == PassKind::Forward {
+        // Forward and depth passes bind the material's constants (a vertex stage may read
+        // them); shadow passes bind no material group.
+        if pass != PassKind::Shadow {
             for d in &shader.decls {
                 let dst = d.offset as usize;
                 let len = d.ty.size() as usize;
@@ -170,7 +172,7 @@ impl MaterialRecord {
             color_samples: ctx.layouts.color_samples,
             scene: ctx.layouts.scene,
             pipeline,
-            group: (pass == PassKind::Forward).then_some(self.group),
+            group: (pass != PassKind::Shadow).then_some(self.group),
             constants,
             patches,
         })

@@ -48,6 +48,10 @@ pub enum PassKind {
     Shadow = 0,
     /// Lit color with depth (a vertex and a fragment entry).
     Forward = 1,
+    /// Depth only, from a camera: a depth prepass. The forward entry's vertex stage
+    /// without a fragment stage, so a pass of this kind writes the depth a forward pass
+    /// of the same camera would, for the objects whose shader has a forward entry.
+    Depth = 2,
 }
 
 impl PassKind {
@@ -80,7 +84,7 @@ impl ShaderPasses {
     /// The kinds declared, as a mask of [`PassKind`] bits.
     pub(crate) fn mask(&self) -> u8 {
         (if self.shadow.is_some() { PassKind::Shadow.bit() } else { 0 })
-            | (if self.forward.is_some() { PassKind::Forward.bit() } else { 0 })
+            | (if self.forward.is_some() { PassKind::Forward.bit() | PassKind::Depth.bit() } else { 0 })
     }
 }
 
@@ -430,6 +434,22 @@ pub(crate) fn pipeline_desc(
             }),
             depth: Some(depth(!transparent, 0)),
             samples: layouts.color_samples,
+        },
+        // The forward vertex stage alone (same code, so the same depth), single-sampled.
+        PassKind::Depth => PipelineDesc {
+            label: format!("{}#{variant:x}/depth", shader.name),
+            shader: module,
+            vertex_entry: shader.passes.forward.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
+            fragment_entry: None,
+            bind_group_layouts: match layouts.scene {
+                Some(g) => vec![layouts.forward_globals, layouts.material, g.layout],
+                None => vec![layouts.forward_globals, layouts.material],
+            },
+            vertex_buffers: vertex_layout(),
+            cull: CullMode::Back,
+            color: None,
+            depth: Some(depth(!transparent, 0)),
+            samples: 1,
         },
     }
 }

@@ -32,6 +32,7 @@ fn draw_state(ctx: &RecordCtx<'_>, b: &Batch) -> (PipelineId, Option<(BindGroupI
     let l = &ctx.lists[b.material as usize];
     match ctx.pass {
         PassKind::Forward => (l.forward, Some((l.group, l.offset))),
+        PassKind::Depth => (l.depth, Some((l.group, l.offset))),
         PassKind::Shadow => (l.shadow, None),
     }
 }
@@ -284,6 +285,7 @@ mod tests {
                 group: BindGroupId::default(),
                 offset: m * 256,
                 shadow: PipelineId::default(),
+                depth: PipelineId::default(),
             })
             .collect();
         let meshes: Vec<MeshRange> =

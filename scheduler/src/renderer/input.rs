@@ -62,6 +62,10 @@ fn validate_views(views: &[View]) -> Result<(), RenderError> {
     let mut shadows = 0;
     for (i, v) in views.iter().enumerate() {
         validate_camera(i, &camera_of(v))?;
+        if v.pass == PassKind::Depth {
+            // Its depth would go nowhere a views frame reads: prepasses need a graph.
+            return Err(RenderError::InvalidView { index: i, what: "a depth pass in a views frame (declare a graph)" });
+        }
         if v.pass == PassKind::Shadow {
             shadows += 1;
             if shadows > MAX_SHADOW_VIEWS {
@@ -437,6 +441,7 @@ fn views_graph(config: &RendererConfig, views: &[View], external: bool) -> Frame
                 shadow_i += 1;
                 pass.depth(shadow_maps[shadow_i - 1], LoadOp::Clear(1.0), StoreOp::Store)
             }
+            PassKind::Depth => unreachable!("validate_views refuses depth views"),
             PassKind::Forward => {
                 let first = std::mem::replace(&mut first_forward, false);
                 let (cl, dl) =

@@ -472,7 +472,8 @@ impl<B: Backend> Maker<'_, B> {
         let (gpu, pass) = (self.gpu, &self.graph.passes[p]);
         match kind {
             PassKind::Shadow => Ok((gpu.shadow_group, [None; MAX_SHADOW_MAPS])),
-            PassKind::Forward => {
+            // A depth pass samples nothing: the forward group over no shadow maps.
+            PassKind::Forward | PassKind::Depth => {
                 let mut maps = [gpu.no_shadow; MAX_SHADOW_MAPS];
                 let mut cams = [None; MAX_SHADOW_MAPS];
                 for (k, &s) in pass.samples.iter().enumerate() {

@@ -134,7 +134,7 @@ impl<B: Backend> Renderer<B> {
                 let passes = &lib.shaders[rec.shader as usize].passes;
                 let has_pass = match pass {
                     PassKind::Shadow => passes.shadow.is_some(),
-                    PassKind::Forward => passes.forward.is_some(),
+                    PassKind::Forward | PassKind::Depth => passes.forward.is_some(),
                 };
                 has_pass
                     && match queue {
@@ -148,7 +148,7 @@ impl<B: Backend> Renderer<B> {
 
     fn reference_view(&self, v: usize, view: &View, lists: &[FrameList]) -> ViewOutput {
         let o = &self.scene.objects;
-        let forward = view.pass == PassKind::Forward;
+        let forward = view.pass != PassKind::Shadow;
         // Cull: every object against the frustum, its layer and (shadow views) its flags.
         let f = Frustum::from_view_proj(&view.view_proj);
         let in_queue = self.in_queue(v);
@@ -265,14 +265,13 @@ impl<B: Backend> Renderer<B> {
         args: &[DrawIndexedIndirectArgs],
     ) -> Vec<Vec<Command>> {
         let s = &self.res;
-        let forward = view.pass == PassKind::Forward;
         let multi = s.multi_draw;
         let binding = |b: &Batch| {
             let l = &lists[b.material as usize];
-            if forward {
-                (l.forward, Some((l.group, l.offset)))
-            } else {
-                (l.shadow, None)
+            match view.pass {
+                PassKind::Forward => (l.forward, Some((l.group, l.offset))),
+                PassKind::Depth => (l.depth, Some((l.group, l.offset))),
+                PassKind::Shadow => (l.shadow, None),
             }
         };
         // Chunk starts: at every multiple of CHUNK_BATCHES, and where the next draw call

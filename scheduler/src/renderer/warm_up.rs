@@ -67,6 +67,15 @@ impl<B: Backend> Renderer<B> {
         }
         // What the lists will need, in the order the serial path would make it: material
         // order and, per material, the patch stage's pass order.
+        // Depth-prepass pipelines where the graph set has a depth pass.
+        let depth_pass = self.frame.graph.as_ref().is_some_and(|g| {
+            g.passes.iter().any(|p| matches!(p.content, crate::PassContent::Scene { kind: PassKind::Depth, .. }))
+        });
+        let kinds: &[PassKind] = if depth_pass {
+            &[PassKind::Forward, PassKind::Shadow, PassKind::Depth]
+        } else {
+            &[PassKind::Forward, PassKind::Shadow]
+        };
         let res = &mut self.res;
         let lib = res.library.get_mut();
         let layouts = res.gpu.layouts;
@@ -77,7 +86,7 @@ impl<B: Backend> Renderer<B> {
                 let shader = &lib.shaders[rec.shader as usize];
                 let variant = rec.keyword_mask | shader.declared_bits(set.iter().copied());
                 let passes = shader.passes.mask();
-                for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
+                for &pass in kinds.iter().filter(|p| passes & p.bit() != 0) {
                     lists.push((m, variant, pass));
                     needs.push((rec.shader as usize, PipelineKey::new(variant, pass, rec.transparent, &layouts)));
                 }
@@ -91,7 +100,7 @@ impl<B: Backend> Renderer<B> {
                 }
                 let variant = shader.declared_bits(set.iter().copied());
                 let passes = shader.passes.mask();
-                for pass in [PassKind::Forward, PassKind::Shadow].into_iter().filter(|p| passes & p.bit() != 0) {
+                for &pass in kinds.iter().filter(|p| passes & p.bit() != 0) {
                     needs.push((s, PipelineKey::new(variant, pass, false, &layouts)));
                 }
             }

@@ -281,7 +281,8 @@ pub(crate) fn item_key(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame
 fn key_with_depth(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame], depth: u16) -> u64 {
     let material = o.material[i];
     let m = &mats[material as usize];
-    let forward = view.pass == PassKind::Forward;
+    // Forward and depth passes bind materials; shadow passes share a state per shader.
+    let forward = view.pass != PassKind::Shadow;
     SortKey::encode(&SortKeyFields {
         layer: o.layer[i],
         transparent: m.transparent && forward,

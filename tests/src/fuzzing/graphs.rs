@@ -4,8 +4,8 @@ use super::*;
 
 /// Frame graphs: targets of arbitrary kinds, formats, sizes and sample counts; scene,
 /// fullscreen, callback and compute passes over them with arbitrary attachments, load ops
-/// (clear values out of range among them), resolves, samples, shadow receivers and cached
-/// shadow passes; set on a renderer over
+/// (clear values out of range among them), resolves, samples, depth prepasses, shadow
+/// receivers and cached shadow passes; set on a renderer over
 /// the null backend, then frames with arbitrary engine textures for the external targets.
 pub fn frame_graph(data: &[u8]) {
     frame_graph_on(&mut renderer(), data, &mut Log::default());
@@ -175,6 +175,19 @@ fn random_graph(u: &mut Unstructured<'_>) -> Result<RandomGraph> {
     }
     if u.arbitrary()? {
         g.pass(Pass::compute("compute", |_, _| {}));
+    }
+    // A depth prepass (its depth retained, or kept alive by the receivers below).
+    if u.ratio(1, 3)? {
+        let queue = *u.choose(&[Queue::Opaque, Queue::All, Queue::Transparent])?;
+        let samples = if u.ratio(1, 8)? { 4 } else { 1 };
+        let kind = *u.choose(&[TargetKind::Transient, TargetKind::Retained])?;
+        let t = g.target_multisampled("pre-depth", kind, TextureFormat::Depth32Float, TargetSize::Output, samples);
+        targets.push(t);
+        g.pass(Pass::scene("pre", *u.choose(&cameras)?, PassKind::Depth, queue).depth(
+            t,
+            LoadOp::Clear(1.0),
+            StoreOp::Store,
+        ));
     }
     // A shadow pass culled to the casters of any target declared so far (a scene pass's
     // depth, a shadow map, a color or external target), as some camera saw it, into a

@@ -26,14 +26,13 @@ const HEIGHT: u32 = 120;
 const SUN_VIEW: usize = 0;
 
 /// The sun's shadow pass (with receivers: the prepass's depth as the main camera saw
-/// it), a forward prepass of the opaque queue, and an opaque pass sampling the map.
+/// it), a depth prepass of the opaque queue, and an opaque pass sampling the map.
 fn graph(receivers: bool) -> (FrameGraph, TargetId) {
     let mut g = FrameGraph::new();
     let main = g.camera("main");
     let sun = g.camera("sun");
     let (t, depth) = (TargetKind::Transient, TextureFormat::Depth32Float);
     let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
-    let scratch = g.target("prepass-color", t, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
     let seen = g.target("prepass-depth", t, depth, TargetSize::Output);
     let map = g.target("map", t, depth, TargetSize::Fixed { width: 512, height: 512 });
     let main_depth = g.target("depth", t, depth, TargetSize::Output);
@@ -43,11 +42,11 @@ fn graph(receivers: bool) -> (FrameGraph, TargetId) {
         shadow = shadow.receivers(seen, main);
     }
     g.pass(shadow);
-    g.pass(
-        Pass::scene("prepass", main, PassKind::Forward, Queue::Opaque)
-            .color(scratch, LoadOp::Clear([0.0; 4]), StoreOp::Discard)
-            .depth(seen, LoadOp::Clear(1.0), StoreOp::Store),
-    );
+    g.pass(Pass::scene("prepass", main, PassKind::Depth, Queue::Opaque).depth(
+        seen,
+        LoadOp::Clear(1.0),
+        StoreOp::Store,
+    ));
     g.pass(
         Pass::scene("opaque", main, PassKind::Forward, Queue::Opaque)
             .color(out, LoadOp::Clear([0.1, 0.2, 0.4, 1.0]), StoreOp::Store)

@@ -87,6 +87,17 @@ pub(crate) fn print(
         s.lists.rebuilds,
         s.upload_bytes
     );
+    // Shadow passes culled to their receivers' casters, and cached ones skipped.
+    let cached = all.iter().filter(|s| s.cached_passes > 0).count();
+    if s.receiver_culled_views > 0 || cached > 0 {
+        println!(
+            "shadows: {} passes culled to the casters of what the camera sees (last frame); cached passes skipped \
+             in {cached} of {} frames ({} in the last: the GPU culls' counts below are then 0 for them)",
+            s.receiver_culled_views,
+            all.len(),
+            s.cached_passes
+        );
+    }
     // Pipelines made on first use inside a frame: a hitch each where the driver compiles.
     let made = |f: &dyn Fn(&FrameStats) -> u32| -> (u32, usize) {
         (all.iter().map(f).sum(), all.iter().skip(1).filter(|s| f(s) > 0).count())

@@ -378,6 +378,28 @@ pub fn graph_error(r: Result<(), switchyard::RenderError>) -> switchyard::GraphE
     }
 }
 
+/// How many pixels two images of one size differ in.
+pub fn differing_pixels(a: &switchyard_backend::Image, b: &switchyard_backend::Image) -> usize {
+    assert_eq!((a.width, a.height), (b.width, b.height), "images of one size");
+    a.pixels.chunks_exact(4).zip(b.pixels.chunks_exact(4)).filter(|(p, q)| p != q).count()
+}
+
+/// A perspective camera at `eye` looking at `target` (y up), for an output of `aspect`,
+/// from 0.5 to `far`.
+pub fn look_camera(eye: glam::Vec3, target: glam::Vec3, aspect: f32, far: f32) -> switchyard::Camera {
+    let proj = glam::Mat4::perspective_rh(0.9, aspect, 0.5, far);
+    let view_proj = proj * glam::Mat4::look_at_rh(eye, target, glam::Vec3::Y);
+    switchyard::Camera { view_proj, eye, far, layer_mask: u16::MAX, receivers: None }
+}
+
+/// A sun's orthographic camera from `from` towards the origin: a box `2 * half` wide,
+/// from 1 to `far` along the light.
+pub fn sun_camera(from: glam::Vec3, half: f32, far: f32) -> switchyard::Camera {
+    let ortho = glam::Mat4::orthographic_rh(-half, half, -half, half, 1.0, far);
+    let view_proj = ortho * glam::Mat4::look_at_rh(from, glam::Vec3::ZERO, glam::Vec3::Y);
+    switchyard::Camera { view_proj, eye: from, far, layer_mask: u16::MAX, receivers: None }
+}
+
 /// A lit material of one base color.
 pub fn plain_material<B: Backend>(
     r: &mut switchyard::Renderer<B>,

@@ -14,7 +14,7 @@ use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
-use switchyard_tests::{cube, plain_material, wgpu_backend};
+use switchyard_tests::{cube, differing_pixels, plain_material, wgpu_backend};
 
 const WIDTH: u32 = 160;
 const HEIGHT: u32 = 100;
@@ -45,21 +45,11 @@ fn graph(cached: bool) -> (FrameGraph, TargetId) {
 }
 
 fn main_camera() -> Camera {
-    let eye = Vec3::new(0.0, 9.0, 14.0);
-    let proj = Mat4::perspective_rh(0.9, WIDTH as f32 / HEIGHT as f32, 0.5, 60.0);
-    Camera {
-        view_proj: proj * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-        eye,
-        far: 60.0,
-        layer_mask: u16::MAX,
-        receivers: None,
-    }
+    switchyard_tests::look_camera(Vec3::new(0.0, 9.0, 14.0), Vec3::ZERO, WIDTH as f32 / HEIGHT as f32, 60.0)
 }
 
 fn sun(from: Vec3) -> Camera {
-    let view_proj =
-        Mat4::orthographic_rh(-15.0, 15.0, -15.0, 15.0, 1.0, 80.0) * Mat4::look_at_rh(from, Vec3::ZERO, Vec3::Y);
-    Camera { view_proj, eye: from, far: 80.0, layer_mask: u16::MAX, receivers: None }
+    switchyard_tests::sun_camera(from, 15.0, 80.0)
 }
 
 /// A ground slab and a row of casting boxes; `cull` and `threads` as given.
@@ -225,14 +215,13 @@ fn same_pixels_on(api: ::wgpu::Backends) {
         assert_eq!(s.cached_passes, u32::from(!draws), "{api:?}: {what}");
         every.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap();
         let (a, b) = (r.read_target(out).unwrap(), every.read_target(every_out).unwrap());
-        let differ = (0..WIDTH * HEIGHT).filter(|&i| a.pixel(i % WIDTH, i / WIDTH) != b.pixel(i % WIDTH, i / WIDTH));
-        assert_eq!(differ.count(), 0, "{api:?}: {what}: the same image as with the map drawn every frame");
+        assert_eq!(differing_pixels(&a, &b), 0, "{api:?}: {what}: the same image as with the map drawn every frame");
         first.get_or_insert(a);
     }
     // The shadows are in the images: the moved sun changed the first frame's.
     let (a, last) = (first.unwrap(), r.read_target(out).unwrap());
-    let changed = (0..WIDTH * HEIGHT).filter(|&i| a.pixel(i % WIDTH, i / WIDTH) != last.pixel(i % WIDTH, i / WIDTH));
-    assert!(changed.count() > 200, "{api:?}: the shadows moved with the sun");
+    let changed = differing_pixels(&a, &last);
+    assert!(changed > 200, "{api:?}: the shadows moved with the sun");
 }
 
 #[test]

@@ -54,14 +54,7 @@ fn graph() -> (FrameGraph, TargetId) {
 
 fn camera(k: usize) -> Camera {
     let eye = [Vec3::new(0.0, 6.0, 16.0), Vec3::new(11.0, 3.0, 7.0), Vec3::new(-4.0, 14.0, 3.0)][k];
-    let proj = Mat4::perspective_rh(0.9, WIDTH as f32 / HEIGHT as f32, 0.5, 60.0);
-    Camera {
-        view_proj: proj * Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Y),
-        eye,
-        far: 60.0,
-        layer_mask: u16::MAX,
-        receivers: None,
-    }
+    switchyard_tests::look_camera(eye, Vec3::ZERO, WIDTH as f32 / HEIGHT as f32, 60.0)
 }
 
 fn scene<B: Backend>(backend: Arc<B>, cull: CullOn, threads: usize) -> (Renderer<B>, TargetId) {

@@ -18,7 +18,7 @@ use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
-use switchyard_tests::{cube, plain_material, wgpu_backend};
+use switchyard_tests::{cube, differing_pixels, plain_material, wgpu_backend};
 
 const WIDTH: u32 = 200;
 const HEIGHT: u32 = 120;
@@ -57,22 +57,12 @@ fn graph(receivers: bool) -> (FrameGraph, TargetId) {
 }
 
 fn main_camera(eye: Vec3, target: Vec3) -> Camera {
-    let proj = Mat4::perspective_rh(0.9, WIDTH as f32 / HEIGHT as f32, 0.5, 90.0);
-    Camera {
-        view_proj: proj * Mat4::look_at_rh(eye, target, Vec3::Y),
-        eye,
-        far: 90.0,
-        layer_mask: u16::MAX,
-        receivers: None,
-    }
+    switchyard_tests::look_camera(eye, target, WIDTH as f32 / HEIGHT as f32, 90.0)
 }
 
 /// The sun from the north-west, high, its box over the whole field.
 fn sun() -> Camera {
-    let from = Vec3::new(-50.0, 70.0, -30.0);
-    let view_proj =
-        Mat4::orthographic_rh(-60.0, 60.0, -60.0, 60.0, 1.0, 220.0) * Mat4::look_at_rh(from, Vec3::ZERO, Vec3::Y);
-    Camera { view_proj, eye: from, far: 220.0, layer_mask: u16::MAX, receivers: None }
+    switchyard_tests::sun_camera(Vec3::new(-50.0, 70.0, -30.0), 60.0, 220.0)
 }
 
 /// Objects of [`scene`]: the ground, the wall, a box behind the wall, then the field.
@@ -178,9 +168,9 @@ fn same_pixels_on(api: ::wgpu::Backends) {
             assert_eq!(all.render_graph(&input).unwrap().receiver_culled_views, 0);
         }
         let (a, b) = (r.read_target(out).unwrap(), all.read_target(all_out).unwrap());
-        let differ = (0..WIDTH * HEIGHT).filter(|&i| a.pixel(i % WIDTH, i / WIDTH) != b.pixel(i % WIDTH, i / WIDTH));
+        let differ = differing_pixels(&a, &b);
         let (kept, every) = (drawn(&r), all.gpu_cull_counts(SUN_VIEW).unwrap().unwrap());
-        assert_eq!(differ.count(), 0, "{api:?}: camera {k}: the same image with {} of {every:?}", kept.len());
+        assert_eq!(differ, 0, "{api:?}: camera {k}: the same image with {} of {every:?}", kept.len());
         assert_eq!(r.gpu_cull_counts(SUN_VIEW).unwrap().map(|c| c.first_phase), Some(kept.len() as u32));
         assert!(kept.len() as u32 <= every.first_phase, "{api:?}: camera {k}");
         fewer += usize::from(kept.len() * 2 < every.first_phase as usize);
@@ -204,8 +194,7 @@ fn same_pixels_on(api: ::wgpu::Backends) {
     r.render_graph(&input).unwrap();
     all.render_graph(&input).unwrap();
     let (a, b) = (r.read_target(out).unwrap(), all.read_target(all_out).unwrap());
-    let differ = (0..WIDTH * HEIGHT).filter(|&i| a.pixel(i % WIDTH, i / WIDTH) != b.pixel(i % WIDTH, i / WIDTH));
-    assert_eq!(differ.count(), 0, "{api:?}: the frame the wall goes");
+    assert_eq!(differing_pixels(&a, &b), 0, "{api:?}: the frame the wall goes");
     assert!(drawn(&r).contains(&hidden), "{api:?}: the box behind the wall casts onto what it uncovered");
     // The shadows are in the images (so the pixels above depend on the casters): with
     // none drawn, the last camera's image changes.
@@ -217,9 +206,7 @@ fn same_pixels_on(api: ::wgpu::Backends) {
     let cameras = [main_camera(eye, target), Camera { receivers: Some(elsewhere), ..sun() }];
     all.render_graph(&FrameInput { cameras: &cameras, targets: &[] }).unwrap();
     let unshadowed = all.read_target(all_out).unwrap();
-    let lit = (0..WIDTH * HEIGHT)
-        .filter(|&i| shadowed.pixel(i % WIDTH, i / WIDTH) != unshadowed.pixel(i % WIDTH, i / WIDTH))
-        .count();
+    let lit = differing_pixels(&shadowed, &unshadowed);
     assert!(lit > 500, "{api:?}: the shadows are in the image ({lit} pixels)");
 }
 

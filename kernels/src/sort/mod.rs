@@ -24,7 +24,17 @@ mod msd;
 pub mod nearly_sorted;
 mod sparse;
 
-use msd::{bits_below, finish_buckets, msd, scatter_parallel, Lsd};
+use msd::{finish_buckets, msd, scatter_parallel, Lsd};
+
+/// The bits below bit `b` (all 64 for `b` ≥ 64).
+#[inline]
+pub(super) fn bits_below(b: u32) -> u64 {
+    if b >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << b) - 1
+    }
+}
 
 const RADIX: usize = 256;
 const DIGITS: usize = 8;
@@ -314,7 +324,7 @@ fn looks_nearly_sorted(keys: &[u64]) -> bool {
 fn spreads_evenly(keys: &[u64], varying: u64) -> bool {
     let top = 64 - varying.leading_zeros();
     let shift = top.saturating_sub(8);
-    let mask = msd::bits_below(top - shift);
+    let mask = bits_below(top - shift);
     let step = keys.len().div_ceil(SPREAD_SAMPLE).max(1);
     let mut seen = [0u64; RADIX / 64];
     let mut samples = 0;

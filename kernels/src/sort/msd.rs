@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::busy::timed;
 
 use super::sparse::{self, Sparse, MAX_VALUES, SPARSE_MAX, SPARSE_MIN};
-use super::{block_len, digit, survey, varying_digits, BLOCK, DIGITS, RADIX, SPLIT_BLOCKS};
+use super::{bits_below, block_len, digit, survey, varying_digits, BLOCK, DIGITS, RADIX, SPLIT_BLOCKS};
 
 /// A pointer that workers write through at disjoint indices.
 #[derive(Clone, Copy)]
@@ -42,16 +42,6 @@ pub(super) enum Lsd {
 }
 /// Largest bucket sorted LSD: its passes stay in the caches.
 pub(super) const LSD_MAX: usize = 1 << 16;
-
-/// The bits below bit `b` (all 64 for `b` ≥ 64).
-#[inline]
-pub(super) fn bits_below(b: u32) -> u64 {
-    if b >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << b) - 1
-    }
-}
 
 /// Stable insertion sort of `k`/`v` (an element moves left only past strictly larger keys).
 fn insertion_sort(k: &mut [u64], v: &mut [u32]) {

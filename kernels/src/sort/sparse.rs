@@ -9,7 +9,7 @@
 //! costs one counting pass and one scatter. On the first value past the limit it stops
 //! reading and scatters nothing.
 
-use super::msd::bits_below;
+use super::bits_below;
 
 /// Most distinct values a window may take (bucket numbers fit a byte).
 pub(super) const MAX_VALUES: usize = 256;

@@ -292,7 +292,7 @@ fn wide_prefix_digits_sort_stably_into_either_pair_of_arrays() {
     let cases: &[(usize, u32)] = if cfg!(miri) { &[(300, 5)] } else { &[(300, 5), (5_000, 7), (40_000, 9)] };
     for &(n, width) in cases {
         let keys: Vec<u64> = random(n, n as u64).into_iter().map(|k| k >> (64 - 2 * width - 6)).collect();
-        let varying = msd::bits_below(2 * width + 6);
+        let varying = super::bits_below(2 * width + 6);
         let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
         expect.sort_by_key(|p| p.0);
         let expect: (Vec<u64>, Vec<u32>) = expect.into_iter().unzip();

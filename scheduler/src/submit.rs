@@ -41,6 +41,18 @@ pub(crate) struct ViewUpload {
     pub(crate) levels: (Option<BufferId>, Vec<u8>),
 }
 
+impl ViewUpload {
+    /// Nothing to write this frame (the vectors keep their capacity).
+    pub(crate) fn clear(&mut self) {
+        (self.instance_buffer, self.args_buffer, self.lists.0) = (None, None, None);
+        (self.params, self.late_params, self.levels.0) = (None, None, None);
+        self.instances.clear();
+        self.args.clear();
+        self.lists.1.clear();
+        self.levels.1.clear();
+    }
+}
+
 /// The surface a frame presents to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Present {

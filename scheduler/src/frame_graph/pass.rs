@@ -146,7 +146,7 @@ impl Pass {
     /// (`FrameStats::cached_passes` counts the skipped). A still scene under a still
     /// light then renders its shadows once. The pass draws again after a device loss (a
     /// frame that fails before it reaches the GPU thread leaves the map as it was). The
-    /// CPU stages still run for it; its chunks and cull dispatches are not submitted.
+    /// cull, sort and batch stages still run for it; its record stage records nothing.
     /// Shadow scene passes into a retained depth target, reading no engine buffers (what
     /// they hold is not watched), only: a typed error elsewhere. A shader whose shadow
     /// entry moves vertices with the frame's time would need the pass drawn every frame:

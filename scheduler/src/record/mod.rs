@@ -300,7 +300,6 @@ pub(crate) fn record_gpu_view<B: Backend>(
         // The matrices change every frame: the level parameters go up every frame.
         up.levels.0 = Some(v.levels);
         v.pyramid.receiver_bytes(v.source, clip_to_world, &input.view.view_proj, &mut up.levels.1);
-        v.levels_written = false;
         if !buckets.candidates().is_empty() {
             objects.receivers_commands(v, &mut out.cull_cmds);
         }
@@ -370,6 +369,22 @@ pub(crate) fn record_gpu_view<B: Backend>(
 }
 
 impl<C> RecordedPass<C> {
+    /// A cached pass skipped this frame (`Pass::cached`): no chunk, no cull, nothing to
+    /// upload. Its bucket lists go up again with the next frame that draws it.
+    pub(crate) fn record_nothing(&mut self) {
+        self.error = None;
+        self.counts = ChunkCounts::default();
+        self.cmds.clear();
+        self.chunks.clear();
+        self.digests.clear();
+        self.upload.clear();
+        self.cull_cmds.clear();
+        (self.cull_chunk, self.pre, self.late.on, self.ms) = (None, false, false, 0.0);
+        if let Some(gpu) = &mut self.gpu {
+            gpu.uploaded = None;
+        }
+    }
+
     /// Grows this view's instance and indirect buffers to `need` objects, with `usage`
     /// added (an occlusion-culled view's second phase writes a second set of each), and for
     /// a view culled on the GPU (`gpu`: the cull objects, what its pyramid is built from,

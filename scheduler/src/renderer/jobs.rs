@@ -324,6 +324,10 @@ impl<B: Backend> FrameJobs<'_, B> {
                 }
                 let s = self.res;
                 let setup = &view.setup;
+                if setup.skip {
+                    view.recorded.write().record_nothing();
+                    return;
+                }
                 let cull = s.gpu.cull.as_ref().filter(|_| setup.gpu);
                 let input = RecordInput {
                     backend: &*s.backend,

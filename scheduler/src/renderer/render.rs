@@ -396,7 +396,7 @@ impl<B: Backend> Renderer<B> {
             digest.pass(&cull.pass);
             for w in self.frame.views[..plan.scenes.len()].iter_mut().filter(|w| w.setup.gpu) {
                 let rec = w.recorded.get_mut();
-                if rec.pre || w.setup.skip {
+                if rec.pre {
                     continue;
                 }
                 if !rec.cull_cmds.is_empty() {
@@ -415,27 +415,22 @@ impl<B: Backend> Renderer<B> {
                 let w = &mut self.frame.views[v];
                 let rec = w.recorded.get_mut();
                 if w.setup.gpu && rec.pre {
-                    // A shadow view with receivers: its receiver pyramid and cull first
-                    // (nothing where a cached pass is skipped).
+                    // A shadow view with receivers: its receiver pyramid and cull first.
                     let p = &mut packet.passes[at];
                     at += 1;
                     p.chunks.clear();
                     p.desc.clone_from(&cull.receivers_pass);
                     digest.pass(&cull.receivers_pass);
-                    if w.setup.skip {
-                        rec.cull_chunk = None;
-                    } else {
-                        if !rec.cull_cmds.is_empty() {
-                            digest.combine(rec.cull_digest);
-                        }
-                        let dispatches = rec.cull_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
-                        stats.dispatches += dispatches.count() as u32;
-                        if let Some(c) = rec.cull_chunk.take() {
-                            stats.chunks += 1;
-                            p.chunks.push(c);
-                        }
-                        stats.receiver_culled_views += 1;
+                    if !rec.cull_cmds.is_empty() {
+                        digest.combine(rec.cull_digest);
                     }
+                    let dispatches = rec.cull_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
+                    stats.dispatches += dispatches.count() as u32;
+                    if let Some(c) = rec.cull_chunk.take() {
+                        stats.chunks += 1;
+                        p.chunks.push(c);
+                    }
+                    stats.receiver_culled_views += 1;
                     packet.layout.pre |= 1 << k;
                 }
             }
@@ -471,17 +466,15 @@ impl<B: Backend> Renderer<B> {
                     stats.record_ms += rec.ms;
                     p.desc.clone_from(&w.setup.pass);
                     if w.setup.skip {
-                        // A cached pass whose map holds what it would draw: it keeps it.
+                        // A cached pass whose map holds what it would draw (its record job
+                        // recorded nothing): it keeps it.
                         if let Some(d) = &mut p.desc.depth {
                             d.load = switchyard_backend::LoadOp::Load;
                         }
-                        rec.chunks.clear();
-                        rec.digests.clear();
-                        rec.cull_chunk = None;
                         stats.cached_passes += 1;
                     }
-                    stats.draw_calls += rec.counts.draw_calls * u32::from(!w.setup.skip);
-                    stats.state_changes += rec.counts.state_changes * u32::from(!w.setup.skip);
+                    stats.draw_calls += rec.counts.draw_calls;
+                    stats.state_changes += rec.counts.state_changes;
                     stats.chunks += rec.chunks.len() as u32;
                     p.chunks.extend(rec.chunks.drain(..).flatten());
                     if let (true, Some(cull)) = (rec.late.on, &self.res.gpu.cull) {

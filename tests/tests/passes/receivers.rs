@@ -238,6 +238,12 @@ fn receivers_on_the_null_backend_are_deterministic_and_ordered() {
     let without = run(false, true, 1);
     assert_eq!(without.1, 0);
     assert!(one.2 > without.2 + 2, "{} against {} dispatches", one.2, without.2);
+    // Exactly: `without` is the shadow view's cull (4) and the opaque view's two phases
+    // (4, then its pyramid and second cull); the receivers add the prepass, culled as the
+    // opaque view is, and the receivers' pass: clear, scatter, the 8 levels above level 0
+    // of the 512² map's 256² pyramid (10), then the shadow view's cull (4, moved there).
+    let opaque = without.2 - 4;
+    assert_eq!(one.2, 4 + 2 * opaque + 10, "{} against {} dispatches", one.2, without.2);
     // Without occlusion culling the pass draws as without receivers: the three views'
     // culls, four dispatches each, in the frame's cull pass (the receivers keep the
     // prepass; without them nothing reads its depth and the graph drops it).

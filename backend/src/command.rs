@@ -258,6 +258,23 @@ pub enum Command {
         /// Number of draws.
         count: u32,
     },
+    /// Up to `max_count` indexed draws whose arguments are packed in `buffer` from
+    /// `offset`, as many as the `u32` at `count_offset` in `count_buffer` says (a count
+    /// the GPU wrote: a cull that compacted the non-empty draws of a multi-draw). Needs
+    /// [`Caps::indirect_count`]; counted as `max_count` draws (the real count lives in GPU
+    /// memory).
+    MultiDrawIndexedIndirectCount {
+        /// Buffer with `INDIRECT` usage holding the records.
+        buffer: BufferId,
+        /// Byte offset of the first record, multiple of 4.
+        offset: u64,
+        /// Buffer with `INDIRECT` usage holding the count (may be `buffer`).
+        count_buffer: BufferId,
+        /// Byte offset of the count, multiple of 4.
+        count_offset: u64,
+        /// Most draws (the records `buffer` holds from `offset`).
+        max_count: u32,
+    },
     /// Runs the bound compute pipeline over `x * y * z` workgroups (compute passes).
     Dispatch {
         /// Workgroups in x.
@@ -282,6 +299,11 @@ pub enum Command {
 pub struct Caps {
     /// `MultiDrawIndexedIndirect` is one native call (with non-zero `first_instance`).
     pub multi_draw_indirect: bool,
+    /// `MultiDrawIndexedIndirectCount` is one native call: the GPU reads the number of
+    /// draws from a buffer (Vulkan's `drawIndexedIndirectCount`; wgpu's
+    /// `MULTI_DRAW_INDIRECT_COUNT`, with the command-buffer encoding only: render bundles
+    /// have no multi-draw). Implies `multi_draw_indirect`.
+    pub indirect_count: bool,
     /// Indirect draws with non-zero `first_instance` execute: `MultiDrawIndexedIndirect`
     /// is accepted in every encoding (where multi-draw is not native, a loop of single
     /// indirect draws). Implied by `multi_draw_indirect`.
@@ -455,6 +477,13 @@ impl Digest {
                 self.word(buffer.bits());
                 self.word(offset);
             }
+            Command::MultiDrawIndexedIndirectCount { buffer, offset, count_buffer, count_offset, max_count } => {
+                self.word(10 | u64::from(max_count) << 32);
+                self.word(buffer.bits());
+                self.word(offset);
+                self.word(count_buffer.bits());
+                self.word(count_offset);
+            }
             Command::Dispatch { x, y, z } => {
                 self.word(8 | u64::from(x) << 32);
                 self.word(u64::from(y) | u64::from(z) << 32);
@@ -526,6 +555,34 @@ mod tests {
         ];
         d.combine(Digest::of_commands(&every));
         assert_eq!(format!("{:016x}", d.value()), "baf53afa8ebb59e6");
+    }
+
+    #[test]
+    fn every_field_of_a_count_draw_is_digested() {
+        let (one, two) = (BufferId::default(), BufferId::from(slotmap::KeyData::from_ffi(1 << 32 | 3)));
+        let base = Command::MultiDrawIndexedIndirectCount {
+            buffer: one,
+            offset: 40,
+            count_buffer: one,
+            count_offset: 8,
+            max_count: 5,
+        };
+        let Command::MultiDrawIndexedIndirectCount { buffer, offset, count_buffer, count_offset, max_count } = base
+        else {
+            unreachable!()
+        };
+        let variants = [
+            base,
+            Command::MultiDrawIndexedIndirectCount { buffer: two, offset, count_buffer, count_offset, max_count },
+            Command::MultiDrawIndexedIndirectCount { buffer, offset: 60, count_buffer, count_offset, max_count },
+            Command::MultiDrawIndexedIndirectCount { buffer, offset, count_buffer: two, count_offset, max_count },
+            Command::MultiDrawIndexedIndirectCount { buffer, offset, count_buffer, count_offset: 12, max_count },
+            Command::MultiDrawIndexedIndirectCount { buffer, offset, count_buffer, count_offset, max_count: 6 },
+            Command::MultiDrawIndexedIndirect { buffer, offset, count: max_count },
+        ];
+        let digests: std::collections::HashSet<u64> =
+            variants.iter().map(|c| Digest::of_commands(std::slice::from_ref(c)).value()).collect();
+        assert_eq!(digests.len(), variants.len());
     }
 
     #[test]

@@ -106,14 +106,16 @@ impl Default for NullBackend {
 }
 
 impl NullBackend {
-    /// A null backend; `multi_draw_indirect` decides whether it reports native multi-draw,
-    /// so tests can exercise both of the scheduler's draw paths. Indirect draws are
-    /// accepted either way, as wgpu's bundle encoding accepts them.
+    /// A null backend; `multi_draw_indirect` decides whether it reports native multi-draw
+    /// (with count buffers, as wgpu's command-buffer encoding on Vulkan does), so tests can
+    /// exercise both of the scheduler's draw paths. Indirect draws are accepted either
+    /// way, as wgpu's bundle encoding accepts them.
     pub fn new(multi_draw_indirect: bool) -> Self {
         Self {
             reg: RwLock::default(),
             caps: Caps {
                 multi_draw_indirect,
+                indirect_count: multi_draw_indirect,
                 indirect_draws: true,
                 max_storage_buffers_per_stage: 8,
                 min_uniform_offset_alignment: 256,

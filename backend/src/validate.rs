@@ -268,21 +268,22 @@ pub(crate) fn validate_chunk<O: NativeObjects>(
                 }
                 check_bindings(reg, i, pipeline, &groups, &slots)?;
                 index.ok_or(RecordError::MissingIndexBuffer { index: i })?;
-                let b = &reg.buffers.get(buffer).ok_or(handle(ResourceKind::Buffer))?.meta;
-                if !b.usage.contains(BufferUsage::INDIRECT) {
-                    return Err(RecordError::BadUsage { index: i, usage: "INDIRECT" });
-                }
-                let need = offset.saturating_add(u64::from(count) * DRAW_INDEXED_INDIRECT_SIZE);
-                if offset % 4 != 0 || need > b.size {
-                    return Err(RecordError::OutOfRange {
-                        index: i,
-                        what: "indirect records",
-                        end: need,
-                        limit: b.size,
-                    });
-                }
+                let need = u64::from(count) * DRAW_INDEXED_INDIRECT_SIZE;
+                check_indirect(reg, i, buffer, offset, need, "indirect records")?;
                 counts.draw_calls += 1;
                 counts.draws += u64::from(count);
+            }
+            Command::MultiDrawIndexedIndirectCount { buffer, offset, count_buffer, count_offset, max_count } => {
+                if !caps.indirect_count {
+                    return Err(RecordError::Unsupported { index: i, what: "multi-draw-indirect with a count buffer" });
+                }
+                check_bindings(reg, i, pipeline, &groups, &slots)?;
+                index.ok_or(RecordError::MissingIndexBuffer { index: i })?;
+                let need = u64::from(max_count) * DRAW_INDEXED_INDIRECT_SIZE;
+                check_indirect(reg, i, buffer, offset, need, "indirect records")?;
+                check_indirect(reg, i, count_buffer, count_offset, 4, "indirect count")?;
+                counts.draw_calls += 1;
+                counts.draws += u64::from(max_count);
             }
             Command::Dispatch { x, y, z } => {
                 check_bindings(reg, i, pipeline, &groups, &slots)?;
@@ -323,6 +324,26 @@ pub(crate) fn validate_chunk<O: NativeObjects>(
         }
     }
     Ok(counts)
+}
+
+/// `need` bytes of `buffer` from `offset` can be read as indirect arguments by command `i`.
+fn check_indirect<O: NativeObjects>(
+    reg: &Registry<O>,
+    i: usize,
+    buffer: crate::BufferId,
+    offset: u64,
+    need: u64,
+    what: &'static str,
+) -> Result<(), RecordError> {
+    let b = &reg.buffers.get(buffer).ok_or(RecordError::InvalidHandle { index: i, kind: ResourceKind::Buffer })?.meta;
+    if !b.usage.contains(BufferUsage::INDIRECT) {
+        return Err(RecordError::BadUsage { index: i, usage: "INDIRECT" });
+    }
+    let end = offset.saturating_add(need);
+    if !offset.is_multiple_of(4) || end > b.size {
+        return Err(RecordError::OutOfRange { index: i, what, end, limit: b.size });
+    }
+    Ok(())
 }
 
 #[inline]

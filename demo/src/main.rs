@@ -152,6 +152,12 @@ struct Args {
     /// state bucket. The digest depends on this choice, so compare backends with the same.
     #[arg(long)]
     no_multi_draw: bool,
+    /// Draw a GPU-culled view's multi-draws without count buffers: every bucket's record,
+    /// empty or not (`RendererConfig::indirect_count`; the baseline the count buffers are
+    /// measured against). Count buffers need `--encoding buffer` and a backend that has
+    /// them (Vulkan 1.2 and DX12; the null backend with multi-draw).
+    #[arg(long)]
+    no_indirect_count: bool,
     /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
     /// pass and draws them indirectly (falls back to the CPU, with a note, where the
     /// backend cannot); `auto` decides per view from its last frame's instances per draw

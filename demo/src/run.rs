@@ -79,6 +79,7 @@ impl<'a, B: Backend> Run<'a, B> {
                 + if args.stream { (stream::KEEP + 64) * stream::OBJECTS } else { 0 },
             max_materials: args.materials.max(1) + 256 + if args.stream { 4 * stream::KEEP } else { 0 },
             multi_draw: !args.no_multi_draw,
+            indirect_count: !args.no_indirect_count,
             cull: match (args.cull, args.scene, &args.gltf) {
                 (Some(CullKind::Auto), ..) => switchyard::CullOn::Auto,
                 (Some(CullKind::Gpu), ..) | (None, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,
@@ -157,6 +158,9 @@ impl<'a, B: Backend> Run<'a, B> {
                 (true, _) => "gpu",
             }
         );
+        if r.indirect_count() {
+            println!("count buffers: GPU-culled multi-draws draw their non-empty records only");
+        }
         if let Some(path) = &args.pipeline_log {
             crate::pipeline_files::replay_log(&mut r, path)?;
         }

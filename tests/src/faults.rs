@@ -462,6 +462,19 @@ fn canonical<C>(passes: &[PassSubmit<FaultChunk<C>>]) -> u64 {
                         d.word(offset);
                         name(4, buffer.bits(), &mut d);
                     }
+                    Command::MultiDrawIndexedIndirectCount {
+                        buffer,
+                        offset,
+                        count_buffer,
+                        count_offset,
+                        max_count,
+                    } => {
+                        d.word(10 | u64::from(max_count) << 32);
+                        d.word(offset);
+                        name(4, buffer.bits(), &mut d);
+                        d.word(count_offset);
+                        name(4, count_buffer.bits(), &mut d);
+                    }
                     Command::DispatchIndirect { buffer, offset } => {
                         d.word(9);
                         d.word(offset);

@@ -137,6 +137,58 @@ fn multi_draw_needs_the_capability() {
 }
 
 #[test]
+fn count_draws_need_the_capability_and_in_range_indirect_buffers() {
+    let count = |buffer, count_buffer, count_offset, max_count| Command::MultiDrawIndexedIndirectCount {
+        buffer,
+        offset: 0,
+        count_buffer,
+        count_offset,
+        max_count,
+    };
+    let without =
+        NullBackend::with_caps(switchyard::backend::Caps { indirect_count: false, ..NullBackend::new(true).caps() });
+    let s = TwoQuads::create(&without, 0).unwrap();
+    let mut v = s.state().to_vec();
+    v.push(count(s.indirect, s.indirect, 36, 2));
+    assert_eq!(
+        record_err(&without, &s, &v),
+        RecordError::Unsupported { index: 5, what: "multi-draw-indirect with a count buffer" }
+    );
+
+    let b = NullBackend::new(true);
+    let s = TwoQuads::create(&b, 0).unwrap();
+    let stream = |c| {
+        let mut v = s.state().to_vec();
+        v.push(c);
+        v
+    };
+    // Two records in 40 bytes; the count may share their buffer.
+    let counts = b.record(&s.pass(), ChunkPosition::SINGLE, &stream(count(s.indirect, s.indirect, 36, 2)));
+    assert!(counts.is_ok(), "{counts:?}");
+    let refused = [
+        (count(s.indirect, s.indirect, 36, 3), "indirect records"),
+        (count(s.indirect, s.indirect, 40, 2), "indirect count"),
+        (count(s.indirect, s.indirect, 2, 2), "indirect count"),
+    ];
+    for (c, what) in refused {
+        assert!(
+            matches!(record_err(&b, &s, &stream(c)), RecordError::OutOfRange { index: 5, what: w, .. } if w == what),
+            "{c:?}"
+        );
+    }
+    assert_eq!(
+        record_err(&b, &s, &stream(count(s.indirect, s.vertices, 0, 1))),
+        RecordError::BadUsage { index: 5, usage: "INDIRECT" }
+    );
+    assert_eq!(
+        record_err(&b, &s, &stream(count(s.vertices, s.indirect, 0, 1))),
+        RecordError::BadUsage { index: 5, usage: "INDIRECT" }
+    );
+    // Before a pipeline is bound: the draw's bindings are checked too.
+    assert_eq!(record_err(&b, &s, &[count(s.indirect, s.indirect, 36, 2)]), RecordError::NoPipeline { index: 0 });
+}
+
+#[test]
 fn stale_handles_are_errors() {
     let (b, s) = setup();
     b.destroy(Resource::Pipeline(s.pipeline)).unwrap();

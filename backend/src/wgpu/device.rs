@@ -46,7 +46,8 @@ impl WgpuBackend {
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::PIPELINE_CACHE
-            | wgpu::Features::TEXTURE_COMPRESSION_BC;
+            | wgpu::Features::TEXTURE_COMPRESSION_BC
+            | wgpu::Features::MULTI_DRAW_INDIRECT_COUNT;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("switchyard"),
             required_features: adapter.features() & wanted,
@@ -70,7 +71,7 @@ impl WgpuBackend {
     /// callback (the engine's stay in place), catches its own errors with error scopes,
     /// and creates, records and submits only its own work. Multi-draw and per-pass GPU
     /// timestamps (the stats' GPU times, Tracy's GPU zones) are used where the device was created with the features they need
-    /// (`INDIRECT_FIRST_INSTANCE`, `TIMESTAMP_QUERY`). Render into the engine's textures
+    /// (`INDIRECT_FIRST_INSTANCE`, `MULTI_DRAW_INDIRECT_COUNT`, `TIMESTAMP_QUERY`). Render into the engine's textures
     /// with [`WgpuBackend::import_texture`].
     pub fn from_device(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, encoding: Encoding) -> Self {
         Self::on_device(adapter, device, queue, encoding, None)
@@ -97,12 +98,14 @@ impl WgpuBackend {
         let features = device.features();
         let downlevel = adapter.get_downlevel_capabilities();
         let limits = device.limits();
+        let multi_draw_indirect = encoding == Encoding::CommandBuffer
+            && features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+            && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
         let caps = Caps {
             // Render bundles have no multi-draw: a loop of indirect draws there measured
             // slower than direct draws (BENCHMARKS.md), so only native multi-draw counts.
-            multi_draw_indirect: encoding == Encoding::CommandBuffer
-                && features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
-                && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
+            multi_draw_indirect,
+            indirect_count: multi_draw_indirect && features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             indirect_draws: features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
                 && downlevel.flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION),
             max_storage_buffers_per_stage: limits.max_storage_buffers_per_shader_stage,

@@ -74,6 +74,31 @@ fn window_starts(ctx: &RecordCtx<'_>, window: &[Batch], base: usize, starts: &mu
     }
 }
 
+/// The multi-draws [`record_chunk`] issues for `batches` cut at `starts` ([`chunk_bounds`]):
+/// each a run of equal draw state within a chunk. Into `out`: each batch's multi-draw
+/// (numbered from 0 in order), then each multi-draw's first batch, then `batches.len()`
+/// (what the GPU's count compaction reads: `gpu_cull/count.rs`).
+pub(crate) fn draw_groups(ctx: &RecordCtx<'_>, batches: &[Batch], starts: &[usize], out: &mut Vec<u32>) {
+    out.clear();
+    let mut groups = 0u32;
+    for c in starts.windows(2) {
+        let mut prev = None;
+        for b in &batches[c[0]..c[1]] {
+            let state = draw_state(ctx, b);
+            groups += u32::from(prev != Some(state));
+            prev = Some(state);
+            out.push(groups - 1);
+        }
+    }
+    let n = out.len();
+    for b in 0..n {
+        if b == 0 || out[b] != out[b - 1] {
+            out.push(b as u32);
+        }
+    }
+    out.push(n as u32);
+}
+
 /// Records batches `[b0, b0 + batches.len())` of a view into `cmds`. Their indirect
 /// arguments are the view's argument records `b0..` (see [`draw_args`]).
 ///
@@ -124,10 +149,22 @@ pub(super) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cm
             }
         }
         if ctx.multi_draw {
-            cmds.push(Command::MultiDrawIndexedIndirect {
-                buffer: ctx.args,
-                offset: (ctx.args_first + b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE,
-                count: (j - i) as u32,
+            let record = |first: usize| (first + b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE;
+            cmds.push(match ctx.count {
+                // The GPU packed the multi-draw's non-empty records from its first one's
+                // place in the compacted region, and wrote their number.
+                Some((at, groups)) => Command::MultiDrawIndexedIndirectCount {
+                    buffer: ctx.args,
+                    offset: record(at.compact),
+                    count_buffer: ctx.args,
+                    count_offset: (at.counts + groups[b0 + i] as usize) as u64 * 4,
+                    max_count: (j - i) as u32,
+                },
+                None => Command::MultiDrawIndexedIndirect {
+                    buffer: ctx.args,
+                    offset: record(ctx.args_first),
+                    count: (j - i) as u32,
+                },
             });
             counts.draw_calls += 1;
         } else if ctx.indirect {
@@ -303,6 +340,7 @@ mod tests {
                 args_first: 0,
                 multi_draw,
                 indirect: false,
+                count: None,
                 meshes: &meshes,
                 lists: &lists,
             };
@@ -333,6 +371,80 @@ mod tests {
                     let args: Vec<_> = batches.iter().map(|b| draw_args(&meshes, b)).collect();
                     assert_eq!(out.upload.args, args, "{at}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn draw_groups_are_the_multi_draws_record_chunk_issues() {
+        let lists: Vec<FrameList> = (0..9)
+            .map(|m| FrameList {
+                forward: PipelineId::default(),
+                group: BindGroupId::default(),
+                offset: m * 256,
+                shadow: PipelineId::default(),
+                depth: PipelineId::default(),
+            })
+            .collect();
+        let meshes = [MeshRange { first_index: 0, index_count: 36, base_vertex: 0 }];
+        for n in [0usize, 1, 5, 300, 1024, 2100] {
+            // Runs of 1-4 batches of one material; a window cut splits one run in two.
+            let batches: Vec<Batch> =
+                (0..n as u32).map(|i| Batch { first: i, count: 1, mesh: 0, material: (i / (1 + i % 4)) % 9 }).collect();
+            let mut ctx = RecordCtx {
+                pass: PassKind::Forward,
+                view_group: BindGroupId::default(),
+                view_offset: 0,
+                scene_groups: None,
+                vertices: BufferId::default(),
+                indices: BufferId::default(),
+                instances: BufferId::default(),
+                args: BufferId::default(),
+                args_first: 0,
+                multi_draw: true,
+                indirect: true,
+                count: None,
+                meshes: &meshes,
+                lists: &lists,
+            };
+            let mut starts = Vec::new();
+            chunk_bounds(&ctx, &batches, &mut starts);
+            let mut groups = Vec::new();
+            draw_groups(&ctx, &batches, &starts, &mut groups);
+            let ng = crate::gpu_cull::group_count(&groups, n);
+            assert_eq!(groups.len(), n + ng + 1, "{n}");
+            let at = crate::gpu_cull::CountAt { compact: 1000, counts: 5000 };
+            ctx.count = Some((at, &groups));
+            let (mut plain, mut counted) = (Vec::new(), Vec::new());
+            let mut calls = Vec::new();
+            for c in starts.windows(2) {
+                let bs = &batches[c[0]..c[1]];
+                let with = record_chunk(&ctx, bs, c[0], &mut counted);
+                let without = record_chunk(&RecordCtx { count: None, ..ctx }, bs, c[0], &mut plain);
+                assert_eq!(with, without, "{n}: the same calls and state changes");
+                assert_eq!(counted.len(), plain.len());
+                for (a, b) in counted.iter().zip(&plain) {
+                    match (*a, *b) {
+                        (
+                            Command::MultiDrawIndexedIndirectCount { offset, count_offset, max_count, .. },
+                            Command::MultiDrawIndexedIndirect { offset: plain_offset, count, .. },
+                        ) => {
+                            assert_eq!(max_count, count);
+                            assert_eq!(offset - 1000 * DRAW_INDEXED_INDIRECT_SIZE, plain_offset);
+                            let first = (plain_offset / DRAW_INDEXED_INDIRECT_SIZE) as u32;
+                            calls.push((((count_offset / 4) - 5000) as u32, first, max_count));
+                        }
+                        (a, b) => assert_eq!(a, b, "{n}: only the draws differ"),
+                    }
+                }
+            }
+            // Group k is the k-th call: it starts at its first batch and spans its batches.
+            assert_eq!(calls.len(), ng, "{n}");
+            for (k, &(g, first, max)) in calls.iter().enumerate() {
+                assert_eq!(g as usize, k, "{n}");
+                assert_eq!(groups[n + k], first, "{n}");
+                assert_eq!(groups[n + k + 1] - first, max, "{n}");
+                assert!((first..first + max).all(|b| groups[b as usize] == g), "{n}");
             }
         }
     }

@@ -27,7 +27,7 @@ use crate::view::View;
 
 mod chunks;
 
-pub(crate) use chunks::chunk_bounds;
+pub(crate) use chunks::{chunk_bounds, draw_groups};
 use chunks::{prepare_windows, record_chunks, write_args};
 #[cfg(feature = "reference")]
 pub(crate) use chunks::{CHUNK_BATCHES, CHUNK_DRAWS};
@@ -70,6 +70,9 @@ pub(crate) struct RecordCtx<'a> {
     /// Draw every batch from its indirect record (the GPU wrote its instances), one
     /// indirect draw each where multi-draw is off.
     pub(crate) indirect: bool,
+    /// Multi-draws through count buffers (`gpu_cull/count.rs`): where this half's
+    /// compacted records and counts are, and each batch's multi-draw ([`draw_groups`]).
+    pub(crate) count: Option<(crate::gpu_cull::CountAt, &'a [u32])>,
     /// Meshes by dense index.
     pub(crate) meshes: &'a [MeshRange],
     /// Frame lists by dense material index.
@@ -196,6 +199,7 @@ impl<'a, B: Backend> RecordInput<'a, B> {
             args_first: 0,
             multi_draw: self.multi_draw,
             indirect,
+            count: None,
             meshes: self.meshes,
             lists,
         }
@@ -269,12 +273,24 @@ pub(crate) fn record_gpu_view<B: Backend>(
     let batches = &buckets.buckets[..];
     write_args(input.meshes, batches, &mut up.args);
     up.args.iter_mut().for_each(|a| (a.instance_count, a.first_instance) = (0, 0));
+    // The chunk cuts, and with count buffers the multi-draws the GPU compacts for.
+    let ctx = input.ctx(inst_id, args_id, lists, true);
+    chunk_bounds(&ctx, batches, &mut out.chunk_starts);
+    gpu.groups_now.clear();
+    if cull.counts() {
+        debug_assert!(input.multi_draw, "count buffers come with multi-draw");
+        draw_groups(&ctx, batches, &out.chunk_starts, &mut gpu.groups_now);
+    }
     up.lists.1.clear();
-    if buckets.rebuilt || gpu.uploaded != Some(gpu.lists.id) {
+    if buckets.rebuilt || gpu.uploaded != Some(gpu.lists.id) || gpu.groups != gpu.groups_now {
         up.lists.0 = Some(gpu.lists.id);
         up.lists.1.clone_from(&buckets.lists);
+        up.lists.1.extend_from_slice(&gpu.groups_now);
         gpu.uploaded = Some(gpu.lists.id);
+        std::mem::swap(&mut gpu.groups, &mut gpu.groups_now);
     }
+    // Taken out while the chunks record (they borrow it; `out` is written), put back below.
+    let groups = std::mem::take(&mut gpu.groups);
     // Occlusion culling: two phases, the second's records after the first's. Receivers:
     // one phase after the receiver pyramid.
     let pyramid_slot = cull.occlusion.as_ref().zip(out.occlusion.as_mut());
@@ -290,8 +306,11 @@ pub(crate) fn record_gpu_view<B: Backend>(
         pyramid,
     });
     gpu.bits = split.is_some();
+    let nb = batches.len();
+    let ngroups = crate::gpu_cull::group_count(&groups, nb);
+    let count = cull.counts().then(|| crate::gpu_cull::CountAt::new(nb, ngroups, 1 + usize::from(split.is_some()), 0));
     let at = u64::from(slot) * crate::gpu_cull::PARAMS_SLOT;
-    up.params = Some((cull.params_buf, at, crate::gpu_cull::params(frustum, buckets, occluding)));
+    up.params = Some((cull.params_buf, at, crate::gpu_cull::params(frustum, buckets, occluding, count)));
     up.late_params = None;
     up.levels.1.clear();
     out.cull_cmds.clear();
@@ -312,7 +331,9 @@ pub(crate) fn record_gpu_view<B: Backend>(
     if let (Some((objects, v)), Some(o)) = (split, occluding) {
         up.args.extend_from_within(..);
         let late_at = (crate::frame_graph::MAX_VIEWS as u64 + u64::from(slot)) * crate::gpu_cull::PARAMS_SLOT;
-        let params = crate::gpu_cull::params(frustum, buckets, Some(crate::occlusion::Occluding { phase: 2, ..o }));
+        let late_count = count.map(|c| c.second(nb, ngroups));
+        let o = Some(crate::occlusion::Occluding { phase: 2, ..o });
+        let params = crate::gpu_cull::params(frustum, buckets, o, late_count);
         up.late_params = Some((cull.params_buf, late_at, params));
         if !v.levels_written {
             up.levels.0 = Some(v.levels);
@@ -341,11 +362,10 @@ pub(crate) fn record_gpu_view<B: Backend>(
             Err(e) => out.error = Some(e.into()),
         }
     }
-    let ctx = input.ctx(inst_id, args_id, lists, true);
+    let ctx = RecordCtx { count: count.map(|c| (c, &groups[..])), ..ctx };
     let halves = out.late.on.then(|| crate::occlusion::halves(input.pass));
     let first = RecordInput { pass: halves.as_ref().map_or(input.pass, |h| &h[0]), ..*input };
     if out.error.is_none() {
-        chunk_bounds(&ctx, batches, &mut out.chunk_starts);
         record_chunks(&first, &ctx, batches, None, out);
     }
     if let (None, Some([_, second])) = (&out.error, &halves) {
@@ -357,13 +377,17 @@ pub(crate) fn record_gpu_view<B: Backend>(
         std::mem::swap(&mut out.chunks, &mut late.chunks);
         std::mem::swap(&mut out.digests, &mut late.digests);
         let input = RecordInput { pass: second, ..*input };
-        record_chunks(&input, &RecordCtx { args_first: batches.len(), ..ctx }, batches, None, out);
+        let count = ctx.count.map(|(c, g)| (c.second(nb, ngroups), g));
+        record_chunks(&input, &RecordCtx { args_first: nb, count, ..ctx }, batches, None, out);
         let late = &mut out.late;
         std::mem::swap(&mut out.cmds, &mut late.cmds);
         std::mem::swap(&mut out.chunks, &mut late.chunks);
         std::mem::swap(&mut out.digests, &mut late.digests);
         out.counts.draw_calls += first.draw_calls;
         out.counts.state_changes += first.state_changes;
+    }
+    if let Some(gpu) = out.gpu.as_mut() {
+        gpu.groups = groups;
     }
     out.ms = t.elapsed().as_secs_f64() * 1e3;
 }
@@ -400,9 +424,14 @@ impl<C> RecordedPass<C> {
         gone: &mut Vec<Resource>,
     ) -> Result<(), CreateError> {
         let halves = if matches!(gpu, Some((_, _, true))) { 2 } else { 1 };
+        // With count buffers: each record's compacted copy and the counts after them.
+        let record = match gpu {
+            Some((c, _, _)) if c.counts() => crate::gpu_cull::COUNTED_ARGS_BYTES,
+            _ => switchyard_backend::DRAW_INDEXED_INDIRECT_SIZE,
+        };
         for (buffer, size, usage, label) in [
             (&mut self.instance_buf, 4 * halves, BufferUsage::VERTEX | usage, "instances"),
-            (&mut self.args_buf, 20 * halves, BufferUsage::INDIRECT | usage, "indirect"),
+            (&mut self.args_buf, record * halves, BufferUsage::INDIRECT | usage, "indirect"),
         ] {
             gone.extend(grow(b, buffer, need * size, usage, label)?.map(Resource::Buffer));
         }

@@ -28,6 +28,13 @@ pub struct RendererConfig {
     pub max_materials: usize,
     /// Use multi-draw-indirect where the backend has it.
     pub multi_draw: bool,
+    /// Where a view is culled on the GPU and drawn with multi-draw, draw through a count
+    /// buffer where the backend has one ([`Caps::indirect_count`]; the default): the cull
+    /// packs each multi-draw's non-empty records and writes their number, so the GPU
+    /// skips the buckets it culled empty. `false`: every bucket's record is drawn, empty
+    /// or not (the measured baseline; [`Renderer::indirect_count`](crate::Renderer::indirect_count)
+    /// says which one runs).
+    pub indirect_count: bool,
     /// Where views are culled ([`CullMode`](crate::CullOn)); GPU culling falls back to
     /// the CPU where the backend cannot ([`Renderer::cull_fallback`](crate::Renderer::cull_fallback)).
     pub cull: crate::CullOn,
@@ -81,6 +88,7 @@ impl Default for RendererConfig {
             max_objects: 1 << 20,
             max_materials: 4096,
             multi_draw: true,
+            indirect_count: true,
             cull: crate::CullOn::Cpu,
             occlusion: false,
             display_list_cache: true,

@@ -60,6 +60,7 @@ impl FrameResources {
         max_materials: usize,
         gpu_cull: bool,
         occlusion: bool,
+        count: bool,
     ) -> Result<Self, InitError> {
         let mut m = Made::new(b);
         let target = |label: &str, w, h, format, usage| {
@@ -110,7 +111,7 @@ impl FrameResources {
             entries: vec![BindEntry { binding: 0, resource: globals }, BindEntry { binding: 1, resource: transforms }],
         }))?;
         let cull = if gpu_cull {
-            Some(crate::gpu_cull::CullObjects::create(&mut m, b, max_objects, occlusion)?)
+            Some(crate::gpu_cull::CullObjects::create(&mut m, b, max_objects, occlusion, count)?)
         } else {
             None
         };

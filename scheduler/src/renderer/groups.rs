@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn holds_share_one_group_per_texture_and_the_last_let_go_returns_it() {
         let b = NullBackend::new(true);
-        let gpu = FrameResources::create(&b, 16, 16, false, false).unwrap();
+        let gpu = FrameResources::create(&b, 16, 16, false, false, false).unwrap();
         let mut groups = MaterialGroups::new(&b, &gpu).unwrap();
         let white = groups.get(gpu.white).unwrap();
         assert_eq!(groups.hold(&b, &gpu, gpu.white).unwrap(), white, "white's group is shared");

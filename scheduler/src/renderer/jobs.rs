@@ -40,7 +40,7 @@ pub(crate) struct ViewSetup {
     pub(crate) queue: Queue,
     /// The view's index in the globals buffer (its order in the `render` call).
     pub(crate) slot: u32,
-    /// Culled on the GPU this frame (`gpu_cull.rs`): its cull job builds buckets, its sort
+    /// Culled on the GPU this frame (`gpu_cull/`): its cull job builds buckets, its sort
     /// and batch jobs see no visible objects, its record job records indirect draws.
     pub(crate) gpu: bool,
     /// Culled by occlusion this frame (`occlusion.rs`): its depth target and size.
@@ -398,7 +398,13 @@ impl<B: Backend> FrameJobs<'_, B> {
         rec.digest = self.res.digest.then(|| Digest::of_commands(&rec.commands));
         let count = |f: fn(&Command) -> bool| rec.commands.iter().filter(|c| f(c)).count() as u32;
         rec.draw_calls = count(|c| {
-            matches!(c, Command::Draw { .. } | Command::DrawIndexed { .. } | Command::MultiDrawIndexedIndirect { .. })
+            matches!(
+                c,
+                Command::Draw { .. }
+                    | Command::DrawIndexed { .. }
+                    | Command::MultiDrawIndexedIndirect { .. }
+                    | Command::MultiDrawIndexedIndirectCount { .. }
+            )
         });
         rec.dispatches = count(|c| matches!(c, Command::Dispatch { .. } | Command::DispatchIndirect { .. }));
         rec.state_changes = rec.commands.len() as u32 - rec.draw_calls - rec.dispatches;

@@ -172,6 +172,12 @@ impl<B: Backend> Renderer<B> {
         self.res.multi_draw
     }
 
+    /// Whether GPU-culled views draw their multi-draws through count buffers
+    /// ([`RendererConfig::indirect_count`] and a backend that can).
+    pub fn indirect_count(&self) -> bool {
+        self.res.gpu.cull.as_ref().is_some_and(|c| c.counts())
+    }
+
     /// Whether views are culled on the GPU ([`CullMode::Gpu`](crate::CullOn::Gpu) over a
     /// backend that can: shadow passes and opaque forward passes).
     pub fn gpu_cull(&self) -> bool {

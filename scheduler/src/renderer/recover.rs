@@ -50,7 +50,9 @@ impl<B: Backend> Renderer<B> {
         // On an error nothing made here stays on the new backend.
         let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(self.config.cull, &b.caps());
         let (occlusion, occlusion_fallback) = crate::occlusion::resolve(self.config.occlusion, gpu_cull, &b.caps());
-        let gpu = FrameResources::create(b, self.config.max_objects, self.config.max_materials, gpu_cull, occlusion)?;
+        let count = crate::gpu_cull::resolve_count(&self.config, &b.caps());
+        let c = &self.config;
+        let gpu = FrameResources::create(b, c.max_objects, c.max_materials, gpu_cull, occlusion, count)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let s = &self.res;

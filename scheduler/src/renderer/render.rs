@@ -404,7 +404,8 @@ impl<B: Backend> Renderer<B> {
                 }
                 if let Some(c) = rec.cull_chunk.take() {
                     stats.chunks += 1;
-                    stats.dispatches += 4;
+                    let dispatches = rec.cull_cmds.iter().filter(|c| matches!(c, Command::Dispatch { .. }));
+                    stats.dispatches += dispatches.count() as u32;
                     p.chunks.push(c);
                 }
             }

@@ -178,7 +178,8 @@ impl<B: Backend> Resources<B> {
         let b = &*backend;
         let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(config.cull, &b.caps());
         let (occlusion, occlusion_fallback) = crate::occlusion::resolve(config.occlusion, gpu_cull, &b.caps());
-        let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull, occlusion)?;
+        let count = crate::gpu_cull::resolve_count(config, &b.caps());
+        let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull, occlusion, count)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
         let vertices = GrowBuffer { id: m.add(buffer(b, "mesh-vertices", 1 << 16, MESH_VERTICES))?, capacity: 1 << 16 };

@@ -1,4 +1,4 @@
-// GPU culling of one view (`scheduler/src/gpu_cull.rs`).
+// GPU culling of one view (`scheduler/src/gpu_cull/`).
 //
 // The view's candidates (the objects its pass may draw, grouped into state buckets on the
 // CPU, object order within a bucket) are tested against its frustum with the CPU cull's
@@ -25,6 +25,14 @@
 // receiver pyramid of its map (`receivers.wgsl`): a caster inside the frustum is kept
 // unless its nearest depth in the map lies beyond every receiver over its rectangle,
 // grown by `grow` texels for the lookup's filter.
+//
+// With a count buffer (`Caps::indirect_count`; `gpu_cull/count.rs`) each multi-draw the
+// view records reads its records from a compacted copy and its draw count from `args`:
+// `write_args_counted` writes the records and counts the non-empty buckets per block of
+// 256 buckets, `scan_buckets` turns those counts into offsets, `scatter_buckets` gives
+// each bucket its rank among the non-empty ones, and `move_args` copies every non-empty
+// record to its multi-draw's first record plus its rank within that multi-draw (stable:
+// bucket order) and writes each multi-draw's count. The GPU then skips the empty draws.
 
 struct Params {
     planes: array<vec4<f32>, 6>,
@@ -53,14 +61,22 @@ struct Params {
     levels: u32,
     // Target texels the rectangle grows by on every side (phase 3).
     grow: u32,
-    pad: array<vec4<u32>, 2>,
+    // With a count buffer: blocks of 256 buckets; where each bucket's multi-draw (its
+    // group) starts in `lists`, followed by the groups' first buckets; where this phase's
+    // compacted records start (in records) and its counts (in u32s) in `args`.
+    bucket_blocks: u32,
+    groups_at: u32,
+    compact_at: u32,
+    counts_at: u32,
+    pad: vec2<u32>,
+    pad2: vec4<u32>,
     // Planes limiting a shadow view to the casters of a region (zero where unused).
     caster_planes: array<vec4<f32>, 6>,
 }
 
 // A read-only storage buffer instead where the driver compiles a shader variant per set
 // of uniform values that steer loops and branches (`Caps::inlines_uniforms`, lavapipe):
-// these change every frame (`gpu_cull.rs` swaps the declaration; same field layout).
+// these change every frame (`gpu_cull/mod.rs` swaps the declaration; same field layout).
 @group(0) @binding(0) var<uniform> params: Params;
 // Per object: world AABB center (xyz) and half extents (xyz), two vec4s.
 @group(0) @binding(1) var<storage, read> bounds: array<vec4<f32>>;
@@ -246,9 +262,9 @@ fn scatter_receivers(
     scatter_candidate(lid, block, i, casts_on_receivers(i));
 }
 
-@compute @workgroup_size(256)
-fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
-    let n = params.blocks;
+// Exclusive offsets of the `n` block sums at `sums_at` (in place), in one workgroup; their
+// total into `scratch[total_at]`.
+fn scan(lid: u32, n: u32, total_at: u32) {
     let per = (n + BLOCK - 1u) / BLOCK;
     let start = lid * per;
     var sum = 0u;
@@ -267,9 +283,14 @@ fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
         }
     }
     if lid == BLOCK - 1u {
-        // The rank past the last candidate: how many are visible.
-        scratch[params.candidates] = before + sum;
+        scratch[total_at] = before + sum;
     }
+}
+
+@compute @workgroup_size(256)
+fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
+    // The rank past the last candidate: how many are kept.
+    scan(lid, params.blocks, params.candidates);
 }
 
 @compute @workgroup_size(256)
@@ -318,6 +339,17 @@ fn scatter_late(
     }
 }
 
+// Bucket `b`'s record: its instance count and first instance from the ranks of its first
+// candidate and the next bucket's. Returns the instance count.
+fn write_record(b: u32) -> u32 {
+    let first = scratch[lists[b]];
+    let end = scratch[lists[b + 1u]];
+    let r = params.records_at + b;
+    args[5u * r + 1u] = end - first;
+    args[5u * r + 4u] = params.instances_at + first;
+    return end - first;
+}
+
 @compute @workgroup_size(256)
 fn write_args(
     @builtin(local_invocation_index) lid: u32,
@@ -326,10 +358,81 @@ fn write_args(
 ) {
     let b = (wid.x + wid.y * groups.x) * BLOCK + lid;
     if b < params.buckets {
-        let first = scratch[lists[b]];
-        let end = scratch[lists[b + 1u]];
-        let r = params.records_at + b;
-        args[5u * r + 1u] = end - first;
-        args[5u * r + 4u] = params.instances_at + first;
+        write_record(b);
+    }
+}
+
+// Count buffers: `write_args`, and the block's count of non-empty buckets into its sum
+// (the candidates' sums are read no more).
+@compute @workgroup_size(256)
+fn write_args_counted(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    let b = block * BLOCK + lid;
+    var full = 0u;
+    if b < params.buckets {
+        full = u32(write_record(b) != 0u);
+    }
+    let before = workgroup_scan(lid, full);
+    if lid == BLOCK - 1u && block < params.bucket_blocks {
+        scratch[params.sums_at + block] = before + full;
+    }
+}
+
+@compute @workgroup_size(256)
+fn scan_buckets(@builtin(local_invocation_index) lid: u32) {
+    // The number of non-empty buckets past the last one.
+    scan(lid, params.bucket_blocks, params.buckets);
+}
+
+// Whether bucket `b`'s record (written this phase) draws anything.
+fn drawn(b: u32) -> bool {
+    return b < params.buckets && args[5u * (params.records_at + b) + 1u] != 0u;
+}
+
+// Each bucket's rank among the non-empty buckets, over the candidates' ranks (read no
+// more; at most one bucket per candidate).
+@compute @workgroup_size(256)
+fn scatter_buckets(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block = wid.x + wid.y * groups.x;
+    let b = block * BLOCK + lid;
+    let before = workgroup_scan(lid, u32(drawn(b)));
+    if b < params.buckets {
+        scratch[b] = scratch[params.sums_at + block] + before;
+    }
+}
+
+// A non-empty record to its multi-draw's first record plus its rank within the
+// multi-draw; the multi-draw's first bucket writes its count.
+@compute @workgroup_size(256)
+fn move_args(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let b = (wid.x + wid.y * groups.x) * BLOCK + lid;
+    if b >= params.buckets {
+        return;
+    }
+    let group = lists[params.groups_at + b];
+    let starts = params.groups_at + params.buckets;
+    let first = lists[starts + group];
+    let base = scratch[first];
+    if b == first {
+        args[params.counts_at + group] = scratch[lists[starts + group + 1u]] - base;
+    }
+    if drawn(b) {
+        let src = 5u * (params.records_at + b);
+        let dst = 5u * (params.compact_at + first + scratch[b] - base);
+        for (var k = 0u; k < 5u; k++) {
+            args[dst + k] = args[src + k];
+        }
     }
 }

@@ -77,7 +77,7 @@ fn run_stream<B: Backend>(b: &B, q: &crate::TwoQuads, u: &mut Unstructured<'_>, 
         ]);
     }
     for _ in 0..u.int_in_range(0..=24)? {
-        commands.push(match u.int_in_range(0..=8)? {
+        commands.push(match u.int_in_range(0..=9)? {
             0 => Command::SetPipeline(*u.choose(&pipelines)?),
             1 => Command::SetBindGroup {
                 index: u.int_in_range(0..=4)?,
@@ -115,7 +115,14 @@ fn run_stream<B: Backend>(b: &B, q: &crate::TwoQuads, u: &mut Unstructured<'_>, 
             },
             // Small enough to run (a compute pass that validates runs on the GPU).
             7 => Command::Dispatch { x: count(u)?.min(70_000), y: u.int_in_range(0..=4)?, z: u.int_in_range(0..=4)? },
-            _ => Command::DispatchIndirect { buffer: *u.choose(&buffers)?, offset: u64::from(count(u)?) },
+            8 => Command::DispatchIndirect { buffer: *u.choose(&buffers)?, offset: u64::from(count(u)?) },
+            _ => Command::MultiDrawIndexedIndirectCount {
+                buffer: *u.choose(&buffers)?,
+                offset: u64::from(count(u)?),
+                count_buffer: *u.choose(&buffers)?,
+                count_offset: u64::from(count(u)?),
+                max_count: count(u)?,
+            },
         });
     }
     if let Ok(chunk) = log.note("record", b.record(&pass, ChunkPosition::SINGLE, &commands)) {

@@ -9,6 +9,7 @@ mod buffer_bindings;
 mod cached;
 mod casters;
 mod compute;
+mod count_buffers;
 mod depth_prepass;
 mod external_inputs;
 mod gpu_cull;

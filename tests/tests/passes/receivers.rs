@@ -238,18 +238,19 @@ fn receivers_on_the_null_backend_are_deterministic_and_ordered() {
     let without = run(false, true, 1);
     assert_eq!(without.1, 0);
     assert!(one.2 > without.2 + 2, "{} against {} dispatches", one.2, without.2);
-    // Exactly: `without` is the shadow view's cull (4) and the opaque view's two phases
-    // (4, then its pyramid and second cull); the receivers add the prepass, culled as the
-    // opaque view is, and the receivers' pass: clear, scatter, the 8 levels above level 0
-    // of the 512² map's 256² pyramid (10), then the shadow view's cull (4, moved there).
-    let opaque = without.2 - 4;
-    assert_eq!(one.2, 4 + 2 * opaque + 10, "{} against {} dispatches", one.2, without.2);
+    // Exactly: `without` is the shadow view's cull (7: four, and three that pack the
+    // multi-draws for count buffers) and the opaque view's two phases (7, then its
+    // pyramid and second cull); the receivers add the prepass, culled as the opaque view
+    // is, and the receivers' pass: clear, scatter, the 8 levels above level 0 of the 512²
+    // map's 256² pyramid (10), then the shadow view's cull (7, moved there).
+    let opaque = without.2 - 7;
+    assert_eq!(one.2, 7 + 2 * opaque + 10, "{} against {} dispatches", one.2, without.2);
     // Without occlusion culling the pass draws as without receivers: the three views'
-    // culls, four dispatches each, in the frame's cull pass (the receivers keep the
+    // culls, seven dispatches each, in the frame's cull pass (the receivers keep the
     // prepass; without them nothing reads its depth and the graph drops it).
     let (plain, plain_without) = (run(true, false, 1), run(false, false, 1));
-    assert_eq!((plain.1, plain.2), (0, 3 * 4));
-    assert_eq!(plain_without.2, 2 * 4);
+    assert_eq!((plain.1, plain.2), (0, 3 * 7));
+    assert_eq!(plain_without.2, 2 * 7);
 }
 
 #[test]

@@ -41,6 +41,11 @@ use crate::sort::key::{item_key, DEPTH_BITS};
 use crate::view::View;
 use switchyard_backend::BufferUsage;
 
+mod count;
+mod oracle;
+pub(crate) use count::{group_count, CountAt, COUNTED_ARGS_BYTES};
+pub use oracle::{boundary_margin, cull_on_cpu};
+
 /// Where a renderer culls its views (not to be confused with the backend's face culling,
 /// `CullMode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -78,7 +83,7 @@ pub(crate) const GPU_CULL_BLOCK: u32 = 256;
 pub(crate) const PARAMS_SLOT: u64 = 512;
 /// Bytes of the parameters the shader reads (`Params` in `shaders/cull.wgsl`).
 pub(crate) const PARAMS_SIZE: usize = 352;
-const CULL_WGSL: &str = include_str!("shaders/cull.wgsl");
+const CULL_WGSL: &str = include_str!("../shaders/cull.wgsl");
 /// Bytes of one object's world bounds in the bounds buffer (center and half extents, two
 /// `vec4`s).
 pub(crate) const BOUNDS_SIZE: u64 = 32;
@@ -107,6 +112,13 @@ pub(crate) fn resolve(mode: CullOn, caps: &Caps) -> (bool, Option<&'static str>)
             Err(why) => (false, Some(why)),
         },
     }
+}
+
+/// Whether a renderer configured with `config` over a backend with `caps` draws its
+/// GPU-culled views through count buffers (`count.rs`): asked for, with multi-draw, where
+/// the backend has them.
+pub(crate) fn resolve_count(config: &crate::RendererConfig, caps: &Caps) -> bool {
+    config.indirect_count && config.multi_draw && caps.multi_draw_indirect && caps.indirect_count
 }
 
 /// Whether view `view` of a pass with `queue` is culled on the GPU when the renderer can:
@@ -242,54 +254,6 @@ fn build(ctx: &BucketCtx<'_>, view: &View, out: &mut Buckets) {
     out.lists.extend(out.scratch.iter().map(|&(_, i)| i));
 }
 
-/// The oracle: `candidates` (with bucket starts `starts`) culled on the CPU against
-/// `frustum`, compacted as the GPU does: the visible object indices in candidate order,
-/// and per bucket (first instance, instance count).
-pub fn cull_on_cpu(
-    objects: &Objects,
-    frustum: &Frustum,
-    starts: &[u32],
-    candidates: &[u32],
-) -> (Vec<u32>, Vec<(u32, u32)>) {
-    let mut visible = Vec::new();
-    let mut ranges = Vec::new();
-    for w in starts.windows(2) {
-        let first = visible.len() as u32;
-        for &i in &candidates[w[0] as usize..w[1] as usize] {
-            if touches(objects, frustum, i as usize) {
-                visible.push(i);
-            }
-        }
-        ranges.push((first, visible.len() as u32 - first));
-    }
-    (visible, ranges)
-}
-
-/// The CPU cull's plane test for one object, written as the portable loop writes it.
-fn touches(o: &Objects, f: &Frustum, i: usize) -> bool {
-    f.planes().iter().all(|p| {
-        let s = p.x * o.cx[i] + p.y * o.cy[i] + p.z * o.cz[i] + p.w;
-        let r = p.x.abs() * o.ex[i] + p.y.abs() * o.ey[i] + p.z.abs() * o.ez[i];
-        s >= -r
-    })
-}
-
-/// How far object `i`'s bounds are from the frustum's boundary, relative to their size:
-/// the smallest `|s + r|` over the planes divided by the magnitude of the terms. Below
-/// about 1e-5, float rounding (a fused multiply-add on the GPU) may decide the test
-/// differently on the two sides.
-pub fn boundary_margin(o: &Objects, f: &Frustum, i: usize) -> f32 {
-    f.planes()
-        .iter()
-        .map(|p| {
-            let s = p.x * o.cx[i] + p.y * o.cy[i] + p.z * o.cz[i] + p.w;
-            let r = p.x.abs() * o.ex[i] + p.y.abs() * o.ey[i] + p.z.abs() * o.ez[i];
-            let scale = (p.x * o.cx[i]).abs() + (p.y * o.cy[i]).abs() + (p.z * o.cz[i]).abs() + p.w.abs() + r;
-            (s + r).abs() / scale.max(f32::MIN_POSITIVE)
-        })
-        .fold(f32::INFINITY, f32::min)
-}
-
 /// The parameters of one view's cull (`Params` in `shaders/cull.wgsl`): frustum only, or
 /// one phase of an occlusion cull (the second writes the second halves of the instances
 /// and records).
@@ -297,6 +261,7 @@ pub(crate) fn params(
     frustum: &Frustum,
     buckets: &Buckets,
     occ: Option<crate::occlusion::Occluding<'_>>,
+    count: Option<CountAt>,
 ) -> [u8; PARAMS_SIZE] {
     let mut p = [0u8; PARAMS_SIZE];
     // The view's six planes at 0, those limiting it to casters at 256 (zero: passes all).
@@ -320,6 +285,12 @@ pub(crate) fn params(
         let words = [if late { n } else { 0 }, if late { nb } else { 0 }, t.0, t.1, levels, grow];
         p[192..216].copy_from_slice(bytemuck::cast_slice(&words));
     }
+    if let Some(c) = count {
+        // The indices fit: the indirect buffer they index is bound as a storage buffer.
+        let groups_at = nb + 1 + n;
+        let words = [nb.div_ceil(GPU_CULL_BLOCK), groups_at, c.compact as u32, c.counts as u32];
+        p[216..232].copy_from_slice(bytemuck::cast_slice(&words));
+    }
     p
 }
 
@@ -337,6 +308,9 @@ pub(crate) struct CullObjects {
     shader: switchyard_backend::ShaderId,
     /// count, scan_blocks, scatter, write_args.
     pipelines: [PipelineId; 4],
+    /// With count buffers (`count.rs`): write_args_counted, scan_buckets,
+    /// scatter_buckets, move_args.
+    counted: Option<[PipelineId; 4]>,
     /// Per view, [`PARAMS_SLOT`] bytes of parameters (then as many for the second phase
     /// of occlusion culls).
     pub(crate) params_buf: BufferId,
@@ -371,6 +345,10 @@ pub(crate) struct ViewCull {
     pub(crate) uploaded: Option<BufferId>,
     /// The scratch buffer holds this view's visible-last-frame bits (occlusion culling).
     pub(crate) bits: bool,
+    /// With count buffers: the draw groups last uploaded after the lists, and this
+    /// frame's (`crate::record::draw_groups`).
+    pub(crate) groups: Vec<u32>,
+    pub(crate) groups_now: Vec<u32>,
 }
 
 impl ViewCull {
@@ -381,12 +359,14 @@ impl ViewCull {
 }
 
 impl CullObjects {
-    /// Creates the pipelines and the shared buffers for `max_objects` objects.
+    /// Creates the pipelines and the shared buffers for `max_objects` objects; `count`:
+    /// the pipelines that compact multi-draws for count buffers too.
     pub(crate) fn create<B: Backend>(
         m: &mut Made<'_, B>,
         b: &B,
         max_objects: usize,
         occlusion: bool,
+        count: bool,
     ) -> Result<Self, CreateError> {
         let entry = |binding, ty| LayoutEntry { binding, visibility: Stages::COMPUTE, ty };
         // The parameters in a uniform buffer, or a storage one where uniforms recompile.
@@ -406,15 +386,24 @@ impl CullObjects {
         }
         let layout = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc { label: "gpu-cull".into(), entries }))?;
         let shader = m.add(b.create_shader(&ShaderModuleDesc { label: "gpu-cull".into(), wgsl }))?;
-        let mut pipelines = [PipelineId::default(); 4];
-        for (p, entry) in pipelines.iter_mut().zip(["count", "scan_blocks", "scatter", "write_args"]) {
-            *p = m.add(b.create_compute_pipeline(&ComputePipelineDesc {
-                label: format!("gpu-cull-{entry}"),
-                shader,
-                entry: entry.into(),
-                bind_group_layouts: vec![layout],
-            }))?;
-        }
+        let mut make = |entries: [&str; 4]| -> Result<[PipelineId; 4], CreateError> {
+            let mut pipelines = [PipelineId::default(); 4];
+            for (p, entry) in pipelines.iter_mut().zip(entries) {
+                *p = m.add(b.create_compute_pipeline(&ComputePipelineDesc {
+                    label: format!("gpu-cull-{entry}"),
+                    shader,
+                    entry: entry.into(),
+                    bind_group_layouts: vec![layout],
+                }))?;
+            }
+            Ok(pipelines)
+        };
+        let pipelines = make(["count", "scan_blocks", "scatter", "write_args"])?;
+        let counted = if count {
+            Some(make(["write_args_counted", "scan_buckets", "scatter_buckets", "move_args"])?)
+        } else {
+            None
+        };
         let views = crate::frame_graph::MAX_VIEWS as u64;
         let params_buf = m.add(buffer(b, "gpu-cull-params", 2 * views * PARAMS_SLOT, usage))?;
         let storage = switchyard_backend::BufferUsage::STORAGE;
@@ -425,6 +414,7 @@ impl CullObjects {
             layout,
             shader,
             pipelines,
+            counted,
             params_buf,
             bounds_buf,
             pass: PassDesc::compute("gpu-cull"),
@@ -438,6 +428,7 @@ impl CullObjects {
     pub(crate) fn resources(&self) -> impl Iterator<Item = Resource> + '_ {
         self.pipelines
             .iter()
+            .chain(self.counted.iter().flatten())
             .map(|&p| Resource::Pipeline(p))
             .chain([
                 Resource::Shader(self.shader),
@@ -446,6 +437,11 @@ impl CullObjects {
                 Resource::Buffer(self.bounds_buf),
             ])
             .chain(self.occlusion.iter().flat_map(|o| o.resources()))
+    }
+
+    /// Whether GPU-culled views draw through count buffers (`count.rs`).
+    pub(crate) fn counts(&self) -> bool {
+        self.counted.is_some()
     }
 
     /// The bind group of one view's cull over its buffers.
@@ -509,6 +505,7 @@ impl CullObjects {
             (crate::occlusion::RECEIVERS_PHASE, Some(o)) => [count, scatter] = o.receivers_cull,
             _ => {}
         }
+        let args = self.counted.map_or(args, |c| c[0]);
         out.extend([
             Command::SetPipeline(count),
             bind,
@@ -520,6 +517,16 @@ impl CullObjects {
             Command::SetPipeline(args),
             grid(arg_groups),
         ]);
+        if let Some([_, scan_buckets, scatter_buckets, move_args]) = self.counted {
+            out.extend([
+                Command::SetPipeline(scan_buckets),
+                Command::Dispatch { x: 1, y: 1, z: 1 },
+                Command::SetPipeline(scatter_buckets),
+                grid(arg_groups),
+                Command::SetPipeline(move_args),
+                grid(arg_groups),
+            ]);
+        }
     }
 }
 
@@ -530,9 +537,14 @@ pub(crate) fn scratch_bytes(objects: u64) -> u64 {
 }
 
 /// Bytes of a view's list buffer for `objects` candidates: bucket starts (at most one
-/// bucket per candidate, plus one) and the candidates.
-pub(crate) fn lists_bytes(objects: u64) -> u64 {
-    (2 * objects + 1) * 4
+/// bucket per candidate, plus one) and the candidates; with count buffers (`count`) each
+/// bucket's multi-draw and the multi-draws' first buckets (plus one) too.
+pub(crate) fn lists_bytes(objects: u64, count: bool) -> u64 {
+    if count {
+        (4 * objects + 2) * 4
+    } else {
+        (2 * objects + 1) * 4
+    }
 }
 
 /// The depth target (and its size) a view is occlusion-culled against.
@@ -569,19 +581,20 @@ pub(crate) fn prepare_view<B: Backend>(
         Some(v) => v,
         None => {
             // The group binds all four: what was made goes again if a later step fails.
-            let lists = make("gpu-cull-lists", lists_bytes(objects))?;
+            let lists = make("gpu-cull-lists", lists_bytes(objects, cull.counts()))?;
             let scratch = make("gpu-cull-scratch", scratch_bytes(objects))
                 .inspect_err(|_| gone.push(Resource::Buffer(lists.id)))?;
             let group = cull
                 .group(b, lists.id, instances, args, scratch.id, pyramid)
                 .inspect_err(|_| gone.extend([Resource::Buffer(lists.id), Resource::Buffer(scratch.id)]))?;
             let bound = [lists.id, instances, args, scratch.id, pyramid];
-            *view = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false });
+            let (groups, groups_now) = (Vec::new(), Vec::new());
+            *view = Some(ViewCull { lists, scratch, group, bound, uploaded: None, bits: false, groups, groups_now });
             return Ok(());
         }
     };
     for (g, need, label) in [
-        (&mut v.lists, lists_bytes(objects), "gpu-cull-lists"),
+        (&mut v.lists, lists_bytes(objects, cull.counts()), "gpu-cull-lists"),
         (&mut v.scratch, scratch_bytes(objects), "gpu-cull-scratch"),
     ] {
         if g.capacity < need {

@@ -158,6 +158,11 @@ struct Args {
     /// them (Vulkan 1.2 and DX12; the null backend with multi-draw).
     #[arg(long)]
     no_indirect_count: bool,
+    /// With `--receivers` (which adds a depth prepass of the opaque queue): the opaque pass
+    /// culls on its own instead of drawing the prepass's visible set
+    /// (`RendererConfig::reuse_prepass_cull`; the baseline it is measured against).
+    #[arg(long)]
+    no_prepass_reuse: bool,
     /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
     /// pass and draws them indirectly (falls back to the CPU, with a note, where the
     /// backend cannot); `auto` decides per view from its last frame's instances per draw

@@ -80,6 +80,7 @@ impl<'a, B: Backend> Run<'a, B> {
             max_materials: args.materials.max(1) + 256 + if args.stream { 4 * stream::KEEP } else { 0 },
             multi_draw: !args.no_multi_draw,
             indirect_count: !args.no_indirect_count,
+            reuse_prepass_cull: !args.no_prepass_reuse,
             cull: match (args.cull, args.scene, &args.gltf) {
                 (Some(CullKind::Auto), ..) => switchyard::CullOn::Auto,
                 (Some(CullKind::Gpu), ..) | (None, SceneKind::Cubes, None) => switchyard::CullOn::Gpu,

@@ -98,6 +98,12 @@ pub(crate) fn print(
             s.cached_passes
         );
     }
+    if s.shared_culls > 0 {
+        println!(
+            "prepass: {} forward passes drew the depth prepass's visible set instead of culling (last frame)",
+            s.shared_culls
+        );
+    }
     // Pipelines made on first use inside a frame: a hitch each where the driver compiles.
     let made = |f: &dyn Fn(&FrameStats) -> u32| -> (u32, usize) {
         (all.iter().map(f).sum(), all.iter().skip(1).filter(|s| f(s) > 0).count())

@@ -80,6 +80,9 @@ pub struct FrameStats {
     /// Cached passes skipped this frame: their maps hold what they would draw
     /// ([`Pass::cached`](crate::Pass::cached)).
     pub cached_passes: u32,
+    /// Of the GPU-culled views, forward views that drew a depth prepass's visible set
+    /// instead of culling ([`RendererConfig::reuse_prepass_cull`](crate::RendererConfig::reuse_prepass_cull)).
+    pub shared_culls: u32,
     /// Of those, views whose buckets were built this frame (the scene's structure, the
     /// materials or the view's filters changed; otherwise no per-object CPU work).
     pub buckets_built: u32,
@@ -154,6 +157,7 @@ impl Default for FrameStats {
             occluded_views: 0,
             receiver_culled_views: 0,
             cached_passes: 0,
+            shared_culls: 0,
             buckets_built: 0,
             queue_items: 0,
             sorts_from_last_order: 0,
@@ -383,6 +387,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("occluded_views", &self.occluded_views)?;
         m.serialize_entry("receiver_culled_views", &self.receiver_culled_views)?;
         m.serialize_entry("cached_passes", &self.cached_passes)?;
+        m.serialize_entry("shared_culls", &self.shared_culls)?;
         m.serialize_entry("buckets_built", &self.buckets_built)?;
         m.serialize_entry("queue_items", &self.queue_items)?;
         m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;

@@ -148,33 +148,40 @@ pub(super) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cm
                 counts.state_changes += 1;
             }
         }
+        // The records drawn: the first set, then (a view drawing both phases of a
+        // prepass's cull) the second.
+        let sets = std::iter::once((ctx.args_first, ctx.count.map(|c| c.0))).chain(ctx.then);
         if ctx.multi_draw {
-            let record = |first: usize| (first + b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE;
-            cmds.push(match ctx.count {
-                // The GPU packed the multi-draw's non-empty records from its first one's
-                // place in the compacted region, and wrote their number.
-                Some((at, groups)) => Command::MultiDrawIndexedIndirectCount {
-                    buffer: ctx.args,
-                    offset: record(at.compact),
-                    count_buffer: ctx.args,
-                    count_offset: (at.counts + groups[b0 + i] as usize) as u64 * 4,
-                    max_count: (j - i) as u32,
-                },
-                None => Command::MultiDrawIndexedIndirect {
-                    buffer: ctx.args,
-                    offset: record(ctx.args_first),
-                    count: (j - i) as u32,
-                },
-            });
-            counts.draw_calls += 1;
-        } else if ctx.indirect {
-            for b in ctx.args_first + b0 + i..ctx.args_first + b0 + j {
-                cmds.push(Command::MultiDrawIndexedIndirect {
-                    buffer: ctx.args,
-                    offset: b as u64 * DRAW_INDEXED_INDIRECT_SIZE,
-                    count: 1,
+            for (args_first, at) in sets {
+                let record = |first: usize| (first + b0 + i) as u64 * DRAW_INDEXED_INDIRECT_SIZE;
+                cmds.push(match (at, ctx.count) {
+                    // The GPU packed the multi-draw's non-empty records from its first
+                    // one's place in the compacted region, and wrote their number.
+                    (Some(at), Some((_, groups))) => Command::MultiDrawIndexedIndirectCount {
+                        buffer: ctx.args,
+                        offset: record(at.compact),
+                        count_buffer: ctx.args,
+                        count_offset: (at.counts + groups[b0 + i] as usize) as u64 * 4,
+                        max_count: (j - i) as u32,
+                    },
+                    _ => Command::MultiDrawIndexedIndirect {
+                        buffer: ctx.args,
+                        offset: record(args_first),
+                        count: (j - i) as u32,
+                    },
                 });
                 counts.draw_calls += 1;
+            }
+        } else if ctx.indirect {
+            for (args_first, _) in sets {
+                for b in args_first + b0 + i..args_first + b0 + j {
+                    cmds.push(Command::MultiDrawIndexedIndirect {
+                        buffer: ctx.args,
+                        offset: b as u64 * DRAW_INDEXED_INDIRECT_SIZE,
+                        count: 1,
+                    });
+                    counts.draw_calls += 1;
+                }
             }
         } else {
             for b in &batches[i..j] {
@@ -341,6 +348,7 @@ mod tests {
                 multi_draw,
                 indirect: false,
                 count: None,
+                then: None,
                 meshes: &meshes,
                 lists: &lists,
             };
@@ -404,6 +412,7 @@ mod tests {
                 multi_draw: true,
                 indirect: true,
                 count: None,
+                then: None,
                 meshes: &meshes,
                 lists: &lists,
             };

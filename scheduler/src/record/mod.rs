@@ -26,11 +26,13 @@ use crate::submit::ViewUpload;
 use crate::view::View;
 
 mod chunks;
+mod shared;
 
 pub(crate) use chunks::{chunk_bounds, draw_groups};
 use chunks::{prepare_windows, record_chunks, write_args};
 #[cfg(feature = "reference")]
 pub(crate) use chunks::{CHUNK_BATCHES, CHUNK_DRAWS};
+pub(crate) use shared::{record_shared_view, SharedCull};
 
 /// A mesh's place in the shared buffers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,6 +75,10 @@ pub(crate) struct RecordCtx<'a> {
     /// Multi-draws through count buffers (`gpu_cull/count.rs`): where this half's
     /// compacted records and counts are, and each batch's multi-draw ([`draw_groups`]).
     pub(crate) count: Option<(crate::gpu_cull::CountAt, &'a [u32])>,
+    /// A second set of records each bucket draws from right after the first (a view
+    /// drawing both phases of a prepass's occlusion cull: `shared.rs`): their first
+    /// record, and with count buffers their compacted records and counts.
+    pub(crate) then: Option<(usize, Option<crate::gpu_cull::CountAt>)>,
     /// Meshes by dense index.
     pub(crate) meshes: &'a [MeshRange],
     /// Frame lists by dense material index.
@@ -133,6 +139,8 @@ pub(crate) struct RecordedPass<C> {
     /// half's chunks.
     pub(crate) occlusion: Option<crate::occlusion::ViewOcclusion>,
     pub(crate) late: LateHalf<C>,
+    /// What a view drawing a prepass's visible set compares its draws in (`shared.rs`).
+    shared_scratch: shared::SharedScratch,
     pub(crate) counts: ChunkCounts,
     pub(crate) error: Option<RenderError>,
     /// Time the stage took, ms.
@@ -158,6 +166,7 @@ impl<C> Default for RecordedPass<C> {
             pre: false,
             occlusion: None,
             late: LateHalf::default(),
+            shared_scratch: Default::default(),
             counts: ChunkCounts::default(),
             error: None,
             ms: 0.0,
@@ -200,6 +209,7 @@ impl<'a, B: Backend> RecordInput<'a, B> {
             multi_draw: self.multi_draw,
             indirect,
             count: None,
+            then: None,
             meshes: self.meshes,
             lists,
         }

@@ -35,6 +35,12 @@ pub struct RendererConfig {
     /// or not (the measured baseline; [`Renderer::indirect_count`](crate::Renderer::indirect_count)
     /// says which one runs).
     pub indirect_count: bool,
+    /// An opaque forward pass culled on the GPU that follows a depth prepass
+    /// (`PassKind::Depth`) of the same camera and queue, culled on the GPU too, draws the
+    /// prepass's visible set instead of culling again (the default): no cull of its own,
+    /// and no split for occlusion culling (the prepass's two phases are done by then).
+    /// `false`: it culls on its own (the measured baseline).
+    pub reuse_prepass_cull: bool,
     /// Where views are culled ([`CullMode`](crate::CullOn)); GPU culling falls back to
     /// the CPU where the backend cannot ([`Renderer::cull_fallback`](crate::Renderer::cull_fallback)).
     pub cull: crate::CullOn,
@@ -89,6 +95,7 @@ impl Default for RendererConfig {
             max_materials: 4096,
             multi_draw: true,
             indirect_count: true,
+            reuse_prepass_cull: true,
             cull: crate::CullOn::Cpu,
             occlusion: false,
             display_list_cache: true,

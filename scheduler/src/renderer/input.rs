@@ -371,10 +371,16 @@ impl<B: Backend> Renderer<B> {
 
     /// What the GPU drew of view `v` (in the order given to `render`) in the last frame,
     /// where it was culled on the GPU (`None` otherwise): waits for the frame and reads its
-    /// indirect records back, so it is for summaries and tests, not for every frame.
+    /// indirect records back, so it is for summaries and tests, not for every frame. A view
+    /// that drew a depth prepass's visible set drew the prepass's counts.
     pub fn gpu_cull_counts(&mut self, v: usize) -> Result<Option<GpuCullCounts>, RenderError> {
         self.flush()?;
         let Some(w) = self.frame.views.get(v).filter(|w| w.setup.gpu) else { return Ok(None) };
+        // A view that drew a prepass's visible set drew what the prepass's cull kept.
+        let w = match w.setup.shares {
+            Some(s) => &self.frame.views[s.view],
+            None => w,
+        };
         let (buckets, rec) = (w.buckets.read(), w.recorded.read());
         let (n, halves) = (buckets.buckets.len(), if rec.late.on { 2 } else { 1 });
         let Some(args) = rec.args_buf.as_ref().filter(|_| n > 0) else {

@@ -19,7 +19,7 @@ use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, 
 use crate::material::{BuildCtx, MaterialFrame};
 use crate::patch::{patch_frame, PatchCtx, PatchedLists};
 use crate::record::RecordedPass;
-use crate::record::{record_gpu_view, record_view, RecordInput};
+use crate::record::{record_gpu_view, record_shared_view, record_view, RecordInput, SharedCull};
 use crate::scene::Objects;
 use crate::sort::SortedQueue;
 use crate::sort::{sort_view, SortCtx};
@@ -50,6 +50,9 @@ pub(crate) struct ViewSetup {
     pub(crate) receivers: Option<(crate::occlusion::PyramidSource, glam::Mat4)>,
     /// A cached pass (`Pass::cached`) whose map holds what it would draw: not submitted.
     pub(crate) skip: bool,
+    /// A forward view that draws an earlier depth prepass's visible set
+    /// (`RendererConfig::reuse_prepass_cull`) instead of culling.
+    pub(crate) shares: Option<SharedCull>,
     /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass, where the
     /// graph's scene passes read buffers.
     pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
@@ -340,8 +343,16 @@ impl<B: Backend> FrameJobs<'_, B> {
                     meshes: &s.draw_ranges,
                     digest: s.digest,
                 };
-                match cull {
-                    Some(cull) => record_gpu_view(
+                match (cull, &setup.shares) {
+                    (Some(cull), Some(shared)) => record_shared_view(
+                        &input,
+                        &view.buckets.read(),
+                        shared,
+                        cull.counts(),
+                        &patched.lists,
+                        &mut view.recorded.write(),
+                    ),
+                    (Some(cull), None) => record_gpu_view(
                         &input,
                         cull,
                         &setup.frustum,
@@ -351,7 +362,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                         &patched.lists,
                         &mut view.recorded.write(),
                     ),
-                    None => record_view(
+                    (None, _) => record_view(
                         &input,
                         &view.sorted.read(),
                         &view.batches.read(),

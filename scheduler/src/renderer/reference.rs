@@ -70,9 +70,12 @@ pub struct GpuCullView {
 }
 
 impl<B: Backend> Renderer<B> {
-    /// View `v`'s GPU cull in the last frame (`None` where it was culled on the CPU).
+    /// View `v`'s GPU cull in the last frame (`None` where it was culled on the CPU); for a
+    /// view that drew a depth prepass's visible set, the prepass's.
     pub fn gpu_cull_view(&self, v: usize) -> Option<GpuCullView> {
         let w = self.frame.views.get(v).filter(|w| w.setup.gpu)?;
+        // A view that drew a prepass's visible set: the prepass's cull.
+        let w = w.setup.shares.map_or(w, |s| &self.frame.views[s.view]);
         let (b, rec) = (w.buckets.read(), w.recorded.read());
         let n = b.buckets.len();
         Some(GpuCullView {

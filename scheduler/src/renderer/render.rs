@@ -448,6 +448,7 @@ impl<B: Backend> Renderer<B> {
                         let (candidates, n) = (buckets.candidates().len(), buckets.buckets.len());
                         stats.visible[v] = candidates as u32;
                         stats.gpu_culled_views += 1;
+                        stats.shared_culls += u32::from(w.setup.shares.is_some());
                         stats.buckets_built += u32::from(buckets.rebuilt);
                         stats.batches += n as u32;
                         w.dense = candidates >= n * crate::gpu_cull::AUTO_TO_CPU as usize;

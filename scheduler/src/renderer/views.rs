@@ -11,6 +11,7 @@ use super::Renderer;
 use crate::error::RenderError;
 use crate::frame_graph::{Camera, TargetId};
 use crate::profile;
+use crate::record::SharedCull;
 use crate::view::View;
 
 impl<B: Backend> Renderer<B> {
@@ -76,6 +77,7 @@ impl<B: Backend> Renderer<B> {
                     clip_to_world.is_finite().then_some((src, clip_to_world))
                 }),
                 skip: false,
+                shares: None,
                 scene_groups,
             };
             match self.frame.views.get_mut(s) {
@@ -115,6 +117,7 @@ impl<B: Backend> Renderer<B> {
                 rec.input_group = Some(inputs.group(b, given, bound, retire)?);
             }
         }
+        self.share_prepass_culls(plan);
         // Instance and indirect buffers hold at most one entry per object. They grow here,
         // in submission order, so buffer handles do not depend on job timing.
         let need = self.scene.len().max(1024) as u64;
@@ -129,7 +132,8 @@ impl<B: Backend> Renderer<B> {
             let rec = w.recorded.get_mut();
             let mut gone = Vec::new();
             let (occlude, receivers) = (w.setup.occlude, w.setup.receivers);
-            let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu).map(|c| {
+            // A view drawing a prepass's visible set culls nothing itself.
+            let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu && w.setup.shares.is_none()).map(|c| {
                 let pyramid =
                     occlude.map(|(depth, size)| crate::occlusion::PyramidSource { depth, size, target: size });
                 (c, pyramid.or(receivers.map(|r| r.0)), occlude.is_some())
@@ -141,6 +145,54 @@ impl<B: Backend> Renderer<B> {
             }
             made.map_err(RenderError::FrameBuffer)?;
         }
+        // The prepasses' buffers, now grown, for the views that draw from them.
+        for v in 0..plan.scenes.len() {
+            let Some(shared) = self.frame.views[v].setup.shares else { continue };
+            let rec = self.frame.views[shared.view].recorded.get_mut();
+            let (Some(i), Some(a)) = (&rec.instance_buf, &rec.args_buf) else {
+                unreachable!("the prepass's buffers were grown above");
+            };
+            let (instances, args) = (i.id, a.id);
+            self.frame.views[v].setup.shares = Some(SharedCull { instances, args, ..shared });
+        }
         Ok(())
+    }
+
+    /// Marks each opaque forward view culled on the GPU that comes after a depth prepass
+    /// of the same camera and queue, culled on the GPU too, as drawing the prepass's
+    /// visible set (`RendererConfig::reuse_prepass_cull`): its candidates, buckets and
+    /// batches are the prepass's (their keys and draw states do not depend on the pass
+    /// kind), and by its pass the prepass's cull, both phases of it, is done. It is then
+    /// not split for occlusion culling. Unless the prepass culls by frustum only and the
+    /// view would cull by occlusion: that view culls on its own.
+    fn share_prepass_culls(&mut self, plan: &FramePlan) {
+        let occlusion = self.res.gpu.cull.as_ref().is_some_and(|c| c.occlusion.is_some());
+        let mut prepasses: Vec<usize> = Vec::new();
+        for e in &plan.entries {
+            let &Entry::Scene(v) = e else { continue };
+            let w = &self.frame.views[v];
+            let s = &w.setup;
+            if !(self.config.reuse_prepass_cull && s.gpu && s.queue == crate::frame_graph::Queue::Opaque) {
+                continue;
+            }
+            match s.view.pass {
+                crate::material::PassKind::Depth => prepasses.push(v),
+                crate::material::PassKind::Forward => {
+                    let camera = plan.scenes[v].camera;
+                    let found = prepasses.iter().rev().copied().find(|&p| plan.scenes[p].camera == camera);
+                    let Some(p) = found else { continue };
+                    let split = occlusion && self.frame.views[p].setup.occlude.is_some();
+                    if s.occlude.is_some() && !split {
+                        continue;
+                    }
+                    let halves = 1 + usize::from(split);
+                    let shared =
+                        SharedCull { view: p, instances: Default::default(), args: Default::default(), halves };
+                    let w = &mut self.frame.views[v];
+                    (w.setup.shares, w.setup.occlude) = (Some(shared), None);
+                }
+                crate::material::PassKind::Shadow => {}
+            }
+        }
     }
 }

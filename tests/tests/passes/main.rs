@@ -15,6 +15,7 @@ mod external_inputs;
 mod gpu_cull;
 mod msaa;
 mod occlusion;
+mod prepass_cull;
 mod receivers;
 mod scene_buffers;
 mod shadow_maps;

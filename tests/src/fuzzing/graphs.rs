@@ -7,8 +7,20 @@ use super::*;
 /// (clear values out of range among them), resolves, samples, depth prepasses, shadow
 /// receivers and cached shadow passes; set on a renderer over
 /// the null backend, then frames with arbitrary engine textures for the external targets.
+/// The input's last byte picks where the renderer culls: on the CPU, on the GPU, or on the
+/// GPU with occlusion (so receivers, split passes, count buffers and opaque passes drawing
+/// a prepass's visible set run), with or without count buffers and prepass reuse.
 pub fn frame_graph(data: &[u8]) {
-    frame_graph_on(&mut renderer(), data, &mut Log::default());
+    let pick = data.last().copied().unwrap_or(0);
+    let config = RendererConfig {
+        cull: if pick % 3 == 0 { CullOn::Cpu } else { CullOn::Gpu },
+        occlusion: pick % 3 == 2,
+        indirect_count: pick & 8 == 0,
+        reuse_prepass_cull: pick & 16 == 0,
+        ..config()
+    };
+    let mut r = Renderer::new(Arc::new(NullBackend::new(true)), config).expect("a valid configuration");
+    frame_graph_on(&mut r, data, &mut Log::default());
 }
 
 /// [`frame_graph()`] on `r` (a fresh renderer with a scene or without), noting what

@@ -111,6 +111,9 @@ impl<'a, B: Backend> Run<'a, B> {
         if let Some(why) = r.occlusion_fallback() {
             println!("note: --occlusion: {why}; frustum culling only");
         }
+        if let Some(why) = r.indirect_count_fallback() {
+            println!("note: count buffers: {why}; GPU-culled draws include empty buckets (--encoding buffer on Vulkan or DX12 has them)");
+        }
         let scene = match (&args.gltf, args.scene) {
             (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects)?),
             (None, SceneKind::City) => {

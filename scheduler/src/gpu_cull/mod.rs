@@ -112,9 +112,20 @@ pub(crate) fn resolve(mode: CullOn, caps: &Caps) -> (bool, Option<&'static str>)
 
 /// Whether a renderer configured with `config` over a backend with `caps` draws its
 /// GPU-culled views through count buffers (`count.rs`): asked for, with multi-draw, where
-/// the backend has them.
-pub(crate) fn resolve_count(config: &crate::RendererConfig, caps: &Caps) -> bool {
-    config.indirect_count && config.multi_draw && caps.multi_draw_indirect && caps.indirect_count
+/// the backend has them; why not where they were asked for and the views are culled on
+/// the GPU.
+pub(crate) fn resolve_count(config: &crate::RendererConfig, caps: &Caps) -> (bool, Option<&'static str>) {
+    let why = if !config.multi_draw {
+        "multi-draw is off"
+    } else if !caps.multi_draw_indirect {
+        "the backend has no native multi-draw (render bundles have none)"
+    } else if !caps.indirect_count {
+        "the backend has no count buffers"
+    } else {
+        return (config.indirect_count, None);
+    };
+    let asked = config.indirect_count && resolve(config.cull, caps).0;
+    (false, asked.then_some(why))
 }
 
 /// Whether view `view` of a pass with `queue` is culled on the GPU when the renderer can:

@@ -178,6 +178,13 @@ impl<B: Backend> Renderer<B> {
         self.res.gpu.cull.as_ref().is_some_and(|c| c.counts())
     }
 
+    /// Why count buffers are off where they were asked for
+    /// ([`RendererConfig::indirect_count`]) and views are culled on the GPU: the
+    /// GPU-culled multi-draws then draw every bucket's record, empty or not.
+    pub fn indirect_count_fallback(&self) -> Option<&'static str> {
+        self.res.count_fallback
+    }
+
     /// Whether views are culled on the GPU ([`CullMode::Gpu`](crate::CullOn::Gpu) over a
     /// backend that can: shadow passes and opaque forward passes).
     pub fn gpu_cull(&self) -> bool {

@@ -50,7 +50,7 @@ impl<B: Backend> Renderer<B> {
         // On an error nothing made here stays on the new backend.
         let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(self.config.cull, &b.caps());
         let (occlusion, occlusion_fallback) = crate::occlusion::resolve(self.config.occlusion, gpu_cull, &b.caps());
-        let count = crate::gpu_cull::resolve_count(&self.config, &b.caps());
+        let (count, count_fallback) = crate::gpu_cull::resolve_count(&self.config, &b.caps());
         let c = &self.config;
         let gpu = FrameResources::create(b, c.max_objects, c.max_materials, gpu_cull, occlusion, count)?;
         let mut m = Made::new(b);
@@ -144,6 +144,7 @@ impl<B: Backend> Renderer<B> {
         s.multi_draw = self.config.multi_draw && backend.caps().multi_draw_indirect;
         s.cull_fallback = cull_fallback;
         s.occlusion_fallback = occlusion_fallback;
+        s.count_fallback = count_fallback;
         (s.gpu, s.groups, s.vertices, s.indices) = (gpu, groups, vertices, indices);
         let old = std::mem::replace(&mut s.backend, backend);
         drop(old);

@@ -169,6 +169,8 @@ pub(super) struct Resources<B: Backend> {
     pub(super) cull_fallback: Option<&'static str>,
     /// Why occlusion culling was asked for and is off.
     pub(super) occlusion_fallback: Option<&'static str>,
+    /// Why count buffers were asked for and are off.
+    pub(super) count_fallback: Option<&'static str>,
 }
 
 impl<B: Backend> Resources<B> {
@@ -178,7 +180,7 @@ impl<B: Backend> Resources<B> {
         let b = &*backend;
         let (gpu_cull, cull_fallback) = crate::gpu_cull::resolve(config.cull, &b.caps());
         let (occlusion, occlusion_fallback) = crate::occlusion::resolve(config.occlusion, gpu_cull, &b.caps());
-        let count = crate::gpu_cull::resolve_count(config, &b.caps());
+        let (count, count_fallback) = crate::gpu_cull::resolve_count(config, &b.caps());
         let gpu = FrameResources::create(b, config.max_objects, config.max_materials, gpu_cull, occlusion, count)?;
         let mut m = Made::new(b);
         m.adopt(gpu.resources());
@@ -218,6 +220,7 @@ impl<B: Backend> Resources<B> {
             kernel: CullLoop::best(),
             cull_fallback,
             occlusion_fallback,
+            count_fallback,
         })
     }
 }

@@ -172,8 +172,21 @@ fn count_buffers_on_the_null_backend_are_the_plain_draws_with_counts() {
     let caps = Caps { indirect_count: false, ..NullBackend::new(true).caps() };
     let (mut r, _) = renderer(Arc::new(NullBackend::with_caps(caps)), true, 2);
     assert!(r.gpu_cull() && r.multi_draw() && !r.indirect_count());
+    assert_eq!(r.indirect_count_fallback(), Some("the backend has no count buffers"));
     r.render_graph(&FrameInput { cameras: &cameras(0), targets: &[] }).unwrap();
     let out = r.view_output(1).unwrap();
     assert!(out.chunks.iter().flatten().any(|c| matches!(c, Command::MultiDrawIndexedIndirect { .. })));
     assert!(!out.chunks.iter().flatten().any(|c| matches!(c, Command::MultiDrawIndexedIndirectCount { .. })));
+
+    // Why not, where they were asked for: no native multi-draw; none where they were not
+    // asked for or nothing is culled on the GPU.
+    let (r, _) = renderer(Arc::new(NullBackend::new(false)), true, 1);
+    assert_eq!(r.indirect_count_fallback(), Some("the backend has no native multi-draw (render bundles have none)"));
+    let (r, _) = renderer(Arc::new(NullBackend::with_caps(caps)), false, 1);
+    assert_eq!(r.indirect_count_fallback(), None);
+    let (r, _) = renderer(Arc::new(NullBackend::new(true)), true, 1);
+    assert_eq!((r.indirect_count(), r.indirect_count_fallback()), (true, None));
+    let config = RendererConfig { cull: CullOn::Cpu, ..Default::default() };
+    let r = Renderer::new(Arc::new(NullBackend::with_caps(caps)), config).unwrap();
+    assert_eq!((r.indirect_count(), r.indirect_count_fallback()), (false, None));
 }

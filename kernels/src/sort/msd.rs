@@ -58,6 +58,16 @@ fn insertion_sort(k: &mut [u64], v: &mut [u32]) {
     }
 }
 
+/// Counts digits `0..N` of every key of `k` into `h`.
+#[inline(always)]
+fn count_digits<const N: usize>(k: &[u64], h: &mut [[u32; RADIX]; DIGITS]) {
+    for &key in k {
+        for (d, h) in h.iter_mut().enumerate().take(N) {
+            h[digit(key, d)] += 1;
+        }
+    }
+}
+
 /// Stable LSD sort of `k`/`v` over `digits` (ascending), using `tk`/`tv` as scratch;
 /// digits constant in this input are skipped. Returns `true` when the result ended in
 /// the scratch arrays, `false` when it is in `k`/`v`.
@@ -70,13 +80,20 @@ pub(super) fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], 
         insertion_sort(k, v);
         return false;
     }
-    // Every digit's histogram in one pass (a fixed loop the compiler unrolls; the digits
-    // not asked for are counted and left unused).
+    // The histograms of every digit up to the highest asked for, in one pass (a fixed loop
+    // the compiler unrolls; digits below it not asked for are counted and left unused).
+    // Render keys' buckets ask for six (2-core machine, one thread, 256k render-shaped
+    // pairs: 1.05-1.08x over counting all eight; 16k and 64k level).
     let mut h = [[0u32; RADIX]; DIGITS];
-    for &key in k.iter() {
-        for (d, h) in h.iter_mut().enumerate() {
-            h[digit(key, d)] += 1;
-        }
+    match digits[digits.len() - 1] {
+        0 => count_digits::<1>(k, &mut h),
+        1 => count_digits::<2>(k, &mut h),
+        2 => count_digits::<3>(k, &mut h),
+        3 => count_digits::<4>(k, &mut h),
+        4 => count_digits::<5>(k, &mut h),
+        5 => count_digits::<6>(k, &mut h),
+        6 => count_digits::<7>(k, &mut h),
+        _ => count_digits::<DIGITS>(k, &mut h),
     }
     let mut in_scratch = false;
     for &d in digits {

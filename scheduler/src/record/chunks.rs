@@ -319,11 +319,9 @@ mod tests {
     use crate::patch::FrameList;
     use switchyard_backend::BufferId;
 
-    #[test]
-    fn windows_cut_write_and_copy_as_the_serial_cut_on_any_pool() {
-        // Materials differ by their constant offset; runs of 1-5 batches share one, so
-        // multi-draw buckets hold several batches. Two items follow the last batch.
-        let lists: Vec<FrameList> = (0..40)
+    /// `n` materials' frame lists that differ by their constant offset only.
+    fn frame_lists(n: u32) -> Vec<FrameList> {
+        (0..n)
             .map(|m| FrameList {
                 forward: PipelineId::default(),
                 group: BindGroupId::default(),
@@ -331,27 +329,44 @@ mod tests {
                 shadow: PipelineId::default(),
                 depth: PipelineId::default(),
             })
-            .collect();
+            .collect()
+    }
+
+    /// A forward view's context over default handles.
+    fn test_ctx<'a>(
+        meshes: &'a [MeshRange],
+        lists: &'a [FrameList],
+        multi_draw: bool,
+        indirect: bool,
+    ) -> RecordCtx<'a> {
+        RecordCtx {
+            pass: PassKind::Forward,
+            view_group: BindGroupId::default(),
+            view_offset: 0,
+            scene_groups: None,
+            vertices: BufferId::default(),
+            indices: BufferId::default(),
+            instances: BufferId::default(),
+            args: BufferId::default(),
+            args_first: 0,
+            multi_draw,
+            indirect,
+            count: None,
+            then: None,
+            meshes,
+            lists,
+        }
+    }
+
+    #[test]
+    fn windows_cut_write_and_copy_as_the_serial_cut_on_any_pool() {
+        // Materials differ by their constant offset; runs of 1-5 batches share one, so
+        // multi-draw buckets hold several batches. Two items follow the last batch.
+        let lists = frame_lists(40);
         let meshes: Vec<MeshRange> =
             (0..7).map(|m| MeshRange { first_index: m * 36, index_count: 36, base_vertex: m as i32 * 24 }).collect();
         for multi_draw in [true, false] {
-            let ctx = RecordCtx {
-                pass: PassKind::Forward,
-                view_group: BindGroupId::default(),
-                view_offset: 0,
-                scene_groups: None,
-                vertices: BufferId::default(),
-                indices: BufferId::default(),
-                instances: BufferId::default(),
-                args: BufferId::default(),
-                args_first: 0,
-                multi_draw,
-                indirect: false,
-                count: None,
-                then: None,
-                meshes: &meshes,
-                lists: &lists,
-            };
+            let ctx = test_ctx(&meshes, &lists, multi_draw, false);
             for n in [0usize, 1, 95, 1023, 1024, 1025, 2500] {
                 let mut batches = Vec::new();
                 let mut first = 0;
@@ -385,37 +400,13 @@ mod tests {
 
     #[test]
     fn draw_groups_are_the_multi_draws_record_chunk_issues() {
-        let lists: Vec<FrameList> = (0..9)
-            .map(|m| FrameList {
-                forward: PipelineId::default(),
-                group: BindGroupId::default(),
-                offset: m * 256,
-                shadow: PipelineId::default(),
-                depth: PipelineId::default(),
-            })
-            .collect();
+        let lists = frame_lists(9);
         let meshes = [MeshRange { first_index: 0, index_count: 36, base_vertex: 0 }];
         for n in [0usize, 1, 5, 300, 1024, 2100] {
             // Runs of 1-4 batches of one material; a window cut splits one run in two.
             let batches: Vec<Batch> =
                 (0..n as u32).map(|i| Batch { first: i, count: 1, mesh: 0, material: (i / (1 + i % 4)) % 9 }).collect();
-            let mut ctx = RecordCtx {
-                pass: PassKind::Forward,
-                view_group: BindGroupId::default(),
-                view_offset: 0,
-                scene_groups: None,
-                vertices: BufferId::default(),
-                indices: BufferId::default(),
-                instances: BufferId::default(),
-                args: BufferId::default(),
-                args_first: 0,
-                multi_draw: true,
-                indirect: true,
-                count: None,
-                then: None,
-                meshes: &meshes,
-                lists: &lists,
-            };
+            let mut ctx = test_ctx(&meshes, &lists, true, true);
             let mut starts = Vec::new();
             chunk_bounds(&ctx, &batches, &mut starts);
             let mut groups = Vec::new();
@@ -454,6 +445,57 @@ mod tests {
                 assert_eq!(groups[n + k], first, "{n}");
                 assert_eq!(groups[n + k + 1] - first, max, "{n}");
                 assert!((first..first + max).all(|b| groups[b as usize] == g), "{n}");
+            }
+            // A second set of records (a view drawing a prepass's two phases): each
+            // multi-draw again right after, from the second phase's packed records and
+            // counts; the plain second records without count buffers.
+            let second = at.second(n, ng);
+            for (count, then) in [(ctx.count, Some((n, Some(second)))), (None, Some((n, None)))] {
+                let both = RecordCtx { count, then, ..ctx };
+                let mut k = 0;
+                for c in starts.windows(2) {
+                    let (mut cmds, mut once) = (Vec::new(), Vec::new());
+                    let twice = record_chunk(&both, &batches[c[0]..c[1]], c[0], &mut cmds);
+                    let one = record_chunk(&RecordCtx { then: None, ..both }, &batches[c[0]..c[1]], c[0], &mut once);
+                    assert_eq!(twice.draw_calls, 2 * one.draw_calls, "{n}");
+                    let draws: Vec<&Command> = cmds
+                        .iter()
+                        .filter(|c| {
+                            !matches!(
+                                c,
+                                Command::SetPipeline(_)
+                                    | Command::SetBindGroup { .. }
+                                    | Command::SetVertexBuffer { .. }
+                                    | Command::SetIndexBuffer { .. }
+                            )
+                        })
+                        .collect();
+                    for pair in draws.chunks(2) {
+                        let (g, first, _) = calls[k];
+                        k += 1;
+                        let record = |r: usize| r as u64 * DRAW_INDEXED_INDIRECT_SIZE;
+                        match (*pair[0], *pair[1], count) {
+                            (
+                                Command::MultiDrawIndexedIndirectCount { offset: o1, count_offset: c1, .. },
+                                Command::MultiDrawIndexedIndirectCount { offset: o2, count_offset: c2, .. },
+                                Some(_),
+                            ) => {
+                                assert_eq!(
+                                    (o1, o2),
+                                    (record(1000 + first as usize), record(1000 + n + first as usize))
+                                );
+                                assert_eq!((c1, c2), ((5000 + g as u64) * 4, (5000 + (ng + g as usize) as u64) * 4));
+                            }
+                            (
+                                Command::MultiDrawIndexedIndirect { offset: o1, .. },
+                                Command::MultiDrawIndexedIndirect { offset: o2, .. },
+                                None,
+                            ) => assert_eq!((o1, o2), (record(first as usize), record(n + first as usize))),
+                            other => panic!("{n}: {other:?}"),
+                        }
+                    }
+                }
+                assert_eq!(k, ng, "{n}");
             }
         }
     }

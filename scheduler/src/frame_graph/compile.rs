@@ -209,7 +209,8 @@ impl FrameGraph {
     }
 
     /// Passes in an order that respects every dependency: writers of a target keep their
-    /// declared order, a pass sampling a target follows all its writers. Among ready
+    /// declared order, a pass sampling a target follows all its writers, a depth prepass
+    /// precedes the forward passes of its camera and queue declared after it. Among ready
     /// passes, those that do not write an output go first (offscreen work is submitted
     /// before the output), then declaration order.
     fn order(&self) -> Result<Vec<usize>, GraphError> {
@@ -225,6 +226,24 @@ impl FrameGraph {
             let reads = |p: &Pass| p.samples.contains(&t) || p.receivers.is_some_and(|(r, _)| r == t);
             for p in (0..n).filter(|&p| reads(&self.passes[p])) {
                 deps[p].extend(&writers);
+            }
+        }
+        // A depth prepass runs before the forward passes of its camera and queue declared
+        // after it (so they can draw its visible set: `RendererConfig::reuse_prepass_cull`),
+        // where nothing else orders them. Depth passes sample nothing, and targets and
+        // buffers keep their declared order between writers, so this adds no cycle.
+        let prepass_of = |p: &Pass| match p.content {
+            PassContent::Scene { camera, kind: PassKind::Depth, queue } => Some((camera, queue)),
+            _ => None,
+        };
+        for (d, depth) in self.passes.iter().enumerate() {
+            let Some((camera, queue)) = prepass_of(depth) else { continue };
+            for (f, forward) in self.passes.iter().enumerate().skip(d + 1) {
+                if let PassContent::Scene { camera: c, kind: PassKind::Forward, queue: q } = forward.content {
+                    if (c, q) == (camera, queue) {
+                        deps[f].push(d);
+                    }
+                }
             }
         }
         // Buffers: passes touching one keep their declared order where one of the two writes.

@@ -61,6 +61,42 @@ fn order_follows_dependencies_and_puts_offscreen_work_first() {
 }
 
 #[test]
+fn a_depth_prepass_runs_before_the_forward_passes_of_its_camera_and_queue() {
+    use crate::material::PassKind::{Depth, Forward};
+    // The opaque pass would go first (it ends the transient depth's lifetime); declared
+    // after a depth prepass of its camera and queue, it follows it. One of another camera,
+    // or declared before the prepass, keeps the old order.
+    let order =
+        |prepass_camera: usize, prepass_first: bool| {
+            let mut g = FrameGraph::default();
+            let cameras = [g.camera("main"), g.camera("other")];
+            let out = g.target_multisampled("out", TargetKind::Retained, Rgba8UnormSrgb, TargetSize::Output, 1);
+            let pre = g.target_multisampled("pre", TargetKind::Retained, Depth32Float, TargetSize::Output, 1);
+            let depth = owned(&mut g, "depth", Depth32Float, TargetSize::Output);
+            let prepass = Pass::scene("pre", cameras[prepass_camera], Depth, Queue::Opaque).depth(
+                pre,
+                LoadOp::Clear(1.0),
+                StoreOp::Store,
+            );
+            let opaque = Pass::scene("opaque", cameras[0], Forward, Queue::Opaque)
+                .color(out, SKY, StoreOp::Store)
+                .depth(depth, LoadOp::Clear(1.0), StoreOp::Discard);
+            if prepass_first {
+                g.pass(prepass);
+                g.pass(opaque);
+            } else {
+                g.pass(opaque);
+                g.pass(prepass);
+            }
+            let c = g.compile((8, 8), FORMATS).unwrap();
+            names(&g, &c.order)
+        };
+    assert_eq!(order(0, true), ["pre", "opaque"]);
+    assert_eq!(order(1, true), ["opaque", "pre"]);
+    assert_eq!(order(0, false), ["opaque", "pre"]);
+}
+
+#[test]
 fn unused_passes_are_skipped_and_reported() {
     let mut g = FrameGraph::default();
     let out = g.target_multisampled("out", TargetKind::External, Rgba8Unorm, TargetSize::Output, 1);

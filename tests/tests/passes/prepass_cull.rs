@@ -38,9 +38,9 @@ fn graph(prepass: Prepass) -> (FrameGraph, TargetId) {
     let d = TextureFormat::Depth32Float;
     let out = g.target("out", TargetKind::Retained, TextureFormat::Rgba8UnormSrgb, TargetSize::Output);
     let pre = g.target("pre", TargetKind::Retained, d, TargetSize::Output);
-    // Retained, as `pre` is: neither pass ends a transient target's lifetime, so the graph
-    // keeps their declared order.
-    let depth = g.target("depth", TargetKind::Retained, d, TargetSize::Output);
+    // Transient: the opaque pass ends its lifetime, which would put it first; the graph
+    // runs a depth prepass of its camera and queue declared before it first anyway.
+    let depth = g.target("depth", TargetKind::Transient, d, TargetSize::Output);
     let pre_camera = if prepass == Prepass::OtherCamera { other } else { main };
     let pre_pass =
         Pass::scene("pre", pre_camera, PassKind::Depth, Queue::Opaque).depth(pre, LoadOp::Clear(1.0), StoreOp::Store);

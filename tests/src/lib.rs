@@ -411,6 +411,22 @@ pub fn plain_material<B: Backend>(
     r.create_material(&MaterialDesc { shader, properties, ..Default::default() }).expect("a material")
 }
 
+/// The lit shader, `meshes` unit boxes (distinct meshes of one shape) and three plain
+/// materials (orange, green, blue): the bucket-heavy scenes of the GPU-cull tests.
+pub fn lit_boxes<B: Backend>(
+    r: &mut switchyard::Renderer<B>,
+    meshes: usize,
+) -> (Vec<switchyard::MeshHandle>, [switchyard::MaterialHandle; 3]) {
+    let shader = r.create_shader(&switchyard::ShaderDesc::lit()).expect("the lit shader");
+    let meshes = (0..meshes).map(|_| r.create_mesh(&cube()).expect("a box")).collect();
+    let materials = [
+        plain_material(r, shader, [0.9, 0.6, 0.3, 1.0]),
+        plain_material(r, shader, [0.3, 0.8, 0.4, 1.0]),
+        plain_material(r, shader, [0.5, 0.5, 0.9, 1.0]),
+    ];
+    (meshes, materials)
+}
+
 /// A sun's shadow pass into a `map_side`² map (declared first: scene pass 0) over camera
 /// slot 1, and an opaque forward pass over camera slot 0 that samples the map, into a
 /// retained output target (returned).

@@ -129,11 +129,15 @@ impl<B: Backend> Renderer<B> {
         for e in &plan.entries {
             let &Entry::Scene(v) = e else { continue };
             let w = &mut self.frame.views[v];
+            if w.setup.shares.is_some() {
+                // It draws from the prepass's buffers and culls nothing: none of its own
+                // (those it had stay for when it culls again).
+                continue;
+            }
             let rec = w.recorded.get_mut();
             let mut gone = Vec::new();
             let (occlude, receivers) = (w.setup.occlude, w.setup.receivers);
-            // A view drawing a prepass's visible set culls nothing itself.
-            let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu && w.setup.shares.is_none()).map(|c| {
+            let gpu = s.gpu.cull.as_ref().filter(|_| w.setup.gpu).map(|c| {
                 let pyramid =
                     occlude.map(|(depth, size)| crate::occlusion::PyramidSource { depth, size, target: size });
                 (c, pyramid.or(receivers.map(|r| r.0)), occlude.is_some())

@@ -15,7 +15,7 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
-use switchyard_tests::{cube, differing_pixels, look_camera, plain_material, sun_camera, wgpu_backend};
+use switchyard_tests::{differing_pixels, look_camera, sun_camera, wgpu_backend};
 
 const WIDTH: u32 = 160;
 const HEIGHT: u32 = 120;
@@ -35,13 +35,7 @@ fn renderer<B: Backend>(backend: Arc<B>, count: bool, threads: usize) -> (Render
         ..Default::default()
     };
     let mut r = Renderer::new(backend, config).unwrap();
-    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
-    let meshes: Vec<MeshHandle> = (0..8).map(|_| r.create_mesh(&cube()).unwrap()).collect();
-    let materials = [
-        plain_material(&mut r, shader, [0.9, 0.6, 0.3, 1.0]),
-        plain_material(&mut r, shader, [0.3, 0.8, 0.4, 1.0]),
-        plain_material(&mut r, shader, [0.5, 0.5, 0.9, 1.0]),
-    ];
+    let (meshes, materials) = switchyard_tests::lit_boxes(&mut r, 8);
     let (g, out) = switchyard_tests::shadow_and_opaque_graph(256);
     r.set_graph(g).unwrap();
     let objects: Vec<ObjectDesc> = (0..SIDE * SIDE)
@@ -140,7 +134,6 @@ fn on_vulkan(threads: usize) {
         plain.render_graph(&FrameInput { cameras: &cams, targets: &[] }).unwrap();
         let (a, b) = (r.read_target(out).unwrap(), plain.read_target(plain_out).unwrap());
         assert_eq!(differing_pixels(&a, &b), 0, "{what}: count buffers draw what every record draws");
-        assert!(differing_pixels(&a, &r.read_target(out).unwrap()) == 0);
     }
 }
 

@@ -15,7 +15,7 @@ use switchyard::backend::wgpu::Encoding;
 use switchyard::backend::*;
 use switchyard::*;
 use switchyard::{LoadOp, StoreOp};
-use switchyard_tests::{cube, differing_pixels, look_camera, plain_material, wgpu_backend};
+use switchyard_tests::{differing_pixels, look_camera, wgpu_backend};
 
 const WIDTH: u32 = 160;
 const HEIGHT: u32 = 100;
@@ -70,13 +70,7 @@ fn scene<B: Backend>(backend: Arc<B>, reuse: bool, prepass: Prepass, threads: us
         ..Default::default()
     };
     let mut r = Renderer::new(backend, config).unwrap();
-    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
-    let meshes: Vec<MeshHandle> = (0..8).map(|_| r.create_mesh(&cube()).unwrap()).collect();
-    let materials = [
-        plain_material(&mut r, shader, [0.9, 0.6, 0.3, 1.0]),
-        plain_material(&mut r, shader, [0.3, 0.8, 0.4, 1.0]),
-        plain_material(&mut r, shader, [0.5, 0.5, 0.9, 1.0]),
-    ];
+    let (meshes, materials) = switchyard_tests::lit_boxes(&mut r, 8);
     let (g, out) = graph(prepass);
     r.set_graph(g).unwrap();
     let mut objects = vec![ObjectDesc {

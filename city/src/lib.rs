@@ -150,7 +150,20 @@ pub fn build_with_glass<B: Backend>(
     variants: u32,
     glass_every: u64,
 ) -> Result<City, CityError> {
-    let shader = r.create_shader(&ShaderDesc::lit())?;
+    let shader = r.create_shader(&ShaderDesc::lit_for(&r.backend().caps()))?;
+    build_with_shader(r, shader, objects, materials, variants, glass_every)
+}
+
+/// [`build_with_glass`] with the materials of `shader` (the built-in lit shader in either
+/// form, or one declaring its constants and keywords).
+pub fn build_with_shader<B: Backend>(
+    r: &mut Renderer<B>,
+    shader: ShaderHandle,
+    objects: usize,
+    materials: usize,
+    variants: u32,
+    glass_every: u64,
+) -> Result<City, CityError> {
     r.set_global_keyword("FOG", true);
     r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.003, ..Lighting::default() });
     let meshes: Vec<MeshHandle> = (0..MESHES)
@@ -241,7 +254,17 @@ pub fn cube_color(m: usize, materials: usize) -> [f32; 3] {
 /// faces from 8 shared corners) taken round-robin (cube `i` has material `i % materials`),
 /// under the city's sun; no ground and no fog.
 pub fn build_cubes<B: Backend>(r: &mut Renderer<B>, objects: usize, materials: usize) -> Result<Cubes, CityError> {
-    let shader = r.create_shader(&ShaderDesc::lit())?;
+    let shader = r.create_shader(&ShaderDesc::lit_for(&r.backend().caps()))?;
+    build_cubes_with_shader(r, shader, objects, materials)
+}
+
+/// [`build_cubes`] with the materials of `shader` (as [`build_with_shader`]).
+pub fn build_cubes_with_shader<B: Backend>(
+    r: &mut Renderer<B>,
+    shader: ShaderHandle,
+    objects: usize,
+    materials: usize,
+) -> Result<Cubes, CityError> {
     r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.0, ..Lighting::default() });
     let mesh = r.create_mesh(&corner_cube())?;
     let mats: Vec<MaterialHandle> = (0..materials.max(1))

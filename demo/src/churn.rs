@@ -57,12 +57,18 @@ fn mesh(rng: &mut Pcg64Mcg) -> MeshData {
 }
 
 impl Churn {
-    /// Adds `objects` churned objects over an area of `extent` around the origin.
-    pub(crate) fn new<B: Backend>(r: &mut Renderer<B>, objects: usize, extent: f32) -> Result<Self, String> {
+    /// Adds `objects` churned objects of `shader`'s materials over an area of `extent`
+    /// around the origin.
+    pub(crate) fn new<B: Backend>(
+        r: &mut Renderer<B>,
+        shader: ShaderHandle,
+        objects: usize,
+        extent: f32,
+    ) -> Result<Self, String> {
         let e = |e: ResourceError| e.to_string();
         let mut c = Self {
             rng: Pcg64Mcg::seed_from_u64(0xC4A2),
-            shader: r.create_shader(&ShaderDesc::lit()).map_err(e)?,
+            shader,
             meshes: Vec::new(),
             materials: Vec::new(),
             objects: Vec::new(),

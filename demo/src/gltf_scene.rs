@@ -34,21 +34,32 @@ fn rgba8(img: &gltf::image::Data) -> Option<Vec<u8>> {
     }
 }
 
-/// Loads `path` and fills the scene with copies of it (plus a ground plane) up to `objects`.
-pub fn build<B: Backend>(r: &mut Renderer<B>, path: &std::path::Path, objects: usize) -> Result<city::City, String> {
+/// Loads `path` and fills the scene with copies of it (plus a ground plane) up to `objects`,
+/// its materials made with `shader` (the built-in lit shader, either form).
+pub fn build<B: Backend>(
+    r: &mut Renderer<B>,
+    path: &std::path::Path,
+    objects: usize,
+    shader: ShaderHandle,
+) -> Result<city::City, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
     precheck(&bytes).map_err(at)?;
     let (doc, buffers, images) = guarded(|| gltf::import(path)).map_err(at)?;
-    place(r, &doc, &buffers, &images, objects).map_err(at)
+    place(r, &doc, &buffers, &images, objects, shader).map_err(at)
 }
 
 /// [`build`] from the bytes of a .glb or .gltf file (its buffers and images embedded or as
 /// data URIs).
-pub fn build_from_slice<B: Backend>(r: &mut Renderer<B>, bytes: &[u8], objects: usize) -> Result<city::City, String> {
+pub fn build_from_slice<B: Backend>(
+    r: &mut Renderer<B>,
+    bytes: &[u8],
+    objects: usize,
+    shader: ShaderHandle,
+) -> Result<city::City, String> {
     precheck(bytes)?;
     let (doc, buffers, images) = guarded(|| gltf::import_slice(bytes))?;
-    place(r, &doc, &buffers, &images, objects)
+    place(r, &doc, &buffers, &images, objects, shader)
 }
 
 /// A triangle primitive's mesh data, material index and bounds.
@@ -128,8 +139,8 @@ fn place<B: Backend>(
     buffers: &[gltf::buffer::Data],
     images: &[gltf::image::Data],
     objects: usize,
+    shader: ShaderHandle,
 ) -> Result<city::City, String> {
-    let shader = r.create_shader(&ShaderDesc::lit()).map_err(|e| e.to_string())?;
     r.set_lighting(Lighting { fog_density: 0.002, ..Lighting::default() });
 
     let mut textures = Vec::with_capacity(images.len());

@@ -163,6 +163,14 @@ struct Args {
     /// (`RendererConfig::reuse_prepass_cull`; the baseline it is measured against).
     #[arg(long)]
     no_prepass_reuse: bool,
+    /// Draw with the lit shader's per-draw form (`ShaderDesc::lit`: each material's
+    /// constants bound at its own offset, so every material is a draw state of its own)
+    /// instead of its indexed form (`ShaderDesc::lit_indexed`, the default where the
+    /// adapter allows: materials read by index in the shader, so a multi-draw spans every
+    /// material of a pipeline and texture). The baseline indexed materials are measured
+    /// against; the digest depends on this choice.
+    #[arg(long)]
+    no_indexed_materials: bool,
     /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
     /// pass and draws them indirectly (falls back to the CPU, with a note, where the
     /// backend cannot); `auto` decides per view from its last frame's instances per draw

@@ -114,17 +114,23 @@ impl<'a, B: Backend> Run<'a, B> {
         if let Some(why) = r.indirect_count_fallback() {
             println!("note: count buffers: {why}; GPU-culled draws include empty buckets (--encoding buffer on Vulkan or DX12 has them)");
         }
+        // Every scene's materials are the lit shader's: indexed where the adapter allows.
+        let lit = match args.no_indexed_materials {
+            true => ShaderDesc::lit(),
+            false => ShaderDesc::lit_for(&r.backend().caps()),
+        };
+        let lit = r.create_shader(&lit).map_err(|e| e.to_string())?;
         let scene = match (&args.gltf, args.scene) {
-            (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects)?),
+            (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects, lit)?),
             (None, SceneKind::City) => {
                 // One building in 12 is glass (the full graph's transparent pass draws it).
-                let c = city::build_with_glass(&mut r, args.objects, args.materials, args.variants, 12)
+                let c = city::build_with_shader(&mut r, lit, args.objects, args.materials, args.variants, 12)
                     .map_err(|e| e.to_string())?;
                 scenes::Scene::City(c)
             }
-            (None, SceneKind::Pillar) => scenes::build_pillar(&mut r).map_err(|e| e.to_string())?,
+            (None, SceneKind::Pillar) => scenes::build_pillar(&mut r, lit).map_err(|e| e.to_string())?,
             (None, SceneKind::Cubes) => scenes::Scene::Cubes(
-                city::build_cubes(&mut r, args.objects, args.materials).map_err(|e| e.to_string())?,
+                city::build_cubes_with_shader(&mut r, lit, args.objects, args.materials).map_err(|e| e.to_string())?,
             ),
         };
         let scene = if args.street { scene.at_street_level()? } else { scene };
@@ -134,11 +140,11 @@ impl<'a, B: Backend> Run<'a, B> {
         }
         let shadow_side = r.config().shadow_map_size;
         let churn = match args.churn {
-            true => Some(churn::Churn::new(&mut r, (args.objects / 5).max(8), extent(&scene))?),
+            true => Some(churn::Churn::new(&mut r, lit, (args.objects / 5).max(8), extent(&scene))?),
             false => None,
         };
         let stream = match args.stream {
-            true => Some(stream::Stream::new(&mut r, args.stream_mb, extent(&scene))?),
+            true => Some(stream::Stream::new(lit, args.stream_mb, extent(&scene))?),
             false => None,
         };
         let cascades = args.views as usize - 1;

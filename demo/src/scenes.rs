@@ -21,8 +21,10 @@ pub(crate) enum Scene {
 /// Light direction of the pillar scene: shadows fall towards -x.
 pub(crate) const PILLAR_LIGHT: Vec3 = Vec3::new(-1.0, -1.0, 0.0);
 
-pub(crate) fn build_pillar<B: Backend>(r: &mut Renderer<B>) -> Result<Scene, Box<dyn std::error::Error>> {
-    let shader = r.create_shader(&ShaderDesc::lit())?;
+pub(crate) fn build_pillar<B: Backend>(
+    r: &mut Renderer<B>,
+    shader: ShaderHandle,
+) -> Result<Scene, Box<dyn std::error::Error>> {
     r.set_lighting(Lighting { direction: PILLAR_LIGHT, fog_density: 0.0, shadow_strength: 0.9, ..Lighting::default() });
     let mat = |r: &mut Renderer<B>, c: [f32; 4]| {
         r.create_material(&MaterialDesc {

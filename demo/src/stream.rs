@@ -55,15 +55,15 @@ pub(crate) struct Stream {
 }
 
 impl Stream {
-    /// Streams about `mb_per_frame` MB of meshes and textures each frame over an area of
-    /// `extent` around the origin.
-    pub(crate) fn new<B: Backend>(r: &mut Renderer<B>, mb_per_frame: f64, extent: f32) -> Result<Self, String> {
+    /// Streams about `mb_per_frame` MB of meshes and textures (materials of `shader`) each
+    /// frame over an area of `extent` around the origin.
+    pub(crate) fn new(shader: ShaderHandle, mb_per_frame: f64, extent: f32) -> Result<Self, String> {
         if !(mb_per_frame.is_finite() && mb_per_frame > 0.0) {
             return Err(format!("--stream-mb {mb_per_frame}: a positive number of MB per frame"));
         }
         Ok(Self {
             rng: Pcg64Mcg::seed_from_u64(0x57E4),
-            shader: r.create_shader(&ShaderDesc::lit()).map_err(|e| e.to_string())?,
+            shader,
             blocks: VecDeque::new(),
             per_frame: mb_per_frame * 1e6,
             owed: 0.0,

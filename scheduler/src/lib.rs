@@ -117,8 +117,8 @@ pub use glam;
 pub use gpu_cull::{boundary_margin, cull_on_cpu, gpu_cull_support, CullOn, AUTO_TO_CPU, AUTO_TO_GPU};
 pub use graph::JobSpan;
 pub use material::{
-    ListCounts, MaterialDesc, PassKind, PipelineLog, PipelineLogEntry, PropertySheet, PropertyType, PropertyValue,
-    ShaderDesc, ShaderPasses,
+    ListCounts, MaterialBinding, MaterialDesc, PassKind, PipelineLog, PipelineLogEntry, PropertySheet, PropertyType,
+    PropertyValue, ShaderDesc, ShaderPasses, INDEXED_STORAGE_BUFFERS,
 };
 pub use occlusion::occlusion_support;
 pub use profile::wait_for_profiler;

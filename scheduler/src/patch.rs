@@ -14,7 +14,7 @@ use switchyard_backend::{Backend, BindGroupId, PipelineId};
 use crate::cull::MaterialSet;
 use crate::error::RenderError;
 use crate::material::MaterialFrame;
-use crate::material::{BuildCtx, Library, ListCounts, PassKind, PropertySheet, CONSTANT_SLOT};
+use crate::material::{BuildCtx, Library, ListCounts, MaterialBinding, PassKind, PropertySheet, CONSTANT_SLOT};
 use crate::profile;
 
 /// Constant slots filled per piece of the parallel fill (256 KiB). A slot is a copy of at
@@ -24,6 +24,10 @@ use crate::profile;
 /// run 21).
 const PIECE_SLOTS: usize = 1024;
 
+/// A constant slot that no material this frame draws with holds (laid out by dense
+/// material, where one of the frame's materials is indexed).
+const NO_MATERIAL: u32 = u32::MAX;
+
 /// What a material draws with this frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct FrameList {
@@ -31,8 +35,10 @@ pub(crate) struct FrameList {
     pub(crate) forward: PipelineId,
     /// Material bind group.
     pub(crate) group: BindGroupId,
-    /// Dynamic offset of its constant slot in the frame ring.
-    pub(crate) offset: u32,
+    /// Dynamic offset of its constant slot in the frame ring; `None` for an indexed
+    /// material ([`MaterialBinding::Indexed`]), whose group binds every slot (its slot is
+    /// its dense index: the frame's slots are then laid out by dense material).
+    pub(crate) offset: Option<u32>,
     /// Shadow pipeline.
     pub(crate) shadow: PipelineId,
     /// Depth-prepass pipeline (it binds the material group and slot as forward does).
@@ -46,7 +52,8 @@ pub(crate) struct PatchedLists {
     pub(crate) lists: Vec<FrameList>,
     /// Index of each material's forward list in its record's `lists`.
     list_index: Vec<u32>,
-    /// Dense material of each constant slot.
+    /// Dense material of each constant slot ([`NO_MATERIAL`]: a slot no material of this
+    /// frame uses, left zero).
     slot_materials: Vec<u32>,
     /// Materials seen by shadow views and by forward views (indexed by [`PassKind`]).
     used: [MaterialSet; 3],
@@ -91,8 +98,17 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
     out.list_index.resize(nmat, 0);
     out.slot_materials.clear();
     // A depth pass binds the material's slot as forward does (a vertex stage may read it).
-    for m in (0..nmat).filter(|&m| fwd.contains(m) || depth.contains(m)) {
-        out.lists[m].offset = out.slot_materials.len() as u32 * CONSTANT_SLOT;
+    // Slots follow one another, or where an indexed material is drawn, each material's
+    // slot is its dense index (which its shader reads it at).
+    let slotted = |m: usize| fwd.contains(m) || depth.contains(m);
+    let indexed = |m: usize| materials[m].as_ref().is_some_and(|r| r.binding == MaterialBinding::Indexed);
+    let by_material = (0..nmat).any(|m| slotted(m) && indexed(m));
+    for m in (0..nmat).filter(|&m| slotted(m)) {
+        if by_material {
+            out.slot_materials.resize(m, NO_MATERIAL);
+        }
+        let slot = out.slot_materials.len() as u32;
+        out.lists[m].offset = (!indexed(m)).then_some(slot * CONSTANT_SLOT);
         out.slot_materials.push(m as u32);
     }
     let mut counts = ListCounts::default();
@@ -141,6 +157,9 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
         switchyard_kernels::par::fill_blocks(slot * PIECE_SLOTS, &mut out.constants[..], &|p, dst: &mut [u8]| {
             for (j, dst) in dst.chunks_mut(slot).enumerate() {
                 let m = slot_materials[p * PIECE_SLOTS + j];
+                if m == NO_MATERIAL {
+                    continue;
+                }
                 let rec = materials[m as usize].as_ref().expect("a used material exists");
                 rec.lists[list_index[m as usize] as usize].patch_into(dst, globals.values());
             }
@@ -203,7 +222,7 @@ mod tests {
                 f32::from_le_bytes(out.constants[at..at + 4].try_into().unwrap())
             };
             for (s, &m) in slots.iter().enumerate() {
-                assert_eq!(out.lists[m].offset, s as u32 * CONSTANT_SLOT, "{n} slots: material {m}'s offset");
+                assert_eq!(out.lists[m].offset, Some(s as u32 * CONSTANT_SLOT), "{n} slots: material {m}'s offset");
                 assert_eq!(f(s, roughness), m as f32, "{n} slots: slot {s} holds material {m}'s block");
                 assert_eq!(f(s, time), 2.5, "{n} slots: slot {s} has the global patched in");
             }

@@ -426,7 +426,8 @@ fn submit_packet<B: Backend>(
     staged.submit_through(backend, p.batches)?;
     let uploads = {
         crate::profile::zone!("gather-uploads");
-        // Each write's byte source: 0 globals, 1 constants, 2 transforms, 3 bounds; views after.
+        // Each write's byte source: 0 globals, 1 constants, 2 transforms, 3 bounds, 4 the
+        // objects' materials; views after.
         writes.clear();
         for (src, (buf, bytes)) in [&p.globals, &p.constants].into_iter().enumerate() {
             if let (Some(b), false) = (buf, bytes.is_empty()) {
@@ -443,6 +444,11 @@ fn submit_packet<B: Backend>(
                 writes.push((b, off / 2, 3, r.start / 2..r.end / 2));
             }
         }
+        if let Some(b) = p.materials.0 {
+            for (off, r) in &p.transform_writes {
+                writes.push((b, off / 16, 4, r.start / 16..r.end / 16));
+            }
+        }
         let mut uploads = recycle(std::mem::take(spare));
         uploads.extend(
             writes
@@ -452,7 +458,8 @@ fn submit_packet<B: Backend>(
                         0 => &p.globals.1[r.clone()],
                         1 => &p.constants.1[r.clone()],
                         2 => &p.transforms.1[r.clone()],
-                        _ => &bytemuck::cast_slice::<_, u8>(&p.bounds.1)[r.clone()],
+                        3 => &bytemuck::cast_slice::<_, u8>(&p.bounds.1)[r.clone()],
+                        _ => &bytemuck::cast_slice::<_, u8>(&p.materials.1)[r.clone()],
                     };
                     BufferWrite { buffer: *buffer, offset: *offset, data }
                 })

@@ -46,7 +46,8 @@ fn corpus_gltf_seeds_load_or_are_refused_as_the_spec_says() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let config = RendererConfig { threads: 1, width: 16, height: 16, max_objects: 64, ..Default::default() };
         let mut r = Renderer::new(std::sync::Arc::new(NullBackend::new(true)), config).unwrap();
-        switchyard_demo::gltf_scene::build_from_slice(&mut r, &bytes, 16).map(|_| r.scene().len())
+        let lit = r.create_shader(&switchyard::ShaderDesc::lit()).unwrap();
+        switchyard_demo::gltf_scene::build_from_slice(&mut r, &bytes, 16, lit).map(|_| r.scene().len())
     };
     assert_eq!(load("seed-cube.gltf"), Ok(16));
     assert_eq!(load("seed-cube.glb"), Ok(16));
@@ -73,7 +74,11 @@ fn cube_grid_glb_loads_as_its_cubes_and_bad_sizes_are_refused() {
     let config = RendererConfig { threads: 2, width: 16, height: 16, max_objects: 1000, ..Default::default() };
     let mut r = Renderer::new(std::sync::Arc::new(NullBackend::new(true)), config).unwrap();
     // Two copies of the 400 cubes.
-    assert_eq!(switchyard_demo::gltf_scene::build_from_slice(&mut r, &bytes, 800).map(|_| r.scene().len()), Ok(800));
+    let lit = r.create_shader(&switchyard::ShaderDesc::lit_indexed()).unwrap();
+    assert_eq!(
+        switchyard_demo::gltf_scene::build_from_slice(&mut r, &bytes, 800, lit).map(|_| r.scene().len()),
+        Ok(800)
+    );
     for (side, materials) in [(0, 7), (MAX_SIDE + 1, 7), (5, 0), (5, 65_537)] {
         assert!(glb(side, materials).is_err(), "side {side}, {materials} materials");
     }

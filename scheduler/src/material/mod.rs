@@ -101,7 +101,32 @@ pub struct ShaderDesc {
     pub constants: Vec<(String, PropertyType)>,
     /// Its entry points per pass kind.
     pub passes: ShaderPasses,
+    /// How its materials' constants reach it: one block per draw, or indexed.
+    pub materials: MaterialBinding,
 }
+
+/// How a shader reads its material's constant block (group 1, binding 0 of the binding
+/// convention).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MaterialBinding {
+    /// `var<uniform>`: the material's block, bound at its dynamic offset. Materials are
+    /// draw states of their own: a multi-draw spans one material.
+    #[default]
+    PerDraw,
+    /// `var<storage, read>`: an array of [`CONSTANT_SLOT`]-byte slots, one per dense
+    /// material index, read at the slot of the object's material, which binding 3 of the
+    /// same group (`var<storage, read> array<u32>`, vertex stage) holds per object index.
+    /// The materials of one pipeline and texture share one draw state, so a multi-draw
+    /// spans them and a frame's draw calls scale with pipelines. Needs
+    /// [`INDEXED_STORAGE_BUFFERS`] storage buffers per shader stage (`Caps`); the
+    /// built-in form is [`ShaderDesc::lit_indexed`].
+    Indexed,
+}
+
+/// Storage buffers per shader stage an [`MaterialBinding::Indexed`] shader's pipelines bind
+/// besides the engine's scene buffers: the transforms, the material slots and the objects'
+/// materials.
+pub const INDEXED_STORAGE_BUFFERS: u32 = 3;
 
 impl ShaderDesc {
     /// Switchyard's built-in lit shader: base color, emission, roughness, rim strength,
@@ -121,7 +146,35 @@ impl ShaderDesc {
                 ("_Time".into(), PropertyType::Float),
             ],
             passes: ShaderPasses::default(),
+            materials: MaterialBinding::PerDraw,
         }
+    }
+
+    /// The built-in lit shader in the form `caps` allows: [`ShaderDesc::lit_indexed`] where
+    /// the adapter binds [`INDEXED_STORAGE_BUFFERS`] storage buffers per stage, else
+    /// [`ShaderDesc::lit`].
+    pub fn lit_for(caps: &switchyard_backend::Caps) -> Self {
+        if caps.max_storage_buffers_per_stage >= INDEXED_STORAGE_BUFFERS {
+            Self::lit_indexed()
+        } else {
+            Self::lit()
+        }
+    }
+
+    /// The built-in lit shader with its materials indexed ([`MaterialBinding::Indexed`]):
+    /// the same constants, keywords and images as [`ShaderDesc::lit`].
+    pub fn lit_indexed() -> Self {
+        const _: () = assert!(CONSTANT_SLOT == 256, "lit.wgsl's indexed slots are 256 bytes");
+        let lit = Self::lit();
+        let mut wgsl = String::with_capacity(lit.wgsl.len());
+        for line in lit.wgsl.lines().filter(|l| !l.ends_with("// per draw")) {
+            match line.trim_start().strip_prefix("// indexed: ") {
+                Some(code) => wgsl.push_str(code),
+                None => wgsl.push_str(line),
+            }
+            wgsl.push('\n');
+        }
+        Self { name: "lit-indexed".into(), wgsl, materials: MaterialBinding::Indexed, ..lit }
     }
 }
 
@@ -141,6 +194,7 @@ pub(crate) struct ShaderRecord {
     pub(crate) decls: Vec<Decl>,
     pub(crate) block_size: u32,
     pub(crate) passes: ShaderPasses,
+    pub(crate) materials: MaterialBinding,
     /// Compiled variants: (mask, module).
     variants: Vec<(u32, ShaderId)>,
     /// Pipelines made from them, each asked of the backend once.
@@ -212,6 +266,7 @@ impl ShaderRecord {
             decls,
             block_size,
             passes: desc.passes.clone(),
+            materials: desc.materials,
             variants: Vec::new(),
             pipelines: Vec::new(),
             removed: false,
@@ -354,6 +409,9 @@ pub(crate) struct Layouts {
     pub(crate) forward_globals: BindGroupLayoutId,
     pub(crate) shadow_globals: BindGroupLayoutId,
     pub(crate) material: BindGroupLayoutId,
+    /// Group 1 of [`MaterialBinding::Indexed`] shaders: the slots, texture, sampler and the
+    /// objects' materials.
+    pub(crate) material_indexed: BindGroupLayoutId,
     pub(crate) color_format: TextureFormat,
     /// Samples per texel of the forward passes' attachments.
     pub(crate) color_samples: u32,
@@ -390,6 +448,10 @@ pub(crate) fn pipeline_desc(
     transparent: bool,
     layouts: &Layouts,
 ) -> PipelineDesc {
+    let material = match shader.materials {
+        MaterialBinding::PerDraw => layouts.material,
+        MaterialBinding::Indexed => layouts.material_indexed,
+    };
     let depth = |write, bias| DepthState {
         format: TextureFormat::Depth32Float,
         write,
@@ -419,8 +481,8 @@ pub(crate) fn pipeline_desc(
             vertex_entry: shader.passes.forward.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
             fragment_entry: Some(shader.passes.forward.as_ref().map(|f| f.1.clone()).unwrap_or_default()),
             bind_group_layouts: match layouts.scene {
-                Some(g) => vec![layouts.forward_globals, layouts.material, g.layout],
-                None => vec![layouts.forward_globals, layouts.material],
+                Some(g) => vec![layouts.forward_globals, material, g.layout],
+                None => vec![layouts.forward_globals, material],
             },
             vertex_buffers: vertex_layout(),
             cull: CullMode::Back,
@@ -442,8 +504,8 @@ pub(crate) fn pipeline_desc(
             vertex_entry: shader.passes.forward.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
             fragment_entry: None,
             bind_group_layouts: match layouts.scene {
-                Some(g) => vec![layouts.forward_globals, layouts.material, g.layout],
-                None => vec![layouts.forward_globals, layouts.material],
+                Some(g) => vec![layouts.forward_globals, material, g.layout],
+                None => vec![layouts.forward_globals, material],
             },
             vertex_buffers: vertex_layout(),
             cull: CullMode::Back,
@@ -496,6 +558,8 @@ pub(crate) struct MaterialRecord {
     pub(crate) ahead: Option<switchyard_backend::TextureId>,
     /// Its base texture (`None`: white), to bind again on a new device.
     pub(crate) texture: Option<crate::scene::TextureHandle>,
+    /// Its shader's material binding (which group layout its group follows).
+    pub(crate) binding: MaterialBinding,
     pub(crate) transparent: bool,
     pub(crate) version: u64,
     pub(crate) lists: Vec<DisplayList>,
@@ -514,6 +578,7 @@ impl MaterialRecord {
             bound: switchyard_backend::TextureId::default(),
             ahead: None,
             texture: None,
+            binding: MaterialBinding::PerDraw,
             transparent: false,
             version: 0,
             lists: Vec::new(),

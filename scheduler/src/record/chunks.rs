@@ -28,7 +28,7 @@ pub(crate) const CHUNK_BATCHES: usize = 1024;
 
 /// The pipeline and material binding a batch draws with.
 #[inline]
-fn draw_state(ctx: &RecordCtx<'_>, b: &Batch) -> (PipelineId, Option<(BindGroupId, u32)>) {
+fn draw_state(ctx: &RecordCtx<'_>, b: &Batch) -> (PipelineId, Option<(BindGroupId, Option<u32>)>) {
     let l = &ctx.lists[b.material as usize];
     match ctx.pass {
         PassKind::Forward => (l.forward, Some((l.group, l.offset))),
@@ -143,7 +143,11 @@ pub(super) fn record_chunk(ctx: &RecordCtx<'_>, batches: &[Batch], b0: usize, cm
         }
         if let Some((g, off)) = group {
             if bound_group != Some((g, off)) {
-                cmds.push(Command::SetBindGroup { index: 1, group: g, offsets: DynamicOffsets::one(off) });
+                cmds.push(Command::SetBindGroup {
+                    index: 1,
+                    group: g,
+                    offsets: off.map_or(DynamicOffsets::NONE, DynamicOffsets::one),
+                });
                 bound_group = Some((g, off));
                 counts.state_changes += 1;
             }
@@ -325,7 +329,7 @@ mod tests {
             .map(|m| FrameList {
                 forward: PipelineId::default(),
                 group: BindGroupId::default(),
-                offset: m * 256,
+                offset: Some(m * 256),
                 shadow: PipelineId::default(),
                 depth: PipelineId::default(),
             })

@@ -12,7 +12,7 @@ use crate::error::InitError;
 use crate::frame_graph::MAX_SHADOW_MAPS;
 use crate::frame_graph::MAX_VIEWS;
 use crate::gpu_buffer::{buffer, Made};
-use crate::material::{Layouts, SceneKinds, SceneLayout, CONSTANT_SLOT};
+use crate::material::{Layouts, MaterialBinding, SceneKinds, SceneLayout, CONSTANT_SLOT};
 
 /// Bytes of one view's globals in the globals buffer (the dynamic-offset alignment).
 pub(super) const GLOBALS_SLOT: usize = 512;
@@ -33,6 +33,9 @@ pub(crate) struct FrameResources {
     pub(crate) globals_buf: BufferId,
     pub(crate) constants_buf: BufferId,
     pub(crate) transforms_buf: BufferId,
+    /// Each object's dense material (u32 per dense object index, written with its
+    /// transform): what indexed materials' shaders find their slot with.
+    pub(crate) object_materials_buf: BufferId,
     pub(crate) material_sampler: SamplerId,
     pub(crate) shadow_sampler: SamplerId,
     /// Linear, clamping: what fullscreen passes sample their inputs with.
@@ -92,9 +95,12 @@ impl FrameResources {
         let layouts = create_layouts(&mut m)?;
         let globals_buf = m.add(buffer(b, "globals", (MAX_VIEWS * GLOBALS_SLOT) as u64, BufferUsage::UNIFORM))?;
         let constants_size = max_materials as u64 * u64::from(CONSTANT_SLOT);
-        let constants_buf = m.add(buffer(b, "material-constants", constants_size, BufferUsage::UNIFORM))?;
+        let constants_usage = BufferUsage::UNIFORM | BufferUsage::STORAGE;
+        let constants_buf = m.add(buffer(b, "material-constants", constants_size, constants_usage))?;
         let transforms_size = max_objects as u64 * TRANSFORM_SIZE;
         let transforms_buf = m.add(buffer(b, "transforms", transforms_size, BufferUsage::STORAGE))?;
+        let object_materials_buf =
+            m.add(buffer(b, "object-materials", max_objects as u64 * 4, BufferUsage::STORAGE))?;
         let mut sampler = |label: &str, filter, address, compare| {
             m.add(b.create_sampler(&SamplerDesc { label: label.into(), filter, address, compare }))
         };
@@ -124,6 +130,7 @@ impl FrameResources {
             globals_buf,
             constants_buf,
             transforms_buf,
+            object_materials_buf,
             material_sampler,
             shadow_sampler,
             post_sampler,
@@ -189,9 +196,11 @@ impl FrameResources {
             Resource::BindGroupLayout(l.forward_globals),
             Resource::BindGroupLayout(l.shadow_globals),
             Resource::BindGroupLayout(l.material),
+            Resource::BindGroupLayout(l.material_indexed),
             Resource::Buffer(self.globals_buf),
             Resource::Buffer(self.constants_buf),
             Resource::Buffer(self.transforms_buf),
+            Resource::Buffer(self.object_materials_buf),
             Resource::Sampler(self.material_sampler),
             Resource::Sampler(self.shadow_sampler),
             Resource::Sampler(self.post_sampler),
@@ -204,25 +213,33 @@ impl FrameResources {
         all
     }
 
-    /// Group 1 of a material: the constant ring (at the material's dynamic offset), its
+    /// Group 1 of a material: the constant ring (per draw: one slot at the material's
+    /// dynamic offset; indexed: all of it, and the objects' materials at binding 3), its
     /// base texture and the material sampler.
-    pub(crate) fn material_group<B: Backend>(&self, b: &B, texture: TextureId) -> Result<BindGroupId, CreateError> {
-        b.create_bind_group(&BindGroupDesc {
-            label: "material".into(),
-            layout: self.layouts.material,
-            entries: vec![
-                BindEntry {
-                    binding: 0,
-                    resource: BindResource::Buffer {
-                        buffer: self.constants_buf,
-                        offset: 0,
-                        size: Some(u64::from(CONSTANT_SLOT)),
-                    },
-                },
-                BindEntry { binding: 1, resource: BindResource::Texture(texture) },
-                BindEntry { binding: 2, resource: BindResource::Sampler(self.material_sampler) },
-            ],
-        })
+    pub(crate) fn material_group<B: Backend>(
+        &self,
+        b: &B,
+        texture: TextureId,
+        binding: MaterialBinding,
+    ) -> Result<BindGroupId, CreateError> {
+        let buffer = |buffer, size| BindResource::Buffer { buffer, offset: 0, size };
+        let mut entries = vec![
+            BindEntry { binding: 1, resource: BindResource::Texture(texture) },
+            BindEntry { binding: 2, resource: BindResource::Sampler(self.material_sampler) },
+        ];
+        let layout = match binding {
+            MaterialBinding::PerDraw => {
+                let slot = Some(u64::from(CONSTANT_SLOT));
+                entries.push(BindEntry { binding: 0, resource: buffer(self.constants_buf, slot) });
+                self.layouts.material
+            }
+            MaterialBinding::Indexed => {
+                entries.push(BindEntry { binding: 0, resource: buffer(self.constants_buf, None) });
+                entries.push(BindEntry { binding: 3, resource: buffer(self.object_materials_buf, None) });
+                self.layouts.material_indexed
+            }
+        };
+        b.create_bind_group(&BindGroupDesc { label: "material".into(), layout, entries })
     }
 
     /// Group 0 of a forward pass: globals, transforms, its shadow maps and the comparison
@@ -286,18 +303,26 @@ fn create_layouts<B: Backend>(m: &mut Made<'_, B>) -> Result<Layouts, CreateErro
     let forward_globals = m.add(
         b.create_bind_group_layout(&BindGroupLayoutDesc { label: "globals-forward".into(), entries: fwd_entries }),
     )?;
-    let material = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
-        label: "material".into(),
-        entries: vec![
-            entry(0, BindingType::Uniform { dynamic: true, min_size: 0 }),
+    let material_entries = |block| {
+        vec![
+            entry(0, block),
             entry(1, BindingType::Texture(TextureSampleKind::Float)),
             entry(2, BindingType::Sampler { comparison: false }),
-        ],
+        ]
+    };
+    let material = m.add(b.create_bind_group_layout(&BindGroupLayoutDesc {
+        label: "material".into(),
+        entries: material_entries(BindingType::Uniform { dynamic: true, min_size: 0 }),
     }))?;
+    let mut indexed = material_entries(BindingType::Storage { dynamic: false });
+    indexed.push(LayoutEntry { binding: 3, visibility: Stages::VERTEX, ty: BindingType::Storage { dynamic: false } });
+    let material_indexed =
+        m.add(b.create_bind_group_layout(&BindGroupLayoutDesc { label: "material-indexed".into(), entries: indexed }))?;
     Ok(Layouts {
         forward_globals,
         shadow_globals,
         material,
+        material_indexed,
         color_format: TextureFormat::Rgba8UnormSrgb,
         color_samples: 1,
         scene: None,

@@ -1,8 +1,10 @@
-//! Material bind groups, one per texture bound. A material's group 1 binds the constant
-//! ring (at the material's dynamic offset), its base texture and the material sampler:
-//! only the texture differs between materials, so the materials of one texture share one
-//! group, counted here. White's group (materials without a texture, and those waiting for
-//! a texture without a fallback of its own) lives as long as the backend.
+//! Material bind groups, one per texture bound and material binding. A material's group 1
+//! binds the constant ring (per draw: at the material's dynamic offset; indexed: all
+//! slots, and the objects' materials), its base texture and the material sampler: only
+//! the texture and the binding differ between materials, so the materials of one texture
+//! and binding share one group, counted here. White's per-draw group (materials without a
+//! texture, and those waiting for a texture without a fallback of its own) lives as long
+//! as the backend.
 //!
 //! A material whose texture is still queued binds its fallback's group and holds the
 //! texture's own group ahead of time, so the texture's arrival swaps ids: the frame that
@@ -12,68 +14,74 @@ use slotmap::SecondaryMap;
 use switchyard_backend::{Backend, BindGroupId, CreateError, TextureId};
 
 use super::gpu::FrameResources;
+use crate::material::MaterialBinding;
 
-/// Each bound texture's material group and the number of holds on it.
+/// Each bound texture's material groups and the number of holds on each, by binding
+/// (`MaterialBinding as usize`).
 #[derive(Debug, Default)]
 pub(super) struct MaterialGroups {
-    groups: SecondaryMap<TextureId, (BindGroupId, u32)>,
+    groups: [SecondaryMap<TextureId, (BindGroupId, u32)>; 2],
 }
 
 impl MaterialGroups {
     /// The groups with white's made (held until the backend goes).
     pub(super) fn new<B: Backend>(b: &B, gpu: &FrameResources) -> Result<Self, CreateError> {
         let mut groups = Self::default();
-        groups.hold(b, gpu, gpu.white)?;
+        groups.hold(b, gpu, gpu.white, MaterialBinding::PerDraw)?;
         Ok(groups)
     }
 
-    /// One more hold on `texture`'s group, made on the first.
+    /// One more hold on `texture`'s group of `binding`, made on the first.
     pub(super) fn hold<B: Backend>(
         &mut self,
         b: &B,
         gpu: &FrameResources,
         texture: TextureId,
+        binding: MaterialBinding,
     ) -> Result<BindGroupId, CreateError> {
-        if let Some((group, holds)) = self.groups.get_mut(texture) {
+        let groups = &mut self.groups[binding as usize];
+        if let Some((group, holds)) = groups.get_mut(texture) {
             *holds += 1;
             return Ok(*group);
         }
-        let group = gpu.material_group(b, texture)?;
-        self.groups.insert(texture, (group, 1));
+        let group = gpu.material_group(b, texture, binding)?;
+        groups.insert(texture, (group, 1));
         Ok(group)
     }
 
-    /// `texture`'s group, held already.
-    pub(super) fn get(&self, texture: TextureId) -> Option<BindGroupId> {
-        self.groups.get(texture).map(|&(g, _)| g)
+    /// `texture`'s group of `binding`, held already.
+    pub(super) fn get(&self, texture: TextureId, binding: MaterialBinding) -> Option<BindGroupId> {
+        self.groups[binding as usize].get(texture).map(|&(g, _)| g)
     }
 
-    /// One hold fewer on `texture`'s group: the group to retire once it was the last.
-    pub(super) fn let_go(&mut self, texture: TextureId) -> Option<BindGroupId> {
-        let (group, holds) = self.groups.get_mut(texture)?;
+    /// One hold fewer on `texture`'s group of `binding`: the group to retire once it was
+    /// the last.
+    pub(super) fn let_go(&mut self, texture: TextureId, binding: MaterialBinding) -> Option<BindGroupId> {
+        let groups = &mut self.groups[binding as usize];
+        let (group, holds) = groups.get_mut(texture)?;
         *holds -= 1;
         if *holds > 0 {
             return None;
         }
         let group = *group;
-        self.groups.remove(texture);
+        groups.remove(texture);
         Some(group)
     }
 
-    /// Every group (the backend goes): the map is left empty.
+    /// Every group (the backend goes): the maps are left empty.
     pub(super) fn drain(&mut self) -> impl Iterator<Item = BindGroupId> + '_ {
-        self.groups.drain().map(|(_, (g, _))| g)
+        self.groups.iter_mut().flat_map(|g| g.drain().map(|(_, (g, _))| g))
     }
 
     /// Every group, held.
     pub(super) fn all(&self) -> impl Iterator<Item = BindGroupId> + '_ {
-        self.groups.values().map(|&(g, _)| g)
+        self.groups.iter().flat_map(|g| g.values().map(|&(g, _)| g))
     }
 
     /// Groups alive.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.groups.len()
+        self.groups.iter().map(|g| g.len()).sum()
     }
 }
 
@@ -87,8 +95,9 @@ mod tests {
         let b = NullBackend::new(true);
         let gpu = FrameResources::create(&b, 16, 16, false, false, false).unwrap();
         let mut groups = MaterialGroups::new(&b, &gpu).unwrap();
-        let white = groups.get(gpu.white).unwrap();
-        assert_eq!(groups.hold(&b, &gpu, gpu.white).unwrap(), white, "white's group is shared");
+        let (per_draw, indexed) = (MaterialBinding::PerDraw, MaterialBinding::Indexed);
+        let white = groups.get(gpu.white, per_draw).unwrap();
+        assert_eq!(groups.hold(&b, &gpu, gpu.white, per_draw).unwrap(), white, "white's group is shared");
         let other = b
             .create_texture(&switchyard_backend::TextureDesc {
                 label: "other".into(),
@@ -100,15 +109,21 @@ mod tests {
                 mip_levels: 1,
             })
             .unwrap();
-        let g = groups.hold(&b, &gpu, other).unwrap();
+        let g = groups.hold(&b, &gpu, other, per_draw).unwrap();
         assert_ne!(g, white);
-        assert_eq!(groups.hold(&b, &gpu, other).unwrap(), g);
+        assert_eq!(groups.hold(&b, &gpu, other, per_draw).unwrap(), g);
         assert_eq!(groups.len(), 2);
-        assert_eq!(groups.let_go(other), None, "one hold left");
-        assert_eq!(groups.let_go(other), Some(g), "the last hold returns the group to retire");
-        assert_eq!(groups.get(other), None);
-        assert_eq!(groups.let_go(gpu.white), None, "white's own hold stays");
-        assert_eq!(groups.let_go(other), None, "an unknown texture lets go of nothing");
+        // The indexed binding's group of a texture is another group, held apart.
+        let gi = groups.hold(&b, &gpu, other, indexed).unwrap();
+        assert!(gi != g && gi != white);
+        assert_eq!(groups.len(), 3);
+        assert_eq!(groups.let_go(other, per_draw), None, "one hold left");
+        assert_eq!(groups.let_go(other, per_draw), Some(g), "the last hold returns the group to retire");
+        assert_eq!(groups.get(other, per_draw), None);
+        assert_eq!(groups.get(other, indexed), Some(gi), "the indexed group keeps its own hold");
+        assert_eq!(groups.let_go(other, indexed), Some(gi));
+        assert_eq!(groups.let_go(gpu.white, per_draw), None, "white's own hold stays");
+        assert_eq!(groups.let_go(other, per_draw), None, "an unknown texture lets go of nothing");
         assert_eq!(groups.drain().collect::<Vec<_>>(), vec![white]);
         assert_eq!(groups.len(), 0);
     }

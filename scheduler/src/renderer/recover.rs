@@ -95,9 +95,9 @@ impl<B: Backend> Renderer<B> {
                 Some((h, _)) => (id(h).unwrap_or(gpu.white), None),
                 None => (gpu.white, None),
             };
-            let group = groups.hold(b, &gpu, bound)?;
+            let group = groups.hold(b, &gpu, bound, rec.binding)?;
             if let Some(a) = ahead {
-                groups.hold(b, &gpu, a)?;
+                groups.hold(b, &gpu, a, rec.binding)?;
             }
             held.push((group, bound, ahead));
             Ok::<_, CreateError>(())

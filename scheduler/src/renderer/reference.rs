@@ -322,7 +322,11 @@ impl<B: Backend> Renderer<B> {
                     pipeline = Some(p);
                 }
                 if let Some((g, off)) = m.filter(|&m| material != Some(m)) {
-                    cmds.push(Command::SetBindGroup { index: 1, group: g, offsets: DynamicOffsets::one(off) });
+                    cmds.push(Command::SetBindGroup {
+                        index: 1,
+                        group: g,
+                        offsets: off.map_or(DynamicOffsets::NONE, DynamicOffsets::one),
+                    });
                     material = Some((g, off));
                 }
                 let mut j = i + 1;

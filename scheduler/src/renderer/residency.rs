@@ -382,9 +382,9 @@ impl<B: Backend> Renderer<B> {
         let b = &*s.backend;
         for m in s.library.get_mut().materials.iter_mut().flatten().filter(|m| m.texture == Some(texture)) {
             let Some(id) = m.ahead.take() else { continue };
-            m.group = s.groups.get(id).expect("held ahead by the material");
+            m.group = s.groups.get(id, m.binding).expect("held ahead by the material");
             m.version += 1;
-            if let Some(old) = s.groups.let_go(std::mem::replace(&mut m.bound, id)) {
+            if let Some(old) = s.groups.let_go(std::mem::replace(&mut m.bound, id), m.binding) {
                 self.device.retired.retire(Retiree::Resource(Resource::BindGroup(old)), b, &mut s.meshes);
             }
         }

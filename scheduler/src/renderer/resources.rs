@@ -18,7 +18,8 @@ use crate::gpu_buffer::GrowBuffer;
 use crate::gpu_buffer::{buffer, Made};
 use crate::graph::Slot;
 use crate::material::{
-    Library, MaterialDesc, MaterialRecord, PassKind, PropertySheet, PropertyValue, ShaderDesc, ShaderRecord,
+    Library, MaterialBinding, MaterialDesc, MaterialRecord, PassKind, PropertySheet, PropertyValue, ShaderDesc,
+    ShaderRecord,
 };
 use crate::record::MeshRange;
 use crate::scene::{
@@ -70,6 +71,7 @@ impl<B: Backend> Resources<B> {
     pub(super) fn hold_groups(
         &mut self,
         t: Option<TextureHandle>,
+        binding: MaterialBinding,
     ) -> Result<(BindGroupId, switchyard_backend::TextureId, Option<switchyard_backend::TextureId>), ResourceError>
     {
         let bound = match t {
@@ -78,11 +80,11 @@ impl<B: Backend> Resources<B> {
         };
         let ahead = t.and_then(|t| self.textures.get(t)).filter(|t| t.queued).map(|t| t.id);
         let b = &*self.backend;
-        let group = self.groups.hold(b, &self.gpu, bound)?;
+        let group = self.groups.hold(b, &self.gpu, bound, binding)?;
         if let Some(a) = ahead {
-            if let Err(e) = self.groups.hold(b, &self.gpu, a) {
+            if let Err(e) = self.groups.hold(b, &self.gpu, a, binding) {
                 // Made just now if this was its only hold: no frame has seen it.
-                if let Some(g) = self.groups.let_go(bound) {
+                if let Some(g) = self.groups.let_go(bound, binding) {
                     let _ = b.destroy(Resource::BindGroup(g));
                 }
                 return Err(e.into());
@@ -231,6 +233,14 @@ impl<B: Backend> Renderer<B> {
     /// Registers a shader (variants compile on first use).
     pub fn create_shader(&mut self, desc: &ShaderDesc) -> Result<ShaderHandle, ResourceError> {
         let mut rec = ShaderRecord::new(desc)?;
+        let caps = self.res.backend.caps();
+        if desc.materials == MaterialBinding::Indexed
+            && caps.max_storage_buffers_per_stage < crate::material::INDEXED_STORAGE_BUFFERS
+        {
+            return Err(ResourceError::Backend(switchyard_backend::CreateError::Unsupported(
+                "indexed materials: the adapter binds too few storage buffers per shader stage",
+            )));
+        }
         // Compile the base variant and its declared passes' pipelines now, so malformed
         // WGSL or a missing entry point fails here, not mid-frame. (The record keeps the
         // pipelines: the display lists' first frame finds them.) A refusal destroys what
@@ -321,7 +331,8 @@ impl<B: Backend> Renderer<B> {
             let (name, ty) = desc.properties.property(i);
             rec.check_property(name, ty)?;
         }
-        let (group, bound, ahead) = self.res.hold_groups(desc.base_texture)?;
+        let binding = rec.materials;
+        let (group, bound, ahead) = self.res.hold_groups(desc.base_texture, binding)?;
         let materials = &mut self.res.library.get_mut().materials;
         let record = Some(MaterialRecord {
             handle: MaterialHandle::default(),
@@ -332,6 +343,7 @@ impl<B: Backend> Renderer<B> {
             bound,
             ahead,
             texture: desc.base_texture,
+            binding,
             transparent: desc.transparent,
             version: 0,
             lists: Vec::new(),
@@ -396,7 +408,7 @@ impl<B: Backend> Renderer<B> {
             // it was the last material of its texture.
             let s = &mut self.res;
             for t in std::iter::once(rec.bound).chain(rec.ahead) {
-                if let Some(g) = s.groups.let_go(t) {
+                if let Some(g) = s.groups.let_go(t, rec.binding) {
                     self.device.retired.retire(Retiree::Resource(Resource::BindGroup(g)), &*s.backend, &mut s.meshes);
                 }
             }

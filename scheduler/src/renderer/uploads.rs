@@ -34,6 +34,7 @@ impl<B: Backend> Renderer<B> {
             total += bytes;
         }
         self.write_dirty_bounds(packet, total / 2);
+        self.write_dirty_materials(packet, total / 16);
         let dst = &mut packet.transforms.1;
         switchyard_kernels::par::set_len(dst, total);
         // Each block of the packet's bytes copies the parts of the writes it holds; a
@@ -87,6 +88,29 @@ impl<B: Backend> Renderer<B> {
         });
     }
 
+    /// The dense materials of the objects whose transforms the packet writes (`bytes` in
+    /// all), in the same order: indexed materials' shaders find their slots with them.
+    fn write_dirty_materials(&mut self, packet: &mut FramePacket<B::Chunk>, bytes: usize) {
+        packet.materials.0 = Some(self.res.gpu.object_materials_buf);
+        let dst = &mut packet.materials.1;
+        switchyard_kernels::par::set_len(dst, bytes / 4);
+        let (src, writes) = (&self.scene.objects.material[..], &packet.transform_writes);
+        // As the bounds: each block fills the parts of the writes it holds.
+        const BLOCK: usize = 1 << 16;
+        let t = gpu::TRANSFORM_SIZE as usize;
+        self.pool.install(|| {
+            switchyard_kernels::par::fill_blocks(BLOCK, &mut dst[..], &|c, dst: &mut [u32]| {
+                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
+                let first = writes.partition_point(|(_, r)| r.end / t <= a);
+                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
+                    let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
+                    let object = *offset as usize / t + (lo - r.start / t);
+                    dst[lo - a..hi - a].copy_from_slice(&src[object..object + (hi - lo)]);
+                }
+            })
+        });
+    }
+
     /// Ends a frame that failed: nothing of its passes reaches the backend, and the
     /// transforms and bucket lists it would have uploaded go with the next frame. Where
     /// it handed a batch of uploads to the upload thread, the packet still goes to the
@@ -108,6 +132,7 @@ impl<B: Backend> Renderer<B> {
         if self.frame.batch_sent && self.send_batch() {
             packet.passes.clear();
             (packet.globals.0, packet.constants.0, packet.transforms.0, packet.bounds.0) = (None, None, None, None);
+            packet.materials.0 = None;
             packet.views.iter_mut().for_each(|v| *v = crate::submit::ViewUpload::default());
             packet.layout = crate::stats::PacketLayout::default();
             packet.batches = self.device.submit.uploads.sent;

@@ -4,6 +4,10 @@
 //            unused) with a comparison sampler (binding 4);
 //   group 1: the material's constant block (dynamic offset into the frame's ring),
 //            base color texture and sampler (forward pass only).
+// Indexed materials (`MaterialBinding::Indexed`, `ShaderDesc::lit_indexed`): group 1
+// binds the ring as an array of 256-byte slots, one per dense material, and at binding 3
+// each object's material; the indexed form of this file drops the lines that end in
+// `// per draw` and keeps those that begin with `// indexed: `.
 // Keywords become `const KW_<NAME>: bool` lines prepended per variant.
 
 struct Globals {
@@ -30,7 +34,10 @@ struct Material {
 @group(0) @binding(4) var shadow_sampler: sampler_comparison;
 @group(0) @binding(5) var shadow2: texture_depth_2d;
 @group(0) @binding(6) var shadow3: texture_depth_2d;
-@group(1) @binding(0) var<uniform> material: Material;
+@group(1) @binding(0) var<uniform> material: Material; // per draw
+// indexed: struct MaterialSlot { m: Material, pad: array<vec4<f32>, 13>, }; // 256 bytes (naga's GLSL drops @size)
+// indexed: @group(1) @binding(0) var<storage, read> material_slots: array<MaterialSlot>;
+// indexed: @group(1) @binding(3) var<storage, read> object_materials: array<u32>;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
 @group(1) @binding(2) var base_sampler: sampler;
 
@@ -46,6 +53,7 @@ struct VOut {
     @location(0) world: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    // indexed: @location(3) @interpolate(flat) material: u32,
 };
 
 @vertex
@@ -57,6 +65,7 @@ fn vs_main(v: VIn) -> VOut {
     o.world = world.xyz;
     o.normal = normalize((m * vec4<f32>(v.normal, 0.0)).xyz);
     o.uv = v.uv;
+    // indexed: o.material = object_materials[v.object];
     return o;
 }
 
@@ -94,6 +103,7 @@ fn fs_main(v: VOut) -> @location(0) vec4<f32> {
         n = normalize(cross(dpdy(v.world), dpdx(v.world)));
     }
     let l = normalize(-globals.light_dir.xyz);
+    // indexed: let material = material_slots[v.material].m;
     var albedo = material.base_color * textureSample(base_tex, base_sampler, v.uv);
     let diffuse = max(dot(n, l), 0.0) * shadow_term(v.world);
     var color = albedo.rgb * (0.25 + 0.75 * diffuse);

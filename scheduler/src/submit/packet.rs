@@ -68,6 +68,9 @@ pub(crate) struct FramePacket<C> {
     /// objects `transform_writes` names ([`crate::gpu_cull::BOUNDS_SIZE`] bytes per object
     /// where a transform has 64: each write's offsets halved).
     pub(crate) bounds: (Option<BufferId>, Vec<[f32; 8]>),
+    /// The objects' materials buffer, and the dense materials of the objects
+    /// `transform_writes` names (4 bytes per object: each write's offsets divided by 16).
+    pub(crate) materials: (Option<BufferId>, Vec<u32>),
     /// Upload batches handed to the upload thread so far (`upload.rs`): the submission
     /// thread submits every one up to this number before the frame's passes.
     pub(crate) batches: u64,
@@ -90,6 +93,7 @@ impl<C> Default for FramePacket<C> {
             transforms: (None, Vec::new()),
             transform_writes: Vec::new(),
             bounds: (None, Vec::new()),
+            materials: (None, Vec::new()),
             batches: 0,
             views: Vec::new(),
             present: None,
@@ -109,7 +113,7 @@ impl<C> FramePacket<C> {
             })
             .sum();
         let transforms: usize = self.transform_writes.iter().map(|(_, r)| r.len()).sum();
-        let bounds = size_of_val(&self.bounds.1[..]);
+        let bounds = size_of_val(&self.bounds.1[..]) + size_of_val(&self.materials.1[..]);
         (self.globals.1.len() + self.constants.1.len() + transforms + bounds + views) as u64
     }
 }

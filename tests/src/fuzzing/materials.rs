@@ -29,16 +29,19 @@ fn run_shader_material<B: Backend>(r: &mut Renderer<B>, u: &mut Unstructured<'_>
         shadow: if u.arbitrary()? { Some(entry(u)?) } else { None },
         forward: if u.arbitrary()? { Some((entry(u)?, entry(u)?)) } else { None },
     };
+    let materials = if u.arbitrary()? { MaterialBinding::Indexed } else { MaterialBinding::PerDraw };
     let desc = ShaderDesc {
         name: u.arbitrary()?,
-        wgsl: match u.int_in_range(0..=2)? {
+        wgsl: match u.int_in_range(0..=3)? {
             0 => lit.wgsl.clone(),
             1 => mutated_wgsl(u)?,
+            2 => ShaderDesc::lit_indexed().wgsl,
             _ => u.arbitrary()?,
         },
         keywords: if u.arbitrary()? { lit.keywords.clone() } else { keywords },
         constants: if u.arbitrary()? { lit.constants.clone() } else { constants },
         passes: if u.arbitrary()? { ShaderPasses::default() } else { passes },
+        materials,
     };
     let shader = match log.note("create_shader", r.create_shader(&desc)) {
         Ok(s) => s,

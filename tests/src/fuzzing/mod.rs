@@ -210,7 +210,13 @@ pub fn gltf(data: &[u8]) {
 
 /// [`gltf`] on `r` (a fresh renderer), noting what loading and the frame gave in `log`.
 pub fn gltf_on<B: Backend>(r: &mut Renderer<B>, data: &[u8], log: &mut Log) {
-    if log.note("load", switchyard_demo::gltf_scene::build_from_slice(r, data, 64)).is_ok() {
+    // The lit shader in the form the byte after the file picks (the loader's materials use it).
+    let desc = match data.last() {
+        Some(b) if b & 1 == 1 => ShaderDesc::lit_indexed(),
+        _ => ShaderDesc::lit(),
+    };
+    let shader = r.create_shader(&desc).expect("the lit shader");
+    if log.note("load", switchyard_demo::gltf_scene::build_from_slice(r, data, 64, shader)).is_ok() {
         frame(r, log);
     }
 }

@@ -228,4 +228,61 @@ mod tests {
             }
         }
     }
+
+    /// Where an indexed material draws, every slot is its material's dense index: indexed
+    /// materials bind no offset, per-draw ones the offset of that slot, and slots of
+    /// materials the frame does not draw stay zero.
+    #[test]
+    fn an_indexed_material_lays_the_slots_out_by_dense_material() {
+        let b = NullBackend::new(true);
+        let layouts = crate::renderer::gpu::standard_layouts(&b).unwrap();
+        let globals = PropertySheet::new().with("_Time", PropertyValue::Float(2.5));
+        let shaders = vec![
+            ShaderRecord::new(&ShaderDesc::lit()).unwrap(),
+            ShaderRecord::new(&ShaderDesc::lit_indexed()).unwrap(),
+        ];
+        let mut library = Library { shaders, materials: vec![] };
+        let roughness = library.shaders[0].decls.iter().find(|d| d.name == "_Roughness").unwrap().offset as usize;
+        let n = 12;
+        let indexed = |m: usize| m % 3 == 1;
+        let mut used = MaterialSet::default();
+        used.reset(n);
+        for m in 0..n {
+            let sheet = PropertySheet::new().with("_Roughness", PropertyValue::Float(m as f32 + 1.0));
+            let mut rec = MaterialRecord::of_sheet(sheet);
+            if indexed(m) {
+                (rec.shader, rec.binding) = (1, MaterialBinding::Indexed);
+            }
+            library.materials.push(Some(rec));
+            // Materials 0, 5 and 11 are not drawn this frame.
+            if ![0, 5, 11].contains(&m) {
+                used.insert(m);
+            }
+        }
+        let mat_frames: Vec<MaterialFrame> =
+            (0..n).map(|m| crate::sort::material_frame(0, u32::from(indexed(m)), false, 0)).collect();
+        let ctx = PatchCtx {
+            build: BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0, cache: true },
+            mat_frames: &mat_frames,
+        };
+        let mut out = PatchedLists::default();
+        out.clear_used(n);
+        out.add_used(PassKind::Forward, &used);
+        patch_frame(&ctx, &mut library, &mut out);
+        assert!(out.error.is_none(), "{:?}", out.error);
+        assert_eq!(out.constants.len(), 11 * CONSTANT_SLOT as usize, "slots up to the last drawn material");
+        let f = |m: usize| {
+            let at = m * CONSTANT_SLOT as usize + roughness;
+            f32::from_le_bytes(out.constants[at..at + 4].try_into().unwrap())
+        };
+        for m in 0..11 {
+            let drawn = used.contains(m);
+            let want = match (drawn, indexed(m)) {
+                (false, _) | (true, true) => None,
+                (true, false) => Some(m as u32 * CONSTANT_SLOT),
+            };
+            assert_eq!(out.lists[m].offset, want, "material {m}'s offset");
+            assert_eq!(f(m), if drawn { m as f32 + 1.0 } else { 0.0 }, "slot {m}");
+        }
+    }
 }

@@ -117,7 +117,9 @@ pub enum MaterialBinding {
     /// material index, read at the slot of the object's material, which binding 3 of the
     /// same group (`var<storage, read> array<u32>`, vertex stage) holds per object index.
     /// The materials of one pipeline and texture share one draw state, so a multi-draw
-    /// spans them and a frame's draw calls scale with pipelines. Needs
+    /// spans them and a frame's draw calls scale with pipelines. Pad the slot struct to
+    /// 256 bytes with members (`pad: array<vec4<f32>, N>`): naga's GLSL output ignores
+    /// `@size`, so a GL adapter would read the slots at the block's own size. Needs
     /// [`INDEXED_STORAGE_BUFFERS`] storage buffers per shader stage (`Caps`); the
     /// built-in form is [`ShaderDesc::lit_indexed`].
     Indexed,

@@ -13,6 +13,7 @@ mod count_buffers;
 mod depth_prepass;
 mod external_inputs;
 mod gpu_cull;
+mod indexed_materials;
 mod msaa;
 mod occlusion;
 mod prepass_cull;

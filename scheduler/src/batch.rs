@@ -32,7 +32,7 @@ pub struct Batch {
 #[inline]
 pub(crate) fn batch_state(pass: PassKind, mats: &[MaterialFrame], material: u32) -> u32 {
     match pass {
-        PassKind::Forward | PassKind::Depth => material,
+        PassKind::Forward | PassKind::Depth => mats[material as usize].batch_material(material),
         PassKind::Shadow => mats[material as usize].shadow_state,
     }
 }
@@ -95,7 +95,12 @@ impl Items<'_> {
             }
             _ => {
                 let o = self.queue[q] as usize;
-                Batch { first, count: 0, mesh: self.objects.mesh[o], material: self.objects.material[o] }
+                let m = self.objects.material[o];
+                let material = match self.pass {
+                    PassKind::Shadow => m,
+                    PassKind::Forward | PassKind::Depth => self.mats[m as usize].batch_material(m),
+                };
+                Batch { first, count: 0, mesh: self.objects.mesh[o], material }
             }
         }
     }

@@ -91,6 +91,15 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
     let t = std::time::Instant::now();
     out.error = None;
     let nmat = ctx.mat_frames.len();
+    // Batches of indexed materials draw with their batch material's lists: those are
+    // built too (whether or not its own objects are drawn).
+    for set in &mut out.used[PassKind::Forward as usize..] {
+        for m in 0..nmat {
+            if let Some(b) = ctx.mat_frames[m].batch_as.filter(|_| set.contains(m)) {
+                set.insert(b as usize);
+            }
+        }
+    }
     let [shadow, fwd, depth] = &out.used;
     out.lists.clear();
     out.lists.resize(nmat, FrameList::default());

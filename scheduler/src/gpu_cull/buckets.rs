@@ -125,10 +125,16 @@ fn build(ctx: &BucketCtx<'_>, view: &View, out: &mut Buckets) {
     for (k, &(_, i)) in out.scratch.iter().enumerate() {
         let s = state(i);
         if prev != Some(s) {
-            let material = o.material[i as usize];
+            // Shadow passes draw with the first object's material; forward and depth
+            // passes with the state's (an indexed material's batch material).
+            let material = if view.pass == PassKind::Shadow { o.material[i as usize] } else { s.1 };
             out.buckets.push(Batch { first: k as u32, count: 0, mesh: s.2, material });
-            out.used.insert(material as usize);
+            out.used.insert(o.material[i as usize] as usize);
             prev = Some(s);
+        } else if view.pass != PassKind::Shadow {
+            // Every material an indexed bucket draws (it spans several): the patch stage
+            // fills their slots.
+            out.used.insert(o.material[i as usize] as usize);
         }
         if let Some(b) = out.buckets.last_mut() {
             b.count += 1;

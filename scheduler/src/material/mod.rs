@@ -403,6 +403,20 @@ pub(crate) struct MaterialFrame {
     pub(crate) shadow_state: u32,
     /// The pass kinds its shader has entry points for ([`crate::PassKind::bit`]s).
     pub(crate) passes: u8,
+    /// An indexed material ([`MaterialBinding::Indexed`]): the material whose lists its
+    /// forward and depth batches draw with, the first (lowest dense index) of the indexed
+    /// materials of its shader, variant, blending and group, so the objects of all of them
+    /// share keys, batches and buckets (each reads its own slot). `None`: itself.
+    pub(crate) batch_as: Option<u32>,
+}
+
+impl MaterialFrame {
+    /// The material that batches of `material` (whose frame this is) draw with in
+    /// forward and depth passes.
+    #[inline]
+    pub(crate) fn batch_material(&self, material: u32) -> u32 {
+        self.batch_as.unwrap_or(material)
+    }
 }
 
 /// Bind group layouts every pipeline follows (the binding convention).

@@ -179,6 +179,22 @@ impl<B: Backend> Renderer<B> {
             })
             .collect();
         let state = |m: u32| states[m as usize].expect("objects use live materials");
+        // What forward and depth batches of a material draw with: itself, or for an indexed
+        // material the first indexed material of its state and bind group.
+        let indexed = |m: usize| {
+            lib.materials[m]
+                .as_ref()
+                .filter(|r| r.binding == crate::material::MaterialBinding::Indexed)
+                .map(|r| r.group)
+        };
+        let batch_material: Vec<u32> = (0..states.len())
+            .map(|m| match indexed(m) {
+                Some(group) => {
+                    (0..m).find(|&f| indexed(f) == Some(group) && states[f] == states[m]).unwrap_or(m) as u32
+                }
+                None => m as u32,
+            })
+            .collect();
         // A pipeline state's id: where its (shader, variant) first occurs in material order.
         let mut seen: Vec<(u32, u32)> = Vec::new();
         let pipeline_ids: Vec<u64> = states
@@ -198,7 +214,7 @@ impl<B: Backend> Renderer<B> {
                 let i = i as usize;
                 let (_, _, transparent) = state(o.material[i]);
                 let pipeline = pipeline_ids[o.material[i] as usize] & 0x7fff;
-                let material = if forward { u64::from(o.material[i]) & 0xffff } else { 0 };
+                let material = if forward { u64::from(batch_material[o.material[i] as usize]) & 0xffff } else { 0 };
                 let mesh = u64::from(o.mesh[i]) & 0xfff;
                 let distance = (Vec3::new(o.cx[i], o.cy[i], o.cz[i]) - view.eye).length();
                 let depth = ((distance / view.far.max(1e-6)).clamp(0.0, 1.0) * 65535.0) as u64;
@@ -217,7 +233,7 @@ impl<B: Backend> Renderer<B> {
         let draw_state = |i: u32| {
             let m = o.material[i as usize];
             if forward {
-                (m, 0, 0)
+                (batch_material[m as usize], 0, 0)
             } else {
                 let (shader, variant, _) = state(m);
                 (u32::MAX, shader, variant)
@@ -234,7 +250,10 @@ impl<B: Backend> Renderer<B> {
                     first: q as u32,
                     count: 1,
                     mesh: o.mesh[i as usize],
-                    material: o.material[i as usize],
+                    material: match forward {
+                        true => batch_material[o.material[i as usize] as usize],
+                        false => o.material[i as usize],
+                    },
                 }),
             }
         }

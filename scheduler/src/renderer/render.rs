@@ -45,6 +45,9 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) mat_frames: Vec<MaterialFrame>,
     /// Each (shader, variant) pair of this frame to its shadow-pass state id (in order of use).
     pub(super) shadow_states: ahash::AHashMap<(u32, u32), u32>,
+    /// The first indexed material of each shader, variant, blending and group
+    /// (`MaterialFrame::batch_as`).
+    pub(super) batch_groups: ahash::AHashMap<(u32, u32, bool, switchyard_backend::BindGroupId), u32>,
     /// Pass kinds some live material's shader lacks ([`PassKind::bit`]s): culls filter them.
     pub(super) lacking_passes: u8,
     /// The number of the last frame begun.
@@ -74,6 +77,7 @@ impl<B: Backend> FrameState<B> {
             patched: Slot::default(),
             mat_frames: Vec::new(),
             shadow_states: ahash::AHashMap::new(),
+            batch_groups: ahash::AHashMap::new(),
             lacking_passes: 0,
             number: 0,
             batch_sent: false,
@@ -223,9 +227,10 @@ impl<B: Backend> Renderer<B> {
         profile::zone!("resolve-materials");
         self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
+        self.frame.batch_groups.clear();
         self.frame.lacking_passes = 0;
         let lib = self.res.library.get_mut();
-        for rec in &lib.materials {
+        for (m, rec) in lib.materials.iter().enumerate() {
             let Some(r) = rec else {
                 self.frame.mat_frames.push(MaterialFrame::default());
                 continue;
@@ -238,6 +243,11 @@ impl<B: Backend> Renderer<B> {
             let state = *self.frame.shadow_states.entry(key).or_insert(next);
             let mut frame = crate::sort::material_frame(variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
+            if r.binding == crate::material::MaterialBinding::Indexed {
+                let first =
+                    *self.frame.batch_groups.entry((r.shader, variant, r.transparent, r.group)).or_insert(m as u32);
+                frame.batch_as = (first != m as u32).then_some(first);
+            }
             self.frame.lacking_passes |= !frame.passes & 0b11;
             self.frame.mat_frames.push(frame);
         }

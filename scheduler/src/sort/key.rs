@@ -287,7 +287,7 @@ fn key_with_depth(view: &View, o: &Objects, i: usize, mats: &[MaterialFrame], de
         layer: o.layer[i],
         transparent: m.transparent && forward,
         pipeline: pipeline_field(m.shadow_state),
-        material: if forward { material_field(material) } else { 0 },
+        material: if forward { material_field(m.batch_material(material)) } else { 0 },
         mesh: mesh_field(o.mesh[i]),
         depth,
     })

@@ -21,7 +21,7 @@ use coherent::{coherent_order, OrderScratch};
 
 /// The frame data of a material (every pass kind; the caller narrows `passes`).
 pub(crate) fn material_frame(variant: u32, shader: u32, transparent: bool, shadow_state: u32) -> MaterialFrame {
-    MaterialFrame { variant, shader, transparent, shadow_state, passes: 0b11 }
+    MaterialFrame { variant, shader, transparent, shadow_state, passes: 0b11, batch_as: None }
 }
 
 /// The sort stage's output for one view: dense object indices in draw order and their

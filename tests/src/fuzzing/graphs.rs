@@ -275,7 +275,9 @@ fn run_frame_graph<B: Backend>(
     log: &mut Log,
     made: &mut Vec<Resource>,
 ) -> Result<()> {
-    let shader = r.create_shader(&ShaderDesc::lit()).expect("the lit shader");
+    // The lit shader in either form (indexed materials bind another group 1).
+    let lit = if u.arbitrary()? { ShaderDesc::lit_indexed() } else { ShaderDesc::lit() };
+    let shader = r.create_shader(&lit).expect("the lit shader");
     let mesh = r.create_mesh(&crate::cube()).expect("a cube");
     let material = r.create_material(&MaterialDesc { shader, ..Default::default() }).expect("a material");
     let objects: Vec<ObjectDesc> = (0..4)

@@ -25,6 +25,8 @@ for r in 1 2; do
   for v in ix perdraw; do run city100k-$v-r$r --out /tmp/z.png --frames 300 $(flags $v); done
 done
 run street-norecv ${street/--receivers/}
+# The city's default cull (CPU, bundles) against the GPU cull now that its buckets span materials.
+for v in cpu gpu; do run city1m-$v --out /tmp/z.png --objects 1000000 --frames 200 --cull $v $([ $v = gpu ] && echo "--encoding buffer"); done
 for t in 1 16; do $B/demo --backend null --digest --frames 3 --threads $t | grep digest | md5sum | sed "s/^/null default t$t: /"; done >> $L/digests.txt
 $B/demo --digest --frames 3 --threads 16 --out /tmp/y.png | grep digest | md5sum | sed "s/^/wgpu default t16: /" >> $L/digests.txt
 tar czf $OUT/run39-demo.tgz -C $L .

@@ -131,7 +131,9 @@ pub fn ground<B: Backend>(r: &mut Renderer<B>, shader: ShaderHandle, side: usize
 }
 
 /// Builds a city of `objects` objects (one is the ground) with `materials` materials in
-/// `variants` keyword variants (1-4), and turns on fog and the city light.
+/// `variants` keyword variants (1-4) of the lit shader in the form the adapter allows
+/// (`ShaderDesc::lit_for`: materials indexed in the shader where it can), and turns on fog
+/// and the city light.
 pub fn build<B: Backend>(
     r: &mut Renderer<B>,
     objects: usize,
@@ -252,7 +254,8 @@ pub fn cube_color(m: usize, materials: usize) -> [f32; 3] {
 /// The stress scene: `objects` unit cubes ([`corner_cube`]: 8 vertices, one mesh) on a
 /// square grid, each casting shadows, with `materials` lit materials (keyword `FLAT`: flat
 /// faces from 8 shared corners) taken round-robin (cube `i` has material `i % materials`),
-/// under the city's sun; no ground and no fog.
+/// under the city's sun; no ground and no fog. The lit shader in the form the adapter
+/// allows (`ShaderDesc::lit_for`).
 pub fn build_cubes<B: Backend>(r: &mut Renderer<B>, objects: usize, materials: usize) -> Result<Cubes, CityError> {
     let shader = r.create_shader(&ShaderDesc::lit_for(&r.backend().caps()))?;
     build_cubes_with_shader(r, shader, objects, materials)

@@ -276,7 +276,9 @@ fn forward_pass_ms(cubes: usize, frames: usize) -> Result<f64, String> {
     }
     let config = RendererConfig { width, height, max_objects: cubes, max_materials: 300, ..Default::default() };
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
-    let grid = switchyard_city::build_cubes(&mut r, cubes, 256).map_err(|e| e.to_string())?;
+    // The per-draw form of the lit shader, as the raster rows have always measured.
+    let shader = r.create_shader(&switchyard::ShaderDesc::lit()).map_err(|e| e.to_string())?;
+    let grid = switchyard_city::build_cubes_with_shader(&mut r, shader, cubes, 256).map_err(|e| e.to_string())?;
     let lens = grid.lens();
     let view = View {
         label: "main",

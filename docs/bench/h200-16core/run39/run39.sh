@@ -32,7 +32,7 @@ $B/demo --digest --frames 3 --threads 16 --out /tmp/y.png | grep digest | md5sum
 tar czf $OUT/run39-demo.tgz -C $L .
 # sort_cells while the call's time lasts (a round of both binaries takes about a minute).
 for r in 1 2 3; do
-  [ $(( $(date +%s) - T0 )) -gt 260 ] && break
+  [ $(( $(date +%s) - T0 )) -gt 200 ] && break
   if [ $((r % 2)) = 1 ]; then order="old new"; else order="new old"; fi
   for b in $order; do timeout 60 $B/cells-$b 3 1 2 4 8 16 | sed "s/^/$b r$r /"; done
 done > $L/cells_ab.txt 2>&1

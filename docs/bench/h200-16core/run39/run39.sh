@@ -17,7 +17,7 @@ run() { name=$1; shift; s=$(date +%s); timeout 120 $B/demo --threads 16 "$@" > $
 street="--width 1920 --height 1080 --out /tmp/x.png --objects 10000000 --street --cull gpu --encoding buffer --occlusion --receivers --frames 60"
 cubes="--width 1920 --height 1080 --out /tmp/x.png --scene cubes --objects 1000000 --views 3 --cull gpu --encoding buffer --frames 200"
 flags() { case $1 in ix) echo "";; perdraw) echo "--no-indexed-materials";; nocount) echo "--no-indexed-materials --no-indirect-count";; noreuse) echo "--no-indexed-materials --no-prepass-reuse";; cached) echo "--cache-shadows";; esac; }
-for r in 1 2; do
+for r in $(seq 1 ${ROUNDS:-2}); do
   if [ $r = 1 ]; then order="ix perdraw nocount noreuse"; else order="noreuse nocount perdraw ix"; fi
   for v in $order; do run street-$v-r$r $street $(flags $v); done
   if [ $r = 1 ]; then order="ix perdraw nocount cached"; else order="cached nocount perdraw ix"; fi
@@ -32,7 +32,7 @@ $B/demo --digest --frames 3 --threads 16 --out /tmp/y.png | grep digest | md5sum
 tar czf $OUT/run39-demo.tgz -C $L .
 # sort_cells while the call's time lasts (a round of both binaries takes about a minute).
 for r in 1 2 3; do
-  [ $(( $(date +%s) - T0 )) -gt 200 ] && break
+  [ $(( $(date +%s) - T0 )) -gt ${CELLS_UNTIL:-200} ] && break
   if [ $((r % 2)) = 1 ]; then order="old new"; else order="new old"; fi
   for b in $order; do timeout 60 $B/cells-$b 3 1 2 4 8 16 | sed "s/^/$b r$r /"; done
 done > $L/cells_ab.txt 2>&1

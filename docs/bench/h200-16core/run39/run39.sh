@@ -13,7 +13,7 @@ L=/tmp/r39; mkdir -p $L
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $L/gpu.txt
 B=.bench/bin
 run() { name=$1; shift; s=$(date +%s); timeout 120 $B/demo --threads 16 "$@" > $L/$name.txt 2>&1; echo "$name rc=$? $(( $(date +%s) - s ))s" >> $L/rc.txt
-  grep -E "frames/s completed|visible per|kept by|^count buffers|^prepass:|^shadows:|^\| (frame \(cpu\)|record|submit|gpu wait|prepass|opaque|shadow|transparent)" $L/$name.txt | sed "s/^/$name: /" >> $L/summary.txt; }
+  grep -E "frames/s completed|visible per|kept by|^count buffers|^prepass:|^shadows:|^\| (frame \(cpu\)|record|submit|gpu wait|prepass|opaque|shadow|transparent)" $L/$name.txt | sed "s/^/$name: /" >> $L/summary.txt; cp $L/summary.txt $L/rc.txt $OUT/; }
 street="--width 1920 --height 1080 --out /tmp/x.png --objects 10000000 --street --cull gpu --encoding buffer --occlusion --receivers --frames 60"
 cubes="--width 1920 --height 1080 --out /tmp/x.png --scene cubes --objects 1000000 --views 3 --cull gpu --encoding buffer --frames 200"
 flags() { case $1 in ix) echo "";; perdraw) echo "--no-indexed-materials";; nocount) echo "--no-indexed-materials --no-indirect-count";; noreuse) echo "--no-indexed-materials --no-prepass-reuse";; cached) echo "--cache-shadows";; esac; }

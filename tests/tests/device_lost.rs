@@ -29,8 +29,8 @@ fn checker() -> Vec<u8> {
 
 /// Lit, textured, shadowed cubes, seen by a camera and the sun; the views, the mesh and the
 /// texture.
-fn scene(r: &mut Renderer<WgpuBackend>) -> (Vec<View>, MeshHandle, TextureHandle) {
-    let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+fn scene(r: &mut Renderer<WgpuBackend>, lit: &ShaderDesc) -> (Vec<View>, MeshHandle, TextureHandle) {
+    let shader = r.create_shader(lit).unwrap();
     let mesh = r.create_mesh(&cube()).unwrap();
     let texture = r.create_texture(4, 4, &checker()).unwrap();
     let plain = r
@@ -46,6 +46,11 @@ fn scene(r: &mut Renderer<WgpuBackend>) -> (Vec<View>, MeshHandle, TextureHandle
 }
 
 fn on(api: wgpu::Backends, cull: CullOn, cpu_copies: CpuCopy) {
+    on_with(api, cull, cpu_copies, &ShaderDesc::lit());
+}
+
+/// [`on`] with the lit shader in form `lit` (per draw or indexed).
+fn on_with(api: wgpu::Backends, cull: CullOn, cpu_copies: CpuCopy, lit: &ShaderDesc) {
     let Some(backend) = device(api) else { return };
     let config = RendererConfig {
         cull,
@@ -59,7 +64,7 @@ fn on(api: wgpu::Backends, cull: CullOn, cpu_copies: CpuCopy) {
     };
     let mut r = Renderer::new(backend.clone(), config).unwrap();
     assert_eq!(r.gpu_cull(), cull == CullOn::Gpu, "{:?}", r.cull_fallback());
-    let (views, mesh, texture) = scene(&mut r);
+    let (views, mesh, texture) = scene(&mut r, lit);
     r.render(&views).unwrap();
     let before = r.read_color().unwrap();
 
@@ -121,4 +126,16 @@ fn device_lost_on_vulkan_recovers_culling_on_the_gpu() {
 #[test]
 fn device_lost_on_gl_recovers_culling_on_the_gpu() {
     on(wgpu::Backends::GL, CullOn::Gpu, CpuCopy::Keep);
+}
+
+/// Indexed materials: the objects' materials and the slots by dense material come back
+/// with the new device (the full upload of every object's transform and material).
+#[test]
+fn device_lost_on_vulkan_recovers_indexed_materials_culling_on_the_gpu() {
+    on_with(wgpu::Backends::VULKAN, CullOn::Gpu, CpuCopy::Drop, &ShaderDesc::lit_indexed());
+}
+
+#[test]
+fn device_lost_on_gl_recovers_indexed_materials() {
+    on_with(wgpu::Backends::GL, CullOn::Cpu, CpuCopy::Keep, &ShaderDesc::lit_indexed());
 }

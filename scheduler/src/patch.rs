@@ -110,7 +110,9 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
     // Slots follow one another, or where an indexed material is drawn, each material's
     // slot is its dense index (which its shader reads it at).
     let slotted = |m: usize| fwd.contains(m) || depth.contains(m);
-    let indexed = |m: usize| materials[m].as_ref().is_some_and(|r| r.binding == MaterialBinding::Indexed);
+    let indexed = |m: usize| {
+        materials[m].as_ref().is_some_and(|r| shaders[r.shader as usize].materials == MaterialBinding::Indexed)
+    };
     let by_material = (0..nmat).any(|m| slotted(m) && indexed(m));
     for m in (0..nmat).filter(|&m| slotted(m)) {
         if by_material {
@@ -260,7 +262,7 @@ mod tests {
             let sheet = PropertySheet::new().with("_Roughness", PropertyValue::Float(m as f32 + 1.0));
             let mut rec = MaterialRecord::of_sheet(sheet);
             if indexed(m) {
-                (rec.shader, rec.binding) = (1, MaterialBinding::Indexed);
+                rec.shader = 1; // lit_indexed
             }
             library.materials.push(Some(rec));
             // Materials 0, 5 and 11 are not drawn this frame.

@@ -420,8 +420,6 @@ pub(crate) struct MaterialRecord {
     pub(crate) ahead: Option<switchyard_backend::TextureId>,
     /// Its base texture (`None`: white), to bind again on a new device.
     pub(crate) texture: Option<crate::scene::TextureHandle>,
-    /// Its shader's material binding (which group layout its group follows).
-    pub(crate) binding: MaterialBinding,
     pub(crate) transparent: bool,
     pub(crate) version: u64,
     pub(crate) lists: Vec<DisplayList>,
@@ -440,7 +438,6 @@ impl MaterialRecord {
             bound: switchyard_backend::TextureId::default(),
             ahead: None,
             texture: None,
-            binding: MaterialBinding::PerDraw,
             transparent: false,
             version: 0,
             lists: Vec::new(),

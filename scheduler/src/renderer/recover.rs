@@ -88,16 +88,18 @@ impl<B: Backend> Renderer<B> {
         let mut groups = MaterialGroups::new(b, &gpu)?;
         let mut held = Vec::new();
         let id = |h| textures.get(&h).copied();
-        let made = self.res.library.get_mut().materials.iter().flatten().try_for_each(|rec| {
+        let lib = self.res.library.get_mut();
+        let made = lib.materials.iter().flatten().try_for_each(|rec| {
+            let binding = lib.shaders[rec.shader as usize].materials;
             let tex = rec.texture.and_then(|h| Some((h, self.res.textures.get(h)?)));
             let (bound, ahead) = match tex {
                 Some((h, t)) if t.queued => (t.fallback.and_then(id).unwrap_or(gpu.white), id(h)),
                 Some((h, _)) => (id(h).unwrap_or(gpu.white), None),
                 None => (gpu.white, None),
             };
-            let group = groups.hold(b, &gpu, bound, rec.binding)?;
+            let group = groups.hold(b, &gpu, bound, binding)?;
             if let Some(a) = ahead {
-                groups.hold(b, &gpu, a, rec.binding)?;
+                groups.hold(b, &gpu, a, binding)?;
             }
             held.push((group, bound, ahead));
             Ok::<_, CreateError>(())

@@ -184,7 +184,7 @@ impl<B: Backend> Renderer<B> {
         let indexed = |m: usize| {
             lib.materials[m]
                 .as_ref()
-                .filter(|r| r.binding == crate::material::MaterialBinding::Indexed)
+                .filter(|r| lib.shaders[r.shader as usize].materials == crate::material::MaterialBinding::Indexed)
                 .map(|r| r.group)
         };
         let batch_material: Vec<u32> = (0..states.len())

@@ -243,7 +243,7 @@ impl<B: Backend> Renderer<B> {
             let state = *self.frame.shadow_states.entry(key).or_insert(next);
             let mut frame = crate::sort::material_frame(variant, r.shader, r.transparent, state);
             frame.passes = shader.passes.mask();
-            if r.binding == crate::material::MaterialBinding::Indexed {
+            if shader.materials == crate::material::MaterialBinding::Indexed {
                 let first =
                     *self.frame.batch_groups.entry((r.shader, variant, r.transparent, r.group)).or_insert(m as u32);
                 frame.batch_as = (first != m as u32).then_some(first);

@@ -380,11 +380,13 @@ impl<B: Backend> Renderer<B> {
     fn rebind_materials(&mut self, texture: TextureHandle) {
         let s = &mut self.res;
         let b = &*s.backend;
-        for m in s.library.get_mut().materials.iter_mut().flatten().filter(|m| m.texture == Some(texture)) {
+        let crate::material::Library { shaders, materials } = s.library.get_mut();
+        for m in materials.iter_mut().flatten().filter(|m| m.texture == Some(texture)) {
             let Some(id) = m.ahead.take() else { continue };
-            m.group = s.groups.get(id, m.binding).expect("held ahead by the material");
+            let binding = shaders[m.shader as usize].materials;
+            m.group = s.groups.get(id, binding).expect("held ahead by the material");
             m.version += 1;
-            if let Some(old) = s.groups.let_go(std::mem::replace(&mut m.bound, id), m.binding) {
+            if let Some(old) = s.groups.let_go(std::mem::replace(&mut m.bound, id), binding) {
                 self.device.retired.retire(Retiree::Resource(Resource::BindGroup(old)), b, &mut s.meshes);
             }
         }

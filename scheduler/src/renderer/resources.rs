@@ -343,7 +343,6 @@ impl<B: Backend> Renderer<B> {
             bound,
             ahead,
             texture: desc.base_texture,
-            binding,
             transparent: desc.transparent,
             version: 0,
             lists: Vec::new(),
@@ -403,12 +402,14 @@ impl<B: Backend> Renderer<B> {
             return Err(ResourceError::InUse(HandleKind::Material, users as usize));
         }
         self.res.material_handles.remove(m);
-        if let Some(rec) = self.res.library.get_mut().materials[i as usize].take() {
+        let lib = self.res.library.get_mut();
+        if let Some(rec) = lib.materials[i as usize].take() {
             // Queued frames may still bind its group: destroyed once they finish, where
             // it was the last material of its texture.
+            let binding = lib.shaders[rec.shader as usize].materials;
             let s = &mut self.res;
             for t in std::iter::once(rec.bound).chain(rec.ahead) {
-                if let Some(g) = s.groups.let_go(t, rec.binding) {
+                if let Some(g) = s.groups.let_go(t, binding) {
                     self.device.retired.retire(Retiree::Resource(Resource::BindGroup(g)), &*s.backend, &mut s.meshes);
                 }
             }

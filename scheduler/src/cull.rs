@@ -21,7 +21,7 @@ use crate::material::MaterialFrame;
 use crate::material::PassKind;
 use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
-use crate::sort::key::write_keys;
+use crate::sort::key::{may_blend, write_keys};
 use crate::view::View;
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
@@ -334,6 +334,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         Queue::Transparent => !ctx.mat_frames.iter().any(|m| m.transparent),
     };
     let n = if none_of_kind { 0 } else { n };
+    let blend = may_blend(view, ctx.queue);
     let part_len = part_len(n, rayon::current_num_threads());
     let parts = n.div_ceil(part_len).max(1);
     out.parts.resize_with(parts, CullPart::default);
@@ -363,7 +364,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
         }
-        write_keys(view, o, ctx.mat_frames, &part.visible, keys, base);
+        write_keys(view, o, ctx.mat_frames, (&part.visible, blend), keys, base);
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
     });

@@ -216,12 +216,16 @@ impl<B: Backend> Renderer<B> {
                 let pipeline = pipeline_ids[o.material[i] as usize] & 0x7fff;
                 let material = if forward { u64::from(batch_material[o.material[i] as usize]) & 0xffff } else { 0 };
                 let mesh = u64::from(o.mesh[i]) & 0xfff;
-                let distance = (Vec3::new(o.cx[i], o.cy[i], o.cz[i]) - view.eye).length();
-                let depth = ((distance / view.far.max(1e-6)).clamp(0.0, 1.0) * 65535.0) as u64;
+                let d2 = (Vec3::new(o.cx[i], o.cy[i], o.cz[i]) - view.eye).length_squared();
                 let layer = u64::from(o.layer[i]) << 60;
                 let key = if transparent && forward {
+                    // Linear in the distance up to the far plane.
+                    let depth = ((d2.sqrt() / view.far.max(1e-6)).clamp(0.0, 1.0) * 65535.0) as u64;
                     layer | 1 << 59 | (65535 - depth) << 43 | pipeline << 28 | material << 12 | mesh
                 } else {
+                    // Log-spaced: the squared distance's exponent, then its top two mantissa bits.
+                    let bits = u64::from(d2.to_bits());
+                    let depth = ((bits >> 23) & 0xff) << 2 | ((bits >> 21) & 3);
                     layer | pipeline << 44 | material << 28 | mesh << 16 | depth
                 };
                 (key, i as u32)

@@ -98,6 +98,43 @@ pub fn corner_cube() -> MeshData {
     MeshData { vertices, indices }
 }
 
+/// The +x, +y and +z faces of the unit box of [`box_mesh`]`(1, 1, 1)`: 7 shared corners
+/// (each with the normal pointing out of the corner, as [`corner_cube`]'s) and 6
+/// triangles, for the lit shader's `BOX_FACES` keyword, which mirrors them toward the
+/// camera: the box's pixels from half its triangles (on the H100 the report's raster rows
+/// drew 1M cubes this way in 5.157 ms against 9.058 ms with [`corner_cube`]).
+pub fn box_faces() -> MeshData {
+    let faces = box_mesh(1.0, 1.0, 1.0);
+    let center = Vec3::new(0.0, 0.5, 0.0);
+    let mut vertices: Vec<Vertex> = Vec::with_capacity(7);
+    let mut indices = Vec::with_capacity(18);
+    for tri in faces.indices.chunks(3) {
+        if faces.vertices[tri[0] as usize].normal.iter().any(|&c| c < 0.0) {
+            continue;
+        }
+        for &i in tri {
+            let p = faces.vertices[i as usize].position;
+            let k = vertices.iter().position(|v| v.position == p).unwrap_or_else(|| {
+                let normal = (Vec3::from(p) - center).normalize().to_array();
+                vertices.push(Vertex { position: p, normal, uv: [0.0, 0.0] });
+                vertices.len() - 1
+            });
+            indices.push(k as u32);
+        }
+    }
+    MeshData { vertices, indices }
+}
+
+/// Which mesh the stress scene's cubes are ([`build_cubes_as`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CubeForm {
+    /// [`box_faces`] with the `BOX_FACES` keyword: 6 triangles a cube.
+    #[default]
+    BoxFaces,
+    /// [`corner_cube`]: 8 vertices, 12 triangles a cube.
+    Corners,
+}
+
 /// The hash that places and shapes building `i` (a splitmix64 finalizer).
 pub fn hash(i: u64) -> u64 {
     let x = (i ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -251,9 +288,9 @@ pub fn cube_color(m: usize, materials: usize) -> [f32; 3] {
     hue(m as f32 / materials.max(1) as f32, 0.6)
 }
 
-/// The stress scene: `objects` unit cubes ([`corner_cube`]: 8 vertices, one mesh) on a
-/// square grid, each casting shadows, with `materials` lit materials (keyword `FLAT`: flat
-/// faces from 8 shared corners) taken round-robin (cube `i` has material `i % materials`),
+/// The stress scene: `objects` unit cubes (one mesh: [`box_faces`], the three faces toward
+/// the camera) on a square grid, each casting shadows, with `materials` lit materials
+/// (keywords `FLAT`, flat faces from shared corners, and `BOX_FACES`) taken round-robin (cube `i` has material `i % materials`),
 /// under the city's sun; no ground and no fog. The lit shader in the form the adapter
 /// allows (`ShaderDesc::lit_for`).
 pub fn build_cubes<B: Backend>(r: &mut Renderer<B>, objects: usize, materials: usize) -> Result<Cubes, CityError> {
@@ -268,14 +305,29 @@ pub fn build_cubes_with_shader<B: Backend>(
     objects: usize,
     materials: usize,
 ) -> Result<Cubes, CityError> {
+    build_cubes_as(r, shader, objects, materials, CubeForm::default())
+}
+
+/// [`build_cubes_with_shader`] with the cubes drawn as `form`.
+pub fn build_cubes_as<B: Backend>(
+    r: &mut Renderer<B>,
+    shader: ShaderHandle,
+    objects: usize,
+    materials: usize,
+    form: CubeForm,
+) -> Result<Cubes, CityError> {
     r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.0, ..Lighting::default() });
-    let mesh = r.create_mesh(&corner_cube())?;
+    let (mesh, keywords): (MeshData, &[&str]) = match form {
+        CubeForm::BoxFaces => (box_faces(), &["FLAT", "BOX_FACES"]),
+        CubeForm::Corners => (corner_cube(), &["FLAT"]),
+    };
+    let mesh = r.create_mesh(&mesh)?;
     let mats: Vec<MaterialHandle> = (0..materials.max(1))
         .map(|m| {
             let [r0, g0, b0] = cube_color(m, materials);
             r.create_material(&MaterialDesc {
                 shader,
-                keywords: vec!["FLAT".into()],
+                keywords: keywords.iter().map(|k| k.to_string()).collect(),
                 properties: PropertySheet::new().with("_BaseColor", PropertyValue::Color([r0, g0, b0, 1.0])),
                 ..MaterialDesc::default()
             })
@@ -468,6 +520,32 @@ mod tests {
             let n = Vec3::from(v.normal);
             assert!((n.length() - 1.0).abs() < 1e-6);
             assert!(n.dot(Vec3::from(v.position) - Vec3::new(0.0, 0.5, 0.0)) > 0.8);
+        }
+    }
+
+    #[test]
+    fn box_faces_are_the_boxs_three_positive_faces_with_7_corners() {
+        let (half, faces) = (box_faces(), box_mesh(1.0, 1.0, 1.0));
+        assert_eq!((half.vertices.len(), half.indices.len()), (7, 18));
+        assert!((0..7).all(|k| half.indices.contains(&k)));
+        // The corner opposite (+x, +y, +z) is not among them.
+        assert!(half.vertices.iter().all(|v| v.position != [-0.5, 0.0, -0.5]));
+        // Its triangles are the box's faces toward +x, +y and +z, in order, wound alike.
+        let at = |m: &MeshData, i: u32| Vec3::from(m.vertices[i as usize].position);
+        let positive: Vec<&[u32]> = faces
+            .indices
+            .chunks(3)
+            .filter(|t| faces.vertices[t[0] as usize].normal.iter().all(|&c| c >= 0.0))
+            .collect();
+        assert_eq!(positive.len(), 6);
+        for (t, u) in half.indices.chunks(3).zip(positive) {
+            for k in 0..3 {
+                assert_eq!(at(&half, t[k]), at(&faces, u[k]));
+            }
+        }
+        for v in &half.vertices {
+            let n = Vec3::from(v.normal);
+            assert!((n.length() - 1.0).abs() < 1e-6 && n.dot(Vec3::from(v.position) - Vec3::new(0.0, 0.5, 0.0)) > 0.8);
         }
     }
 

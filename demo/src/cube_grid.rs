@@ -2,8 +2,10 @@
 //! same cubes can be loaded by another renderer (the Bevy comparison of issue 21 loads a
 //! 250 x 250 grid and places it 16 times) and by this demo (`--gltf FILE`).
 //!
-//! One unit cube, the scene's ([`switchyard_city::corner_cube`]: 8 shared corners with
-//! normals out of the corners; `--scene cubes` shades its faces flat from derivatives, a
+//! One unit cube, whole ([`switchyard_city::corner_cube`]: 8 shared corners with normals
+//! out of the corners, as `--scene cubes --whole-cubes` draws it; without the flag the
+//! scene draws the three faces toward the camera, which another renderer would not
+//! know to mirror; `--scene cubes` shades its faces flat from derivatives, a
 //! glTF reader shades with these normals), as positions, normals and 16-bit indices in one
 //! buffer; one mesh per material over the same accessors (a glTF primitive names its
 //! material); a node per cube at [`switchyard_city::cube_position`], with cube `i` drawn in

@@ -171,6 +171,12 @@ struct Args {
     /// against; the digest depends on this choice.
     #[arg(long)]
     no_indexed_materials: bool,
+    /// `--scene cubes`: draw each cube as its 8 corners and 12 triangles (`corner_cube`)
+    /// instead of the three faces toward the camera (`box_faces` with the lit shader's
+    /// `BOX_FACES` keyword, the default: the same pixels from half the triangles). The
+    /// baseline the three-face cube is measured against.
+    #[arg(long)]
+    whole_cubes: bool,
     /// Where views are culled: `gpu` culls shadow passes and the opaque pass in a compute
     /// pass and draws them indirectly (falls back to the CPU, with a note, where the
     /// backend cannot); `auto` decides per view from its last frame's instances per draw

@@ -130,7 +130,14 @@ impl<'a, B: Backend> Run<'a, B> {
             }
             (None, SceneKind::Pillar) => scenes::build_pillar(&mut r, lit).map_err(|e| e.to_string())?,
             (None, SceneKind::Cubes) => scenes::Scene::Cubes(
-                city::build_cubes_with_shader(&mut r, lit, args.objects, args.materials).map_err(|e| e.to_string())?,
+                city::build_cubes_as(
+                    &mut r,
+                    lit,
+                    args.objects,
+                    args.materials,
+                    if args.whole_cubes { city::CubeForm::Corners } else { city::CubeForm::BoxFaces },
+                )
+                .map_err(|e| e.to_string())?,
             ),
         };
         let scene = if args.street { scene.at_street_level()? } else { scene };

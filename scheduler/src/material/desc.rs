@@ -96,14 +96,19 @@ pub const INDEXED_STORAGE_BUFFERS: u32 = 3;
 
 impl ShaderDesc {
     /// Switchyard's built-in lit shader: base color, emission, roughness, rim strength,
-    /// and the global `_Time`; keywords `SPECULAR`, `RIM`, `EMISSIVE`, `FOG`, and `FLAT`
+    /// and the global `_Time`; keywords `SPECULAR`, `RIM`, `EMISSIVE`, `FOG`, `FLAT`
     /// (each face's normal from the screen-space derivatives of its position instead of the
-    /// vertex normals: flat faces from meshes whose faces share vertices).
+    /// vertex normals: flat faces from meshes whose faces share vertices) and `BOX_FACES`
+    /// (the mesh is the +x, +y and +z faces of the unit box, x and z in -0.5..0.5 and y in
+    /// 0..1, as `switchyard_city::box_faces` builds it; the vertex stage mirrors them on
+    /// each axis toward the view's camera, the eye or an orthographic camera's direction,
+    /// in the object's own space: the faces a box can show, with half the triangles of
+    /// the whole box. Any transform that does not mirror; the pixels are the whole box's).
     pub fn lit() -> Self {
         Self {
             name: "lit".into(),
             wgsl: include_str!("../shaders/lit.wgsl").into(),
-            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG", "FLAT"].map(String::from).to_vec(),
+            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG", "FLAT", "BOX_FACES"].map(String::from).to_vec(),
             constants: vec![
                 ("_BaseColor".into(), PropertyType::Color),
                 ("_Emission".into(), PropertyType::Color),

@@ -268,7 +268,7 @@ impl<B: Backend> Renderer<B> {
             let c = &cameras[s.camera];
             // The layout of `Globals` in shaders/lit.wgsl.
             const MAPS: usize = 16 + 16 * crate::frame_graph::MAX_SHADOW_MAPS;
-            let mut g = [0f32; MAPS + 16];
+            let mut g = [0f32; MAPS + 20];
             g[..16].copy_from_slice(&c.view_proj.to_cols_array());
             for (k, cam) in s.shadow_cameras.iter().enumerate() {
                 let m = cam.map_or(Mat4::ZERO, |i| cameras[i].view_proj);
@@ -278,7 +278,9 @@ impl<B: Backend> Renderer<B> {
             g[MAPS + 4..MAPS + 8].copy_from_slice(&c.eye.extend(1.0).to_array());
             g[MAPS + 8..MAPS + 12].copy_from_slice(&l.fog_color.extend(1.0).to_array());
             let strength = if s.shadowed { l.shadow_strength } else { 0.0 };
-            g[MAPS + 12..].copy_from_slice(&[time, l.fog_density, strength, 0.0]);
+            g[MAPS + 12..MAPS + 16].copy_from_slice(&[time, l.fog_density, strength, 0.0]);
+            let viewer = switchyard_kernels::cull::center_of_projection(&c.view_proj).unwrap_or(c.eye.extend(1.0));
+            g[MAPS + 16..].copy_from_slice(&viewer.to_array());
             dst[..size_of_val(&g)].copy_from_slice(bytemuck::cast_slice(&g));
         }
     }

@@ -18,6 +18,9 @@ struct Globals {
     fog_color: vec4<f32>,
     // x: time, y: fog density, z: shadow strength, w: unused
     params: vec4<f32>,
+    // Where the view's camera projects from: its position (w = 1), or for an orthographic
+    // camera the unit direction toward its near side (w = 0).
+    viewer: vec4<f32>,
 };
 
 struct Material {
@@ -56,14 +59,44 @@ struct VOut {
     // indexed: @location(3) @interpolate(flat) material: u32,
 };
 
+// KW_BOX_FACES: the mesh is the +x, +y and +z faces of the unit box (x and z in -0.5..0.5,
+// y in 0..1; `switchyard_city::box_faces`), mirrored on each axis where the viewer is on
+// the other side of the box's centre: the (up to) three faces it can see, half the
+// triangles of a whole box. An odd number of mirrors also swaps x and z, which keeps the
+// triangles' winding and the set of faces.
+fn box_mirror(m: mat4x4<f32>) -> vec4<f32> {
+    let a = m[0].xyz;
+    let b = m[1].xyz;
+    let c = m[2].xyz;
+    // The viewer in the mesh's space (the inverse of m's linear part by cofactors),
+    // relative to the box's centre.
+    let w = globals.viewer.xyz - globals.viewer.w * m[3].xyz;
+    let bc = cross(b, c);
+    let local = vec3<f32>(dot(bc, w), dot(cross(c, a), w), dot(cross(a, b), w)) / dot(a, bc);
+    let rel = local - globals.viewer.w * vec3<f32>(0.0, 0.5, 0.0);
+    let s = select(vec3<f32>(-1.0), vec3<f32>(1.0), rel >= vec3<f32>(0.0));
+    return vec4<f32>(s, s.x * s.y * s.z);
+}
+
+fn box_mirrored(d: vec3<f32>, mirror: vec4<f32>) -> vec3<f32> {
+    return select(d, d.zyx, mirror.w < 0.0) * mirror.xyz;
+}
+
 @vertex
 fn vs_main(v: VIn) -> VOut {
     let m = transforms[v.object];
-    let world = m * vec4<f32>(v.position, 1.0);
+    var position = v.position;
+    var normal = v.normal;
+    if (KW_BOX_FACES) {
+        let mirror = box_mirror(m);
+        position = vec3<f32>(0.0, 0.5, 0.0) + box_mirrored(position - vec3<f32>(0.0, 0.5, 0.0), mirror);
+        normal = box_mirrored(normal, mirror);
+    }
+    let world = m * vec4<f32>(position, 1.0);
     var o: VOut;
     o.clip = globals.view_proj * world;
     o.world = world.xyz;
-    o.normal = normalize((m * vec4<f32>(v.normal, 0.0)).xyz);
+    o.normal = normalize((m * vec4<f32>(normal, 0.0)).xyz);
     o.uv = v.uv;
     // indexed: o.material = object_materials[v.object];
     return o;
@@ -72,7 +105,11 @@ fn vs_main(v: VIn) -> VOut {
 @vertex
 fn vs_shadow(v: VIn) -> @builtin(position) vec4<f32> {
     let m = transforms[v.object];
-    return globals.view_proj * (m * vec4<f32>(v.position, 1.0));
+    var position = v.position;
+    if (KW_BOX_FACES) {
+        position = vec3<f32>(0.0, 0.5, 0.0) + box_mirrored(position - vec3<f32>(0.0, 0.5, 0.0), box_mirror(m));
+    }
+    return globals.view_proj * (m * vec4<f32>(position, 1.0));
 }
 
 fn shadow_term(world: vec3<f32>) -> f32 {

@@ -5,6 +5,7 @@
 //! textures of every sampled format and their mip levels. One
 //! test binary (one link against wgpu instead of four).
 
+mod box_faces;
 mod buffer_bindings;
 mod cached;
 mod casters;

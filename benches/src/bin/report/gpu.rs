@@ -7,6 +7,7 @@ use switchyard::backend::wgpu::{Encoding, WgpuBackend, WgpuConfig};
 use switchyard_benches::chart::{line_chart, Series};
 use switchyard_benches::raster::{CubeMesh, Raster};
 use switchyard_benches::{cores, frames, median, median_kept, pool, recording};
+use switchyard_city::CubeForm;
 
 use super::{Options, Report};
 
@@ -206,12 +207,14 @@ pub(super) fn raster_rows(r: &mut Report, o: &Options) -> Result<(), String> {
     let (width, height) = RASTER_SIZE;
     let iters = if o.quick { 3 } else { 9 };
     for &cubes in raster_counts(o) {
-        let mut limit = f64::NAN;
+        let (mut corners, mut faces) = (f64::NAN, f64::NAN);
         for mesh in CubeMesh::ALL {
             r.progress(&format!("raster limit, {cubes} cubes, {}", mesh.name()));
             let ms = raster.measure(mesh, cubes, width, height, iters)?;
-            if mesh == CubeMesh::Corners8 {
-                limit = ms;
+            match mesh {
+                CubeMesh::Corners8 => corners = ms,
+                CubeMesh::Visible3 => faces = ms,
+                _ => {}
             }
             r.row(
                 &format!("raster limit, {cubes} cubes, {}, {width}×{height} (GPU ms, median)", mesh.name()),
@@ -224,21 +227,25 @@ pub(super) fn raster_rows(r: &mut Report, o: &Options) -> Result<(), String> {
                 None,
             );
         }
-        r.progress(&format!("forward pass of the cube grid, {cubes} cubes"));
-        let ours = forward_pass_ms(cubes as usize, iters)?;
-        r.row(
-            &format!(
-                "forward pass of --scene cubes, {cubes} cubes of 8 vertices, 256 materials, {width}×{height} (GPU ms, \
-                 median)"
-            ),
-            cores(),
-            format!("{ours:.3}"),
-            format!("{limit:.3}"),
-            "raster limit, 8 vertices",
-            limit / ours,
-            "-",
-            None,
-        );
+        for (form, what, limit, limit_name) in [
+            (CubeForm::Corners, "cubes of 8 vertices", corners, "raster limit, 8 vertices"),
+            (CubeForm::BoxFaces, "cubes as the 3 faces toward the eye", faces, "raster limit, 3 faces"),
+        ] {
+            r.progress(&format!("forward pass of the cube grid, {cubes} {what}"));
+            let ours = forward_pass_ms(cubes as usize, iters, form)?;
+            r.row(
+                &format!(
+                    "forward pass of --scene cubes, {cubes} {what}, 256 materials, {width}×{height} (GPU ms, median)"
+                ),
+                cores(),
+                format!("{ours:.3}"),
+                format!("{limit:.3}"),
+                limit_name,
+                limit / ours,
+                "-",
+                None,
+            );
+        }
     }
     r.notes.push(format!(
         "- raster limit: {} on the GPU; ratio = limit / ours (1.00x: the forward pass draws as fast as one instanced draw \
@@ -262,12 +269,12 @@ fn raster_counts(o: &Options) -> &'static [u32] {
 
 /// Steps the raster rows report.
 pub(super) fn raster_steps(o: &Options) -> usize {
-    raster_counts(o).len() * (CubeMesh::ALL.len() + 1)
+    raster_counts(o).len() * (CubeMesh::ALL.len() + 2)
 }
 
 /// Median GPU ms of Switchyard's forward pass (default encoding) over the cube grid of
-/// `cubes`, main view only, after a few frames of warm-up.
-fn forward_pass_ms(cubes: usize, frames: usize) -> Result<f64, String> {
+/// `cubes` drawn as `form`, main view only, after a few frames of warm-up.
+fn forward_pass_ms(cubes: usize, frames: usize, form: CubeForm) -> Result<f64, String> {
     use switchyard::{Renderer, RendererConfig, View};
     let (width, height) = RASTER_SIZE;
     let backend = Arc::new(WgpuBackend::new(&WgpuConfig::default()).map_err(|e| e.to_string())?);
@@ -278,7 +285,7 @@ fn forward_pass_ms(cubes: usize, frames: usize) -> Result<f64, String> {
     let mut r = Renderer::new(backend, config).map_err(|e| e.to_string())?;
     // The per-draw form of the lit shader, as the raster rows have always measured.
     let shader = r.create_shader(&switchyard::ShaderDesc::lit()).map_err(|e| e.to_string())?;
-    let grid = switchyard_city::build_cubes_with_shader(&mut r, shader, cubes, 256).map_err(|e| e.to_string())?;
+    let grid = switchyard_city::build_cubes_as(&mut r, shader, cubes, 256, form).map_err(|e| e.to_string())?;
     let lens = grid.lens();
     let view = View {
         label: "main",

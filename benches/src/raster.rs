@@ -12,7 +12,7 @@
 //! drawn 32 to an instance (the mesh repeated 32 times, each copy's cube found from the
 //! vertex index): what a GPU's fixed cost per instance adds to a mesh this small.
 
-use switchyard_city::{box_mesh, corner_cube, Cubes, CUBE_SPACING};
+use switchyard_city::{box_faces, box_mesh, corner_cube, Cubes, CUBE_SPACING};
 
 /// Which cube the limit draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,9 +28,10 @@ pub enum CubeMesh {
     Corners8Batched,
     /// [`CubeMesh::DepthOnly8`], [`BATCH`] cubes an instance.
     DepthOnly8Batched,
-    /// The three faces of the box toward +x, +y and +z (7 corners, 6 triangles), mirrored
-    /// per axis in the vertex shader toward the eye: the faces a convex box can show.
-    /// Flat normals from derivatives.
+    /// The three faces of the box toward +x, +y and +z (7 corners, 6 triangles:
+    /// [`switchyard_city::box_faces`]), mirrored per axis in the vertex shader toward the
+    /// eye (no culling: mirrored faces wind the other way): the faces a convex box can
+    /// show. Flat normals from derivatives.
     Visible3,
     /// [`CubeMesh::Visible3`], depth only.
     Visible3Depth,
@@ -479,26 +480,10 @@ impl Raster {
     }
 }
 
-/// The faces of [`box_mesh`]`(1, 1, 1)` whose normals point to +x, +y and +z, their 7
-/// corners shared.
+/// [`box_faces`]' positions and indices.
 fn visible3() -> (Vec<f32>, Vec<u32>) {
-    let faces = box_mesh(1.0, 1.0, 1.0);
-    let mut corners: Vec<[f32; 3]> = Vec::with_capacity(7);
-    let mut indices = Vec::with_capacity(18);
-    for tri in faces.indices.chunks(3) {
-        if faces.vertices[tri[0] as usize].normal.iter().any(|&c| c < 0.0) {
-            continue;
-        }
-        for &i in tri {
-            let p = faces.vertices[i as usize].position;
-            let k = corners.iter().position(|&c| c == p).unwrap_or_else(|| {
-                corners.push(p);
-                corners.len() - 1
-            });
-            indices.push(k as u32);
-        }
-    }
-    (corners.into_iter().flatten().collect(), indices)
+    let faces = box_faces();
+    (faces.vertices.iter().flat_map(|v| v.position).collect(), faces.indices)
 }
 
 /// [`corner_cube`]'s positions and indices.
@@ -511,18 +496,22 @@ fn corners() -> (Vec<f32>, Vec<u32>) {
 mod tests {
     use super::*;
 
+    /// The adapter's device, or `None` with a note where none has timestamp queries
+    /// (never on CI, where lavapipe has them).
+    fn raster() -> Option<Raster> {
+        Raster::new()
+            .map_err(|e| {
+                assert!(std::env::var_os("CI").is_none(), "no adapter with timestamps on CI: {e}");
+                eprintln!("skipping: {e}");
+            })
+            .ok()
+    }
+
     /// Every cube variant draws and is timed on a real adapter (lavapipe on CI; skipped
     /// with a note where no adapter has timestamp queries).
     #[test]
     fn every_cube_variant_is_timed() {
-        let raster = match Raster::new() {
-            Ok(r) => r,
-            Err(e) => {
-                assert!(std::env::var_os("CI").is_none(), "no adapter with timestamps on CI: {e}");
-                eprintln!("skipping: {e}");
-                return;
-            }
-        };
+        let Some(raster) = raster() else { return };
         for mesh in CubeMesh::ALL {
             let ms = raster.measure(mesh, 100, 64, 36, 1).expect("measured");
             assert!(ms.is_finite() && (0.0..10_000.0).contains(&ms), "{mesh:?}: {ms} ms");
@@ -535,14 +524,7 @@ mod tests {
     /// side), the same pixels covered and shaded within a step.
     #[test]
     fn the_cheaper_cubes_draw_the_same_image() {
-        let raster = match Raster::new() {
-            Ok(r) => r,
-            Err(e) => {
-                assert!(std::env::var_os("CI").is_none(), "no adapter with timestamps on CI: {e}");
-                eprintln!("skipping: {e}");
-                return;
-            }
-        };
+        let Some(raster) = raster() else { return };
         for cubes in [100, 1000] {
             let reference = raster.image(CubeMesh::Corners8, cubes, 160, 90).expect("drawn").expect("color");
             assert!(reference.chunks(4).any(|p| p[0] > 0), "cubes in view");

@@ -64,6 +64,8 @@ struct VOut {
 // the other side of the box's centre: the (up to) three faces it can see, half the
 // triangles of a whole box. An odd number of mirrors also swaps x and z, which keeps the
 // triangles' winding and the set of faces.
+const BOX_CENTRE = vec3<f32>(0.0, 0.5, 0.0);
+
 fn box_mirror(m: mat4x4<f32>) -> vec4<f32> {
     let a = m[0].xyz;
     let b = m[1].xyz;
@@ -73,13 +75,19 @@ fn box_mirror(m: mat4x4<f32>) -> vec4<f32> {
     let w = globals.viewer.xyz - globals.viewer.w * m[3].xyz;
     let bc = cross(b, c);
     let local = vec3<f32>(dot(bc, w), dot(cross(c, a), w), dot(cross(a, b), w)) / dot(a, bc);
-    let rel = local - globals.viewer.w * vec3<f32>(0.0, 0.5, 0.0);
+    let rel = local - globals.viewer.w * BOX_CENTRE;
     let s = select(vec3<f32>(-1.0), vec3<f32>(1.0), rel >= vec3<f32>(0.0));
     return vec4<f32>(s, s.x * s.y * s.z);
 }
 
+// A direction mirrored by `mirror` (and swapped where it mirrors an odd number of axes).
 fn box_mirrored(d: vec3<f32>, mirror: vec4<f32>) -> vec3<f32> {
     return select(d, d.zyx, mirror.w < 0.0) * mirror.xyz;
+}
+
+// A point of the box mirrored about its centre.
+fn box_point(p: vec3<f32>, mirror: vec4<f32>) -> vec3<f32> {
+    return BOX_CENTRE + box_mirrored(p - BOX_CENTRE, mirror);
 }
 
 @vertex
@@ -89,7 +97,7 @@ fn vs_main(v: VIn) -> VOut {
     var normal = v.normal;
     if (KW_BOX_FACES) {
         let mirror = box_mirror(m);
-        position = vec3<f32>(0.0, 0.5, 0.0) + box_mirrored(position - vec3<f32>(0.0, 0.5, 0.0), mirror);
+        position = box_point(position, mirror);
         normal = box_mirrored(normal, mirror);
     }
     let world = m * vec4<f32>(position, 1.0);
@@ -107,7 +115,7 @@ fn vs_shadow(v: VIn) -> @builtin(position) vec4<f32> {
     let m = transforms[v.object];
     var position = v.position;
     if (KW_BOX_FACES) {
-        position = vec3<f32>(0.0, 0.5, 0.0) + box_mirrored(position - vec3<f32>(0.0, 0.5, 0.0), box_mirror(m));
+        position = box_point(position, box_mirror(m));
     }
     return globals.view_proj * (m * vec4<f32>(position, 1.0));
 }

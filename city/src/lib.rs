@@ -290,7 +290,8 @@ pub fn cube_color(m: usize, materials: usize) -> [f32; 3] {
 
 /// The stress scene: `objects` unit cubes (one mesh: [`box_faces`], the three faces toward
 /// the camera) on a square grid, each casting shadows, with `materials` lit materials
-/// (keywords `FLAT`, flat faces from shared corners, and `BOX_FACES`) taken round-robin (cube `i` has material `i % materials`),
+/// (keywords `FLAT`, flat faces from shared corners, `UNTEXTURED` and `BOX_FACES`) taken
+/// round-robin (cube `i` has material `i % materials`),
 /// under the city's sun; no ground and no fog. The lit shader in the form the adapter
 /// allows (`ShaderDesc::lit_for`).
 pub fn build_cubes<B: Backend>(r: &mut Renderer<B>, objects: usize, materials: usize) -> Result<Cubes, CityError> {
@@ -318,8 +319,8 @@ pub fn build_cubes_as<B: Backend>(
 ) -> Result<Cubes, CityError> {
     r.set_lighting(Lighting { direction: LIGHT, fog_density: 0.0, ..Lighting::default() });
     let (mesh, keywords): (MeshData, &[&str]) = match form {
-        CubeForm::BoxFaces => (box_faces(), &["FLAT", "BOX_FACES"]),
-        CubeForm::Corners => (corner_cube(), &["FLAT"]),
+        CubeForm::BoxFaces => (box_faces(), &["FLAT", "UNTEXTURED", "BOX_FACES"]),
+        CubeForm::Corners => (corner_cube(), &["FLAT", "UNTEXTURED"]),
     };
     let mesh = r.create_mesh(&mesh)?;
     let mats: Vec<MaterialHandle> = (0..materials.max(1))

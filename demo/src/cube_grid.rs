@@ -2,12 +2,14 @@
 //! same cubes can be loaded by another renderer (the Bevy comparison of issue 21 loads a
 //! 250 x 250 grid and places it 16 times) and by this demo (`--gltf FILE`).
 //!
-//! One unit cube, whole ([`switchyard_city::corner_cube`]: 8 shared corners with normals
-//! out of the corners, as `--scene cubes --whole-cubes` draws it; without the flag the
-//! scene draws the three faces toward the camera, which another renderer would not
-//! know to mirror; `--scene cubes` shades its faces flat from derivatives, a
-//! glTF reader shades with these normals), as positions, normals and 16-bit indices in one
-//! buffer; one mesh per material over the same accessors (a glTF primitive names its
+//! One unit cube, whole: by default [`switchyard_city::corner_cube`] (8 shared corners with
+//! normals out of the corners, as `--scene cubes --whole-cubes` draws it; without the flag
+//! the scene draws the three faces toward the camera, which another renderer would not
+//! know to mirror; `--scene cubes` shades its faces flat from derivatives, a glTF reader
+//! shades with these normals), or with [`GridCube::Faces24`] the 24-vertex box of
+//! [`switchyard_city::box_mesh`] with a normal per face (the mesh of issue 21's Bevy
+//! comparison, as Bevy's `Cuboid` builds it), as positions, normals and 16-bit indices in
+//! one buffer; one mesh per material over the same accessors (a glTF primitive names its
 //! material); a node per cube at [`switchyard_city::cube_position`], with cube `i` drawn in
 //! material `i % materials` as in `--scene cubes`.
 
@@ -17,18 +19,33 @@ use switchyard_city as city;
 /// Most cubes per side (a million cubes per file).
 pub const MAX_SIDE: usize = 1000;
 
-/// The .glb bytes of a `side` x `side` grid of cubes in `materials` materials.
+/// The cube mesh a grid file holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum GridCube {
+    /// 8 shared corners, normals out of the corners ([`switchyard_city::corner_cube`]).
+    #[default]
+    #[value(name = "8")]
+    Corners8,
+    /// 24 vertices, a normal per face ([`switchyard_city::box_mesh`]`(1, 1, 1)`).
+    #[value(name = "24")]
+    Faces24,
+}
+
+/// The .glb bytes of a `side` x `side` grid of `cube`s in `materials` materials.
 ///
 /// # Errors
 /// A side of 0 or above [`MAX_SIDE`], or no materials, or more than 65,536.
-pub fn glb(side: usize, materials: usize) -> Result<Vec<u8>, String> {
+pub fn glb(side: usize, materials: usize, cube: GridCube) -> Result<Vec<u8>, String> {
     if side == 0 || side > MAX_SIDE {
         return Err(format!("grid side {side}: must be 1 to {MAX_SIDE}"));
     }
     if materials == 0 || materials > 65_536 {
         return Err(format!("{materials} materials: must be 1 to 65536"));
     }
-    let cube = city::corner_cube();
+    let cube = match cube {
+        GridCube::Corners8 => city::corner_cube(),
+        GridCube::Faces24 => city::box_mesh(1.0, 1.0, 1.0),
+    };
     let mut bin: Vec<u8> = Vec::new();
     for v in &cube.vertices {
         v.position.iter().for_each(|c| bin.extend_from_slice(&c.to_le_bytes()));

@@ -1,7 +1,11 @@
 //! `--gltf FILE`: loads a glTF 2.0 scene (.gltf or .glb) and places copies of it on a grid
 //! until the requested object count is reached. Meshes become Switchyard meshes; materials
-//! become lit materials with the base color factor and base color texture. Any bytes give
-//! a scene or an error, never a panic or a hang (fuzzed: `fuzz/fuzz_targets/gltf.rs`).
+//! become lit materials with the base color factor and base color texture. A flat-shaded
+//! primitive (every vertex normal its face's, as a box of 24 vertices) is welded
+//! ([`MeshData::welded_flat`]) and lit with the `FLAT` keyword: the same pixels from fewer
+//! vertices (the 24-vertex cube grid draws as 8-vertex cubes); `weld: false` keeps the
+//! vertices as given. Any bytes give a scene or an error, never a panic or a hang (fuzzed:
+//! `fuzz/fuzz_targets/gltf.rs`).
 
 use glam::{Mat4, Vec3};
 use switchyard::backend::Backend;
@@ -35,22 +39,24 @@ fn rgba8(img: &gltf::image::Data) -> Option<Vec<u8>> {
 }
 
 /// Loads `path` and fills the scene with copies of it (plus a ground plane) up to `objects`,
-/// its materials made with `shader` (the built-in lit shader, either form).
+/// its materials made with `shader` (the built-in lit shader, either form), its flat-shaded
+/// primitives welded where `weld`.
 pub fn build<B: Backend>(
     r: &mut Renderer<B>,
     path: &std::path::Path,
     objects: usize,
     shader: ShaderHandle,
+    weld: bool,
 ) -> Result<city::City, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
     precheck(&bytes).map_err(at)?;
     let (doc, buffers, images) = guarded(|| gltf::import(path)).map_err(at)?;
-    place(r, &doc, &buffers, &images, objects, shader).map_err(at)
+    place(r, &doc, &buffers, &images, objects, shader, weld).map_err(at)
 }
 
 /// [`build`] from the bytes of a .glb or .gltf file (its buffers and images embedded or as
-/// data URIs).
+/// data URIs), flat-shaded primitives welded.
 pub fn build_from_slice<B: Backend>(
     r: &mut Renderer<B>,
     bytes: &[u8],
@@ -59,7 +65,7 @@ pub fn build_from_slice<B: Backend>(
 ) -> Result<city::City, String> {
     precheck(bytes)?;
     let (doc, buffers, images) = guarded(|| gltf::import_slice(bytes))?;
-    place(r, &doc, &buffers, &images, objects, shader)
+    place(r, &doc, &buffers, &images, objects, shader, true)
 }
 
 /// A triangle primitive's mesh data, material index and bounds.
@@ -140,6 +146,7 @@ fn place<B: Backend>(
     images: &[gltf::image::Data],
     objects: usize,
     shader: ShaderHandle,
+    weld: bool,
 ) -> Result<city::City, String> {
     r.set_lighting(Lighting { fog_density: 0.002, ..Lighting::default() });
 
@@ -151,7 +158,9 @@ fn place<B: Backend>(
         };
         textures.push(t);
     }
-    let mut materials = Vec::new();
+    // Each glTF material, the default one last, as given and lit with `FLAT`: made for the
+    // first primitive that uses it in that form (a file's unused materials are not made).
+    let mut descs = Vec::with_capacity(doc.materials().len() + 1);
     for m in doc.materials() {
         let pbr = m.pbr_metallic_roughness();
         let [cr, cg, cb, ca] = pbr.base_color_factor();
@@ -159,20 +168,30 @@ fn place<B: Backend>(
         let props = PropertySheet::new()
             .with("_BaseColor", PropertyValue::Color([linear_to_srgb(cr), linear_to_srgb(cg), linear_to_srgb(cb), ca]))
             .with("_Roughness", PropertyValue::Float(pbr.roughness_factor()));
-        let mat = r
-            .create_material(&MaterialDesc {
-                shader,
-                keywords: vec!["SPECULAR".into()],
-                properties: props,
-                base_texture: tex,
-                transparent: false,
-            })
-            .map_err(|e| e.to_string())?;
-        materials.push(mat);
+        // Without a base texture, no uv reaches the fragment stage.
+        let keywords =
+            if tex.is_some() { vec!["SPECULAR".into()] } else { vec!["SPECULAR".into(), "UNTEXTURED".into()] };
+        descs.push(MaterialDesc { shader, keywords, properties: props, base_texture: tex, transparent: false });
     }
-    let default_material = r
-        .create_material(&MaterialDesc { shader, properties: PropertySheet::new(), ..MaterialDesc::default() })
-        .map_err(|e| e.to_string())?;
+    descs.push(MaterialDesc {
+        shader,
+        keywords: vec!["UNTEXTURED".into()],
+        properties: PropertySheet::new(),
+        ..MaterialDesc::default()
+    });
+    let mut made: Vec<[Option<MaterialHandle>; 2]> = vec![[None; 2]; descs.len()];
+    let mut material = |r: &mut Renderer<B>, k: usize, flat: bool| -> Result<MaterialHandle, String> {
+        if let Some(mat) = made[k][flat as usize] {
+            return Ok(mat);
+        }
+        let mut desc = descs[k].clone();
+        if flat {
+            desc.keywords.push("FLAT".into());
+        }
+        let mat = r.create_material(&desc).map_err(|e| e.to_string())?;
+        made[k][flat as usize] = Some(mat);
+        Ok(mat)
+    };
 
     // Meshes: one Switchyard mesh per triangle primitive, read first (the crate's readers
     // can panic on malformed accessors; nothing of the renderer runs inside the guard).
@@ -180,13 +199,17 @@ fn place<B: Backend>(
         .map_err(|_| "the glTF reader failed on this file's accessors".to_string())??;
     let mut meshes: Vec<Vec<(MeshHandle, MaterialHandle, Vec3, Vec3)>> = Vec::new();
     for (m, prims) in read.into_iter().enumerate() {
-        let mut made = Vec::new();
-        for (data, material, lo, hi) in prims {
+        let mut parts = Vec::new();
+        for (data, gltf_material, lo, hi) in prims {
+            let k = gltf_material.filter(|&i| i < descs.len() - 1).unwrap_or(descs.len() - 1);
+            let (data, mat) = match weld.then(|| data.welded_flat()).flatten() {
+                Some(welded) => (welded, material(r, k, true)?),
+                None => (data, material(r, k, false)?),
+            };
             let handle = r.create_mesh(&data).map_err(|e| format!("mesh {m}: {e}"))?;
-            let mat = material.and_then(|i| materials.get(i).copied()).unwrap_or(default_material);
-            made.push((handle, mat, lo, hi));
+            parts.push((handle, mat, lo, hi));
         }
-        meshes.push(made);
+        meshes.push(parts);
     }
 
     // Parts: every primitive under every node of the default scene, with world transforms.

@@ -110,6 +110,10 @@ struct Args {
     /// Load a glTF 2.0 file (.gltf or .glb) and place copies of it until --objects is reached.
     #[arg(long)]
     gltf: Option<std::path::PathBuf>,
+    /// Keep `--gltf`'s vertices as given: without it, a flat-shaded primitive (every vertex
+    /// normal its face's) is welded to fewer vertices and lit with `FLAT` (same pixels).
+    #[arg(long, requires = "gltf")]
+    gltf_as_given: bool,
     /// Write the cube grid as a glTF binary (.glb) of `--grid-side` x `--grid-side` cubes in
     /// `--materials` materials (as `--scene cubes` places them) and exit: the same cubes
     /// for another renderer, or for `--gltf`.
@@ -118,6 +122,10 @@ struct Args {
     /// Cubes per side of `--write-cube-grid`.
     #[arg(long, default_value_t = 250)]
     grid_side: usize,
+    /// Vertices of `--write-cube-grid`'s cube: 8 shared corners, or 24 (a normal per face,
+    /// as issue 21's Bevy comparison drew).
+    #[arg(long, value_enum, default_value = "8")]
+    grid_cube: switchyard_demo::cube_grid::GridCube,
     /// Write every frame's stats as JSON.
     #[arg(long)]
     stats: Option<std::path::PathBuf>,
@@ -347,12 +355,13 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<(), String> {
     if let Some(path) = &args.write_cube_grid {
-        let bytes = switchyard_demo::cube_grid::glb(args.grid_side, args.materials)?;
+        let bytes = switchyard_demo::cube_grid::glb(args.grid_side, args.materials, args.grid_cube)?;
         std::fs::write(path, &bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
         println!(
-            "wrote {} ({} cubes in {} materials, {} bytes)",
+            "wrote {} ({} cubes of {} vertices in {} materials, {} bytes)",
             path.display(),
             args.grid_side * args.grid_side,
+            if args.grid_cube == switchyard_demo::cube_grid::GridCube::Faces24 { 24 } else { 8 },
             args.materials,
             bytes.len()
         );

@@ -121,7 +121,9 @@ impl<'a, B: Backend> Run<'a, B> {
         };
         let lit = r.create_shader(&lit).map_err(|e| e.to_string())?;
         let scene = match (&args.gltf, args.scene) {
-            (Some(path), _) => scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects, lit)?),
+            (Some(path), _) => {
+                scenes::Scene::City(gltf_scene::build(&mut r, path, args.objects, lit, !args.gltf_as_given)?)
+            }
             (None, SceneKind::City) => {
                 // One building in 12 is glass (the full graph's transparent pass draws it).
                 let c = city::build_with_shader(&mut r, lit, args.objects, args.materials, args.variants, 12)

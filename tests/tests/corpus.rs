@@ -67,21 +67,30 @@ fn corpus_gltf_seeds_load_or_are_refused_as_the_spec_says() {
 fn cube_grid_glb_loads_as_its_cubes_and_bad_sizes_are_refused() {
     use switchyard::backend::null::NullBackend;
     use switchyard::{Renderer, RendererConfig};
-    use switchyard_demo::cube_grid::{glb, MAX_SIDE};
-    let bytes = glb(20, 7).unwrap();
-    assert_eq!(&bytes[..4], b"glTF");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize, bytes.len());
-    let config = RendererConfig { threads: 2, width: 16, height: 16, max_objects: 1000, ..Default::default() };
-    let mut r = Renderer::new(std::sync::Arc::new(NullBackend::new(true)), config).unwrap();
-    // Two copies of the 400 cubes.
-    let lit = r.create_shader(&switchyard::ShaderDesc::lit_indexed()).unwrap();
-    assert_eq!(
-        switchyard_demo::gltf_scene::build_from_slice(&mut r, &bytes, 800, lit).map(|_| r.scene().len()),
-        Ok(800)
-    );
-    for (side, materials) in [(0, 7), (MAX_SIDE + 1, 7), (5, 0), (5, 65_537)] {
-        assert!(glb(side, materials).is_err(), "side {side}, {materials} materials");
+    use switchyard_demo::cube_grid::{glb, GridCube, MAX_SIDE};
+    let mut sizes = Vec::new();
+    for cube in [GridCube::Corners8, GridCube::Faces24] {
+        let bytes = glb(20, 7, cube).unwrap();
+        assert_eq!(&bytes[..4], b"glTF");
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize, bytes.len());
+        let config = RendererConfig { threads: 2, width: 16, height: 16, max_objects: 1000, ..Default::default() };
+        let mut r = Renderer::new(std::sync::Arc::new(NullBackend::new(true)), config).unwrap();
+        // Two copies of the 400 cubes.
+        let lit = r.create_shader(&switchyard::ShaderDesc::lit_indexed()).unwrap();
+        assert_eq!(
+            switchyard_demo::gltf_scene::build_from_slice(&mut r, &bytes, 800, lit).map(|_| r.scene().len()),
+            Ok(800),
+            "{cube:?}"
+        );
+        sizes.push(bytes.len());
+        for (side, materials) in [(0, 7), (MAX_SIDE + 1, 7), (5, 0), (5, 65_537)] {
+            assert!(glb(side, materials, cube).is_err(), "side {side}, {materials} materials");
+        }
     }
+    // The 24-vertex cube's 16 more vertices, a position and a normal each (the JSON's
+    // accessor counts have as many digits in both, "8" and "24" padded alike or not).
+    let grown = sizes[1] - sizes[0];
+    assert!((16 * 24..16 * 24 + 8).contains(&grown), "{sizes:?}");
 }
 
 /// [differential] Runs in the test command without the `fault-injection` feature only:

@@ -57,7 +57,11 @@ impl ShaderPasses {
 pub struct ShaderDesc {
     /// Name (labels, errors).
     pub name: String,
-    /// WGSL source; may use `KW_<KEYWORD>` constants for each keyword.
+    /// WGSL source; may use `KW_<KEYWORD>` constants for each keyword. A line that ends in
+    /// `// if NAME` is kept only in the variants with keyword `NAME` on, one that ends in
+    /// `// if !NAME` only in those with it off: what a `KW_` constant cannot remove, as a
+    /// vertex output that only some variants read (the lit shader's normal, which `FLAT`
+    /// derives instead). `NAME` must be one of `keywords`.
     pub wgsl: String,
     /// Keywords, at most [`MAX_KEYWORDS`](super::MAX_KEYWORDS).
     pub keywords: Vec<String>,
@@ -103,12 +107,17 @@ impl ShaderDesc {
     /// 0..1, as `switchyard_city::box_faces` builds it; the vertex stage mirrors them on
     /// each axis toward the view's camera, the eye or an orthographic camera's direction,
     /// in the object's own space: the faces a box can show, with half the triangles of
-    /// the whole box. Any transform that does not mirror; the pixels are the whole box's).
+    /// the whole box. Any transform that does not mirror; the pixels are the whole box's)
+    /// and `UNTEXTURED` (the base color alone: the material's base texture is not read and
+    /// the vertex stage passes no uv). `FLAT` and `UNTEXTURED` take the normal and the uv
+    /// out of the vertex outputs.
     pub fn lit() -> Self {
         Self {
             name: "lit".into(),
             wgsl: include_str!("../shaders/lit.wgsl").into(),
-            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG", "FLAT", "BOX_FACES"].map(String::from).to_vec(),
+            keywords: ["SPECULAR", "RIM", "EMISSIVE", "FOG", "FLAT", "BOX_FACES", "UNTEXTURED"]
+                .map(String::from)
+                .to_vec(),
             constants: vec![
                 ("_BaseColor".into(), PropertyType::Color),
                 ("_Emission".into(), PropertyType::Color),

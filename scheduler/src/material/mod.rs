@@ -105,6 +105,15 @@ impl ShaderRecord {
         if desc.keywords.len() > MAX_KEYWORDS {
             return Err(ResourceError::Invalid(format!("shader `{}`: more than {MAX_KEYWORDS} keywords", desc.name)));
         }
+        for (n, line) in desc.wgsl.lines().enumerate() {
+            if let Some((_, name)) = line_condition(line).filter(|(_, name)| !desc.keywords.iter().any(|k| k == name)) {
+                return Err(ResourceError::Invalid(format!(
+                    "shader `{}`: line {} is kept `// if` keyword `{name}`, which the shader does not declare",
+                    desc.name,
+                    n + 1
+                )));
+            }
+        }
         let mut decls = Vec::with_capacity(desc.constants.len());
         let mut off = 0u32;
         for (name, ty) in &desc.constants {
@@ -164,7 +173,14 @@ impl ShaderRecord {
         for (i, k) in self.keywords.iter().enumerate() {
             src.push_str(&format!("const KW_{k}: bool = {};\n", mask & (1 << i) != 0));
         }
-        src.push_str(&self.wgsl);
+        for line in self.wgsl.lines() {
+            let kept = line_condition(line)
+                .is_none_or(|(on, name)| self.keyword_bit(name).is_some_and(|bit| (mask & bit != 0) == on));
+            if kept {
+                src.push_str(line);
+                src.push('\n');
+            }
+        }
         src
     }
 
@@ -445,10 +461,43 @@ impl MaterialRecord {
     }
 }
 
+/// The condition a shader line ends in (`// if NAME`: kept where keyword `NAME` is on;
+/// `// if !NAME`: where it is off), as (on, NAME); `None` for any other line.
+fn line_condition(line: &str) -> Option<(bool, &str)> {
+    let (_, tail) = line.trim_end().rsplit_once("// if ")?;
+    let (on, name) = match tail.strip_prefix('!') {
+        Some(name) => (false, name),
+        None => (true, tail),
+    };
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')).then_some((on, name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use switchyard_backend::null::NullBackend;
+
+    #[test]
+    fn lines_kept_per_keyword_and_undeclared_conditions_refused() {
+        assert_eq!(line_condition("    x: f32, // if FLAT"), Some((true, "FLAT")));
+        assert_eq!(line_condition("let y = 1; // if !FOG_2  "), Some((false, "FOG_2")));
+        for line in ["// if the light is on", "a; // if ", "a; // if !", "a; // FLAT", "a; // if FLAT;"] {
+            assert_eq!(line_condition(line), None, "{line}");
+        }
+        let desc = ShaderDesc {
+            wgsl: "a // if FLAT\nb // if !FLAT\nc\nd // if !FOG\n".into(),
+            keywords: vec!["FOG".into(), "FLAT".into()],
+            ..ShaderDesc::lit()
+        };
+        let shader = ShaderRecord::new(&desc).unwrap();
+        let body = |mask: u32| shader.variant_source(mask).lines().filter(|l| !l.starts_with("const")).count();
+        let src = shader.variant_source(0b10);
+        assert!(src.contains("a // if FLAT") && !src.contains("b //") && src.contains("\nc\n") && src.contains("d //"));
+        assert_eq!((body(0), body(0b01), body(0b10), body(0b11)), (3, 2, 3, 2));
+        // A condition on a keyword the shader does not declare: refused, naming the line.
+        let bad = ShaderDesc { wgsl: "a\nb // if !FLAT\n".into(), keywords: vec!["FOG".into()], ..ShaderDesc::lit() };
+        assert!(matches!(ShaderRecord::new(&bad), Err(ResourceError::Invalid(m)) if m.contains("line 2")));
+    }
 
     #[test]
     fn constant_block_layout_and_patches_land_at_their_offsets() {

@@ -29,6 +29,56 @@ pub struct MeshData {
     pub indices: Vec<u32>,
 }
 
+/// How closely a vertex normal must follow its triangle's face normal (the cosine of
+/// about 0.8 degrees) for [`MeshData::welded_flat`].
+const FLAT_COSINE: f32 = 0.9999;
+
+impl MeshData {
+    /// The mesh with its vertices welded where it is flat-shaded: where every triangle's
+    /// vertex normals are its face normal (the normal of its counter-clockwise winding,
+    /// within about 0.8 degrees), vertices that differ only in their normal become one, so
+    /// a box of 24 vertices (four per face, a normal each) becomes its 8 corners. Draw the
+    /// result with a shader that derives each face's normal from its positions (the lit
+    /// shader's `FLAT` keyword): the same pixels from fewer vertices. A welded vertex
+    /// keeps the normal of its first use, which that shading does not read.
+    ///
+    /// `None` where the mesh is not flat-shaded (a normal differs from its face's; a
+    /// triangle of no area; an index or number the renderer would refuse) or where no two
+    /// vertices weld. Mesh import, not the frame loop: it hashes every vertex.
+    pub fn welded_flat(&self) -> Option<MeshData> {
+        check_mesh(self).ok()?;
+        for tri in self.indices.chunks_exact(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| self.vertices[tri[k] as usize]);
+            let face = (Vec3::from(b.position) - Vec3::from(a.position))
+                .cross(Vec3::from(c.position) - Vec3::from(a.position))
+                .try_normalize()?;
+            for v in [a, b, c] {
+                if Vec3::from(v.normal).try_normalize()?.dot(face) < FLAT_COSINE {
+                    return None;
+                }
+            }
+        }
+        // Bits, with -0.0 as 0.0 (adding 0.0 does that).
+        let bits = |x: f32| (x + 0.0).to_bits();
+        let key = |v: &Vertex| (v.position.map(bits), v.uv.map(bits));
+        let mut first = ahash::AHashMap::with_capacity(self.vertices.len());
+        let mut vertices = Vec::new();
+        let mut remap = Vec::with_capacity(self.vertices.len());
+        for v in &self.vertices {
+            let at = *first.entry(key(v)).or_insert_with(|| {
+                vertices.push(*v);
+                vertices.len() as u32 - 1
+            });
+            remap.push(at);
+        }
+        if vertices.len() == self.vertices.len() {
+            return None;
+        }
+        let indices = self.indices.iter().map(|&i| remap[i as usize]).collect();
+        Some(MeshData { vertices, indices })
+    }
+}
+
 /// A mesh the renderer can draw: vertices, a multiple of 3 indices all naming one of them,
 /// finite numbers.
 pub(super) fn check_mesh(mesh: &MeshData) -> Result<(), ResourceError> {

@@ -8,7 +8,8 @@
 // binds the ring as an array of 256-byte slots, one per dense material, and at binding 3
 // each object's material; the indexed form of this file drops the lines that end in
 // `// per draw` and keeps those that begin with `// indexed: `.
-// Keywords become `const KW_<NAME>: bool` lines prepended per variant.
+// Keywords become `const KW_<NAME>: bool` lines prepended per variant; a line that ends
+// in `// if NAME` (`// if !NAME`) is kept only in variants with NAME on (off).
 
 struct Globals {
     view_proj: mat4x4<f32>,
@@ -54,8 +55,8 @@ struct VIn {
 struct VOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
+    @location(1) normal: vec3<f32>, // if !FLAT
+    @location(2) uv: vec2<f32>, // if !UNTEXTURED
     // indexed: @location(3) @interpolate(flat) material: u32,
 };
 
@@ -104,8 +105,8 @@ fn vs_main(v: VIn) -> VOut {
     var o: VOut;
     o.clip = globals.view_proj * world;
     o.world = world.xyz;
-    o.normal = normalize((m * vec4<f32>(normal, 0.0)).xyz);
-    o.uv = v.uv;
+    o.normal = normalize((m * vec4<f32>(normal, 0.0)).xyz); // if !FLAT
+    o.uv = v.uv; // if !UNTEXTURED
     // indexed: o.material = object_materials[v.object];
     return o;
 }
@@ -142,14 +143,15 @@ fn shadow_term(world: vec3<f32>) -> f32 {
 
 @fragment
 fn fs_main(v: VOut) -> @location(0) vec4<f32> {
-    var n = normalize(v.normal);
-    if (KW_FLAT) {
-        // The face's normal, toward the camera (framebuffer y points down).
-        n = normalize(cross(dpdy(v.world), dpdx(v.world)));
-    }
+    var n = normalize(v.normal); // if !FLAT
+    // FLAT: the face's normal, toward the camera (framebuffer y points down), and no
+    // normal among the vertex outputs.
+    var n = normalize(cross(dpdy(v.world), dpdx(v.world))); // if FLAT
     let l = normalize(-globals.light_dir.xyz);
     // indexed: let material = material_slots[v.material].m;
-    var albedo = material.base_color * textureSample(base_tex, base_sampler, v.uv);
+    var albedo = material.base_color * textureSample(base_tex, base_sampler, v.uv); // if !UNTEXTURED
+    // UNTEXTURED: the base color alone, and no uv among the vertex outputs.
+    var albedo = material.base_color; // if UNTEXTURED
     let diffuse = max(dot(n, l), 0.0) * shadow_term(v.world);
     var color = albedo.rgb * (0.25 + 0.75 * diffuse);
     if (KW_SPECULAR) {

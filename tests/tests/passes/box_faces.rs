@@ -4,7 +4,10 @@
 //! boxes turned about every axis and stretched unevenly, seen from above, from within
 //! their height and from below the ground, lit and shadowed by an orthographic sun
 //! (whose shadow pass mirrors toward its direction, not a point), on lavapipe (CPU and GPU
-//! culls) and llvmpipe: the same pixels covered, shaded within one step of 255.
+//! culls) and llvmpipe: the same pixels covered, shaded within one step of 255. And
+//! `MeshData::welded_flat`: a flat-shaded box of 24 vertices welded to its 8 corners and
+//! drawn with `FLAT` gives the pixels of the 24 with their normals; `UNTEXTURED` (no uv
+//! among the vertex outputs) gives the pixels of the white texture's base color.
 
 use std::sync::Arc;
 
@@ -92,4 +95,110 @@ fn box_faces_draw_the_whole_box_on_lavapipe() {
 fn box_faces_draw_the_whole_box_on_llvmpipe() {
     let Some(b) = wgpu_backend(::wgpu::Backends::GL, Encoding::RenderBundle) else { return };
     faces_draw_the_whole_box(b, CullOn::Cpu, "llvmpipe");
+}
+
+/// `box_mesh`'s 24 vertices with every uv at 0 (as the `--write-cube-grid` file's cube,
+/// which has none): flat-shaded, three vertices per corner, one for each face that meets there.
+fn box_without_uvs() -> MeshData {
+    let mut m = switchyard_city::box_mesh(1.0, 1.0, 1.0);
+    m.vertices.iter_mut().for_each(|v| v.uv = [0.0, 0.0]);
+    m
+}
+
+#[test]
+fn welding_keeps_every_corner_and_refuses_what_is_not_flat() {
+    let corner = |m: &MeshData, i: u32| {
+        let v = m.vertices[i as usize];
+        (v.position, v.uv)
+    };
+    // Three faces meet at each of the 8 corners; with its uvs a corner keeps a vertex
+    // per distinct uv.
+    for (mesh, vertices) in [(box_without_uvs(), 8), (switchyard_city::box_mesh(1.0, 2.0, 3.0), 20)] {
+        let welded = mesh.welded_flat().expect("a box is flat-shaded");
+        assert_eq!(welded.vertices.len(), vertices);
+        assert_eq!(welded.indices.len(), mesh.indices.len());
+        for (&i, &j) in mesh.indices.iter().zip(&welded.indices) {
+            assert_eq!(corner(&mesh, i), corner(&welded, j));
+        }
+    }
+    // Normals out of the corners (smooth), one normal turned, a normal against the
+    // winding, a triangle of no area, a bad index, a non-finite number: not welded.
+    let mut turned = box_without_uvs();
+    turned.vertices[5].normal = [0.1, 1.0, 0.0];
+    let mut flipped = box_without_uvs();
+    flipped.indices.swap(0, 1);
+    let mut flat = box_without_uvs();
+    flat.indices[2] = flat.indices[1];
+    let mut out_of_range = box_without_uvs();
+    out_of_range.indices[7] = 24;
+    let mut nan = box_without_uvs();
+    nan.vertices[3].position[1] = f32::NAN;
+    for (what, mesh) in [
+        ("smooth", switchyard_city::corner_cube()),
+        ("turned", turned),
+        ("against the winding", flipped),
+        ("no area", flat),
+        ("index", out_of_range),
+        ("nan", nan),
+        ("empty", MeshData::default()),
+    ] {
+        assert_eq!(mesh.welded_flat(), None, "{what}");
+    }
+    // Nothing to weld: one triangle.
+    let tri = MeshData {
+        vertices: [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+            .map(|position| Vertex { position, normal: [0.0, 0.0, 1.0], uv: [0.0, 0.0] })
+            .to_vec(),
+        indices: vec![0, 1, 2],
+    };
+    assert_eq!(tri.welded_flat(), None);
+}
+
+fn welded_draws_the_box<B: Backend>(backend: Arc<B>, cull: CullOn, what: &str) {
+    let given = box_without_uvs();
+    let welded = given.welded_flat().unwrap();
+    for eye in [Vec3::new(-24.0, 18.0, -26.0), Vec3::new(10.0, -6.0, 19.0)] {
+        let a = image(backend.clone(), cull, &given, &[], eye);
+        let b = image(backend.clone(), cull, &welded, &["FLAT"], eye);
+        let boxes = a.pixels.chunks_exact(4).filter(|p| p[2] < 60).count();
+        assert!(boxes > 500, "{what}, eye {eye}: boxes in view ({boxes} pixels)");
+        let most = a.pixels.iter().zip(&b.pixels).map(|(p, q)| p.abs_diff(*q)).max();
+        assert!(most <= Some(1), "{what}, eye {eye}: pixels differ by up to {most:?}");
+        let differ = differing_pixels(&a, &b);
+        assert!(differ * 100 <= boxes, "{what}, eye {eye}: {differ} of {boxes} box pixels a step apart");
+    }
+}
+
+#[test]
+fn a_welded_box_draws_the_given_box_on_lavapipe() {
+    let Some(b) = wgpu_backend(::wgpu::Backends::VULKAN, Encoding::CommandBuffer) else { return };
+    welded_draws_the_box(b, CullOn::Cpu, "lavapipe");
+}
+
+#[test]
+fn a_welded_box_draws_the_given_box_on_llvmpipe() {
+    let Some(b) = wgpu_backend(::wgpu::Backends::GL, Encoding::RenderBundle) else { return };
+    welded_draws_the_box(b, CullOn::Cpu, "llvmpipe");
+}
+
+fn untextured_draws_the_base_color<B: Backend>(backend: Arc<B>, what: &str) {
+    let mesh = switchyard_city::box_mesh(1.0, 1.0, 1.0);
+    let eye = Vec3::new(-24.0, 18.0, -26.0);
+    let a = image(backend.clone(), CullOn::Cpu, &mesh, &[], eye);
+    let b = image(backend.clone(), CullOn::Cpu, &mesh, &["UNTEXTURED"], eye);
+    let c = image(backend, CullOn::Cpu, &mesh, &["UNTEXTURED", "SPECULAR"], eye);
+    let boxes = a.pixels.chunks_exact(4).filter(|p| p[2] < 60).count();
+    assert!(boxes > 500, "{what}: boxes in view ({boxes} pixels)");
+    assert_eq!(differing_pixels(&a, &b), 0, "{what}");
+    assert!(differing_pixels(&b, &c) > 0, "{what}: SPECULAR still shades");
+}
+
+#[test]
+fn untextured_draws_the_base_color_on_lavapipe_and_llvmpipe() {
+    if let Some(b) = wgpu_backend(::wgpu::Backends::VULKAN, Encoding::CommandBuffer) {
+        untextured_draws_the_base_color(b, "lavapipe");
+    }
+    if let Some(b) = wgpu_backend(::wgpu::Backends::GL, Encoding::RenderBundle) {
+        untextured_draws_the_base_color(b, "llvmpipe");
+    }
 }

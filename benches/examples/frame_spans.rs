@@ -19,15 +19,16 @@ fn main() {
         if f >= 20 {
             let spans: Vec<(String, f64, f64)> =
                 r.last_job_spans().iter().map(|s| (s.name.to_string(), s.start_ms, s.end_ms)).collect();
-            kept.push((stats.frame_ms, stats.jobs_ms, stats.setup_ms, stats.busy_ms, spans));
+            kept.push((stats.frame_ms, stats.jobs_ms, stats.setup_ms, stats.busy_ms, spans, stats.visible));
         }
     }
     r.flush().expect("flush");
     kept.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (frame, jobs, setup, busy, spans) = &kept[kept.len() / 2];
+    let (frame, jobs, setup, busy, spans, visible) = &kept[kept.len() / 2];
     println!(
         "{objects} objects, {threads} threads, median of {frames} frames: frame {frame:.3} ms, setup {setup:.3}, \
-         job graph {jobs:.3}, busy {busy:.3} ms of work"
+         job graph {jobs:.3}, busy {busy:.3} ms of work; visible per view {:?}",
+        &visible[..3]
     );
     let mut spans = spans.clone();
     spans.sort_by(|a, b| a.1.total_cmp(&b.1));

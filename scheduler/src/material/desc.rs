@@ -61,7 +61,8 @@ pub struct ShaderDesc {
     /// `// if NAME` is kept only in the variants with keyword `NAME` on, one that ends in
     /// `// if !NAME` only in those with it off: what a `KW_` constant cannot remove, as a
     /// vertex output that only some variants read (the lit shader's normal, which `FLAT`
-    /// derives instead). `NAME` must be one of `keywords`.
+    /// derives instead). `NAME`, in capitals, digits and `_` (a lower-case word after
+    /// `// if` is a comment), must be one of `keywords`.
     pub wgsl: String,
     /// Keywords, at most [`MAX_KEYWORDS`](super::MAX_KEYWORDS).
     pub keywords: Vec<String>,

@@ -462,14 +462,19 @@ impl MaterialRecord {
 }
 
 /// The condition a shader line ends in (`// if NAME`: kept where keyword `NAME` is on;
-/// `// if !NAME`: where it is off), as (on, NAME); `None` for any other line.
+/// `// if !NAME`: where it is off), as (on, NAME); `None` for any other line. `NAME` is
+/// written as keywords are, in capitals, digits and `_` after a capital, so a comment
+/// such as `// if needed` stays a comment.
 fn line_condition(line: &str) -> Option<(bool, &str)> {
     let (_, tail) = line.trim_end().rsplit_once("// if ")?;
     let (on, name) = match tail.strip_prefix('!') {
         Some(name) => (false, name),
         None => (true, tail),
     };
-    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')).then_some((on, name))
+    let mut bytes = name.bytes();
+    let word = bytes.next().is_some_and(|b| b.is_ascii_uppercase())
+        && bytes.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    word.then_some((on, name))
 }
 
 #[cfg(test)]
@@ -481,7 +486,8 @@ mod tests {
     fn lines_kept_per_keyword_and_undeclared_conditions_refused() {
         assert_eq!(line_condition("    x: f32, // if FLAT"), Some((true, "FLAT")));
         assert_eq!(line_condition("let y = 1; // if !FOG_2  "), Some((false, "FOG_2")));
-        for line in ["// if the light is on", "a; // if ", "a; // if !", "a; // FLAT", "a; // if FLAT;"] {
+        let comments = ["// if the light is on", "a; // if needed", "a; // if Flat", "a; // if _X", "a; // if 2D"];
+        for line in comments.into_iter().chain(["a; // if ", "a; // if !", "a; // FLAT", "a; // if FLAT;"]) {
             assert_eq!(line_condition(line), None, "{line}");
         }
         let desc = ShaderDesc {

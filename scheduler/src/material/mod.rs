@@ -108,7 +108,7 @@ impl ShaderRecord {
         for (n, line) in desc.wgsl.lines().enumerate() {
             if let Some((_, name)) = line_condition(line).filter(|(_, name)| !desc.keywords.iter().any(|k| k == name)) {
                 return Err(ResourceError::Invalid(format!(
-                    "shader `{}`: line {} is kept `// if` keyword `{name}`, which the shader does not declare",
+                    "shader `{}`: line {}'s `// if {name}` names a keyword the shader does not declare",
                     desc.name,
                     n + 1
                 )));

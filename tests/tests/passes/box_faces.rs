@@ -160,6 +160,44 @@ fn welding_keeps_every_corner_and_refuses_what_is_not_flat() {
     assert_eq!(tri.welded_flat(), None);
 }
 
+/// Meshes of triangles between a few grid points (so corners repeat), each triangle with
+/// its vertices' normals its face's or turned, uvs from two values: `welded_flat` gives
+/// `None` or a mesh of fewer vertices whose every index names its old position and uv,
+/// `Some` exactly where every triangle is flat-shaded, has area and some two vertices weld.
+#[test]
+fn welding_random_meshes_keeps_their_corners() {
+    use proptest::prelude::*;
+    let triangle = (prop::array::uniform3((0u8..3, 0u8..3, 0u8..2, 0u8..2)), any::<bool>());
+    proptest!(ProptestConfig::with_cases(256), |(tris in prop::collection::vec(triangle, 1..12))| {
+        let mut mesh = MeshData::default();
+        let (mut flat, mut area) = (true, true);
+        for (corners, turned) in &tris {
+            let p = corners.map(|(x, y, z, _)| Vec3::new(f32::from(x), f32::from(y), f32::from(z)));
+            let face = (p[1] - p[0]).cross(p[2] - p[0]);
+            area &= face.length() > 1e-3;
+            flat &= !turned;
+            let normal = if *turned { Vec3::new(0.3, 0.9, 0.1) } else { face.normalize_or_zero() };
+            for (k, &(_, _, _, u)) in corners.iter().enumerate() {
+                mesh.indices.push(mesh.vertices.len() as u32);
+                mesh.vertices.push(Vertex { position: p[k].to_array(), normal: normal.to_array(), uv: [f32::from(u), 0.0] });
+            }
+        }
+        let key = |v: &Vertex| (v.position.map(f32::to_bits), v.uv.map(f32::to_bits));
+        let distinct = mesh.vertices.iter().map(key).collect::<std::collections::HashSet<_>>().len();
+        match mesh.welded_flat() {
+            Some(w) => {
+                prop_assert!(flat && area && distinct < mesh.vertices.len());
+                prop_assert_eq!(w.vertices.len(), distinct);
+                prop_assert_eq!(w.indices.len(), mesh.indices.len());
+                for (&i, &j) in mesh.indices.iter().zip(&w.indices) {
+                    prop_assert_eq!(key(&mesh.vertices[i as usize]), key(&w.vertices[j as usize]));
+                }
+            }
+            None => prop_assert!(!(flat && area && distinct < mesh.vertices.len())),
+        }
+    });
+}
+
 fn welded_draws_the_box<B: Backend>(backend: Arc<B>, cull: CullOn, what: &str) {
     let given = box_without_uvs();
     let welded = given.welded_flat().unwrap();

@@ -17,6 +17,15 @@
 
 #![deny(missing_docs)]
 
+/// A Tracy zone named by a string literal until the end of the enclosing block, with
+/// the `tracy` feature and a running client (the upload thread's staging steps).
+macro_rules! zone {
+    ($name:literal) => {
+        #[cfg(feature = "tracy")]
+        let _zone = tracy_client::Client::running().map(|c| c.span(tracy_client::span_location!($name), 0));
+    };
+}
+
 mod command;
 mod desc;
 mod error;

@@ -86,6 +86,7 @@ impl StagingRing {
             let chunk = match at {
                 Some(i) => self.free.swap_remove(i),
                 None => {
+                    zone!("staging-chunk");
                     let size = size.next_multiple_of(ALIGN).max(CHUNK);
                     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("switchyard-staging"),

@@ -52,19 +52,26 @@ impl WgpuBackend {
                 u.mips.iter().map(|&t| texture(t)).collect::<Vec<_>>(),
             )
         };
-        let mut ring = self.upload_ring.lock();
+        let mut ring = {
+            zone!("stage-ring-lock");
+            self.upload_ring.lock()
+        };
         let device = &self.device;
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-uploads") });
-        for (src, dst, size) in &copies {
-            enc.copy_buffer_to_buffer(src, 0, dst, 0, *size);
-        }
-        for (w, target) in u.buffers.iter().zip(&buffers) {
-            if !ring.write(device, &mut enc, target, w.offset, w.data) {
-                return Err(SubmitError::DeviceLost);
+        {
+            zone!("stage-buffers");
+            for (src, dst, size) in &copies {
+                enc.copy_buffer_to_buffer(src, 0, dst, 0, *size);
+            }
+            for (w, target) in u.buffers.iter().zip(&buffers) {
+                if !ring.write(device, &mut enc, target, w.offset, w.data) {
+                    return Err(SubmitError::DeviceLost);
+                }
             }
         }
         for (w, (texture, m)) in u.textures.iter().zip(&textures) {
+            zone!("stage-texture");
             // Rows of texels (or of 4 x 4 blocks), each padded to the copy alignment.
             let (side, _) = m.format.block();
             let (width, height) = (crate::level_side(m.width, w.level), crate::level_side(m.height, w.level));
@@ -108,10 +115,14 @@ impl WgpuBackend {
                 },
             );
         }
-        for (texture, m) in &mips {
-            self.encode_levels(texture, m.mip_levels, &mut enc);
+        {
+            zone!("stage-mips");
+            for (texture, m) in &mips {
+                self.encode_levels(texture, m.mip_levels, &mut enc);
+            }
         }
         let (chunks, back) = ring.take_closed();
+        zone!("stage-finish");
         Ok(WgpuStaged { commands: enc.finish(), chunks, back, writes: StagedWrites::of(u) })
     }
 

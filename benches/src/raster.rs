@@ -10,7 +10,9 @@
 //! (the stress scene's cube, chosen by this measurement), and 8 corners with positions only
 //! and no fragment shader (the depth-only floor of a shadow pass). And the 8-corner cube
 //! drawn 32 to an instance (the mesh repeated 32 times, each copy's cube found from the
-//! vertex index): what a GPU's fixed cost per instance adds to a mesh this small.
+//! vertex index): what a GPU's fixed cost per instance adds to a mesh this small; and the
+//! box as the three faces toward the eye (`switchyard_city::box_faces`, lit and depth
+//! only): the floor of the stress scene's `BOX_FACES` cubes.
 
 use switchyard_city::{box_faces, box_mesh, corner_cube, Cubes, CUBE_SPACING};
 

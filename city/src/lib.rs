@@ -77,41 +77,17 @@ pub fn box_mesh(w: f32, h: f32, d: f32) -> MeshData {
 /// vertices (the stress scene's cube: on the H200 the report's raster rows drew 1M of
 /// them in 9.059 ms against 14.958 ms with 24 vertices). Lit with the `FLAT` keyword, its faces shade flat.
 pub fn corner_cube() -> MeshData {
+    box_corners(|_| true)
+}
+
+/// The triangles of [`box_mesh`]`(1, 1, 1)` whose face normal `keep` keeps, in order,
+/// over shared corners (in order of first use), each corner's normal pointing out of it.
+fn box_corners(keep: impl Fn([f32; 3]) -> bool) -> MeshData {
     let faces = box_mesh(1.0, 1.0, 1.0);
     let center = Vec3::new(0.0, 0.5, 0.0);
     let mut vertices: Vec<Vertex> = Vec::with_capacity(8);
-    let indices = faces
-        .indices
-        .iter()
-        .map(|&i| {
-            let p = faces.vertices[i as usize].position;
-            match vertices.iter().position(|v| v.position == p) {
-                Some(k) => k as u32,
-                None => {
-                    let normal = (Vec3::from(p) - center).normalize().to_array();
-                    vertices.push(Vertex { position: p, normal, uv: [0.0, 0.0] });
-                    vertices.len() as u32 - 1
-                }
-            }
-        })
-        .collect();
-    MeshData { vertices, indices }
-}
-
-/// The +x, +y and +z faces of the unit box of [`box_mesh`]`(1, 1, 1)`: 7 shared corners
-/// (each with the normal pointing out of the corner, as [`corner_cube`]'s) and 6
-/// triangles, for the lit shader's `BOX_FACES` keyword, which mirrors them toward the
-/// camera: the box's pixels from half its triangles (on the H100 the report's raster rows
-/// drew 1M cubes this way in 5.157 ms against 9.058 ms with [`corner_cube`]).
-pub fn box_faces() -> MeshData {
-    let faces = box_mesh(1.0, 1.0, 1.0);
-    let center = Vec3::new(0.0, 0.5, 0.0);
-    let mut vertices: Vec<Vertex> = Vec::with_capacity(7);
-    let mut indices = Vec::with_capacity(18);
-    for tri in faces.indices.chunks(3) {
-        if faces.vertices[tri[0] as usize].normal.iter().any(|&c| c < 0.0) {
-            continue;
-        }
+    let mut indices = Vec::with_capacity(faces.indices.len());
+    for tri in faces.indices.chunks(3).filter(|t| keep(faces.vertices[t[0] as usize].normal)) {
         for &i in tri {
             let p = faces.vertices[i as usize].position;
             let k = vertices.iter().position(|v| v.position == p).unwrap_or_else(|| {
@@ -123,6 +99,15 @@ pub fn box_faces() -> MeshData {
         }
     }
     MeshData { vertices, indices }
+}
+
+/// The +x, +y and +z faces of the unit box of [`box_mesh`]`(1, 1, 1)`: 7 shared corners
+/// (each with the normal pointing out of the corner, as [`corner_cube`]'s) and 6
+/// triangles, for the lit shader's `BOX_FACES` keyword, which mirrors them toward the
+/// camera: the box's pixels from half its triangles (on the H100 the report's raster rows
+/// drew 1M cubes this way in 5.157 ms against 9.058 ms with [`corner_cube`]).
+pub fn box_faces() -> MeshData {
+    box_corners(|n| n.iter().all(|&c| c >= 0.0))
 }
 
 /// Which mesh the stress scene's cubes are ([`build_cubes_as`]).

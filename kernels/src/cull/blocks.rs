@@ -59,19 +59,23 @@ impl CullBlocks {
         }
     }
 
-    /// Recomputes the marked blocks' bounds (in parallel on the current rayon pool) and
-    /// drops blocks past the end of `objects`.
+    /// Words of 64 blocks with a block to recompute: [`CullBlocks::refresh`] runs on the
+    /// calling thread, touching no pool, when this is at most 1.
+    pub fn dirty_words(&self) -> usize {
+        self.dirty.iter().filter(|&&w| w != 0).count()
+    }
+
+    /// Recomputes the marked blocks' bounds (in parallel on the current rayon pool where
+    /// more than one word of 64 blocks changed, else on the calling thread) and drops
+    /// blocks past the end of `objects`.
     pub fn refresh(&mut self, objects: &CullInput<'_>) {
         let n = objects.len();
         let blocks = n.div_ceil(CULL_BLOCK);
         self.bounds.resize(blocks, [f64::NAN; 6]);
         self.objects = n;
-        if self.dirty.iter().all(|&w| w == 0) {
-            return;
-        }
         let dirty = &self.dirty;
         // 64 blocks (one dirty word) per task.
-        crate::par::fill_blocks(64, &mut self.bounds[..], &|w, chunk: &mut [[f64; 6]]| {
+        let fill = |w: usize, chunk: &mut [[f64; 6]]| {
             let word = dirty.get(w).copied().unwrap_or(0);
             if word == 0 {
                 return;
@@ -82,8 +86,25 @@ impl CullBlocks {
                     *out = block_bounds(objects, b * CULL_BLOCK..((b + 1) * CULL_BLOCK).min(n));
                 }
             }
-        });
+        };
+        match self.dirty_words() {
+            0 => return,
+            1 => {
+                let w = dirty.iter().position(|&w| w != 0).expect("one word is dirty");
+                let end = ((w + 1) * 64).min(blocks);
+                if w * 64 < end {
+                    fill(w, &mut self.bounds[w * 64..end]);
+                }
+            }
+            _ => crate::par::fill_blocks(64, &mut self.bounds[..], &fill),
+        }
         self.dirty.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Every block's bounds, bit for bit (NaN where not finite), for tests.
+    #[cfg(test)]
+    pub(super) fn bounds_bits(&self) -> Vec<[u64; 6]> {
+        self.bounds.iter().map(|b| b.map(f64::to_bits)).collect()
     }
 
     /// Number of blocks.

@@ -505,6 +505,35 @@ mod tests {
     }
 
     #[test]
+    fn refreshed_blocks_equal_blocks_built_anew_one_word_or_many_dirty() {
+        // Three words of 64 blocks and a part (only the part under miri).
+        let words = if cfg!(miri) { 0 } else { 3 };
+        let n = words * 64 * CULL_BLOCK + 3 * CULL_BLOCK + 5;
+        let mut o = random_objects(n, 9, 50.0, true);
+        let mut blocks = CullBlocks::build(&o.input());
+        let mut rng = Pcg64Mcg::seed_from_u64(4);
+        // A few objects of the last word (refreshed on the calling thread), then some of
+        // every word (in parallel), then one object of the first (the calling thread).
+        for moved in [vec![n - 1, n - 300], (0..n).step_by(4099).collect(), vec![1]] {
+            for &i in &moved {
+                (o.cx[i], o.cy[i], o.cz[i]) = (signed(&mut rng) * 900.0, 0.0, signed(&mut rng) * 900.0);
+                blocks.mark(i);
+            }
+            let dirty = blocks.dirty_words();
+            assert_eq!(dirty == 1, moved.len() < 3 || words == 0, "{moved:?}: {dirty} words");
+            blocks.refresh(&o.input());
+            assert_eq!(blocks.dirty_words(), 0);
+            assert_eq!(blocks.bounds_bits(), CullBlocks::build(&o.input()).bounds_bits(), "{moved:?}");
+        }
+        // Removing objects drops their blocks, marked or not.
+        blocks.mark(n - 1);
+        o = random_objects(n / 2, 9, 50.0, true);
+        blocks.mark_range(0, n / 2);
+        blocks.refresh(&o.input());
+        assert_eq!(blocks.bounds_bits(), CullBlocks::build(&o.input()).bounds_bits());
+    }
+
+    #[test]
     #[should_panic(expected = "cull range outside the input")]
     fn a_range_past_the_input_panics_before_reading() {
         let o = Soa::new(&[(Vec3::ZERO, Vec3::ONE)]);

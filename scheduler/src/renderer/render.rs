@@ -290,7 +290,12 @@ impl<B: Backend> Renderer<B> {
         let t = Instant::now();
         profile::zone!("cull-blocks");
         let scene = &mut self.scene;
-        self.pool.install(|| scene.blocks.refresh(&scene.objects.cull_input()));
+        // A worker's wake-up costs more than one word of blocks (or none).
+        if scene.blocks.dirty_words() <= 1 {
+            scene.blocks.refresh(&scene.objects.cull_input());
+        } else {
+            self.pool.install(|| scene.blocks.refresh(&scene.objects.cull_input()));
+        }
         t.elapsed().as_secs_f64() * 1e3
     }
 

@@ -35,23 +35,19 @@ impl<B: Backend> Renderer<B> {
         }
         self.write_dirty_bounds(packet, total / 2);
         self.write_dirty_materials(packet, total / 16);
-        let dst = &mut packet.transforms.1;
-        switchyard_kernels::par::set_len(dst, total);
         // Each block of the packet's bytes copies the parts of the writes it holds; a
         // write's bytes in the packet follow its objects' transforms one to one.
         let (src, writes): (&[u8], _) =
             (bytemuck::cast_slice(&self.scene.objects.transforms), &packet.transform_writes);
         const BLOCK: usize = 1 << 20;
-        self.pool.install(|| {
-            switchyard_kernels::par::fill_blocks(BLOCK, &mut dst[..], &|c, dst: &mut [u8]| {
-                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
-                let first = writes.partition_point(|(_, r)| r.end <= a);
-                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start < b) {
-                    let (lo, hi) = (r.start.max(a), r.end.min(b));
-                    let from = *offset as usize + (lo - r.start);
-                    dst[lo - a..hi - a].copy_from_slice(&src[from..from + (hi - lo)]);
-                }
-            })
+        self.pool.fill_blocks(BLOCK, &mut packet.transforms.1, total, &|c, dst: &mut [u8]| {
+            let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
+            let first = writes.partition_point(|(_, r)| r.end <= a);
+            for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start < b) {
+                let (lo, hi) = (r.start.max(a), r.end.min(b));
+                let from = *offset as usize + (lo - r.start);
+                dst[lo - a..hi - a].copy_from_slice(&src[from..from + (hi - lo)]);
+            }
         });
     }
 
@@ -65,26 +61,23 @@ impl<B: Backend> Renderer<B> {
             dst.clear();
             return;
         }
-        switchyard_kernels::par::set_len(dst, bytes / PER);
         let (o, writes) = (&self.scene.objects, &packet.transform_writes);
         const _: () = assert!(PER == size_of::<[f32; 8]>() && 2 * PER as u64 == gpu::TRANSFORM_SIZE);
         // As the transforms: each block of the packet's bounds fills the parts of the writes
         // it holds (object `k` of a write's range is its first object plus `k`).
         const BLOCK: usize = 1 << 14;
         let t = gpu::TRANSFORM_SIZE as usize;
-        self.pool.install(|| {
-            switchyard_kernels::par::fill_blocks(BLOCK, &mut dst[..], &|c, dst: &mut [[f32; 8]]| {
-                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
-                let first = writes.partition_point(|(_, r)| r.end / t <= a);
-                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
-                    let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
-                    let object = *offset as usize / t + (lo - r.start / t);
-                    for (k, d) in dst[lo - a..hi - a].iter_mut().enumerate() {
-                        let i = object + k;
-                        *d = [o.cx[i], o.cy[i], o.cz[i], 0.0, o.ex[i], o.ey[i], o.ez[i], 0.0];
-                    }
+        self.pool.fill_blocks(BLOCK, dst, bytes / PER, &|c, dst: &mut [[f32; 8]]| {
+            let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
+            let first = writes.partition_point(|(_, r)| r.end / t <= a);
+            for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
+                let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
+                let object = *offset as usize / t + (lo - r.start / t);
+                for (k, d) in dst[lo - a..hi - a].iter_mut().enumerate() {
+                    let i = object + k;
+                    *d = [o.cx[i], o.cy[i], o.cz[i], 0.0, o.ex[i], o.ey[i], o.ez[i], 0.0];
                 }
-            })
+            }
         });
     }
 
@@ -92,22 +85,18 @@ impl<B: Backend> Renderer<B> {
     /// all), in the same order: indexed materials' shaders find their slots with them.
     fn write_dirty_materials(&mut self, packet: &mut FramePacket<B::Chunk>, bytes: usize) {
         packet.materials.0 = Some(self.res.gpu.object_materials_buf);
-        let dst = &mut packet.materials.1;
-        switchyard_kernels::par::set_len(dst, bytes / 4);
         let (src, writes) = (&self.scene.objects.material[..], &packet.transform_writes);
         // As the bounds: each block fills the parts of the writes it holds.
         const BLOCK: usize = 1 << 16;
         let t = gpu::TRANSFORM_SIZE as usize;
-        self.pool.install(|| {
-            switchyard_kernels::par::fill_blocks(BLOCK, &mut dst[..], &|c, dst: &mut [u32]| {
-                let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
-                let first = writes.partition_point(|(_, r)| r.end / t <= a);
-                for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
-                    let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
-                    let object = *offset as usize / t + (lo - r.start / t);
-                    dst[lo - a..hi - a].copy_from_slice(&src[object..object + (hi - lo)]);
-                }
-            })
+        self.pool.fill_blocks(BLOCK, &mut packet.materials.1, bytes / 4, &|c, dst: &mut [u32]| {
+            let (a, b) = (c * BLOCK, c * BLOCK + dst.len());
+            let first = writes.partition_point(|(_, r)| r.end / t <= a);
+            for (offset, r) in writes[first..].iter().take_while(|(_, r)| r.start / t < b) {
+                let (lo, hi) = ((r.start / t).max(a), (r.end / t).min(b));
+                let object = *offset as usize / t + (lo - r.start / t);
+                dst[lo - a..hi - a].copy_from_slice(&src[object..object + (hi - lo)]);
+            }
         });
     }
 

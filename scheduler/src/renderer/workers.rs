@@ -99,6 +99,29 @@ impl Workers {
         }
     }
 
+    /// Sets `out` to `n` items, then calls `fill(i, block i of out)` for each block of
+    /// `block` items, on the pool; where `out` is one block, on the calling thread (a
+    /// worker's wake-up costs more than a small copy, and none is woken for nothing).
+    pub(super) fn fill_blocks<T: Copy + Default + Send + Sync>(
+        &self,
+        block: usize,
+        out: &mut Vec<T>,
+        n: usize,
+        fill: &(dyn Fn(usize, &mut [T]) + Sync),
+    ) {
+        if n <= block {
+            out.resize(n, T::default());
+            if n > 0 {
+                fill(0, &mut out[..]);
+            }
+            return;
+        }
+        self.install(|| {
+            switchyard_kernels::par::set_len(out, n);
+            switchyard_kernels::par::fill_blocks(block, &mut out[..], fill)
+        })
+    }
+
     /// The pool's threads.
     pub(super) fn current_num_threads(&self) -> usize {
         self.pool().map_or_else(rayon::current_num_threads, rayon::ThreadPool::current_num_threads)
@@ -113,5 +136,45 @@ impl Drop for Workers {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let mut n = self.alive.0.lock();
         while *n > 0 && !self.alive.1.wait_until(&mut n, deadline).timed_out() {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fills `n` items in blocks of 4 with each item's index plus 1000 times its block's.
+    fn filled(workers: &Workers, out: &mut Vec<u32>, n: usize) -> Vec<std::thread::ThreadId> {
+        let threads = parking_lot::Mutex::new(Vec::new());
+        workers.fill_blocks(4, out, n, &|c, dst: &mut [u32]| {
+            threads.lock().push(std::thread::current().id());
+            for (k, d) in dst.iter_mut().enumerate() {
+                *d = (c * 4 + k) as u32 + 1000 * c as u32;
+            }
+        });
+        threads.into_inner()
+    }
+
+    #[test]
+    fn fill_blocks_fills_one_block_on_the_caller_and_more_on_the_pool() {
+        let workers = Workers::new(&WorkerPool::Own, 3).expect("a pool");
+        let me = std::thread::current().id();
+        let expect = |n: usize| (0..n).map(|i| i as u32 + 1000 * (i / 4) as u32).collect::<Vec<_>>();
+        let mut out = vec![7u32; 9];
+        // Shrinking to one block: the calling thread, nothing left of the old items.
+        assert_eq!(filled(&workers, &mut out, 3), [me]);
+        assert_eq!(out, expect(3));
+        assert_eq!(filled(&workers, &mut out, 4), [me]);
+        assert_eq!(out, expect(4));
+        // Nothing to fill: no piece runs at all.
+        assert!(filled(&workers, &mut out, 0).is_empty());
+        assert!(out.is_empty());
+        // Growing past one block: every block once, on the pool's workers.
+        let on = filled(&workers, &mut out, 10);
+        assert_eq!(on.len(), 3);
+        assert!(!on.contains(&me), "the pieces ran on the workers");
+        assert_eq!(out, expect(10));
+        assert_eq!(filled(&workers, &mut out, 5).len(), 2);
+        assert_eq!(out, expect(5));
     }
 }

@@ -90,6 +90,8 @@ pub struct NullBackend {
     staged: [std::sync::atomic::AtomicU64; 2],
     /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
     lost: std::sync::atomic::AtomicBool,
+    /// What [`Backend::prepare_uploads`] made: the mip formats, and the staging bytes.
+    prepared: Mutex<(Vec<TextureFormat>, u64)>,
     surfaces: Swapchains<NullSurface>,
 }
 
@@ -133,6 +135,7 @@ impl NullBackend {
             copied: std::sync::atomic::AtomicU64::new(0),
             staged: Default::default(),
             lost: Default::default(),
+            prepared: Mutex::default(),
             surfaces: Swapchains::default(),
         }
     }
@@ -191,6 +194,12 @@ impl NullBackend {
     pub fn staged_uploads(&self) -> (u64, u64) {
         let r = std::sync::atomic::Ordering::Relaxed;
         (self.staged[0].load(r), self.staged[1].load(r))
+    }
+
+    /// The mip formats and the staging bytes [`Backend::prepare_uploads`] made so far
+    /// (as the wgpu backend would: each format once, the bytes up to the largest asked).
+    pub fn prepared_uploads(&self) -> (Vec<TextureFormat>, u64) {
+        self.prepared.lock().clone()
     }
 
     /// Bytes copied between buffers on the "GPU" so far ([`Backend::copy_buffers`] and the
@@ -388,6 +397,26 @@ impl Backend for NullBackend {
         self.alive(SubmitError::DeviceLost)?;
         crate::upload::check_uploads(&self.reg.read(), uploads)?;
         Ok(crate::StagedWrites::of(uploads))
+    }
+
+    fn prepare_uploads(
+        &self,
+        mip_formats: &[TextureFormat],
+        staging_bytes: u64,
+    ) -> Result<crate::PreparedUploads, CreateError> {
+        self.alive(CreateError::DeviceLost)?;
+        crate::upload::check_prepare(mip_formats, staging_bytes)?;
+        let mut p = self.prepared.lock();
+        let mut made = crate::PreparedUploads::default();
+        for &f in mip_formats {
+            if !p.0.contains(&f) {
+                p.0.push(f);
+                made.mip_pipelines += 1;
+            }
+        }
+        made.staging_bytes = staging_bytes.saturating_sub(p.1);
+        p.1 = p.1.max(staging_bytes);
+        Ok(made)
     }
 
     fn submit_staged(&self, staged: crate::StagedWrites) -> Result<(), SubmitError> {

@@ -553,6 +553,7 @@ impl<O: NativeObjects> Registry<O> {
             bind_group_layouts: self.layouts.len(),
             bind_groups: self.bind_groups.len(),
             pipelines: self.pipelines.len(),
+            staging_bytes: 0,
             buffer_bytes: self.buffers.values().map(|b| b.meta.size).sum(),
             texture_bytes: self
                 .textures

@@ -6,7 +6,7 @@
 
 use crate::command::ResourceKind;
 use crate::desc::BufferUsage;
-use crate::error::{SubmitError, WriteError};
+use crate::error::{CreateError, SubmitError, WriteError};
 use crate::handle::TextureId;
 use crate::registry::{NativeObjects, Registry};
 use crate::{Backend, BufferCopy, BufferWrite, Resource};
@@ -53,6 +53,34 @@ impl Uploads<'_> {
         let t = self.textures.iter().map(|w| Resource::Texture(w.texture));
         b.chain(t).chain(self.mips.iter().map(|&t| Resource::Texture(t)))
     }
+}
+
+/// Most staging memory [`Backend::prepare_uploads`] makes ahead (1 GiB).
+pub const MAX_STAGING_BYTES: u64 = 1 << 30;
+
+/// What [`Backend::prepare_uploads`] made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreparedUploads {
+    /// Mip generator pipelines created (0 where every format had one).
+    pub mip_pipelines: u32,
+    /// Bytes of mapped staging memory created (0 where the ring held enough).
+    pub staging_bytes: u64,
+}
+
+/// Checks [`Backend::prepare_uploads`]'s arguments: formats whose mips can be generated
+/// (uncompressed color), at most [`MAX_STAGING_BYTES`].
+pub(crate) fn check_prepare(mip_formats: &[crate::TextureFormat], staging_bytes: u64) -> Result<(), CreateError> {
+    if let Some(f) = mip_formats.iter().find(|f| f.is_compressed() || f.is_depth()) {
+        return Err(CreateError::Invalid(format!("mips of {f:?} textures are not generated")));
+    }
+    if staging_bytes > MAX_STAGING_BYTES {
+        return Err(CreateError::Limit {
+            what: "staging memory made ahead",
+            requested: staging_bytes,
+            maximum: MAX_STAGING_BYTES,
+        });
+    }
+    Ok(())
 }
 
 /// Checks every write of a batch against the registry; the first refusal, or nothing.

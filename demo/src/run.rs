@@ -187,10 +187,13 @@ impl<'a, B: Backend> Run<'a, B> {
             let t = Instant::now();
             let w = r.warm_up().map_err(|e| e.to_string())?;
             println!(
-                "warm-up: {} pipelines and {} shader modules created, {} display lists built, in {:.1} ms",
+                "warm-up: {} pipelines and {} shader modules created, {} display lists built, {} mip \
+                 pipelines and {:.0} MiB of upload staging made, in {:.1} ms",
                 w.pipelines_created,
                 w.shader_modules_created,
                 w.lists_built,
+                w.mip_pipelines_created,
+                w.staging_bytes_made as f64 / f64::from(1 << 20),
                 t.elapsed().as_secs_f64() * 1e3
             );
         }

@@ -111,6 +111,10 @@ pub enum RenderError {
     /// block) could not be created or grown.
     #[error("frame buffer: {0}")]
     FrameBuffer(CreateError),
+    /// The upload thread's staging memory or mip pipelines could not be made ahead
+    /// ([`Renderer::warm_up`](crate::Renderer::warm_up)).
+    #[error("preparing uploads: {0}")]
+    Uploads(CreateError),
     /// A texture of the graph's target could not be created.
     #[error("target `{target}`: {source}")]
     Target {
@@ -227,6 +231,7 @@ impl RenderError {
         match self {
             E::DeviceLost
             | E::FrameBuffer(CreateError::DeviceLost)
+            | E::Uploads(CreateError::DeviceLost)
             | E::Target { source: CreateError::DeviceLost, .. }
             | E::BindGroup { source: CreateError::DeviceLost, .. }
             | E::Write(WriteError::DeviceLost)

@@ -343,6 +343,15 @@ impl<B: Backend> Backend for FaultBackend<B> {
         self.inner.stage(uploads)
     }
 
+    fn prepare_uploads(
+        &self,
+        mip_formats: &[switchyard_backend::TextureFormat],
+        staging_bytes: u64,
+    ) -> Result<switchyard_backend::PreparedUploads, CreateError> {
+        self.lost_or(CreateError::DeviceLost)?;
+        self.inner.prepare_uploads(mip_formats, staging_bytes)
+    }
+
     fn submit_staged(&self, staged: B::Staged) -> Result<(), SubmitError> {
         self.lost_or(SubmitError::DeviceLost)?;
         self.inner.submit_staged(staged)

@@ -389,7 +389,16 @@ fn rss_bytes() -> u64 {
 /// frames a frame of a static view (layer 1: objects that never change) is rendered too,
 /// and with `read` read back. Returns those pictures, the live bytes after the warm-up and
 /// at the end, and the resident memory then.
-fn soak<B: Backend>(backend: Arc<B>, frames: u32, per_frame: usize, read: bool) -> (Vec<Image>, [u64; 2], [u64; 2]) {
+/// Streams `per_frame` meshes and textures in (and the oldest out) for `frames` frames
+/// after a warm-up: the static view's pictures, the live bytes and RSS after a fifth of
+/// the frames and at the end, and what the warm-up made for the upload thread (staging
+/// bytes made, mip pipelines, and the staging bytes the backend then held).
+fn soak<B: Backend>(
+    backend: Arc<B>,
+    frames: u32,
+    per_frame: usize,
+    read: bool,
+) -> (Vec<Image>, [u64; 2], [u64; 2], [u64; 3]) {
     let config = RendererConfig {
         threads: 2,
         width: 64,
@@ -402,6 +411,8 @@ fn soak<B: Backend>(backend: Arc<B>, frames: u32, per_frame: usize, read: bool) 
     let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
     let properties = PropertySheet::new().with("_BaseColor", PropertyValue::Color([1.0; 4]));
     let white_mat = r.create_material(&MaterialDesc { shader, properties, ..Default::default() }).unwrap();
+    let warm = r.warm_up().unwrap();
+    let prepared = [warm.staging_bytes_made, warm.mip_pipelines_created.into(), r.backend().live().staging_bytes];
     let still = r.create_mesh(&grid(3, 0.0)).unwrap();
     let statics: Vec<ObjectDesc> =
         (0..6).map(|i| ObjectDesc { layer: 1, ..object(still, white_mat, i as f32 - 2.5) }).collect();
@@ -451,14 +462,15 @@ fn soak<B: Backend>(backend: Arc<B>, frames: u32, per_frame: usize, read: bool) 
         }
     }
     r.flush().expect("no frame read what was freed");
-    (pictures, live, rss)
+    (pictures, live, rss, prepared)
 }
 
 #[test]
 fn streaming_thousands_of_meshes_and_textures_keeps_memory_flat() {
     // Null: 10,000 meshes and 10,000 textures over 2,000 frames; the backend checks every
     // staged write and every command against what is alive when it is submitted.
-    let (_, live, rss) = soak(Arc::new(NullBackend::new(true)), 2000, 5, false);
+    let (_, live, rss, prepared) = soak(Arc::new(NullBackend::new(true)), 2000, 5, false);
+    assert_eq!(prepared, [16 << 20, 2, 0], "the null backend holds no staging memory");
     assert_eq!(live[0], live[1], "the backend's live bytes after the warm-up and at the end");
     assert!(rss[1] <= rss[0] + (32 << 20), "resident memory {} MiB then {} MiB", rss[0] >> 20, rss[1] >> 20);
     // wgpu: fewer frames (software rasterizers), the same checks of what is alive, and the
@@ -469,7 +481,8 @@ fn streaming_thousands_of_meshes_and_textures_keeps_memory_flat() {
             continue;
         };
         let backend = Arc::new(WgpuBackend::from_adapter(adapter, Encoding::RenderBundle).unwrap());
-        let (pictures, live, _) = soak(backend, 300, 5, true);
+        let (pictures, live, _, prepared) = soak(backend, 300, 5, true);
+        assert_eq!(prepared, [16 << 20, 2, 16 << 20], "{api:?}: staging and mip pipelines made ahead");
         assert_eq!(live[0], live[1], "{api:?}: live bytes after the warm-up and at the end");
         assert!(pictures.iter().all(|p| *p == pictures[0]), "{api:?}: the static view changed");
         let drawn = (0..64 * 64).filter(|&i| pictures[0].pixel(i % 64, i / 64) != pictures[0].pixel(0, 0)).count();

@@ -36,7 +36,7 @@ pub(super) struct MipMaker {
 }
 
 impl MipMaker {
-    fn new(device: &wgpu::Device) -> Self {
+    pub(super) fn new(device: &wgpu::Device) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("switchyard-mips"),
             source: wgpu::ShaderSource::Wgsl(SHADER.into()),
@@ -75,34 +75,43 @@ impl MipMaker {
         Self { module, layout, pipeline_layout, sampler, pipelines: Mutex::new(HashMap::new()) }
     }
 
+    /// Makes `format`'s pipeline where there is none: whether it made one.
+    pub(super) fn ensure(&self, device: &wgpu::Device, format: wgpu::TextureFormat) -> bool {
+        let mut made = false;
+        self.pipelines.lock().entry(format).or_insert_with(|| {
+            made = true;
+            self.make(device, format)
+        });
+        made
+    }
+
     fn pipeline(&self, device: &wgpu::Device, format: wgpu::TextureFormat) -> wgpu::RenderPipeline {
-        let mut pipelines = self.pipelines.lock();
-        pipelines
-            .entry(format)
-            .or_insert_with(|| {
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some("switchyard-mips"),
-                    layout: Some(&self.pipeline_layout),
-                    vertex: wgpu::VertexState {
-                        module: &self.module,
-                        entry_point: Some("vs"),
-                        compilation_options: Default::default(),
-                        buffers: &[],
-                    },
-                    primitive: wgpu::PrimitiveState::default(),
-                    depth_stencil: None,
-                    multisample: wgpu::MultisampleState::default(),
-                    fragment: Some(wgpu::FragmentState {
-                        module: &self.module,
-                        entry_point: Some("fs"),
-                        compilation_options: Default::default(),
-                        targets: &[Some(format.into())],
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                })
-            })
-            .clone()
+        self.pipelines.lock().entry(format).or_insert_with(|| self.make(device, format)).clone()
+    }
+
+    fn make(&self, device: &wgpu::Device, format: wgpu::TextureFormat) -> wgpu::RenderPipeline {
+        zone!("mip-pipeline");
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("switchyard-mips"),
+            layout: Some(&self.pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &self.module,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &self.module,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
     }
 }
 

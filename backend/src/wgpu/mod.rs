@@ -428,28 +428,20 @@ impl Backend for WgpuBackend {
         self.stage_batch(uploads)
     }
 
+    fn prepare_uploads(
+        &self,
+        mip_formats: &[crate::TextureFormat],
+        staging_bytes: u64,
+    ) -> Result<crate::PreparedUploads, CreateError> {
+        self.prepare_batches(mip_formats, staging_bytes)
+    }
+
     fn submit_staged(&self, staged: WgpuStaged) -> Result<(), SubmitError> {
         self.submit_batch(staged)
     }
 
     fn copy_buffers(&self, copies: &[crate::BufferCopy]) -> Result<(), SubmitError> {
-        self.take_errors()?;
-        let reg = self.reg.read();
-        for c in copies {
-            crate::upload::check_buffer_copy(&reg, c)?;
-        }
-        if copies.is_empty() {
-            return Ok(());
-        }
-        // Its own submission: after the frames submitted before, before the next one's
-        // uploads (wgpu runs a submit's queued writes ahead of its command buffers).
-        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copies") });
-        for c in copies {
-            enc.copy_buffer_to_buffer(&reg.buffers[c.src].obj, 0, &reg.buffers[c.dst].obj, 0, c.size);
-        }
-        let _queue = self.queue_use.lock();
-        self.queue.submit([enc.finish()]);
-        Ok(())
+        self.copy_now(copies)
     }
 
     fn submit(
@@ -560,7 +552,8 @@ impl Backend for WgpuBackend {
     }
 
     fn live(&self) -> crate::LiveResources {
-        self.reg.read().live()
+        let staging_bytes = self.staging.lock().held() + self.upload_ring.lock().held();
+        crate::LiveResources { staging_bytes, ..self.reg.read().live() }
     }
 
     fn read_buffer(&self, buffer: BufferId, offset: u64, len: u64) -> Result<Vec<u8>, ReadbackError> {

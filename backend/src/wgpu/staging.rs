@@ -6,7 +6,9 @@
 //! `docs/bench/RUNS.md`; wgpu's `util::StagingBelt` is the same mechanism, but takes a chunk
 //! whose mapping failed, as on a lost device, back as if mapped and then panics).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
 
 use super::{WgpuBackend, WgpuObjects};
 use crate::error::WriteError;
@@ -16,7 +18,8 @@ use crate::BufferWrite;
 
 /// Chunks smaller writes share; a larger write gets a chunk of its own size.
 const CHUNK: u64 = 4 << 20;
-/// Mapped chunks kept for reuse beyond what one frame needs are released.
+/// Mapped chunks kept for reuse beyond what one frame needs are released (more where
+/// [`StagingRing::reserve`] made more).
 const MAX_FREE: usize = 16;
 /// Offsets within a chunk are multiples of this (mapped ranges start at 8-byte
 /// boundaries; copies need 4).
@@ -26,6 +29,14 @@ pub(super) struct Chunk {
     buffer: wgpu::Buffer,
     size: u64,
     used: u64,
+    /// The ring's count of bytes held, less this chunk's once it is dropped.
+    held: Arc<AtomicU64>,
+}
+
+impl Drop for Chunk {
+    fn drop(&mut self) {
+        self.held.fetch_sub(self.size, Ordering::Relaxed);
+    }
 }
 
 /// See the module documentation. Used by one thread at a time (behind a lock).
@@ -36,15 +47,58 @@ pub(super) struct StagingRing {
     closed: Vec<Chunk>,
     /// Chunks mapped again (`None`: the mapping failed and the chunk is gone).
     back: (Sender<Option<Chunk>>, Receiver<Option<Chunk>>),
+    /// Bytes of the chunks made and not yet dropped, wherever they are.
+    held: Arc<AtomicU64>,
+    /// Free chunks kept for reuse at most.
+    keep: usize,
 }
 
 impl Default for StagingRing {
     fn default() -> Self {
-        Self { free: Vec::new(), active: None, closed: Vec::new(), back: channel() }
+        Self {
+            free: Vec::new(),
+            active: None,
+            closed: Vec::new(),
+            back: channel(),
+            held: Arc::default(),
+            keep: MAX_FREE,
+        }
     }
 }
 
 impl StagingRing {
+    /// Makes mapped chunks until the ring holds `bytes` (free or on their way back),
+    /// and keeps that many for reuse: the bytes made.
+    pub(super) fn reserve(&mut self, device: &wgpu::Device, bytes: u64) -> u64 {
+        self.receive();
+        let mut made = 0;
+        while self.held.load(Ordering::Relaxed) < bytes {
+            let chunk = self.make(device, CHUNK);
+            made += chunk.size;
+            self.free.push(chunk);
+        }
+        self.keep = self.keep.max(bytes.div_ceil(CHUNK) as usize);
+        made
+    }
+
+    /// Bytes of the chunks made and not yet dropped (free, written, or on their way back).
+    pub(super) fn held(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    /// A mapped chunk of `size` bytes (a multiple of [`ALIGN`]).
+    fn make(&mut self, device: &wgpu::Device, size: u64) -> Chunk {
+        zone!("staging-chunk");
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("switchyard-staging"),
+            size,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        self.held.fetch_add(size, Ordering::Relaxed);
+        Chunk { buffer, size, used: 0, held: self.held.clone() }
+    }
+
     /// Records a copy of `data` (a multiple of 4 bytes, validated by the caller) into
     /// `target` at `offset` on `encoder`, staging it through a mapped chunk; `false` where
     /// no chunk could be written (the caller writes it another way).
@@ -85,17 +139,7 @@ impl StagingRing {
             let at = self.free.iter().position(|c| c.size >= size);
             let chunk = match at {
                 Some(i) => self.free.swap_remove(i),
-                None => {
-                    zone!("staging-chunk");
-                    let size = size.next_multiple_of(ALIGN).max(CHUNK);
-                    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("switchyard-staging"),
-                        size,
-                        usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-                        mapped_at_creation: true,
-                    });
-                    Chunk { buffer, size, used: 0 }
-                }
+                None => self.make(device, size.next_multiple_of(ALIGN).max(CHUNK)),
             };
             self.active = Some(chunk);
         }
@@ -142,7 +186,7 @@ impl StagingRing {
         while let Ok(back) = self.back.1.try_recv() {
             if let Some(mut chunk) = back {
                 chunk.used = 0;
-                if self.free.len() < MAX_FREE {
+                if self.free.len() < self.keep {
                     self.free.push(chunk);
                 }
             }

@@ -9,8 +9,8 @@ use std::sync::mpsc::Sender;
 
 use super::staging::{recall, Chunk};
 use super::WgpuBackend;
-use crate::error::SubmitError;
-use crate::upload::{check_uploads, StagedWrites, Uploads};
+use crate::error::{CreateError, SubmitError};
+use crate::upload::{check_uploads, PreparedUploads, StagedWrites, Uploads};
 
 /// Texture rows in staging memory start at multiples of this (wgpu's copy rule).
 const ROW_ALIGN: u64 = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
@@ -124,6 +124,49 @@ impl WgpuBackend {
         let (chunks, back) = ring.take_closed();
         zone!("stage-finish");
         Ok(WgpuStaged { commands: enc.finish(), chunks, back, writes: StagedWrites::of(u) })
+    }
+
+    /// See [`crate::Backend::copy_buffers`].
+    pub(super) fn copy_now(&self, copies: &[crate::BufferCopy]) -> Result<(), SubmitError> {
+        self.take_errors()?;
+        let reg = self.reg.read();
+        for c in copies {
+            crate::upload::check_buffer_copy(&reg, c)?;
+        }
+        if copies.is_empty() {
+            return Ok(());
+        }
+        // Its own submission: after the frames submitted before, before the next one's
+        // uploads (wgpu runs a submit's queued writes ahead of its command buffers).
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copies") });
+        for c in copies {
+            enc.copy_buffer_to_buffer(&reg.buffers[c.src].obj, 0, &reg.buffers[c.dst].obj, 0, c.size);
+        }
+        let _queue = self.queue_use.lock();
+        self.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    /// See [`crate::Backend::prepare_uploads`].
+    pub(super) fn prepare_batches(
+        &self,
+        mip_formats: &[crate::TextureFormat],
+        staging_bytes: u64,
+    ) -> Result<PreparedUploads, CreateError> {
+        zone!("prepare-uploads");
+        if self.is_lost() {
+            return Err(CreateError::DeviceLost);
+        }
+        crate::upload::check_prepare(mip_formats, staging_bytes)?;
+        let mut made = PreparedUploads::default();
+        if !mip_formats.is_empty() {
+            let maker = self.mips.get_or_init(|| super::mips::MipMaker::new(&self.device));
+            for &f in mip_formats {
+                made.mip_pipelines += u32::from(maker.ensure(&self.device, super::convert::texture_format(f)));
+            }
+        }
+        made.staging_bytes = self.upload_ring.lock().reserve(&self.device, staging_bytes);
+        Ok(made)
     }
 
     /// See [`crate::Backend::submit_staged`].

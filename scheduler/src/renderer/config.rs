@@ -80,6 +80,12 @@ pub struct RendererConfig {
     /// 64 MiB; non-zero): the queue's head up to this, a larger request alone
     /// (`residency.rs`).
     pub upload_budget: u64,
+    /// Bytes of mapped staging memory [`Renderer::warm_up`](crate::Renderer::warm_up) makes
+    /// for the upload thread's batches (default 16 MiB; at most
+    /// [`MAX_STAGING_BYTES`](switchyard_backend::MAX_STAGING_BYTES)), so the first batches
+    /// stage as fast as later ones instead of making it as they go. The ring still grows
+    /// where batches need more; 0 makes none ahead.
+    pub upload_staging: u64,
 }
 
 impl Default for RendererConfig {
@@ -104,6 +110,7 @@ impl Default for RendererConfig {
             late_acquire: true,
             cpu_copies: super::CpuCopy::Drop,
             upload_budget: 64 << 20,
+            upload_staging: 16 << 20,
         }
     }
 }
@@ -132,6 +139,9 @@ impl RendererConfig {
         }
         if self.upload_budget == 0 {
             return Err(InitError::Config("upload_budget must be non-zero"));
+        }
+        if self.upload_staging > switchyard_backend::MAX_STAGING_BYTES {
+            return Err(InitError::Config("upload_staging above MAX_STAGING_BYTES"));
         }
         if self.frames_in_flight > 16 {
             return Err(InitError::Config("frames_in_flight above 16"));

@@ -8,8 +8,10 @@
 //! command stream do not depend on the thread count. Both end by giving up the shader
 //! modules: the pipelines made from them stay (wgpu keeps what a pipeline needs of its
 //! module), and a variant that needs a new pipeline later is compiled again.
+//! [`Renderer::warm_up`] also makes what the upload thread's first batches would make as
+//! they go: its staging memory and the pipelines that generate mips (`prepare_uploads`).
 
-use switchyard_backend::Backend;
+use switchyard_backend::{Backend, TextureFormat};
 
 use super::Renderer;
 use crate::material::{
@@ -28,6 +30,13 @@ pub struct WarmUp {
     pub pipelines_created: u32,
     /// Shader modules (variants) compiled.
     pub shader_modules_created: u32,
+    /// Pipelines the upload thread generates textures' mips with, created (one per
+    /// format of sampled textures whose mips can be generated; 0 once made).
+    pub mip_pipelines_created: u32,
+    /// Bytes of mapped staging memory made for the upload thread
+    /// ([`RendererConfig::upload_staging`](crate::RendererConfig::upload_staging); 0 once
+    /// the ring holds that much).
+    pub staging_bytes_made: u64,
 }
 
 impl<B: Backend> Renderer<B> {
@@ -106,6 +115,13 @@ impl<B: Backend> Renderer<B> {
             }
         }
         let backend = &*res.backend;
+        // What the upload thread's first batches would make: its staging memory and the
+        // mip pipelines of the formats whose mips are generated (textures.rs).
+        let mip_formats = [TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb];
+        let uploads = match backend.prepare_uploads(&mip_formats, self.config.upload_staging) {
+            Ok(made) => made,
+            Err(e) => return self.device.note_lost(Err(RenderError::Uploads(e))),
+        };
         let (made, _) = self.pool.install(|| create_missing(backend, &mut lib.shaders, &needs, &layouts));
         let ctx = BuildCtx {
             backend,
@@ -138,6 +154,8 @@ impl<B: Backend> Renderer<B> {
                 lists_built: total.misses + total.rebuilds,
                 pipelines_created: total.pipelines_created,
                 shader_modules_created: total.shader_modules_created,
+                mip_pipelines_created: uploads.mip_pipelines,
+                staging_bytes_made: uploads.staging_bytes,
             }),
         })
     }

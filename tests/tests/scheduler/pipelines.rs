@@ -212,3 +212,30 @@ fn log_entries_that_no_longer_apply_are_skipped_with_why_and_change_nothing() {
     assert_eq!(after.shaders, before.shaders.saturating_sub(2), "every module given up, the base variants' too");
     assert_eq!(w.r.warm_up_log(&PipelineLog::default()).unwrap(), LogReplay::default());
 }
+
+#[test]
+fn warm_up_prepares_the_upload_threads_staging_and_mip_pipelines_once() {
+    use switchyard::backend::{CreateError, MAX_STAGING_BYTES};
+    let mut w = world(2, true, 3);
+    let warm = w.r.warm_up().unwrap();
+    assert_eq!((warm.mip_pipelines_created, warm.staging_bytes_made), (2, 16 << 20), "{warm:?}");
+    let formats = vec![TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb];
+    assert_eq!(w.backend.prepared_uploads(), (formats.clone(), 16 << 20));
+    let again = w.r.warm_up().unwrap();
+    assert_eq!((again.mip_pipelines_created, again.staging_bytes_made), (0, 0), "made once");
+    // What cannot be prepared is refused, changing nothing.
+    let b = &w.backend;
+    for f in [TextureFormat::Bc7RgbaUnorm, TextureFormat::Bc1RgbaUnormSrgb, TextureFormat::Depth32Float] {
+        assert!(matches!(b.prepare_uploads(&[TextureFormat::Rgba16Float, f], 0), Err(CreateError::Invalid(_))));
+    }
+    let over = b.prepare_uploads(&[], MAX_STAGING_BYTES + 1);
+    assert!(matches!(over, Err(CreateError::Limit { requested, .. }) if requested == MAX_STAGING_BYTES + 1));
+    assert_eq!(b.prepared_uploads(), (formats, 16 << 20));
+    // A configuration asking for more is refused before anything is made.
+    let config = RendererConfig { upload_staging: MAX_STAGING_BYTES + 1, ..Default::default() };
+    assert!(matches!(Renderer::new(Arc::new(NullBackend::new(true)), config), Err(InitError::Config(_))));
+    // On a lost device warming up is a loss.
+    b.lose_device();
+    assert_eq!(b.prepare_uploads(&[], 0), Err(CreateError::DeviceLost));
+    assert_eq!(w.r.warm_up(), Err(RenderError::DeviceLost));
+}

@@ -266,7 +266,8 @@ fn steps(o: &Options, t: usize, all: usize) -> usize {
         n += 2;
     }
     if o.runs(Stage::Frame) {
-        n += 2 * t + 2;
+        // Per size: each thread count, then the alternating rounds.
+        n += 2 * t + 2 + if all > 1 { 2 } else { 0 };
     }
     if o.runs(Stage::Digest) {
         n += if o.gpu() { 2 } else { 1 };

@@ -112,6 +112,8 @@ pub struct LiveResources {
     pub texture_bytes: u64,
     /// Bytes of mapped staging memory held for uploads (the wgpu backend's staging
     /// rings: chunks free, written or on their way back), not counted in `buffer_bytes`.
+    /// The rings are the backend's: what a dropped renderer's frames made stays for the
+    /// next one to reuse (each ring keeps a bounded number of free chunks).
     pub staging_bytes: u64,
 }
 

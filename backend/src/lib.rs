@@ -57,7 +57,7 @@ pub use handle::{
 pub use reflect::fragment_writes_every_texel;
 pub use surface::{Acquired, SkipReason, SurfaceError};
 pub use texels::{level_side, max_mip_levels};
-pub use upload::{upload_now, PreparedUploads, StagedWrites, TextureWrite, Uploads, MAX_STAGING_BYTES};
+pub use upload::{upload_now, PrepareUploads, PreparedUploads, StagedWrites, TextureWrite, Uploads, MAX_STAGING_BYTES};
 pub use validate::PassLayout;
 /// The wgpu-profiler that times the wgpu backend's passes ([`wgpu::WgpuBackend::gpu_profile`]).
 pub use wgpu_profiler;
@@ -324,20 +324,17 @@ pub trait Backend: Send + Sync + 'static {
     /// thread submits. A refused write (stale handle, missing usage, a size or range that
     /// does not fit, a lost device) stages nothing.
     fn stage(&self, uploads: &Uploads<'_>) -> Result<Self::Staged, SubmitError>;
-    /// Makes ahead what staging batches would otherwise make on first use, so the first
-    /// batches stage as fast as later ones: the mip generator of each of `mip_formats`
-    /// and mapped staging memory until the upload ring holds at least `staging_bytes`
-    /// (kept for reuse while the backend lives). Calling it again makes only what is
-    /// missing. A format whose mips are not generated (compressed, depth) is `Invalid`,
-    /// more than [`MAX_STAGING_BYTES`] is `Limit`, both making nothing; a lost device is
+    /// Makes ahead what uploads would otherwise make on first use, so the first batches
+    /// and the first frame stage as fast as later ones: the mip generator of each of
+    /// `mip_formats`, mapped staging memory until the upload thread's ring holds at least
+    /// `staging_bytes`, and room in the frames' ring for `frame_writes` (all kept for
+    /// reuse while the backend lives). Calling it again makes only what is missing. A
+    /// format whose mips are not generated (compressed, depth) is `Invalid`, more than
+    /// [`MAX_STAGING_BYTES`] for a ring is `Limit`, both making nothing; a lost device is
     /// `DeviceLost`. The default (a backend without staging memory or mip pipelines)
     /// checks the arguments and makes nothing.
-    fn prepare_uploads(
-        &self,
-        mip_formats: &[TextureFormat],
-        staging_bytes: u64,
-    ) -> Result<PreparedUploads, CreateError> {
-        upload::check_prepare(mip_formats, staging_bytes)?;
+    fn prepare_uploads(&self, prepare: &PrepareUploads<'_>) -> Result<PreparedUploads, CreateError> {
+        upload::check_prepare(prepare)?;
         Ok(PreparedUploads::default())
     }
     /// Submits a staged batch: after everything submitted before, before the next

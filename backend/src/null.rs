@@ -90,8 +90,9 @@ pub struct NullBackend {
     staged: [std::sync::atomic::AtomicU64; 2],
     /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
     lost: std::sync::atomic::AtomicBool,
-    /// What [`Backend::prepare_uploads`] made: the mip formats, and the staging bytes.
-    prepared: Mutex<(Vec<TextureFormat>, u64)>,
+    /// What [`Backend::prepare_uploads`] made: the mip formats, the staging bytes, and the
+    /// frame writes last asked for with the most bytes they came to.
+    prepared: Mutex<(Vec<TextureFormat>, u64, Vec<u64>, u64)>,
     surfaces: Swapchains<NullSurface>,
 }
 
@@ -197,9 +198,11 @@ impl NullBackend {
     }
 
     /// The mip formats and the staging bytes [`Backend::prepare_uploads`] made so far
-    /// (as the wgpu backend would: each format once, the bytes up to the largest asked).
-    pub fn prepared_uploads(&self) -> (Vec<TextureFormat>, u64) {
-        self.prepared.lock().clone()
+    /// (as the wgpu backend would: each format once, the bytes up to the largest asked),
+    /// and the frame writes it was last asked to make room for.
+    pub fn prepared_uploads(&self) -> (Vec<TextureFormat>, u64, Vec<u64>) {
+        let p = self.prepared.lock();
+        (p.0.clone(), p.1, p.2.clone())
     }
 
     /// Bytes copied between buffers on the "GPU" so far ([`Backend::copy_buffers`] and the
@@ -399,23 +402,23 @@ impl Backend for NullBackend {
         Ok(crate::StagedWrites::of(uploads))
     }
 
-    fn prepare_uploads(
-        &self,
-        mip_formats: &[TextureFormat],
-        staging_bytes: u64,
-    ) -> Result<crate::PreparedUploads, CreateError> {
+    fn prepare_uploads(&self, prepare: &crate::PrepareUploads<'_>) -> Result<crate::PreparedUploads, CreateError> {
         self.alive(CreateError::DeviceLost)?;
-        crate::upload::check_prepare(mip_formats, staging_bytes)?;
+        crate::upload::check_prepare(prepare)?;
         let mut p = self.prepared.lock();
         let mut made = crate::PreparedUploads::default();
-        for &f in mip_formats {
+        for &f in prepare.mip_formats {
             if !p.0.contains(&f) {
                 p.0.push(f);
                 made.mip_pipelines += 1;
             }
         }
-        made.staging_bytes = staging_bytes.saturating_sub(p.1);
-        p.1 = p.1.max(staging_bytes);
+        made.staging_bytes = prepare.staging_bytes.saturating_sub(p.1);
+        p.1 = p.1.max(prepare.staging_bytes);
+        let frame: u64 = prepare.frame_writes.iter().sum();
+        made.frame_staging_bytes = frame.saturating_sub(p.3);
+        p.3 = p.3.max(frame);
+        p.2 = prepare.frame_writes.to_vec();
         Ok(made)
     }
 

@@ -55,30 +55,47 @@ impl Uploads<'_> {
     }
 }
 
-/// Most staging memory [`Backend::prepare_uploads`] makes ahead (1 GiB).
-pub const MAX_STAGING_BYTES: u64 = 1 << 30;
+/// Most staging memory [`Backend::prepare_uploads`] makes ahead for each of its two
+/// rings (4 GiB).
+pub const MAX_STAGING_BYTES: u64 = 4 << 30;
+
+/// What [`Backend::prepare_uploads`] makes ahead.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrepareUploads<'a> {
+    /// Formats whose mip generator pipeline to make (uncompressed color formats).
+    pub mip_formats: &'a [crate::TextureFormat],
+    /// Bytes of mapped staging memory the upload thread's ring holds at least.
+    pub staging_bytes: u64,
+    /// The sizes of the buffer writes the next frame submits ([`Backend::submit`]'s
+    /// uploads: a scene's transforms when it is first drawn, say): the frames' ring gets
+    /// staging memory for all of them at once.
+    pub frame_writes: &'a [u64],
+}
 
 /// What [`Backend::prepare_uploads`] made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PreparedUploads {
     /// Mip generator pipelines created (0 where every format had one).
     pub mip_pipelines: u32,
-    /// Bytes of mapped staging memory created (0 where the ring held enough).
+    /// Bytes of mapped staging memory created for the upload thread (0 where its ring
+    /// held enough).
     pub staging_bytes: u64,
+    /// Bytes of mapped staging memory created for the frames' writes (0 where the ring
+    /// held enough).
+    pub frame_staging_bytes: u64,
 }
 
 /// Checks [`Backend::prepare_uploads`]'s arguments: formats whose mips can be generated
-/// (uncompressed color), at most [`MAX_STAGING_BYTES`].
-pub(crate) fn check_prepare(mip_formats: &[crate::TextureFormat], staging_bytes: u64) -> Result<(), CreateError> {
-    if let Some(f) = mip_formats.iter().find(|f| f.is_compressed() || f.is_depth()) {
+/// (uncompressed color), at most [`MAX_STAGING_BYTES`] for each ring.
+pub(crate) fn check_prepare(p: &PrepareUploads<'_>) -> Result<(), CreateError> {
+    if let Some(f) = p.mip_formats.iter().find(|f| f.is_compressed() || f.is_depth()) {
         return Err(CreateError::Invalid(format!("mips of {f:?} textures are not generated")));
     }
-    if staging_bytes > MAX_STAGING_BYTES {
-        return Err(CreateError::Limit {
-            what: "staging memory made ahead",
-            requested: staging_bytes,
-            maximum: MAX_STAGING_BYTES,
-        });
+    let frame = p.frame_writes.iter().try_fold(0u64, |a, &b| a.checked_add(b)).unwrap_or(u64::MAX);
+    for (what, requested) in [("staging memory made ahead", p.staging_bytes), ("frame writes staged ahead", frame)] {
+        if requested > MAX_STAGING_BYTES {
+            return Err(CreateError::Limit { what, requested, maximum: MAX_STAGING_BYTES });
+        }
     }
     Ok(())
 }

@@ -188,12 +188,14 @@ impl<'a, B: Backend> Run<'a, B> {
             let w = r.warm_up().map_err(|e| e.to_string())?;
             println!(
                 "warm-up: {} pipelines and {} shader modules created, {} display lists built, {} mip \
-                 pipelines and {:.0} MiB of upload staging made, in {:.1} ms",
+                 pipelines and {:.0} MiB of upload staging and {:.1} MiB for the first frame's writes made, \
+                 in {:.1} ms",
                 w.pipelines_created,
                 w.shader_modules_created,
                 w.lists_built,
                 w.mip_pipelines_created,
                 w.staging_bytes_made as f64 / f64::from(1 << 20),
+                w.frame_staging_bytes_made as f64 / f64::from(1 << 20),
                 t.elapsed().as_secs_f64() * 1e3
             );
         }

@@ -345,11 +345,10 @@ impl<B: Backend> Backend for FaultBackend<B> {
 
     fn prepare_uploads(
         &self,
-        mip_formats: &[switchyard_backend::TextureFormat],
-        staging_bytes: u64,
+        prepare: &switchyard_backend::PrepareUploads<'_>,
     ) -> Result<switchyard_backend::PreparedUploads, CreateError> {
         self.lost_or(CreateError::DeviceLost)?;
-        self.inner.prepare_uploads(mip_formats, staging_bytes)
+        self.inner.prepare_uploads(prepare)
     }
 
     fn submit_staged(&self, staged: B::Staged) -> Result<(), SubmitError> {

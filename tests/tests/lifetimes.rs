@@ -474,3 +474,26 @@ fn data_dropped_after_upload_is_asked_for_again_after_a_loss_and_checked() {
     r.flush().unwrap();
     assert_eq!(r.memory().cpu_mesh_bytes, (8 * 32 + 36 * 4) as u64, "the kept mesh only");
 }
+
+#[test]
+fn warm_up_makes_the_staging_the_first_frame_and_batch_use() {
+    for api in [::wgpu::Backends::VULKAN, ::wgpu::Backends::GL] {
+        let Some(backend) = wgpu(api) else { continue };
+        let mut r = Renderer::new(Arc::new(backend), config(2, 70_000)).unwrap();
+        let shader = r.create_shader(&ShaderDesc::lit()).unwrap();
+        let mesh = r.create_mesh(&cube()).unwrap();
+        let materials = [plain_material(&mut r, shader, [1.0; 4]), plain_material(&mut r, shader, [0.5; 4])];
+        // 66k objects: their transforms (4.2 MB) are a write larger than a staging chunk.
+        r.insert_objects(&scattered(66_000, 7, mesh, &materials)).unwrap();
+        let warm = r.warm_up().unwrap();
+        assert_eq!(warm.staging_bytes_made, 16 << 20, "{api:?}");
+        assert!(warm.frame_staging_bytes_made >= 66_000 * 68, "{api:?}: {warm:?}");
+        let held = r.backend().live().staging_bytes;
+        assert_eq!(held, warm.staging_bytes_made + warm.frame_staging_bytes_made, "{api:?}");
+        // The first frame and its batch (the cube) stage into what warm_up made.
+        r.render(&[view()]).unwrap();
+        r.flush().unwrap();
+        assert_eq!(r.backend().live().staging_bytes, held, "{api:?}: the first frame made no staging");
+        assert!(r.is_resident(mesh).unwrap());
+    }
+}

@@ -428,12 +428,8 @@ impl Backend for WgpuBackend {
         self.stage_batch(uploads)
     }
 
-    fn prepare_uploads(
-        &self,
-        mip_formats: &[crate::TextureFormat],
-        staging_bytes: u64,
-    ) -> Result<crate::PreparedUploads, CreateError> {
-        self.prepare_batches(mip_formats, staging_bytes)
+    fn prepare_uploads(&self, prepare: &crate::PrepareUploads<'_>) -> Result<crate::PreparedUploads, CreateError> {
+        self.prepare_batches(prepare)
     }
 
     fn submit_staged(&self, staged: WgpuStaged) -> Result<(), SubmitError> {

@@ -81,6 +81,49 @@ impl StagingRing {
         made
     }
 
+    /// Makes mapped chunks so that writes of `sizes` bytes (one frame's) find room among
+    /// the free chunks: a chunk of its own for each write larger than [`CHUNK`] that no
+    /// free chunk holds, and chunks for the smaller ones together (one more than their
+    /// sum needs, for a chunk left part-used where a large write comes between them);
+    /// keeps them all for reuse. The bytes made.
+    pub(super) fn reserve_writes(&mut self, device: &wgpu::Device, sizes: &[u64]) -> u64 {
+        self.receive();
+        let sizes = || sizes.iter().map(|s| s.next_multiple_of(ALIGN));
+        let mut large: Vec<u64> = sizes().filter(|&s| s > CHUNK).collect();
+        large.sort_unstable_by(|a, b| b.cmp(a));
+        let small: u64 = sizes().filter(|&s| s <= CHUNK).sum();
+        // The free chunks not yet spoken for, smallest first.
+        let mut spare: Vec<u64> = self.free.iter().map(|c| c.size).collect();
+        spare.sort_unstable();
+        let mut made = 0;
+        for need in large {
+            match spare.iter().position(|&c| c >= need) {
+                Some(i) => {
+                    spare.remove(i);
+                }
+                None => {
+                    let chunk = self.make(device, need);
+                    made += chunk.size;
+                    self.free.push(chunk);
+                }
+            }
+        }
+        if small > 0 {
+            let mut left = small + CHUNK;
+            for c in spare.into_iter().filter(|&c| c <= CHUNK) {
+                left = left.saturating_sub(c);
+            }
+            while left > 0 {
+                let chunk = self.make(device, CHUNK);
+                made += chunk.size;
+                left = left.saturating_sub(CHUNK);
+                self.free.push(chunk);
+            }
+        }
+        self.keep = self.keep.max(self.free.len());
+        made
+    }
+
     /// Bytes of the chunks made and not yet dropped (free, written, or on their way back).
     pub(super) fn held(&self) -> u64 {
         self.held.load(Ordering::Relaxed)
@@ -136,7 +179,10 @@ impl StagingRing {
         let fits = |c: &Chunk| c.used.next_multiple_of(align) + size <= c.size;
         if !self.active.as_ref().is_some_and(fits) {
             self.close_active();
-            let at = self.free.iter().position(|c| c.size >= size);
+            // The smallest free chunk that holds it: large chunks made for large writes
+            // (`reserve_writes`) stay free for them.
+            let fits = self.free.iter().enumerate().filter(|(_, c)| c.size >= size);
+            let at = fits.min_by_key(|(_, c)| c.size).map(|(i, _)| i);
             let chunk = match at {
                 Some(i) => self.free.swap_remove(i),
                 None => self.make(device, size.next_multiple_of(ALIGN).max(CHUNK)),

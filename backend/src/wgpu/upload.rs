@@ -148,24 +148,21 @@ impl WgpuBackend {
     }
 
     /// See [`crate::Backend::prepare_uploads`].
-    pub(super) fn prepare_batches(
-        &self,
-        mip_formats: &[crate::TextureFormat],
-        staging_bytes: u64,
-    ) -> Result<PreparedUploads, CreateError> {
+    pub(super) fn prepare_batches(&self, p: &crate::PrepareUploads<'_>) -> Result<PreparedUploads, CreateError> {
         zone!("prepare-uploads");
         if self.is_lost() {
             return Err(CreateError::DeviceLost);
         }
-        crate::upload::check_prepare(mip_formats, staging_bytes)?;
+        crate::upload::check_prepare(p)?;
         let mut made = PreparedUploads::default();
-        if !mip_formats.is_empty() {
+        if !p.mip_formats.is_empty() {
             let maker = self.mips.get_or_init(|| super::mips::MipMaker::new(&self.device));
-            for &f in mip_formats {
+            for &f in p.mip_formats {
                 made.mip_pipelines += u32::from(maker.ensure(&self.device, super::convert::texture_format(f)));
             }
         }
-        made.staging_bytes = self.upload_ring.lock().reserve(&self.device, staging_bytes);
+        made.staging_bytes = self.upload_ring.lock().reserve(&self.device, p.staging_bytes);
+        made.frame_staging_bytes = self.staging.lock().reserve_writes(&self.device, p.frame_writes);
         Ok(made)
     }
 

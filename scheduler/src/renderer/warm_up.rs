@@ -11,7 +11,7 @@
 //! [`Renderer::warm_up`] also makes what the upload thread's first batches would make as
 //! they go: its staging memory and the pipelines that generate mips (`prepare_uploads`).
 
-use switchyard_backend::{Backend, TextureFormat};
+use switchyard_backend::{Backend, PrepareUploads, TextureFormat};
 
 use super::Renderer;
 use crate::material::{
@@ -37,6 +37,9 @@ pub struct WarmUp {
     /// ([`RendererConfig::upload_staging`](crate::RendererConfig::upload_staging); 0 once
     /// the ring holds that much).
     pub staging_bytes_made: u64,
+    /// Bytes of mapped staging memory made for the next frame's writes of the objects
+    /// changed since the last frame (a level's transforms, when it is first drawn).
+    pub frame_staging_bytes_made: u64,
 }
 
 impl<B: Backend> Renderer<B> {
@@ -116,9 +119,15 @@ impl<B: Backend> Renderer<B> {
         }
         let backend = &*res.backend;
         // What the upload thread's first batches would make: its staging memory and the
-        // mip pipelines of the formats whose mips are generated (textures.rs).
-        let mip_formats = [TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb];
-        let uploads = match backend.prepare_uploads(&mip_formats, self.config.upload_staging) {
+        // mip pipelines of the formats whose mips are generated (textures.rs); and room
+        // for the next frame's writes of the objects changed since the last frame.
+        let frame_writes = self.scene.dirty_writes(res.gpu.cull.is_some());
+        let prepare = PrepareUploads {
+            mip_formats: &[TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb],
+            staging_bytes: self.config.upload_staging,
+            frame_writes: &frame_writes,
+        };
+        let uploads = match backend.prepare_uploads(&prepare) {
             Ok(made) => made,
             Err(e) => return self.device.note_lost(Err(RenderError::Uploads(e))),
         };
@@ -156,6 +165,7 @@ impl<B: Backend> Renderer<B> {
                 shader_modules_created: total.shader_modules_created,
                 mip_pipelines_created: uploads.mip_pipelines,
                 staging_bytes_made: uploads.staging_bytes,
+                frame_staging_bytes_made: uploads.frame_staging_bytes,
             }),
         })
     }

@@ -215,27 +215,41 @@ fn log_entries_that_no_longer_apply_are_skipped_with_why_and_change_nothing() {
 
 #[test]
 fn warm_up_prepares_the_upload_threads_staging_and_mip_pipelines_once() {
-    use switchyard::backend::{CreateError, MAX_STAGING_BYTES};
+    use switchyard::backend::{CreateError, PrepareUploads, MAX_STAGING_BYTES};
     let mut w = world(2, true, 3);
+    populate(&mut w, 7, 2000);
+    let n = w.r.scene().len() as u64;
     let warm = w.r.warm_up().unwrap();
     assert_eq!((warm.mip_pipelines_created, warm.staging_bytes_made), (2, 16 << 20), "{warm:?}");
+    // Room for the first frame's writes: every object's transform and dense material.
+    assert_eq!(warm.frame_staging_bytes_made, n * (64 + 4), "{warm:?}");
     let formats = vec![TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb];
-    assert_eq!(w.backend.prepared_uploads(), (formats.clone(), 16 << 20));
+    assert_eq!(w.backend.prepared_uploads(), (formats.clone(), 16 << 20, vec![n * 64, n * 4]));
     let again = w.r.warm_up().unwrap();
-    assert_eq!((again.mip_pipelines_created, again.staging_bytes_made), (0, 0), "made once");
+    assert_eq!((again.mip_pipelines_created, again.staging_bytes_made, again.frame_staging_bytes_made), (0, 0, 0));
+    // After a frame nothing is dirty: no frame writes to make room for.
+    w.r.render(&views(0.3)).unwrap();
+    w.r.warm_up().unwrap();
+    assert_eq!(w.backend.prepared_uploads().2, Vec::<u64>::new());
     // What cannot be prepared is refused, changing nothing.
     let b = &w.backend;
+    let prepare = |mip_formats: &[TextureFormat], staging_bytes, frame_writes: &[u64]| {
+        b.prepare_uploads(&PrepareUploads { mip_formats, staging_bytes, frame_writes })
+    };
     for f in [TextureFormat::Bc7RgbaUnorm, TextureFormat::Bc1RgbaUnormSrgb, TextureFormat::Depth32Float] {
-        assert!(matches!(b.prepare_uploads(&[TextureFormat::Rgba16Float, f], 0), Err(CreateError::Invalid(_))));
+        assert!(matches!(prepare(&[TextureFormat::Rgba16Float, f], 0, &[]), Err(CreateError::Invalid(_))));
     }
-    let over = b.prepare_uploads(&[], MAX_STAGING_BYTES + 1);
-    assert!(matches!(over, Err(CreateError::Limit { requested, .. }) if requested == MAX_STAGING_BYTES + 1));
-    assert_eq!(b.prepared_uploads(), (formats, 16 << 20));
+    let over = MAX_STAGING_BYTES + 1;
+    assert!(matches!(prepare(&[], over, &[]), Err(CreateError::Limit { requested, .. }) if requested == over));
+    let writes = [MAX_STAGING_BYTES, 1];
+    assert!(matches!(prepare(&[], 0, &writes), Err(CreateError::Limit { requested, .. }) if requested == over));
+    assert!(matches!(prepare(&[], 0, &[u64::MAX, 2]), Err(CreateError::Limit { requested: u64::MAX, .. })));
+    assert_eq!(b.prepared_uploads(), (formats, 16 << 20, vec![]));
     // A configuration asking for more is refused before anything is made.
-    let config = RendererConfig { upload_staging: MAX_STAGING_BYTES + 1, ..Default::default() };
+    let config = RendererConfig { upload_staging: over, ..Default::default() };
     assert!(matches!(Renderer::new(Arc::new(NullBackend::new(true)), config), Err(InitError::Config(_))));
     // On a lost device warming up is a loss.
     b.lose_device();
-    assert_eq!(b.prepare_uploads(&[], 0), Err(CreateError::DeviceLost));
+    assert_eq!(prepare(&[], 0, &[]), Err(CreateError::DeviceLost));
     assert_eq!(w.r.warm_up(), Err(RenderError::DeviceLost));
 }

@@ -497,3 +497,32 @@ fn warm_up_makes_the_staging_the_first_frame_and_batch_use() {
         assert!(r.is_resident(mesh).unwrap());
     }
 }
+
+#[test]
+fn buffer_writes_spanning_staging_chunks_arrive_whole() {
+    for api in [::wgpu::Backends::VULKAN, ::wgpu::Backends::GL] {
+        let Some(b) = wgpu(api) else { continue };
+        let size = 10u64 << 20;
+        let usage = BufferUsage::COPY_DST | BufferUsage::COPY_SRC;
+        let buf = b.create_buffer(&BufferDesc { label: "spanning".into(), size, usage }).unwrap();
+        // Room for 3 MB ahead and a chunk more: the 10 MB below span it and the chunks
+        // made after.
+        let made = b.prepare_uploads(&PrepareUploads { frame_writes: &[3 << 20], ..Default::default() }).unwrap();
+        assert_eq!(made.frame_staging_bytes, 7 << 20, "{api:?}");
+        for round in 0..2u8 {
+            let data: Vec<u8> = (0..size as usize).map(|i| (i * 7 % 251) as u8 ^ round).collect();
+            // A small write first (its chunk keeps room the large one starts in).
+            let writes = [
+                BufferWrite { buffer: buf, offset: 0, data: &data[..4096] },
+                BufferWrite { buffer: buf, offset: 4096, data: &data[4096..] },
+            ];
+            let held = b.live().staging_bytes;
+            let id = b.submit(&writes, &mut []).unwrap();
+            b.wait(id).unwrap();
+            assert!(b.read_buffer(buf, 0, size).unwrap() == data, "{api:?}, round {round}: the bytes arrived whole");
+            if round == 1 {
+                assert_eq!(b.live().staging_bytes, held, "{api:?}: the chunks came back and were reused");
+            }
+        }
+    }
+}

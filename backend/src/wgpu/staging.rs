@@ -81,44 +81,22 @@ impl StagingRing {
         made
     }
 
-    /// Makes mapped chunks so that writes of `sizes` bytes (one frame's) find room among
-    /// the free chunks: a chunk of its own for each write larger than [`CHUNK`] that no
-    /// free chunk holds, and chunks for the smaller ones together (one more than their
-    /// sum needs, for a chunk left part-used where a large write comes between them);
-    /// keeps them all for reuse. The bytes made.
+    /// Makes a mapped chunk where the free chunks cannot take writes of `sizes` bytes (one
+    /// frame's; a write goes on from one chunk into the next) and a chunk more (that
+    /// frame's other data: its views' instances and draws), and keeps the free chunks for
+    /// reuse: the bytes made.
     pub(super) fn reserve_writes(&mut self, device: &wgpu::Device, sizes: &[u64]) -> u64 {
         self.receive();
-        let sizes = || sizes.iter().map(|s| s.next_multiple_of(ALIGN));
-        let mut large: Vec<u64> = sizes().filter(|&s| s > CHUNK).collect();
-        large.sort_unstable_by(|a, b| b.cmp(a));
-        let small: u64 = sizes().filter(|&s| s <= CHUNK).sum();
-        // The free chunks not yet spoken for, smallest first.
-        let mut spare: Vec<u64> = self.free.iter().map(|c| c.size).collect();
-        spare.sort_unstable();
-        let mut made = 0;
-        for need in large {
-            match spare.iter().position(|&c| c >= need) {
-                Some(i) => {
-                    spare.remove(i);
-                }
-                None => {
-                    let chunk = self.make(device, need);
-                    made += chunk.size;
-                    self.free.push(chunk);
-                }
-            }
+        if sizes.is_empty() {
+            return 0;
         }
-        if small > 0 {
-            let mut left = small + CHUNK;
-            for c in spare.into_iter().filter(|&c| c <= CHUNK) {
-                left = left.saturating_sub(c);
-            }
-            while left > 0 {
-                let chunk = self.make(device, CHUNK);
-                made += chunk.size;
-                left = left.saturating_sub(CHUNK);
-                self.free.push(chunk);
-            }
+        let needed: u64 = sizes.iter().map(|s| s.next_multiple_of(ALIGN)).sum::<u64>() + CHUNK;
+        let free: u64 = self.free.iter().map(|c| c.size).sum();
+        let mut made = 0;
+        if needed > free {
+            let chunk = self.make(device, (needed - free).next_multiple_of(ALIGN).max(CHUNK));
+            made = chunk.size;
+            self.free.push(chunk);
         }
         self.keep = self.keep.max(self.free.len());
         made
@@ -143,8 +121,10 @@ impl StagingRing {
     }
 
     /// Records a copy of `data` (a multiple of 4 bytes, validated by the caller) into
-    /// `target` at `offset` on `encoder`, staging it through a mapped chunk; `false` where
-    /// no chunk could be written (the caller writes it another way).
+    /// `target` at `offset` on `encoder`, staging it through mapped chunks (the room left
+    /// in the chunk being written, then the smallest free chunk that holds the rest, else
+    /// the largest, and so on: a large write may span chunks); `false` where a chunk could
+    /// not be written (the caller writes it another way).
     pub(super) fn write(
         &mut self,
         device: &wgpu::Device,
@@ -153,16 +133,45 @@ impl StagingRing {
         offset: u64,
         data: &[u8],
     ) -> bool {
-        if data.is_empty() {
-            return true;
+        let mut done = 0;
+        while done < data.len() {
+            let Some((chunk, at, n)) = self.write_part(device, &data[done..]) else { return false };
+            encoder.copy_buffer_to_buffer(&chunk, at, target, offset + done as u64, n as u64);
+            done += n;
         }
-        match self.put(device, data.len() as u64, ALIGN, |view| view.copy_from_slice(data)) {
-            Some((chunk, at)) => {
-                encoder.copy_buffer_to_buffer(&chunk, at, target, offset, data.len() as u64);
-                true
-            }
-            None => false,
+        true
+    }
+
+    /// Writes the start of `data` into the chunk being written (or the next one, as
+    /// [`StagingRing::write`] says): the chunk, where in it, and how many bytes (a
+    /// multiple of 4); `None` where the chunk is not mapped (a lost device).
+    fn write_part(&mut self, device: &wgpu::Device, data: &[u8]) -> Option<(wgpu::Buffer, u64, usize)> {
+        self.receive();
+        let want = data.len() as u64;
+        let room = |c: &Chunk| c.size - c.used.next_multiple_of(ALIGN).min(c.size);
+        if !self.active.as_ref().is_some_and(|c| room(c) > 0) {
+            self.close_active();
+            let holds = self.free.iter().enumerate().filter(|(_, c)| c.size >= want).min_by_key(|(_, c)| c.size);
+            let at = holds.or_else(|| self.free.iter().enumerate().max_by_key(|(_, c)| c.size)).map(|(i, _)| i);
+            let chunk = match at {
+                Some(i) => self.free.swap_remove(i),
+                None => self.make(device, want.next_multiple_of(ALIGN).max(CHUNK)),
+            };
+            self.active = Some(chunk);
         }
+        let chunk = self.active.as_mut().expect("set above");
+        let at = chunk.used.next_multiple_of(ALIGN);
+        // Chunk sizes and offsets are multiples of 8 and `data`'s length of 4.
+        let n = want.min(chunk.size - at) as usize;
+        let Ok(mut view) = chunk.buffer.slice(at..at + n as u64).get_mapped_range_mut() else {
+            // Not mapped after all (a lost device): give the chunk up.
+            self.active = None;
+            return None;
+        };
+        view.copy_from_slice(&data[..n]);
+        drop(view);
+        chunk.used = (at + n as u64).next_multiple_of(ALIGN).min(chunk.size);
+        Some((chunk.buffer.clone(), at, n))
     }
 
     /// `size` bytes of a mapped chunk at an offset that is a multiple of `align` (a power

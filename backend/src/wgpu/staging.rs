@@ -149,7 +149,7 @@ impl StagingRing {
         self.receive();
         let want = data.len() as u64;
         let room = |c: &Chunk| c.size - c.used.next_multiple_of(ALIGN).min(c.size);
-        if !self.active.as_ref().is_some_and(|c| room(c) > 0) {
+        if self.active.as_ref().is_none_or(|c| room(c) == 0) {
             self.close_active();
             let holds = self.free.iter().enumerate().filter(|(_, c)| c.size >= want).min_by_key(|(_, c)| c.size);
             let at = holds.or_else(|| self.free.iter().enumerate().max_by_key(|(_, c)| c.size)).map(|(i, _)| i);

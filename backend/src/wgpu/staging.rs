@@ -5,6 +5,11 @@
 //! with 64 MiB per submit and 2.3-2.6x with 256 MiB on the H200 (run 23 in
 //! `docs/bench/RUNS.md`; wgpu's `util::StagingBelt` is the same mechanism, but takes a chunk
 //! whose mapping failed, as on a lost device, back as if mapped and then panics).
+//!
+//! A buffer write goes on from one chunk into the next, so chunks made ahead
+//! (`reserve`, `reserve_writes`: `Backend::prepare_uploads`) serve writes of any size; a
+//! texture level, whose rows one copy reads, takes one chunk (`put`). The upload thread has
+//! a ring of its own (`upload.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};

@@ -358,16 +358,6 @@ impl Scene {
         self.objects.is_empty()
     }
 
-    /// The sizes of the writes the next frame uploads for the objects changed since the
-    /// last (`renderer/uploads.rs`): per dirty range its transforms, its world bounds
-    /// where views are culled on the GPU, and its dense materials.
-    pub(crate) fn dirty_writes(&self, gpu_cull: bool) -> Vec<u64> {
-        let len = self.objects.len() as u32;
-        let per = [crate::renderer::gpu::TRANSFORM_SIZE, if gpu_cull { crate::gpu_cull::BOUNDS_SIZE } else { 0 }, 4];
-        let ranges = self.dirty.iter().map(|&(s, e)| u64::from(e.min(len).saturating_sub(s.min(len))));
-        ranges.filter(|&n| n > 0).flat_map(|n| per.iter().filter(|&&b| b > 0).map(move |b| n * b)).collect()
-    }
-
     /// Dense index of an object.
     pub fn dense_index(&self, id: ObjectId) -> Option<u32> {
         self.slots.get(id).copied()

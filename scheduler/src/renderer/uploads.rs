@@ -51,6 +51,17 @@ impl<B: Backend> Renderer<B> {
         });
     }
 
+    /// The sizes of the writes the next frame uploads for the objects changed since the
+    /// last (`write_dirty_transforms`): per dirty range its transforms, its world bounds
+    /// where views are culled on the GPU, and its dense materials.
+    pub(super) fn dirty_writes(&self) -> Vec<u64> {
+        let bounds = if self.res.gpu.cull.is_some() { crate::gpu_cull::BOUNDS_SIZE } else { 0 };
+        let per = [gpu::TRANSFORM_SIZE, bounds, 4];
+        let len = self.scene.objects.len() as u32;
+        let ranges = self.scene.dirty.iter().map(|&(s, e)| u64::from(e.min(len).saturating_sub(s.min(len))));
+        ranges.filter(|&n| n > 0).flat_map(|n| per.iter().filter(|&&b| b > 0).map(move |b| n * b)).collect()
+    }
+
     /// Where the renderer culls on the GPU, the world bounds of the objects whose
     /// transforms the packet writes (`bytes` in all), in the same order.
     fn write_dirty_bounds(&mut self, packet: &mut FramePacket<B::Chunk>, bytes: usize) {

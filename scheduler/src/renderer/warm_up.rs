@@ -88,6 +88,7 @@ impl<B: Backend> Renderer<B> {
         } else {
             &[PassKind::Forward, PassKind::Shadow]
         };
+        let frame_writes = self.dirty_writes();
         let res = &mut self.res;
         let lib = res.library.get_mut();
         let layouts = res.gpu.layouts;
@@ -121,7 +122,6 @@ impl<B: Backend> Renderer<B> {
         // What the upload thread's first batches would make: its staging memory and the
         // mip pipelines of the formats whose mips are generated (textures.rs); and room
         // for the next frame's writes of the objects changed since the last frame.
-        let frame_writes = self.scene.dirty_writes(res.gpu.cull.is_some());
         let prepare = PrepareUploads {
             mip_formats: &[TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb],
             staging_bytes: self.config.upload_staging,

@@ -52,14 +52,12 @@ impl<B: Backend> Renderer<B> {
     }
 
     /// The sizes of the writes the next frame uploads for the objects changed since the
-    /// last (`write_dirty_transforms`): per dirty range its transforms, its world bounds
-    /// where views are culled on the GPU, and its dense materials.
+    /// last (`write_dirty_transforms`): see [`frame_writes`].
     pub(super) fn dirty_writes(&self) -> Vec<u64> {
         let bounds = if self.res.gpu.cull.is_some() { crate::gpu_cull::BOUNDS_SIZE } else { 0 };
-        let per = [gpu::TRANSFORM_SIZE, bounds, 4];
         let len = self.scene.objects.len() as u32;
         let ranges = self.scene.dirty.iter().map(|&(s, e)| u64::from(e.min(len).saturating_sub(s.min(len))));
-        ranges.filter(|&n| n > 0).flat_map(|n| per.iter().filter(|&&b| b > 0).map(move |b| n * b)).collect()
+        frame_writes(ranges, [gpu::TRANSFORM_SIZE, bounds, 4])
     }
 
     /// Where the renderer culls on the GPU, the world bounds of the objects whose
@@ -147,5 +145,37 @@ impl<B: Backend> Renderer<B> {
             self.scene.dirty.clear();
             self.scene.dirty.push((0, n));
         }
+    }
+}
+
+/// Per range of `objects` changed (a count each), its writes of `per` bytes an object:
+/// transforms, world bounds (0 where views are not culled on the GPU: none), dense
+/// materials. None at all where they come to more than a backend makes ahead
+/// ([`MAX_STAGING_BYTES`](switchyard_backend::MAX_STAGING_BYTES)): that frame then makes
+/// its staging as it goes, as without `warm_up`.
+fn frame_writes(objects: impl Iterator<Item = u64>, per: [u64; 3]) -> Vec<u64> {
+    let writes: Vec<u64> =
+        objects.filter(|&n| n > 0).flat_map(|n| per.into_iter().filter(|&b| b > 0).map(move |b| n * b)).collect();
+    if writes.iter().sum::<u64>() <= switchyard_backend::MAX_STAGING_BYTES {
+        writes
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_writes_are_each_ranges_writes_within_what_a_backend_makes_ahead() {
+        assert_eq!(frame_writes([3, 0, 2].into_iter(), [64, 0, 4]), [192, 12, 128, 8]);
+        assert_eq!(frame_writes([3].into_iter(), [64, 32, 4]), [192, 96, 12]);
+        assert!(frame_writes(std::iter::empty(), [64, 32, 4]).is_empty());
+        // 60M objects' transforms, bounds and materials: 6 GB, more than is made ahead.
+        let max = switchyard_backend::MAX_STAGING_BYTES;
+        assert!(frame_writes([60_000_000].into_iter(), [64, 32, 4]).is_empty());
+        assert_eq!(frame_writes([max / 64].into_iter(), [64, 0, 0]), [max]);
+        assert!(frame_writes([max / 64, 1].into_iter(), [64, 0, 0]).is_empty());
     }
 }

@@ -535,8 +535,9 @@ fn stream_summary<B: Backend>(s: &stream::Stream, all: &[FrameStats], r: &Render
         "stream: {} blocks made ({:.1} MB), {} removed, {} alive; uploads {:.1} MB/s over the last {} frames \
          (batches taken by the frames, against the wall time from the first of them until the GPU finished the last); \
          {} queued at the end; the submission thread waited for the upload thread in {} frames (at most {:.3} ms); \
-         {} meshes and {} objects alive; {} pipelines created after the first frame; making and removing the blocks \
-         took {:.3} ms a frame (median; p99 {:.3}) on the calling thread, outside the render call",
+         {} meshes and {} objects alive; {:.1} MiB of staging memory held by the backend; {} pipelines created \
+         after the first frame; making and removing the blocks took {:.3} ms a frame (median; p99 {:.3}) on the \
+         calling thread, outside the render call",
         s.made,
         mb(s.bytes),
         s.removed,
@@ -548,6 +549,7 @@ fn stream_summary<B: Backend>(s: &stream::Stream, all: &[FrameStats], r: &Render
         most_wait,
         m.meshes,
         r.scene().len(),
+        r.backend().live().staging_bytes as f64 / f64::from(1 << 20),
         pipelines,
         city::percentile(&s.step_ms, 0.5),
         city::percentile(&s.step_ms, 0.99),

@@ -117,6 +117,14 @@ pub struct LiveResources {
     pub staging_bytes: u64,
 }
 
+impl LiveResources {
+    /// The objects alone: `staging_bytes` zeroed (the staging rings are the backend's,
+    /// not any renderer's), for leak checks across renderers and harnesses.
+    pub fn objects(self) -> Self {
+        Self { staging_bytes: 0, ..self }
+    }
+}
+
 /// A buffer's size and usage, as [`Backend::buffer_info`] reports them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferInfo {

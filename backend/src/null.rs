@@ -79,6 +79,18 @@ pub struct NullFrameReport {
     pub upload_bytes: u64,
 }
 
+/// What [`Backend::prepare_uploads`] made on the null backend, as the wgpu backend would
+/// (each format once, bytes up to the most asked).
+#[derive(Debug, Default)]
+struct Prepared {
+    mip_formats: Vec<TextureFormat>,
+    staging_bytes: u64,
+    /// The frame writes last asked for.
+    frame_writes: Vec<u64>,
+    /// The most bytes frame writes came to.
+    frame_bytes: u64,
+}
+
 /// The validating, recording backend without a GPU.
 pub struct NullBackend {
     reg: RwLock<Registry<NullObjects>>,
@@ -90,9 +102,8 @@ pub struct NullBackend {
     staged: [std::sync::atomic::AtomicU64; 2],
     /// [`NullBackend::lose_device`] was called: every later call fails with `DeviceLost`.
     lost: std::sync::atomic::AtomicBool,
-    /// What [`Backend::prepare_uploads`] made: the mip formats, the staging bytes, and the
-    /// frame writes last asked for with the most bytes they came to.
-    prepared: Mutex<(Vec<TextureFormat>, u64, Vec<u64>, u64)>,
+    /// What [`Backend::prepare_uploads`] made.
+    prepared: Mutex<Prepared>,
     surfaces: Swapchains<NullSurface>,
 }
 
@@ -202,7 +213,7 @@ impl NullBackend {
     /// and the frame writes it was last asked to make room for.
     pub fn prepared_uploads(&self) -> (Vec<TextureFormat>, u64, Vec<u64>) {
         let p = self.prepared.lock();
-        (p.0.clone(), p.1, p.2.clone())
+        (p.mip_formats.clone(), p.staging_bytes, p.frame_writes.clone())
     }
 
     /// Bytes copied between buffers on the "GPU" so far ([`Backend::copy_buffers`] and the
@@ -408,17 +419,17 @@ impl Backend for NullBackend {
         let mut p = self.prepared.lock();
         let mut made = crate::PreparedUploads::default();
         for &f in prepare.mip_formats {
-            if !p.0.contains(&f) {
-                p.0.push(f);
+            if !p.mip_formats.contains(&f) {
+                p.mip_formats.push(f);
                 made.mip_pipelines += 1;
             }
         }
-        made.staging_bytes = prepare.staging_bytes.saturating_sub(p.1);
-        p.1 = p.1.max(prepare.staging_bytes);
+        made.staging_bytes = prepare.staging_bytes.saturating_sub(p.staging_bytes);
+        p.staging_bytes = p.staging_bytes.max(prepare.staging_bytes);
         let frame: u64 = prepare.frame_writes.iter().sum();
-        made.frame_staging_bytes = frame.saturating_sub(p.3);
-        p.3 = p.3.max(frame);
-        p.2 = prepare.frame_writes.to_vec();
+        made.frame_staging_bytes = frame.saturating_sub(p.frame_bytes);
+        p.frame_bytes = p.frame_bytes.max(frame);
+        p.frame_writes = prepare.frame_writes.to_vec();
         Ok(made)
     }
 

@@ -162,10 +162,8 @@ mod differential {
             // The null backend with the adapter's limits and capabilities.
             let null = Arc::new(NullBackend::with_caps(gpu.caps()));
             // The objects the harnesses make (the staging rings are the backend's, kept for
-            // reuse: `LiveResources::staging_bytes`).
-            let objects =
-                |l: switchyard::backend::LiveResources| switchyard::backend::LiveResources { staging_bytes: 0, ..l };
-            let before = (objects(null.live()), objects(gpu.live()));
+            // reuse: `LiveResources::objects`).
+            let before = (null.live().objects(), gpu.live().objects());
             let mut rng = Pcg64Mcg::seed_from_u64(18);
             for (target, _) in TARGETS {
                 if on_backend::<NullBackend>(target).is_none() {
@@ -182,7 +180,7 @@ mod differential {
                 }
             }
             assert_eq!(
-                (objects(null.live()), objects(gpu.live())),
+                (null.live().objects(), gpu.live().objects()),
                 before,
                 "{api:?}: every harness destroys what it made"
             );

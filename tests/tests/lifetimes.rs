@@ -352,15 +352,15 @@ fn renderers_dropped_on_a_wgpu_device_leave_it_as_it_was() {
         let backend = Arc::new(backend);
         let bar = bar_pipeline(&*backend).unwrap();
         let before = backend.live();
-        // The staging rings are the backend's, kept for the renderers after: made by the
-        // first renderer's frames, they grow no more with the next ones.
-        let mut staging = None;
+        // The staging rings are the backend's, kept for the renderers after: once a
+        // dropped renderer's frames are done, each ring holds at most what it keeps for
+        // reuse, however many renderers came before.
         for i in 0..4 {
             busy_renderer(&backend, bar, i % 2 == 0);
             let live = backend.live();
-            let first = *staging.get_or_insert(live.staging_bytes);
-            assert!(first > 0, "{api:?}: the frames staged their uploads");
-            assert_eq!(live.staging_bytes, first, "{api:?}, cycle {i}: the rings did not grow");
+            assert!(live.staging_bytes > 0, "{api:?}: the frames staged their uploads");
+            let kept = 2 * ::switchyard::backend::wgpu::STAGING_RING_KEPT;
+            assert!(live.staging_bytes <= kept, "{api:?}, cycle {i}: {} bytes held", live.staging_bytes);
             assert_eq!(live.objects(), before.objects(), "{api:?}, cycle {i}");
         }
     }

@@ -40,6 +40,7 @@ mod upload;
 
 pub use cache::PipelineCacheError;
 pub use native::{NativePass, WgpuPassContext, WgpuPassDraw};
+pub use staging::STAGING_RING_KEPT;
 pub use upload::WgpuStaged;
 
 use std::sync::atomic::{AtomicBool, Ordering};

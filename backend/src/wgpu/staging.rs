@@ -26,6 +26,9 @@ const CHUNK: u64 = 4 << 20;
 /// Mapped chunks kept for reuse beyond what one frame needs are released (more where
 /// [`StagingRing::reserve`] made more).
 const MAX_FREE: usize = 16;
+/// Bytes of free chunks a ring keeps for reuse, unless `prepare_uploads` asked for more:
+/// what the rings hold once the GPU is done with every submission.
+pub const STAGING_RING_KEPT: u64 = MAX_FREE as u64 * CHUNK;
 /// Offsets within a chunk are multiples of this (mapped ranges start at 8-byte
 /// boundaries; copies need 4).
 const ALIGN: u64 = wgpu::MAP_ALIGNMENT;
@@ -107,8 +110,11 @@ impl StagingRing {
         made
     }
 
-    /// Bytes of the chunks made and not yet dropped (free, written, or on their way back).
-    pub(super) fn held(&self) -> u64 {
+    /// Bytes of the chunks made and not yet dropped (free, written, or on their way
+    /// back), after taking back those mapped again (and releasing those beyond what it
+    /// keeps).
+    pub(super) fn held(&mut self) -> u64 {
+        self.receive();
         self.held.load(Ordering::Relaxed)
     }
 

@@ -213,7 +213,9 @@ pub struct Survey {
     pub or: u64,
     /// Neighbours `k[i] > k[i + 1]`.
     pub descents: u64,
-    /// Neighbours `k[i] == k[i + 1]` with `v[i] > v[i + 1]`.
+    /// Neighbours `k[i] == k[i + 1]` with `v[i] > v[i + 1]`, counted only where there is no
+    /// descent (0 otherwise: a sort that moves keys orders the ties as it goes, and a
+    /// frame's queue with a few changed keys is not read once more for them).
     pub ties: u64,
     /// The first and last pair (none for an empty input).
     ends: Option<((u64, u32), (u64, u32))>,
@@ -230,7 +232,8 @@ impl Survey {
     pub fn of(keys: &[u64], vals: &[u32]) -> Self {
         let (and, or, descents) = survey(keys);
         let ends = keys.first().map(|&k| ((k, vals[0]), (keys[keys.len() - 1], vals[keys.len() - 1])));
-        Self { and, or, descents, ties: ties_out_of_order(keys, vals), ends }
+        let ties = if descents == 0 { ties_out_of_order(keys, vals) } else { 0 };
+        Self { and, or, descents, ties, ends }
     }
 
     /// The survey of the input `self` surveyed followed by the one `next` surveyed.
@@ -238,11 +241,12 @@ impl Survey {
         let (Some((first, a)), Some((b, last))) = (self.ends, next.ends) else {
             return if self.ends.is_some() { self } else { next };
         };
+        let descents = self.descents + next.descents + u64::from(a.0 > b.0);
         Survey {
             and: self.and & next.and,
             or: self.or | next.or,
-            descents: self.descents + next.descents + u64::from(a.0 > b.0),
-            ties: self.ties + next.ties + u64::from(a.0 == b.0 && a.1 > b.1),
+            descents,
+            ties: if descents == 0 { self.ties + next.ties + u64::from(a.0 == b.0 && a.1 > b.1) } else { 0 },
             ends: Some((first, last)),
         }
     }
@@ -269,21 +273,32 @@ pub(crate) fn order_ties_by_value(keys: &[u64], vals: &mut [u32], starts: &mut V
 
 /// Sorts each run of equal keys of `k` by its values in `v` (same length).
 pub(crate) fn order_runs(k: &[u64], v: &mut [u32]) {
-    // Equal neighbours are rare in render keys: 16 comparisons at a time (they vectorize),
-    // and a run is looked at only from a group that has one.
+    // Equal neighbours are common in render keys (a fifth of a city's main queue: objects
+    // of one state at one coarse depth), but most runs of them are already in value order.
+    // So look for the neighbours that need a change, equal keys with values descending, 16
+    // at a time without a branch (they vectorize), and sort only the runs that hold one.
     const GROUP: usize = 16;
     let n = k.len();
     let mut s = 0;
     while s + 1 < n {
         let end = (s + GROUP).min(n - 1);
-        let (a, b) = (&k[s..end], &k[s + 1..end + 1]);
-        if !a.iter().zip(b).fold(false, |any, (x, y)| any | (x == y)) {
+        let (ka, kb) = (&k[s..end], &k[s + 1..end + 1]);
+        let (va, vb) = (&v[s..end], &v[s + 1..end + 1]);
+        let out_of_order = |((x, y), (p, q)): ((&u64, &u64), (&u32, &u32))| (x == y) & (p > q);
+        let pairs = || ka.iter().zip(kb).zip(va.iter().zip(vb));
+        if !pairs().fold(false, |any, pair| any | out_of_order(pair)) {
             s = end;
             continue;
         }
-        let first = s + a.iter().zip(b).position(|(x, y)| x == y).expect("the group has one");
-        let mut e = first + 2;
-        while e < n && k[e] == k[first] {
+        // The run that holds the first such neighbour: back to its start (which may lie
+        // before this group, in a part already looked at and in order), on to its end.
+        let at = s + pairs().position(out_of_order).expect("the group has one");
+        let mut first = at;
+        while first > 0 && k[first - 1] == k[at] {
+            first -= 1;
+        }
+        let mut e = at + 2;
+        while e < n && k[e] == k[at] {
             e += 1;
         }
         v[first..e].sort_unstable();

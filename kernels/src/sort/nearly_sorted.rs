@@ -5,6 +5,12 @@
 use super::msd::{msd, Lsd};
 use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 
+/// Fewest pairs set aside that are copied out by several threads: a frame's few hundred
+/// (695 of the main view's 31k in the city of 100k objects) take about 1.5 µs on one
+/// thread, less than waking the pool's helpers. 8 under miri, so that its small inputs
+/// copy in parallel too.
+const SET_ASIDE_PARALLEL_MIN: usize = if cfg!(miri) { 8 } else { 8 << 10 };
+
 /// Appends the descents `k[j] > k[j + 1]` for `j` in `range` to `runs` as gaps
 /// `[base + j, base + j + 2)`, merging gaps that touch.
 fn descent_runs(keys: &[u64], range: std::ops::Range<usize>, base: usize, runs: &mut Vec<(usize, usize)>) {
@@ -202,7 +208,11 @@ impl RadixSorter {
         {
             // Groups of gaps of about equal size: their first gaps, and where their pairs go
             // (the pairs set aside before a group's first gap).
-            let groups = if parallel { rayon::current_num_threads().min(runs.len()).max(1) } else { 1 };
+            let groups = if parallel && m >= SET_ASIDE_PARALLEL_MIN {
+                rayon::current_num_threads().min(runs.len()).max(1)
+            } else {
+                1
+            };
             let (firsts, at) = (&mut self.group_first, &mut self.group_at);
             firsts.clear();
             at.clear();

@@ -474,12 +474,23 @@ fn runs_of_equal_keys_are_ordered_by_value_wherever_they_fall() {
         for values in [1u64, 2, 7, 40, u64::MAX] {
             let mut k: Vec<u64> = (0..n).map(|_| rng.gen_range(0..=values.min(1 << 40))).collect();
             k.sort_unstable();
-            let v0: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
-            let mut v = v0.clone();
-            order_runs(&k, &mut v);
-            let mut expect: Vec<(u64, u32)> = k.iter().copied().zip(v0).collect();
-            expect.sort_unstable();
-            assert_eq!(v, expect.iter().map(|p| p.1).collect::<Vec<_>>(), "{n} keys below {values}");
+            // Values at random, and in order but for a few swapped pairs (most runs then
+            // need nothing; one whose out-of-order pair lies in a later group of 16 than its
+            // start must still be sorted whole).
+            let mut in_order: Vec<u32> = (0..n as u32).collect();
+            for _ in 0..n / 10 + 1 {
+                if n > 1 {
+                    let i = rng.gen_range(0..n - 1);
+                    in_order.swap(i, i + 1);
+                }
+            }
+            for v0 in [(0..n).map(|_| rng.gen()).collect::<Vec<u32>>(), in_order] {
+                let mut v = v0.clone();
+                order_runs(&k, &mut v);
+                let mut expect: Vec<(u64, u32)> = k.iter().copied().zip(v0).collect();
+                expect.sort_unstable();
+                assert_eq!(v, expect.iter().map(|p| p.1).collect::<Vec<_>>(), "{n} keys below {values}");
+            }
         }
     }
 }
@@ -498,6 +509,9 @@ fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
     ];
     for (keys, vals) in inputs {
         let whole = Survey::of(&keys, &vals);
+        // Ties are counted where nothing descends, and only there.
+        let ties = keys.windows(2).zip(vals.windows(2)).filter(|(k, v)| k[0] == k[1] && v[0] > v[1]).count();
+        assert_eq!(whole.ties, if whole.descents == 0 { ties as u64 } else { 0 });
         let mut cuts: Vec<usize> = (0..6).map(|_| rng.gen_range(0..=n)).collect();
         cuts.extend([0, 0, n, n]);
         cuts.sort_unstable();

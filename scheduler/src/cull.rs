@@ -82,6 +82,9 @@ struct CullPart {
     /// The visible objects the previous cull did not see, ascending.
     fresh: Vec<u32>,
     used: MaterialSet,
+    /// Whether this part's visible objects or any of their keys differ from the previous
+    /// cull's.
+    changed: bool,
 }
 
 /// A view's visible objects as a bit per object. Part `p` of the cull owns the words of its
@@ -115,6 +118,14 @@ impl VisibleSet {
                 f &= f - 1;
             }
         }
+    }
+
+    /// Whether `words` (part `part`'s) equal `prev`'s words for the same objects (words
+    /// `prev` lacks count as empty).
+    fn same_part(words: &[u64], prev: &VisibleSet, part: usize) -> bool {
+        let base = part * words.len();
+        let prev = prev.words.get(base..).unwrap_or(&[]);
+        words.iter().enumerate().all(|(w, &now)| now == prev.get(w).copied().unwrap_or(0))
     }
 
     /// Part `part`'s words from its visible list (ascending, within the part's objects;
@@ -168,6 +179,9 @@ pub(crate) struct VisibleList {
     /// Culls of this list so far: the sort stage checks that the queue it sorted last is the
     /// previous cull's (`prev_set`).
     pub(crate) generation: u64,
+    /// The visible set and every visible object's key are the previous cull's: a queue
+    /// sorted from that cull is this one's too.
+    unchanged: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -187,6 +201,7 @@ impl VisibleList {
         self.fresh_offsets.clear();
         self.fresh_offsets.push(0);
         self.used.clone_from(used);
+        self.unchanged = false;
         self.ms = ms;
     }
 
@@ -196,6 +211,11 @@ impl VisibleList {
         std::mem::swap(&mut self.set, &mut self.prev_set);
         self.set.reset(parts * part_len / 64);
         self.generation += 1;
+    }
+
+    /// Whether the visible set and the visible objects' keys are the previous cull's.
+    pub(crate) fn unchanged(&self) -> bool {
+        self.unchanged
     }
 
     /// This cull's visible set.
@@ -264,6 +284,7 @@ impl VisibleList {
             let words = p * part_words..(p + 1) * part_words;
             VisibleSet::fill_part(&mut list.set.words[words.clone()], p, &part.visible);
             VisibleSet::fresh_of_part(&list.set.words[words], &list.prev_set, p, &mut part.fresh);
+            part.changed = true;
         }
         list.finish(0);
         list
@@ -288,6 +309,10 @@ impl VisibleList {
             }
             self.used.union_with(&part.used);
         }
+        // Objects the previous cull saw past this cull's parts (the scene shrank) changed
+        // the set too.
+        let beyond = self.prev_set.words.get(self.set.words.len()..).unwrap_or(&[]);
+        self.unchanged = self.parts.iter().all(|p| !p.changed) && beyond.iter().all(|&w| w == 0);
     }
 
     #[cfg(feature = "reference")]
@@ -364,9 +389,11 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
         }
-        write_keys(view, o, ctx.mat_frames, (&part.visible, blend), keys, base);
+        let keys_changed = write_keys(view, o, ctx.mat_frames, (&part.visible, blend), keys, base);
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
+        // Where the set is the previous cull's, every key compared above was that cull's.
+        part.changed = keys_changed || !VisibleSet::same_part(words, prev, p);
     });
     out.finish(ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;

@@ -94,6 +94,9 @@ pub struct FrameStats {
     /// Views whose keys arrived in order or nearly so: the sorter's nearly-sorted path ran
     /// (a few keys set aside and merged back) or nothing moved, not the full radix sort.
     pub sorts_nearly_in_order: u32,
+    /// Views whose cull found last frame's objects with last frame's keys: their queue was
+    /// kept as it was, not sorted (counted in the two above as well).
+    pub sorts_unchanged: u32,
     /// Batches (instanced draws) over all views.
     pub batches: u32,
     /// Draw API calls.
@@ -162,6 +165,7 @@ impl Default for FrameStats {
             queue_items: 0,
             sorts_from_last_order: 0,
             sorts_nearly_in_order: 0,
+            sorts_unchanged: 0,
             batches: 0,
             draw_calls: 0,
             state_changes: 0,
@@ -392,6 +396,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("queue_items", &self.queue_items)?;
         m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;
         m.serialize_entry("sorts_nearly_in_order", &self.sorts_nearly_in_order)?;
+        m.serialize_entry("sorts_unchanged", &self.sorts_unchanged)?;
         m.serialize_entry("batches", &self.batches)?;
         m.serialize_entry("draw_calls", &self.draw_calls)?;
         m.serialize_entry("state_changes", &self.state_changes)?;

@@ -476,6 +476,7 @@ impl<B: Backend> Renderer<B> {
                     stats.queue_items += sorted.queue.len() as u32;
                     stats.sorts_from_last_order += u32::from(sorted.from_last_order);
                     stats.sorts_nearly_in_order += u32::from(sorted.nearly_in_order());
+                    stats.sorts_unchanged += u32::from(sorted.unchanged);
                     stats.batches += batches.batches.len() as u32;
                     stats.cull_ms += visible.ms;
                     stats.sort_ms += sorted.ms;

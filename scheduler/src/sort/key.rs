@@ -333,7 +333,7 @@ pub(crate) fn may_blend(view: &View, queue: Queue) -> bool {
 /// the depths of `KEY_LANES` objects at a time in a loop without branches (the square
 /// roots and divisions vectorize; one at a time they form a chain of latencies per key).
 /// `blend`: whether an item can be transparent ([`may_blend`]); if not, only the opaque
-/// depth field is computed.
+/// depth field is computed. Returns whether any key differs from the one it overwrote.
 pub(crate) fn write_keys(
     view: &View,
     o: &Objects,
@@ -341,7 +341,8 @@ pub(crate) fn write_keys(
     (visible, blend): (&[u32], bool),
     keys: &mut [u64],
     base: usize,
-) {
+) -> bool {
+    let mut changed = false;
     for group in visible.chunks(KEY_LANES) {
         let mut d2 = [0f32; KEY_LANES];
         for (d, &i) in d2.iter_mut().zip(group) {
@@ -361,9 +362,13 @@ pub(crate) fn write_keys(
             debug_assert!(
                 blend || !(mats[o.material[i as usize] as usize].transparent && view.pass != PassKind::Shadow)
             );
-            keys[i as usize - base] = key_with_depth(view, o, i as usize, mats, depth);
+            let key = key_with_depth(view, o, i as usize, mats, depth);
+            let slot = &mut keys[i as usize - base];
+            changed |= *slot != key;
+            *slot = key;
         }
     }
+    changed
 }
 
 #[cfg(test)]
@@ -513,11 +518,23 @@ mod tests {
             for len in [0, 1, 15, 16, 17, 33, 1000 - 7] {
                 let visible: Vec<u32> = (7..7 + len as u32).collect();
                 let mut keys = vec![0u64; 1000];
-                write_keys(&view, &o, &mats, (&visible, pass != PassKind::Shadow), &mut keys, 7);
+                let blend = pass != PassKind::Shadow;
+                let changed = write_keys(&view, &o, &mats, (&visible, blend), &mut keys, 7);
                 for &i in &visible {
                     assert_eq!(keys[i as usize - 7], item_key(&view, &o, i as usize, &mats), "{pass:?}, object {i}");
                 }
                 assert!(keys[len..].iter().all(|&k| k == 0), "nothing written past the list");
+                // Over zeroes every key is a change (none of these keys is 0); the same keys
+                // again are none, and one key changed in any group is one.
+                assert_eq!(changed, len > 0, "{pass:?}, {len} keys over zeroes");
+                assert!(!write_keys(&view, &o, &mats, (&visible, blend), &mut keys, 7), "{pass:?}, {len} keys again");
+                if len > 0 {
+                    keys[len - 1] ^= 1;
+                    assert!(
+                        write_keys(&view, &o, &mats, (&visible, blend), &mut keys, 7),
+                        "{pass:?}, last key changed"
+                    );
+                }
             }
         }
     }

@@ -6,7 +6,9 @@
 //! in one parallel pass, in last frame's order of the objects still visible followed by the
 //! newly visible ones ([`coherent`]): the keys then arrive nearly sorted and the
 //! sorter's nearly-sorted path runs (a few changed keys set aside, sorted and merged back).
-//! Equal keys end in object order, so the queue does not depend on earlier frames.
+//! Equal keys end in object order, so the queue does not depend on earlier frames. Where
+//! the cull found the same objects with the same keys as last frame, last frame's queue is
+//! kept without a pass over it.
 
 mod coherent;
 pub mod key;
@@ -40,6 +42,9 @@ pub(crate) struct SortedQueue {
     scratch: OrderScratch,
     /// Whether this frame's input was last frame's order (stats and tests).
     pub(crate) from_last_order: bool,
+    /// Whether the cull found last frame's objects and keys, so the queue was kept as it was
+    /// (stats and tests).
+    pub(crate) unchanged: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -72,6 +77,19 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         profile::zone!("sort-keys");
         // Last frame's queue is the previous cull's set only if this list was culled once since.
         let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
+        if coherent && visible.unchanged() {
+            // The same objects with the same keys (a still view, the far cascade of a still
+            // light): last frame's queue and keys are this frame's, nothing to write or sort.
+            out.from_last_order = true;
+            out.unchanged = true;
+            out.sorter.last_path = switchyard_kernels::sort::SortPath::InOrder;
+            (out.sorter.last_passes, out.sorter.last_parallel) = (0, false);
+            out.generation = visible.generation;
+            out.coherent = true;
+            out.ms = t.elapsed().as_secs_f64() * 1e3;
+            return;
+        }
+        out.unchanged = false;
         survey = coherent
             .then(|| {
                 coherent_order(&out.queue, visible.set(), visible, &mut out.scratch, (&mut out.input, &mut out.keys))

@@ -186,7 +186,7 @@ impl NullBackend {
         });
         if let Err(e) = configured {
             if let Some(s) = self.surfaces.surfaces.lock().remove(id) {
-                let _ = destroy_in(&mut self.reg.write(), Resource::Texture(s.stand_in));
+                let _ = self.reg.write().destroy(Resource::Texture(s.stand_in));
             }
             return Err(e);
         }
@@ -254,29 +254,6 @@ impl NullBackend {
     /// The report of the most recent submitted frame.
     pub fn last_frame(&self) -> NullFrameReport {
         *self.last.lock()
-    }
-}
-
-pub(crate) fn destroy_in<O: NativeObjects>(reg: &mut Registry<O>, r: Resource) -> Result<(), DestroyError> {
-    let gone = |kind| DestroyError::InvalidHandle { kind };
-    match r {
-        Resource::Buffer(id) => reg.buffers.remove(id).map(drop).ok_or(gone(ResourceKind::Buffer)),
-        Resource::Texture(id) => reg.textures.remove(id).map(drop).ok_or(gone(ResourceKind::Texture)),
-        Resource::Sampler(id) => reg.samplers.remove(id).map(drop).ok_or(gone(ResourceKind::Sampler)),
-        Resource::Shader(id) => reg.shaders.remove(id).map(drop).ok_or(gone(ResourceKind::Shader)),
-        Resource::BindGroupLayout(id) => reg.layouts.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroupLayout)),
-        Resource::BindGroup(id) => reg.bind_groups.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroup)),
-        Resource::Pipeline(id) => {
-            let p = reg.pipelines.get_mut(id).ok_or(gone(ResourceKind::Pipeline))?;
-            if p.meta.refs > 1 {
-                // Another creation of an equal descriptor still holds it.
-                p.meta.refs -= 1;
-                return Ok(());
-            }
-            reg.pipelines.remove(id);
-            reg.pipeline_cache.retain(|_, v| *v != id);
-            Ok(())
-        }
     }
 }
 
@@ -373,7 +350,7 @@ impl Backend for NullBackend {
     }
 
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
-        destroy_in(&mut self.reg.write(), resource)
+        self.reg.write().destroy(resource)
     }
 
     fn texture_info(&self, texture: TextureId) -> Option<crate::TextureInfo> {
@@ -550,7 +527,7 @@ impl Backend for NullBackend {
         let s = surfaces.get_mut(surface).ok_or(SurfaceError::InvalidHandle)?;
         let mut reg = self.reg.write();
         for old in s.images.drain(..) {
-            let _ = destroy_in(&mut reg, Resource::Texture(old));
+            let _ = reg.destroy(Resource::Texture(old));
         }
         (s.size, s.next) = ((width, height), 0);
         if width == 0 || height == 0 {

@@ -6,19 +6,22 @@
 
 use std::collections::HashMap;
 
-use slotmap::{Key, KeyData, SlotMap};
-
 use crate::command::{Caps, ResourceKind};
 use crate::desc::{
     BindGroupDesc, BindGroupLayoutDesc, BindResource, BindingType, BufferDesc, BufferUsage, ComputePipelineDesc,
     FilterMode, LayoutEntry, PipelineDesc, SamplerDesc, Stages, StepMode, TextureDesc, TextureFormat,
     TextureSampleKind, TextureUsage,
 };
-use crate::error::CreateError;
-use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, TextureId, TAG_BITS};
+use crate::error::{CreateError, DestroyError};
+use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, TextureId};
 use crate::reflect::{EntryPoint, ShaderResource};
 use crate::reflect::{ShaderMeta, Stage};
 pub(crate) use crate::texels::TextureMeta;
+use crate::Resource;
+use table::next_tag;
+pub(crate) use table::Table;
+
+mod table;
 
 /// Native objects of one backend (all `()` for the null backend).
 pub(crate) trait NativeObjects {
@@ -111,78 +114,6 @@ pub(crate) struct Registry<O: NativeObjects> {
     pub(crate) pipelines: Table<PipelineId, Stored<PipelineMeta, O::Pipeline>>,
     /// Pipeline cache: descriptor → id, hashed with ahash (fixed seeds: deterministic).
     pub(crate) pipeline_cache: HashMap<PipelineDesc, PipelineId, ahash::RandomState>,
-}
-
-/// The resources of one kind. Its keys carry the registry's tag in the high bits of the
-/// slot version (XORed in at `insert`, out at every lookup), so a handle of another backend
-/// names nothing here — a typed stale-handle error, never another backend's resource that
-/// happens to sit in the same slot. Digests leave the tag out
-/// ([`crate::HandleBits::bits`]): handles of equal creation orders digest alike on every
-/// backend.
-pub(crate) struct Table<K: Key, V> {
-    map: SlotMap<K, V>,
-    tag: u64,
-}
-
-impl<K: Key, V> Table<K, V> {
-    fn new(tag: u64) -> Self {
-        Self { map: SlotMap::with_key(), tag }
-    }
-
-    /// The key in the other form: public (tagged) from inner, or inner from public.
-    #[inline]
-    fn flip(&self, k: K) -> K {
-        K::from(KeyData::from_ffi(k.data().as_ffi() ^ self.tag))
-    }
-
-    pub(crate) fn insert(&mut self, v: V) -> K {
-        let k = self.map.insert(v);
-        self.flip(k)
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, k: K) -> Option<&V> {
-        self.map.get(self.flip(k))
-    }
-
-    #[inline]
-    pub(crate) fn get_mut(&mut self, k: K) -> Option<&mut V> {
-        let k = self.flip(k);
-        self.map.get_mut(k)
-    }
-
-    pub(crate) fn remove(&mut self, k: K) -> Option<V> {
-        let k = self.flip(k);
-        self.map.remove(k)
-    }
-
-    pub(crate) fn contains_key(&self, k: K) -> bool {
-        self.map.contains_key(self.flip(k))
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    /// Every stored value.
-    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
-        self.map.values()
-    }
-}
-
-impl<K: Key, V> std::ops::Index<K> for Table<K, V> {
-    type Output = V;
-    /// Panics on a key that names nothing, like a slotmap's index (callers check first).
-    fn index(&self, k: K) -> &V {
-        &self.map[self.flip(k)]
-    }
-}
-
-/// A tag per registry of this process (16 bits: they repeat after 65,535 registries).
-fn next_tag() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 0xFFFF + 1;
-    (n << 48) & TAG_BITS
 }
 
 impl<O: NativeObjects> Default for Registry<O> {
@@ -582,5 +513,32 @@ impl<O: NativeObjects> Registry<O> {
             usage: e.meta.usage,
             samples: e.meta.samples,
         })
+    }
+
+    /// Removes a live resource (a pipeline another equal creation holds loses one
+    /// reference); a handle that names nothing is a typed error and changes nothing.
+    pub(crate) fn destroy(&mut self, r: Resource) -> Result<(), DestroyError> {
+        let gone = |kind| DestroyError::InvalidHandle { kind };
+        match r {
+            Resource::Buffer(id) => self.buffers.remove(id).map(drop).ok_or(gone(ResourceKind::Buffer)),
+            Resource::Texture(id) => self.textures.remove(id).map(drop).ok_or(gone(ResourceKind::Texture)),
+            Resource::Sampler(id) => self.samplers.remove(id).map(drop).ok_or(gone(ResourceKind::Sampler)),
+            Resource::Shader(id) => self.shaders.remove(id).map(drop).ok_or(gone(ResourceKind::Shader)),
+            Resource::BindGroupLayout(id) => {
+                self.layouts.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroupLayout))
+            }
+            Resource::BindGroup(id) => self.bind_groups.remove(id).map(drop).ok_or(gone(ResourceKind::BindGroup)),
+            Resource::Pipeline(id) => {
+                let p = self.pipelines.get_mut(id).ok_or(gone(ResourceKind::Pipeline))?;
+                if p.meta.refs > 1 {
+                    // Another creation of an equal descriptor still holds it.
+                    p.meta.refs -= 1;
+                    return Ok(());
+                }
+                self.pipelines.remove(id);
+                self.pipeline_cache.retain(|_, v| *v != id);
+                Ok(())
+            }
+        }
     }
 }

@@ -9,7 +9,6 @@ use super::WgpuBackend;
 use crate::desc::{BufferDesc, TextureDesc, TextureFormat, TextureUsage};
 use crate::error::CreateError;
 use crate::handle::{BufferId, SurfaceId, TextureId};
-use crate::null::destroy_in;
 use crate::registry::Stored;
 use crate::surface::check_size;
 use crate::{Acquired, Resource, SkipReason, SurfaceError};
@@ -142,7 +141,7 @@ impl WgpuBackend {
         let id = self.surfaces.surfaces.lock().insert(surface);
         if let Err(e) = self.configure(id, width, height) {
             if let Some((t, _)) = self.surfaces.surfaces.lock().remove(id).and_then(|s| s.stand_in) {
-                let _ = destroy_in(&mut self.reg.write(), Resource::Texture(t));
+                let _ = self.reg.write().destroy(Resource::Texture(t));
             }
             return Err(e);
         }
@@ -238,7 +237,7 @@ impl WgpuBackend {
                 }
             }
             _ => {
-                let _ = destroy_in(&mut reg, Resource::Texture(image));
+                let _ = reg.destroy(Resource::Texture(image));
             }
         }
     }

@@ -56,7 +56,6 @@ use crate::desc::{
 };
 use crate::error::{CreateError, DestroyError, ReadbackError, RecordError, SubmitError, WriteError};
 use crate::handle::{BindGroupId, BindGroupLayoutId, BufferId, PipelineId, SamplerId, ShaderId, SurfaceId, TextureId};
-use crate::null::destroy_in;
 use crate::reflect::reflect_wgsl;
 use crate::registry::{NativeObjects, Registry, SamplerMeta, Stored};
 use crate::upload::check_buffer_write;
@@ -400,7 +399,7 @@ impl Backend for WgpuBackend {
     }
 
     fn destroy(&self, resource: Resource) -> Result<(), DestroyError> {
-        destroy_in(&mut self.reg.write(), resource)
+        self.reg.write().destroy(resource)
     }
 
     fn texture_info(&self, texture: TextureId) -> Option<crate::TextureInfo> {

@@ -10,9 +10,11 @@
 //!   (parallel over blocks of the input), then each bucket, now small enough for the
 //!   caches, is finished by an LSD sort on its remaining digits (parallel over buckets).
 //!   Digits whose histogram puts every key in one bucket are skipped, globally and per
-//!   bucket: render keys have few distinct high bits. One thread splits on sparse
-//!   windows where they serve (14 bits that take at most 256 values, as hashed state ids
-//!   do: one scatter instead of two, module `sparse`).
+//!   bucket: render keys have few distinct high bits. One thread sorts up to 16k pairs
+//!   of keys that do not spread evenly (render keys) LSD on 11-bit digits over pairs
+//!   packed 16 bytes apiece (module `wide`), and splits larger ones on sparse windows
+//!   where they serve (14 bits that take at most 256 values, as hashed state ids do: one
+//!   scatter instead of two, module `sparse`).
 //!
 //! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
 //! for any number of threads. With [`RadixSorter::ties_by_value`] equal keys end ordered
@@ -23,6 +25,7 @@ mod msd;
 #[allow(missing_docs)]
 pub mod nearly_sorted;
 mod sparse;
+mod wide;
 
 use msd::{finish_buckets, msd, scatter_parallel, Lsd};
 
@@ -117,6 +120,10 @@ pub struct RadixSorter {
     /// values, as hashed state ids do) where they serve: on by default (tuning; the
     /// result is the same either way).
     pub sparse_windows: bool,
+    /// One-thread sorts of 4k to 16k pairs whose keys do not spread evenly (render keys)
+    /// run LSD on 11-bit digits over packed pairs (module `wide`): on by default (tuning;
+    /// the result is the same either way).
+    pub wide_digits: bool,
     /// Equal keys end ordered by their values (ascending) instead of by input position:
     /// the result is then the unique (key, value) order whatever the input order was.
     pub ties_by_value: bool,
@@ -130,6 +137,7 @@ pub struct RadixSorter {
     group_first: Vec<usize>,
     group_at: Vec<usize>,
     rest_sorter: Option<Box<RadixSorter>>,
+    wide: wide::Wide,
     keys: Vec<u64>,
     vals: Vec<u32>,
     hist: Vec<[u32; RADIX]>,
@@ -357,6 +365,7 @@ impl Default for RadixSorter {
         Self {
             nearly_sorted_max_threads: NEARLY_SORTED_MAX_THREADS,
             sparse_windows: true,
+            wide_digits: true,
             ties_by_value: false,
             tie_starts: Vec::new(),
             block_runs: Vec::new(),
@@ -367,6 +376,7 @@ impl Default for RadixSorter {
             group_first: Vec::new(),
             group_at: Vec::new(),
             rest_sorter: None,
+            wide: wide::Wide::default(),
             keys: Vec::new(),
             vals: Vec::new(),
             hist: Vec::new(),
@@ -538,10 +548,18 @@ impl RadixSorter {
         let (active, count) = varying_digits(and ^ or);
         let active = &active[..count];
         let Some(&hi) = active.last() else { return false };
+        let even = |keys: &[u64]| spreads_evenly(keys, and ^ or);
+        let parallel = parallel && !(n <= EVEN_SERIAL_MAX && threads <= EVEN_SERIAL_THREADS && even(keys));
+        // One thread, keys that do not spread evenly: the packed LSD sort on 11-bit digits.
+        if !parallel && self.wide_digits && (wide::WIDE_MIN..=wide::WIDE_MAX).contains(&n) && !even(keys) {
+            self.last_passes = self.wide.sort(keys, vals, and ^ or);
+            if ties {
+                order_ties_by_value(keys, vals, &mut self.tie_starts, false);
+            }
+            return false;
+        }
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
-        let parallel =
-            parallel && !(n <= EVEN_SERIAL_MAX && threads <= EVEN_SERIAL_THREADS && spreads_evenly(keys, and ^ or));
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;

@@ -6,6 +6,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::*;
 
+mod wide;
 mod windows;
 
 fn check(keys: Vec<u64>) {
@@ -327,6 +328,8 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         msd::PREFIX_MAX,
         sparse::SPARSE_MIN,
         sparse::SPARSE_MAX,
+        super::wide::WIDE_MIN,
+        super::wide::WIDE_MAX,
     ];
     // Miri runs the scaled thresholds (the unscaled large ones are left to native runs)
     // on three shapes: each sort costs much there.

@@ -182,6 +182,9 @@ pub(crate) struct VisibleList {
     /// The visible set and every visible object's key are the previous cull's: a queue
     /// sorted from that cull is this one's too.
     unchanged: bool,
+    /// The view of the previous cull on the CPU: a view that did not move has its keys
+    /// compared with the previous cull's (a moved one changes its depths anyway).
+    prev_view: Option<View>,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -202,6 +205,7 @@ impl VisibleList {
         self.fresh_offsets.push(0);
         self.used.clone_from(used);
         self.unchanged = false;
+        self.prev_view = None;
         self.ms = ms;
     }
 
@@ -360,6 +364,10 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
     };
     let n = if none_of_kind { 0 } else { n };
     let blend = may_blend(view, ctx.queue);
+    // Keys are compared with the last cull's only for a view that did not move: a moved
+    // view's depths change, and the comparison would cost every key a read for nothing.
+    let still = out.prev_view == Some(*view);
+    out.prev_view = Some(*view);
     let part_len = part_len(n, rayon::current_num_threads());
     let parts = n.div_ceil(part_len).max(1);
     out.parts.resize_with(parts, CullPart::default);
@@ -389,7 +397,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
         }
-        let keys_changed = write_keys(view, o, ctx.mat_frames, (&part.visible, blend), keys, base);
+        let keys_changed = write_keys(view, o, ctx.mat_frames, (&part.visible, blend), (keys, base), still);
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
         // Where the set is the previous cull's, every key compared above was that cull's.

@@ -333,16 +333,18 @@ pub(crate) fn may_blend(view: &View, queue: Queue) -> bool {
 /// the depths of `KEY_LANES` objects at a time in a loop without branches (the square
 /// roots and divisions vectorize; one at a time they form a chain of latencies per key).
 /// `blend`: whether an item can be transparent ([`may_blend`]); if not, only the opaque
-/// depth field is computed. Returns whether any key differs from the one it overwrote.
+/// depth field is computed. With `compare`, returns whether any key differs from the one
+/// it overwrote; without (a view that moved, whose depths change), stores without reading
+/// and returns `true`.
 pub(crate) fn write_keys(
     view: &View,
     o: &Objects,
     mats: &[MaterialFrame],
     (visible, blend): (&[u32], bool),
-    keys: &mut [u64],
-    base: usize,
+    (keys, base): (&mut [u64], usize),
+    compare: bool,
 ) -> bool {
-    let mut changed = false;
+    let mut changed = !compare;
     for group in visible.chunks(KEY_LANES) {
         let mut d2 = [0f32; KEY_LANES];
         for (d, &i) in d2.iter_mut().zip(group) {
@@ -364,7 +366,9 @@ pub(crate) fn write_keys(
             );
             let key = key_with_depth(view, o, i as usize, mats, depth);
             let slot = &mut keys[i as usize - base];
-            changed |= *slot != key;
+            if compare {
+                changed |= *slot != key;
+            }
             *slot = key;
         }
     }
@@ -519,7 +523,11 @@ mod tests {
                 let visible: Vec<u32> = (7..7 + len as u32).collect();
                 let mut keys = vec![0u64; 1000];
                 let blend = pass != PassKind::Shadow;
-                let changed = write_keys(&view, &o, &mats, (&visible, blend), &mut keys, 7);
+                // Without comparing: written, and reported as changed.
+                let mut plain = vec![0u64; 1000];
+                assert!(write_keys(&view, &o, &mats, (&visible, blend), (&mut plain, 7), false));
+                let changed = write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), true);
+                assert_eq!(plain, keys, "{pass:?}, {len} keys written alike either way");
                 for &i in &visible {
                     assert_eq!(keys[i as usize - 7], item_key(&view, &o, i as usize, &mats), "{pass:?}, object {i}");
                 }
@@ -527,11 +535,14 @@ mod tests {
                 // Over zeroes every key is a change (none of these keys is 0); the same keys
                 // again are none, and one key changed in any group is one.
                 assert_eq!(changed, len > 0, "{pass:?}, {len} keys over zeroes");
-                assert!(!write_keys(&view, &o, &mats, (&visible, blend), &mut keys, 7), "{pass:?}, {len} keys again");
+                assert!(
+                    !write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), true),
+                    "{pass:?}, {len} keys again"
+                );
                 if len > 0 {
                     keys[len - 1] ^= 1;
                     assert!(
-                        write_keys(&view, &o, &mats, (&visible, blend), &mut keys, 7),
+                        write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), true),
                         "{pass:?}, last key changed"
                     );
                 }

@@ -61,7 +61,7 @@ pub(crate) fn print(
     );
     println!(
         "\nlast frame: objects {}, visible per scene pass [{}]{}, queue items {} (sorts from last frame's order {}/{}, \
-         keys nearly in order {}, kept as they were {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
+         keys nearly in order {}, kept as they were {}; culled, sorted and batched as last frame {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
          (hits/misses/rebuilds), uploaded {} bytes",
         s.objects,
         s.visible[..s.views as usize]
@@ -79,6 +79,7 @@ pub(crate) fn print(
         s.views,
         s.sorts_nearly_in_order,
         s.sorts_unchanged,
+        s.culls_kept,
         s.batches,
         s.draw_calls,
         s.state_changes,

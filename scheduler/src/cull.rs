@@ -217,6 +217,12 @@ impl VisibleList {
         self.generation += 1;
     }
 
+    /// This frame keeps the last cull's output (`CullInputs` unchanged): the stage took
+    /// no time.
+    pub(crate) fn kept(&mut self) {
+        self.ms = 0.0;
+    }
+
     /// Whether the visible set and the visible objects' keys are the previous cull's.
     pub(crate) fn unchanged(&self) -> bool {
         self.unchanged

@@ -97,6 +97,10 @@ pub struct FrameStats {
     /// Views whose cull found last frame's objects with last frame's keys: their queue was
     /// kept as it was, not sorted (counted in the two above as well).
     pub sorts_unchanged: u32,
+    /// Views culled from the same camera, queue, objects, materials and graph as the last
+    /// frame that reached the GPU thread: their cull, sort and batch stages kept their
+    /// outputs without running (counted in the three above as well).
+    pub culls_kept: u32,
     /// Batches (instanced draws) over all views.
     pub batches: u32,
     /// Draw API calls.
@@ -166,6 +170,7 @@ impl Default for FrameStats {
             sorts_from_last_order: 0,
             sorts_nearly_in_order: 0,
             sorts_unchanged: 0,
+            culls_kept: 0,
             batches: 0,
             draw_calls: 0,
             state_changes: 0,
@@ -397,6 +402,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("sorts_from_last_order", &self.sorts_from_last_order)?;
         m.serialize_entry("sorts_nearly_in_order", &self.sorts_nearly_in_order)?;
         m.serialize_entry("sorts_unchanged", &self.sorts_unchanged)?;
+        m.serialize_entry("culls_kept", &self.culls_kept)?;
         m.serialize_entry("batches", &self.batches)?;
         m.serialize_entry("draw_calls", &self.draw_calls)?;
         m.serialize_entry("state_changes", &self.state_changes)?;

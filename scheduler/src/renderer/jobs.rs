@@ -50,6 +50,9 @@ pub(crate) struct ViewSetup {
     pub(crate) receivers: Option<(crate::occlusion::PyramidSource, glam::Mat4)>,
     /// A cached pass (`Pass::cached`) whose map holds what it would draw: not submitted.
     pub(crate) skip: bool,
+    /// Culled on the CPU from the same [`CullInputs`] as the last frame that reached the
+    /// GPU thread: its cull, sort and batch jobs keep their outputs (`FrameStats::culls_kept`).
+    pub(crate) keep: bool,
     /// A forward view that draws an earlier depth prepass's visible set
     /// (`RendererConfig::reuse_prepass_cull`) instead of culling.
     pub(crate) shares: Option<SharedCull>,
@@ -74,6 +77,22 @@ pub(crate) struct DrawnFrom {
     pub(crate) mats: Vec<crate::material::MaterialFrame>,
 }
 
+/// What a view's cull, sort and batch stages make their outputs from, besides the objects
+/// and materials themselves: while all of it stays the same, so do the outputs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct CullInputs {
+    pub(crate) view: View,
+    pub(crate) queue: Queue,
+    /// `Scene::edits` (every object edit, moves included), the count of frames whose
+    /// materials changed, the graph's generation, the scene's size.
+    pub(crate) edits: u64,
+    pub(crate) mats: u64,
+    pub(crate) graph: u64,
+    pub(crate) objects: usize,
+    /// Whether the keys' state fields held the frame's ids whole (`key::exact`).
+    pub(crate) exact_keys: bool,
+}
+
 /// One view's stage outputs, one slot each: written by its stage's job, read by the next.
 #[derive(Debug)]
 pub(crate) struct ViewFrame<C> {
@@ -90,6 +109,10 @@ pub(crate) struct ViewFrame<C> {
     /// what this frame's would be (swapped in once the frame reaches the GPU thread).
     pub(crate) drawn: Option<DrawnFrom>,
     pub(crate) drawing: DrawnFrom,
+    /// What the outputs were made from, set once their frame reached the GPU thread
+    /// (`None` after a frame that did not, or one culled on the GPU), and this frame's.
+    pub(crate) culled_from: Option<CullInputs>,
+    pub(crate) culling: Option<CullInputs>,
     /// The last frame's indirect arguments, kept for `view_output` (its packet's copy
     /// went to the GPU).
     #[cfg(feature = "reference")]
@@ -108,6 +131,8 @@ impl<C> ViewFrame<C> {
             dense: false,
             drawn: None,
             drawing: DrawnFrom::default(),
+            culled_from: None,
+            culling: None,
             #[cfg(feature = "reference")]
             args: Vec::new(),
         }
@@ -271,6 +296,9 @@ impl<B: Backend> FrameJobs<'_, B> {
                 bucket_view(&ctx, &view.setup.view, &mut buckets);
                 view.visible.write().culled_on_gpu(&buckets.used, buckets.ms);
             }
+            Job::Cull(v) if self.views[v].setup.keep => self.views[v].visible.write().kept(),
+            Job::Sort(v) if self.views[v].setup.keep => self.views[v].sorted.write().kept(),
+            Job::Batch(v) if self.views[v].setup.keep => self.views[v].batches.write().ms = 0.0,
             Job::Cull(v) => {
                 let view = &self.views[v];
                 let ctx = CullCtx {

@@ -9,7 +9,7 @@ use switchyard_backend::{Backend, Command, Digest, PassDesc, PassSubmit, Texture
 
 use super::gpu::GLOBALS_SLOT;
 use super::input::check_targets;
-use super::jobs::{EngineRecorded, FrameJobs, ViewFrame};
+use super::jobs::{CullInputs, EngineRecorded, FrameJobs, ViewFrame};
 use super::plan::{self, Entry, FramePlan};
 use super::Renderer;
 use crate::error::RenderError;
@@ -43,6 +43,8 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) view_cameras: Vec<Camera>,
     pub(super) patched: Slot<PatchedLists>,
     pub(super) mat_frames: Vec<MaterialFrame>,
+    /// Counts the frames whose `mat_frames` differed from the frame's before.
+    pub(super) mat_generation: u64,
     /// Each (shader, variant) pair of this frame to its shadow-pass state id (in order of use).
     pub(super) shadow_states: ahash::AHashMap<(u32, u32), u32>,
     /// The first indexed material of each shader, variant, blending and group
@@ -76,6 +78,7 @@ impl<B: Backend> FrameState<B> {
             view_cameras: Vec::new(),
             patched: Slot::default(),
             mat_frames: Vec::new(),
+            mat_generation: 0,
             shadow_states: ahash::AHashMap::new(),
             batch_groups: ahash::AHashMap::new(),
             lacking_passes: 0,
@@ -182,6 +185,10 @@ impl<B: Backend> Renderer<B> {
             return Err(RenderError::SubmitThreadGone);
         }
         plan.last_frame = Some(self.frame.number);
+        // This frame's stage outputs are kept by the next frame whose views cull from the same.
+        for w in &mut self.frame.views[..plan.scenes.len()] {
+            w.culled_from = w.culling.take();
+        }
         // The cached passes that drew this frame: their maps now hold what they drew from.
         for (w, _) in self.frame.views.iter_mut().zip(&plan.scenes).filter(|(w, sp)| sp.cached && !w.setup.skip) {
             let drawing = std::mem::take(&mut w.drawing);
@@ -225,14 +232,21 @@ impl<B: Backend> Renderer<B> {
     /// state id (the key's pipeline field) shared by materials of equal shader and variant.
     fn resolve_materials(&mut self) {
         profile::zone!("resolve-materials");
-        self.frame.mat_frames.clear();
         self.frame.shadow_states.clear();
         self.frame.batch_groups.clear();
         self.frame.lacking_passes = 0;
         let lib = self.res.library.get_mut();
+        // Written over last frame's, each compared with the one it replaces.
+        let frames = &mut self.frame.mat_frames;
+        let mut changed = frames.len() != lib.materials.len();
+        frames.resize(lib.materials.len(), MaterialFrame::default());
+        let mut put = |m: usize, frame: MaterialFrame| {
+            changed |= frames[m] != frame;
+            frames[m] = frame;
+        };
         for (m, rec) in lib.materials.iter().enumerate() {
             let Some(r) = rec else {
-                self.frame.mat_frames.push(MaterialFrame::default());
+                put(m, MaterialFrame::default());
                 continue;
             };
             let shader = &lib.shaders[r.shader as usize];
@@ -249,8 +263,9 @@ impl<B: Backend> Renderer<B> {
                 frame.batch_as = (first != m as u32).then_some(first);
             }
             self.frame.lacking_passes |= !frame.passes & 0b11;
-            self.frame.mat_frames.push(frame);
+            put(m, frame);
         }
+        self.frame.mat_generation += u64::from(changed);
     }
 
     /// Each scene pass's globals block: its camera's matrix, the matrices of the cameras
@@ -312,8 +327,18 @@ impl<B: Backend> Renderer<B> {
 
     /// Runs the frame's job graph on the pool.
     fn run_jobs(&mut self, plan: &FramePlan, views: usize) -> Result<(), RenderError> {
-        let f = &self.frame;
+        let f = &mut self.frame;
         let exact_keys = key::exact(f.shadow_states.len(), f.mat_frames.len(), self.res.mesh_ranges.len());
+        // A view culled on the CPU from what the last frame that reached the GPU thread
+        // culled it from keeps its cull, sort and batch outputs: nothing they read changed.
+        let (edits, mats, graph) = (self.scene.edits, f.mat_generation, f.graph_generation);
+        for w in &mut f.views[..views] {
+            let on_cpu = !w.setup.gpu && w.setup.shares.is_none();
+            let (view, queue, objects) = (w.setup.view, w.setup.queue, self.scene.len());
+            w.culling = on_cpu.then_some(CullInputs { view, queue, edits, mats, graph, objects, exact_keys });
+            // Until this frame reaches the GPU thread, nothing is known to be kept.
+            w.setup.keep = w.culling.is_some() && w.culled_from.take() == w.culling;
+        }
         let jobs = FrameJobs {
             res: &self.res,
             objects: &self.scene.objects,
@@ -477,6 +502,7 @@ impl<B: Backend> Renderer<B> {
                     stats.sorts_from_last_order += u32::from(sorted.from_last_order);
                     stats.sorts_nearly_in_order += u32::from(sorted.nearly_in_order());
                     stats.sorts_unchanged += u32::from(sorted.unchanged);
+                    stats.culls_kept += u32::from(w.setup.keep);
                     stats.batches += batches.batches.len() as u32;
                     stats.cull_ms += visible.ms;
                     stats.sort_ms += sorted.ms;

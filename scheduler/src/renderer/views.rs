@@ -77,6 +77,7 @@ impl<B: Backend> Renderer<B> {
                     clip_to_world.is_finite().then_some((src, clip_to_world))
                 }),
                 skip: false,
+                keep: false,
                 shares: None,
                 scene_groups,
             };

@@ -50,6 +50,15 @@ pub(crate) struct SortedQueue {
 }
 
 impl SortedQueue {
+    /// This frame keeps the queue as the last sort left it (its cull kept its output too):
+    /// counted as kept from last frame's order, the stage took no time.
+    pub(crate) fn kept(&mut self) {
+        (self.from_last_order, self.unchanged) = (true, true);
+        self.sorter.last_path = switchyard_kernels::sort::SortPath::InOrder;
+        (self.sorter.last_passes, self.sorter.last_parallel) = (0, false);
+        self.ms = 0.0;
+    }
+
     /// Whether the last sort found its keys in order or nearly so (the full radix sort did
     /// not run).
     pub(crate) fn nearly_in_order(&self) -> bool {

@@ -135,6 +135,12 @@ fn job_panic_in_any_job_fails_its_frame_only() {
             match frame(&mut w.r) {
                 Ok(stats) => {
                     assert_ne!(f, 3, "{job}: frame 3 should fail");
+                    // The cameras stand still: a frame keeps the views' cull, sort and batch
+                    // outputs of the last frame that reached the GPU thread, none after the
+                    // failed frame (which may have left them half written).
+                    let culled = stats.views - stats.gpu_culled_views;
+                    let kept = if f == 1 || f == 4 { 0 } else { culled };
+                    assert_eq!(stats.culls_kept, kept, "{job}: frame {f}");
                     digests.push(stats.digest.unwrap());
                 }
                 Err(RenderError::JobPanicked { job: named, message }) => {

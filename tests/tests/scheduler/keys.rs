@@ -64,10 +64,13 @@ fn large_states_stay_nearly_sorted_as_the_camera_moves() {
     assert!(w.r.view_output(0).unwrap().queue.len() > 5_000, "the orbit sees much of the scene");
 }
 
-/// A still camera over a still scene: from the second frame on, every view's cull finds
-/// last frame's objects with last frame's keys, and its queue is kept without a sort. One
-/// change at a time ends that for the frame it happens in: an object moved into the middle
-/// of the view, then removed (the last object takes its place), a new one, the camera.
+/// A still camera over a still scene: from the second frame on, every view culls from what
+/// the last frame culled it from and keeps its cull, sort and batch outputs without running
+/// them. One change at a time ends that for the frame it happens in: an object moved into
+/// the middle of the view, then removed (the last object takes its place), a new one, the
+/// main camera (the still light's view keeps its outputs), a keyword that changes a
+/// material's variant and so its keys, and one that changes none. Where a view's cull runs
+/// and finds last frame's objects with last frame's keys, its queue is kept without a sort.
 /// Every frame matches the reference, and the command streams are the same on 1 and 3
 /// threads.
 #[test]
@@ -76,7 +79,7 @@ fn still_views_keep_their_queues_until_something_changes() {
         let mut w = world(threads, true, 4);
         let ids = populate(&mut w, 5, 3_000);
         let mut digests = Vec::new();
-        for f in 0..9 {
+        for f in 0..12 {
             match f {
                 3 => w.r.set_transforms(&[(ids[10], Mat4::from_translation(Vec3::new(0.0, 1.0, 2.0)))]).unwrap(),
                 5 => w.r.remove_objects(&[ids[10]]).unwrap(),
@@ -90,9 +93,13 @@ fn still_views_keep_their_queues_until_something_changes() {
                     };
                     w.r.insert_objects(&[desc]).unwrap();
                 }
+                // RIM is declared by the lit shader: its materials' variants change. FOO is
+                // declared by none: no material changes.
+                9 => w.r.set_global_keyword("RIM", true),
+                11 => w.r.set_global_keyword("FOO", true),
                 _ => {}
             }
-            let vs = views(if f == 8 { 0.5 } else { 0.4 });
+            let vs = views(if f >= 8 { 0.5 } else { 0.4 });
             let stats = w.r.render(&vs).unwrap();
             w.r.flush().unwrap();
             assert_matches_reference(&w, &vs, &stats, f);
@@ -100,11 +107,17 @@ fn still_views_keep_their_queues_until_something_changes() {
             assert!(culled > 0, "frame {f}: some view culled on the CPU");
             match f {
                 0 => assert_eq!(stats.sorts_unchanged, 0, "frame 0: nothing to keep"),
-                1 | 2 | 4 | 7 => {
+                1 | 2 | 4 | 7 | 10 | 11 => {
                     assert_eq!(stats.sorts_unchanged, culled, "frame {f}: a still frame keeps every queue")
                 }
                 _ => assert!(stats.sorts_unchanged < culled, "frame {f}: the change reaches a queue"),
             }
+            let kept = match f {
+                1 | 2 | 4 | 7 | 10 | 11 => culled,
+                8 => culled - 1,
+                _ => 0,
+            };
+            assert_eq!(stats.culls_kept, kept, "frame {f}: views culled from what the last frame culled them from");
             digests.push(stats.digest.unwrap());
         }
         digests

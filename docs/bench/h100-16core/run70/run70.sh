@@ -1,26 +1,27 @@
 #!/bin/bash
-# Run 70: keys compared only where the view did not move (d533d51, "cmp") against still
-# views keeping their queues as first landed (d26825e, "new") and their parent (46d9b1b,
-# "old"): frame_spans in three rounds, each round's order rotated (100k objects at 1 and
-# 16 threads, 1M at 16); the report's frame rows of each, rotated likewise; then the sort
-# cells of 16k and 64k render-shaped pairs at d533d51 (one-thread sorts of 4k-16k pairs on
-# 11-bit digits).
+# Not run yet: session 36 had no device time left when it was ready (see issue 22).
+# Run 70: views culled from the last frame's inputs keeping their cull, sort and batch
+# outputs, with keys compared only where the view did not move (ef4bc1b, "keep"), against
+# the parent of still views keeping their queues (46d9b1b, "old"): frame_spans in two
+# rounds, the order alternating (100k objects at 1 and 16 threads, 1M at 16);
+# the report's frame rows of each, rotated likewise; then the sort cells of 16k and 64k
+# render-shaped pairs at ef4bc1b (one-thread sorts of 4k-16k pairs on 11-bit digits).
 nproc; lscpu | grep -E "Model name|Thread"
-builds=(old new cmp)
-for r in 0 1 2; do
-  for i in 0 1 2; do
-    b=${builds[$(( (r + i) % 3 ))]}
+builds=(old keep)
+for r in 0 1; do
+  for i in 0 1; do
+    b=${builds[$(( (r + i) % 2 ))]}
     for a in "100000 1" "100000 16" "1000000 16"; do
-      echo "== round $((r + 1)) $b $a"; .bench/bin/fs_$b $a 300
+      echo "== round $((r + 1)) $b $a"; .bench/bin/fs_$b $a 200
     done
   done
 done
-for r in 0 1 2; do
-  for i in 0 1 2; do
-    b=${builds[$(( (r + i) % 3 ))]}
+for r in 0 1; do
+  for i in 0 1; do
+    b=${builds[$(( (r + i) % 2 ))]}
     echo "== report frame rows, round $((r + 1)) $b"
     .bench/bin/report_$b --only frame --no-gpu --out /tmp/r70-$r-$b > /tmp/r70-$r-$b.txt 2>&1
-    echo "report rc=$?"; grep -E "^\| frame scaling" /tmp/r70-$r-$b.txt
+    echo "report rc=$?"; grep -E "^\| frame" /tmp/r70-$r-$b.txt
   done
 done
 echo "== sort cells"

@@ -74,7 +74,9 @@ pub(crate) struct DrawnFrom {
     pub(crate) edits: u64,
     pub(crate) graph: u64,
     pub(crate) target: switchyard_backend::TextureId,
-    pub(crate) mats: Vec<crate::material::MaterialFrame>,
+    /// The count of frames whose material frames changed (a change and its undoing count
+    /// as two: the map is drawn again, which is only conservative).
+    pub(crate) mats: u64,
 }
 
 /// What a view's cull, sort and batch stages make their outputs from, besides the objects

@@ -98,7 +98,7 @@ impl<B: Backend> Renderer<B> {
                 d.seen_by = sp.receivers.map(|r| cameras[r.camera].view_proj);
                 (d.edits, d.graph) = (self.scene.edits, self.frame.graph_generation);
                 d.target = w.setup.pass.depth.as_ref().map_or_else(TextureId::default, |a| a.texture);
-                d.mats.clone_from(&self.frame.mat_frames);
+                d.mats = self.frame.mat_generation;
                 w.setup.skip = w.drawn.as_ref() == Some(&w.drawing);
             }
         }

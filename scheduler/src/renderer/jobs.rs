@@ -84,6 +84,8 @@ pub(crate) struct DrawnFrom {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct CullInputs {
     pub(crate) view: View,
+    /// The planes it culls with (its camera's, and those of `Camera::receivers`).
+    pub(crate) frustum: Frustum,
     pub(crate) queue: Queue,
     /// `Scene::edits` (every object edit, moves included), the count of frames whose
     /// materials changed, the graph's generation, the scene's size.

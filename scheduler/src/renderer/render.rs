@@ -334,8 +334,8 @@ impl<B: Backend> Renderer<B> {
         let (edits, mats, graph) = (self.scene.edits, f.mat_generation, f.graph_generation);
         for w in &mut f.views[..views] {
             let on_cpu = !w.setup.gpu && w.setup.shares.is_none();
-            let (view, queue, objects) = (w.setup.view, w.setup.queue, self.scene.len());
-            w.culling = on_cpu.then_some(CullInputs { view, queue, edits, mats, graph, objects, exact_keys });
+            let (view, frustum, queue, objects) = (w.setup.view, w.setup.frustum, w.setup.queue, self.scene.len());
+            w.culling = on_cpu.then_some(CullInputs { view, frustum, queue, edits, mats, graph, objects, exact_keys });
             // Until this frame reaches the GPU thread, nothing is known to be kept.
             w.setup.keep = w.culling.is_some() && w.culled_from.take() == w.culling;
         }

@@ -336,8 +336,10 @@ impl<B: Backend> Renderer<B> {
             let on_cpu = !w.setup.gpu && w.setup.shares.is_none();
             let (view, frustum, queue, objects) = (w.setup.view, w.setup.frustum, w.setup.queue, self.scene.len());
             w.culling = on_cpu.then_some(CullInputs { view, frustum, queue, edits, mats, graph, objects, exact_keys });
-            // Until this frame reaches the GPU thread, nothing is known to be kept.
-            w.setup.keep = w.culling.is_some() && w.culled_from.take() == w.culling;
+            // Until this frame reaches the GPU thread, nothing is known to be kept (a view
+            // culled on the GPU drops its stamp too: its list is emptied this frame).
+            let last = w.culled_from.take();
+            w.setup.keep = w.culling.is_some() && last == w.culling;
         }
         let jobs = FrameJobs {
             res: &self.res,

@@ -50,8 +50,9 @@ pub(crate) struct SortedQueue {
 }
 
 impl SortedQueue {
-    /// This frame keeps the queue as the last sort left it (its cull kept its output too):
-    /// counted as kept from last frame's order, the stage took no time.
+    /// This frame keeps the queue as the last sort left it (its cull found last frame's
+    /// objects and keys, or kept its output): counted as kept from last frame's order, the
+    /// stage took no time.
     pub(crate) fn kept(&mut self) {
         (self.from_last_order, self.unchanged) = (true, true);
         self.sorter.last_path = switchyard_kernels::sort::SortPath::InOrder;
@@ -89,10 +90,7 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         if coherent && visible.unchanged() {
             // The same objects with the same keys (a still view, the far cascade of a still
             // light): last frame's queue and keys are this frame's, nothing to write or sort.
-            out.from_last_order = true;
-            out.unchanged = true;
-            out.sorter.last_path = switchyard_kernels::sort::SortPath::InOrder;
-            (out.sorter.last_passes, out.sorter.last_parallel) = (0, false);
+            out.kept();
             out.generation = visible.generation;
             out.coherent = true;
             out.ms = t.elapsed().as_secs_f64() * 1e3;

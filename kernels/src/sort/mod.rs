@@ -15,6 +15,9 @@
 //!   packed 16 bytes apiece (module `wide`), and splits larger ones on sparse windows
 //!   where they serve (14 bits that take at most 256 values, as hashed state ids do: one
 //!   scatter instead of two, module `sparse`).
+//! - **small evenly spread inputs on four threads or more** (up to 32k pairs of random keys
+//!   or hashes): runs sorted on one worker each, then merged pairwise in parallel pieces
+//!   (module `runs`), without a survey of the whole input.
 //!
 //! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
 //! for any number of threads. With [`RadixSorter::ties_by_value`] equal keys end ordered
@@ -24,10 +27,13 @@
 mod msd;
 #[allow(missing_docs)]
 pub mod nearly_sorted;
+mod runs;
 mod sparse;
+mod ties;
 mod wide;
 
 use msd::{finish_buckets, msd, scatter_parallel, Lsd};
+use ties::{order_runs, order_ties_by_value, ties_out_of_order};
 
 /// The bits below bit `b` (all 64 for `b` ≥ 64).
 #[inline]
@@ -138,6 +144,7 @@ pub struct RadixSorter {
     group_at: Vec<usize>,
     rest_sorter: Option<Box<RadixSorter>>,
     wide: wide::Wide,
+    merge_runs: runs::RunsScratch,
     keys: Vec<u64>,
     vals: Vec<u32>,
     hist: Vec<[u32; RADIX]>,
@@ -153,7 +160,8 @@ pub struct RadixSorter {
     /// The input's descents, given by `sort_vecs_surveyed` (`gaps_given`) for the next sort.
     given_gaps: Vec<(usize, usize)>,
     gaps_given: bool,
-    /// Digit passes over the whole input run by the last sort (for stats and tests).
+    /// Digit passes over the whole input run by the last sort (for stats and tests; merged
+    /// runs count one pass for sorting the runs and one per merge round).
     pub last_passes: u32,
     /// The path the last sort took.
     pub last_path: SortPath,
@@ -194,18 +202,6 @@ fn survey(keys: &[u64]) -> (u64, u64, u64) {
         prev = k;
     }
     (and, or, descents)
-}
-
-/// Adjacent pairs with equal keys whose values descend (`k[i] == k[i+1]`, `v[i] > v[i+1]`):
-/// the ties a tie pass would reorder.
-fn ties_out_of_order(keys: &[u64], vals: &[u32]) -> u64 {
-    let n = keys.len().min(vals.len());
-    if n < 2 {
-        return 0;
-    }
-    // Shifted slices rather than windows: the comparisons vectorize.
-    let (k0, k1, v0, v1) = (&keys[..n - 1], &keys[1..n], &vals[..n - 1], &vals[1..n]);
-    k0.iter().zip(k1).zip(v0.iter().zip(v1)).map(|((a, b), (x, y))| u64::from((a == b) & (x > y))).sum()
 }
 
 /// What one read of a sort's input finds: which key bits vary, how far from sorted it is,
@@ -257,60 +253,6 @@ impl Survey {
             ties: if descents == 0 { self.ties + next.ties + u64::from(a.0 == b.0 && a.1 > b.1) } else { 0 },
             ends: Some((first, last)),
         }
-    }
-}
-
-/// Sorts each run of equal keys in `keys` (ascending) by its values, in place: in
-/// parallel over blocks that start where a run starts when `parallel`.
-pub(crate) fn order_ties_by_value(keys: &[u64], vals: &mut [u32], starts: &mut Vec<usize>, parallel: bool) {
-    let n = keys.len();
-    starts.clear();
-    starts.push(0);
-    if parallel {
-        for b in 1..n.div_ceil(BLOCK) {
-            let mut s = (b * BLOCK).max(*starts.last().expect("non-empty"));
-            while s < n && keys[s] == keys[s - 1] {
-                s += 1;
-            }
-            starts.push(s);
-        }
-    }
-    starts.push(n);
-    crate::par::fill_ranges(starts, vals, &|b, v: &mut [u32]| order_runs(&keys[starts[b]..starts[b + 1]], v));
-}
-
-/// Sorts each run of equal keys of `k` by its values in `v` (same length).
-pub(crate) fn order_runs(k: &[u64], v: &mut [u32]) {
-    // Equal neighbours are common in render keys (a fifth of a city's main queue: objects
-    // of one state at one coarse depth), but most runs of them are already in value order.
-    // So look for the neighbours that need a change, equal keys with values descending, 16
-    // at a time without a branch (they vectorize), and sort only the runs that hold one.
-    const GROUP: usize = 16;
-    let n = k.len();
-    let mut s = 0;
-    while s + 1 < n {
-        let end = (s + GROUP).min(n - 1);
-        let (ka, kb) = (&k[s..end], &k[s + 1..end + 1]);
-        let (va, vb) = (&v[s..end], &v[s + 1..end + 1]);
-        let out_of_order = |((x, y), (p, q)): ((&u64, &u64), (&u32, &u32))| (x == y) & (p > q);
-        let pairs = || ka.iter().zip(kb).zip(va.iter().zip(vb));
-        if !pairs().fold(false, |any, pair| any | out_of_order(pair)) {
-            s = end;
-            continue;
-        }
-        // The run that holds the first such neighbour: back to its start (which may lie
-        // before this group, in a part already looked at and in order), on to its end.
-        let at = s + pairs().position(out_of_order).expect("the group has one");
-        let mut first = at;
-        while first > 0 && k[first - 1] == k[at] {
-            first -= 1;
-        }
-        let mut e = at + 2;
-        while e < n && k[e] == k[at] {
-            e += 1;
-        }
-        v[first..e].sort_unstable();
-        s = e;
     }
 }
 
@@ -377,6 +319,7 @@ impl Default for RadixSorter {
             group_at: Vec::new(),
             rest_sorter: None,
             wide: wide::Wide::default(),
+            merge_runs: runs::RunsScratch::default(),
             keys: Vec::new(),
             vals: Vec::new(),
             hist: Vec::new(),
@@ -505,6 +448,20 @@ impl RadixSorter {
                 nearly_sorted::Merged::GaveUp => merge_gave_up = true,
             }
         }
+        // Small evenly spread inputs on four threads or more: runs surveyed and sorted on
+        // one worker each, then merged in parallel (module `runs`), with no survey here.
+        if given.is_none() && parallel && runs::takes(keys, threads) {
+            self.last_path = SortPath::Radix { merge_gave_up };
+            self.last_parallel = true;
+            crate::par::set_len(&mut self.keys, n);
+            crate::par::set_len(&mut self.vals, n);
+            let rule = (threads, Lsd::First { sparse: self.sparse_windows });
+            self.last_passes = runs::sort_runs(keys, vals, &mut self.keys, &mut self.vals, rule, &mut self.merge_runs);
+            if ties {
+                order_ties_by_value(keys, vals, &mut self.tie_starts, true);
+            }
+            return false;
+        }
         // One cheap read: which bits vary, and how far from sorted the input is.
         // With ties by value, also whether an input in key order has ties out of order.
         let (and, or, descents, tied) = if let Some(g) = given {
@@ -560,10 +517,10 @@ impl RadixSorter {
         }
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
+        let rule = Lsd::First { sparse: self.sparse_windows };
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
-            let rule = Lsd::First { sparse: self.sparse_windows };
             msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, rule);
             if ties {
                 order_ties_by_value(keys, vals, &mut self.tie_starts, false);

@@ -6,6 +6,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::*;
 
+mod runs;
 mod wide;
 mod windows;
 
@@ -330,6 +331,7 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         sparse::SPARSE_MAX,
         super::wide::WIDE_MIN,
         super::wide::WIDE_MAX,
+        super::runs::RUNS_MAX,
     ];
     // Miri runs the scaled thresholds (the unscaled large ones are left to native runs)
     // on three shapes: each sort costs much there.
@@ -338,7 +340,7 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
     let mut sizes: Vec<usize> = thresholds.iter().flat_map(|&t| [t - 1, t, t + 1]).filter(|&n| n <= largest).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let pools = [1, 3].map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap());
+    let pools = [1, 5].map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap());
     let mut sorter = RadixSorter::new();
     for &n in &sizes {
         for (name, keys) in shapes(n, n as u64) {

@@ -1,0 +1,176 @@
+//! Small evenly spread inputs on several threads: each worker sorts a run of the input with
+//! the one-thread sort, then the runs merge pairwise, each merge cut into pieces that the
+//! workers write in parallel.
+//!
+//! Below 32k pairs of keys that spread evenly (random keys, hashes) the parallel MSD sort
+//! forks more often than its pieces pay for: its survey, its scatter and its buckets of a
+//! few dozen pairs each are a fork over work of a few microseconds. Here a fork sorts four
+//! to eight runs of 4k pairs in the caches of their workers (the one-thread prefix sort),
+//! and two or three merge passes follow. Measured against the parallel MSD sort (RUNS.md
+//! run 70, the 16-core machine, uniform pairs): 16k pairs on 4, 8, 16 threads 128.9,
+//! 127.7, 140.5 against 59.1, 89.9, 77.4 Mkeys/s; 32k on 4 and 8 threads 130.8, 130.6
+//! against 92.8, 104.1; 64k lost on 2-8 threads (58.8-101.6 against 74.5-121.7), and
+//! render-shaped keys (whose parallel sort splits on few top-digit values) lost from 4
+//! threads on. A stable merge of stable runs is the stable sort: the result does not
+//! depend on the number of runs.
+
+use super::msd::{msd, Lsd};
+use super::{size, spreads_evenly, survey, SPREAD_SAMPLE};
+
+/// Most pairs sorted this way.
+pub(super) const RUNS_MAX: usize = size(1 << 15);
+/// Fewest threads for which it is taken: on two threads the one-thread sort is as fast
+/// (run 70: 16k pairs 77.9-87.8 against 81.5 Mkeys/s).
+pub(super) const RUNS_MIN_THREADS: usize = 4;
+/// Fewest pairs per run: each run sorts in the one-thread prefix sort's range.
+const RUN_MIN: usize = size(1 << 12);
+/// Fewest output pairs per merge piece.
+const PIECE_MIN: usize = size(1 << 10);
+
+#[cfg(test)]
+thread_local! {
+    /// Sorts [`sort_runs`] ran on this thread (tests: the sort took this path).
+    pub(super) static SORTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Scratch of [`sort_runs`]: where each merge piece's output starts, and the runs it merges.
+#[derive(Debug, Default)]
+pub(super) struct RunsScratch {
+    offsets: Vec<usize>,
+    /// Per piece: the left run's start, the right run's start, the right run's end.
+    pairs: Vec<(usize, usize, usize)>,
+}
+
+/// How many pairs of `a` come first among the first `d` pairs of the stable merge of `a`
+/// and `b` (both ascending; `a`'s keys first among equal keys).
+fn co_rank(d: usize, a: &[u64], b: &[u64]) -> usize {
+    let (mut lo, mut hi) = (d.saturating_sub(b.len()), d.min(a.len()));
+    while lo < hi {
+        let i = (lo + hi) / 2;
+        // `i < a.len()`, and `d - i - 1 < b.len()` as `i >= d - b.len()`.
+        if a[i] <= b[d - i - 1] {
+            lo = i + 1;
+        } else {
+            hi = i;
+        }
+    }
+    lo
+}
+
+/// Writes the stable merge of (`ak`, `av`) and (`bk`, `bv`) into `ok`/`ov`, exactly as
+/// long as both together.
+fn merge(a: (&[u64], &[u32]), b: (&[u64], &[u32]), ok: &mut [u64], ov: &mut [u32]) {
+    let ((ak, av), (bk, bv)) = (a, b);
+    debug_assert!(ok.len() == ak.len() + bk.len() && ov.len() == ok.len());
+    let (mut i, mut j) = (0, 0);
+    for (k, v) in ok.iter_mut().zip(ov.iter_mut()) {
+        // Branch-free choice: random keys make the branch unpredictable.
+        let take_a = j >= bk.len() || (i < ak.len() && ak[i] <= bk[j]);
+        (*k, *v) = if take_a { (ak[i], av[i]) } else { (bk[j], bv[j]) };
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
+    }
+}
+
+/// Whether `keys` (at least `PARALLEL_MIN` pairs, on a pool of `threads`) are sorted this
+/// way: at most `RUNS_MAX` pairs, at least `RUNS_MIN_THREADS` threads, and keys that spread
+/// evenly over the top bits a sample of them varies in. Judged on the sample alone, before
+/// any read of the whole input: each run surveys itself where its worker sorts it (a
+/// parallel survey of 16k pairs cost 15-26 µs on 16 threads, run 36), and the result is
+/// the stable order whatever the sample says.
+pub(super) fn takes(keys: &[u64], threads: usize) -> bool {
+    if keys.len() > RUNS_MAX || threads < RUNS_MIN_THREADS {
+        return false;
+    }
+    let step = keys.len().div_ceil(SPREAD_SAMPLE).max(1);
+    let (and, or) = keys.iter().step_by(step).fold((u64::MAX, 0), |(a, o), &k| (a & k, o | k));
+    and != or && spreads_evenly(keys, and ^ or)
+}
+
+/// Sorts `keys`/`vals` (at least two pairs) stably: runs of at least `RUN_MIN` pairs, one
+/// per worker up to `threads`, each surveyed and sorted by the one-thread sort (`rule`),
+/// then merged pairwise through `sk`/`sv` (as long as `keys`). The runs are sorted into
+/// whichever pair of arrays makes the last merge write `keys`/`vals`. Returns the passes
+/// over the whole input: one for the runs' sorts, one per merge round.
+pub(super) fn sort_runs(
+    keys: &mut [u64],
+    vals: &mut [u32],
+    sk: &mut [u64],
+    sv: &mut [u32],
+    (threads, rule): (usize, Lsd),
+    scratch: &mut RunsScratch,
+) -> u32 {
+    #[cfg(test)]
+    SORTS.with(|c| c.set(c.get() + 1));
+    let n = keys.len();
+    let runs = threads.min(n / RUN_MIN).max(1);
+    let run = n.div_ceil(runs);
+    let rounds = n.div_ceil(run).next_power_of_two().trailing_zeros();
+    // An odd number of merge rounds starts from the scratch.
+    let into_keys = rounds % 2 == 0;
+    crate::par::fill_blocks(run, ((&mut *keys, &mut *vals), (&mut *sk, &mut *sv)), &|_, ((k, v), (tk, tv))| {
+        let (and, or, descents) = survey(k);
+        if descents > 0 {
+            msd(k, v, tk, tv, and ^ or, into_keys, rule);
+        } else if !into_keys {
+            tk.copy_from_slice(k);
+            tv.copy_from_slice(v);
+        }
+    });
+    let piece = (n / (2 * threads)).max(PIECE_MIN);
+    let mut in_scratch = !into_keys;
+    let mut width = run;
+    while width < n {
+        let RunsScratch { offsets, pairs } = &mut *scratch;
+        offsets.clear();
+        pairs.clear();
+        let mut start = 0;
+        while start < n {
+            let (mid, end) = ((start + width).min(n), (start + 2 * width).min(n));
+            let pieces = (end - start).div_ceil(piece);
+            for q in 0..pieces {
+                offsets.push(start + q * (end - start) / pieces);
+                pairs.push((start, mid, end));
+            }
+            start = end;
+        }
+        offsets.push(n);
+        let (pairs, offsets) = (&pairs[..], &offsets[..]);
+        let fill = |src: (&[u64], &[u32]), dst: (&mut [u64], &mut [u32])| {
+            crate::par::fill_ranges(offsets, dst, &|p, (ok, ov): (&mut [u64], &mut [u32])| {
+                let (s, m, e) = pairs[p];
+                let (a, b) = (&src.0[s..m], &src.0[m..e]);
+                let (d0, d1) = (offsets[p] - s, offsets[p + 1] - s);
+                let (i0, i1) = (co_rank(d0, a, b), co_rank(d1, a, b));
+                let (j0, j1) = (d0 - i0, d1 - i1);
+                merge((&a[i0..i1], &src.1[s + i0..s + i1]), (&b[j0..j1], &src.1[m + j0..m + j1]), ok, ov);
+            });
+        };
+        if in_scratch {
+            fill((sk, sv), (keys, vals));
+        } else {
+            fill((keys, vals), (sk, sv));
+        }
+        in_scratch = !in_scratch;
+        width *= 2;
+    }
+    debug_assert!(!in_scratch, "the last merge writes the caller's arrays");
+    rounds + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn co_rank_takes_the_left_runs_equal_keys_first() {
+        let (a, b) = ([1, 2, 2, 5], [2, 2, 3]);
+        // The stable merge: 1 2a 2a 2b 2b 3 5.
+        let expect = [0, 1, 2, 3, 3, 3, 3, 4];
+        for (d, &i) in expect.iter().enumerate() {
+            assert_eq!(co_rank(d, &a, &b), i, "d = {d}");
+        }
+        assert_eq!(co_rank(0, &[], &b), 0);
+        assert_eq!(co_rank(2, &a, &[]), 2);
+    }
+}

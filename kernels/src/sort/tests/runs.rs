@@ -1,0 +1,104 @@
+//! Small evenly spread inputs on four threads or more (module `runs`): which inputs take
+//! runs sorted per worker and merged, and that the result is the stable order (and the
+//! (key, value) order with ties by value) for even and odd numbers of merge rounds.
+
+use super::super::runs::{self, RUNS_MAX, RUNS_MIN_THREADS};
+use super::*;
+
+/// Sorts `keys` (values: input positions) on `threads` threads with `sorter`, through
+/// `sort_vecs` when `vecs`; whether the runs path ran.
+fn runs_sort(threads: usize, keys: &[u64], sorter: &mut RadixSorter, vecs: bool) -> (Vec<u64>, Vec<u32>, bool) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let before = runs::SORTS.with(|c| c.get());
+        let (mut k, mut v) = (keys.to_vec(), (0..keys.len() as u32).collect::<Vec<_>>());
+        if vecs {
+            sorter.sort_vecs(&mut k, &mut v);
+        } else {
+            sorter.sort(&mut k, &mut v);
+        }
+        (k, v, runs::SORTS.with(|c| c.get()) > before)
+    })
+}
+
+/// The stable order of `keys` with their input positions.
+fn stable(keys: &[u64]) -> (Vec<u64>, Vec<u32>) {
+    let mut pairs: Vec<(u64, u32)> = keys.iter().copied().zip(0..keys.len() as u32).collect();
+    pairs.sort_by_key(|p| p.0);
+    pairs.into_iter().unzip()
+}
+
+/// Random keys; random keys each repeated three times in scattered places (equal keys in
+/// different runs: the merge must keep them in input order); and random keys whose first
+/// half is sorted (runs already in order, which their sort leaves as they are).
+fn even_inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
+    let once = random(n, n as u64);
+    let thrice: Vec<u64> = (0..n).map(|i| once[(i * 7) % n.div_ceil(3)]).collect();
+    let mut half = once.clone();
+    half[..n / 2].sort_unstable();
+    vec![("random", once), ("repeated", thrice), ("half sorted", half)]
+}
+
+#[test]
+fn evenly_spread_inputs_up_to_32k_on_four_threads_or_more_sort_in_merged_runs() {
+    // Sizes at both ends and one between; thread counts that give even and odd numbers
+    // of runs and of merge rounds (the runs sorted into the scratch or in place).
+    let sizes: &[usize] =
+        if cfg!(miri) { &[PARALLEL_MIN, RUNS_MAX] } else { &[PARALLEL_MIN, PARALLEL_MIN + 1, 20_000, RUNS_MAX] };
+    let threads: &[usize] = if cfg!(miri) { &[5] } else { &[RUNS_MIN_THREADS, 5, 8, 16] };
+    let mut sorter = RadixSorter::new();
+    for &n in sizes {
+        for (name, keys) in even_inputs(n) {
+            let expect = stable(&keys);
+            for &t in threads {
+                for vecs in [false, true] {
+                    let (k, v, took) = runs_sort(t, &keys, &mut sorter, vecs);
+                    assert!(took && sorter.last_parallel, "{name}, {n} pairs, {t} threads: merged runs ran");
+                    assert!(sorter.last_passes >= 2, "{name}, {n} pairs, {t} threads: runs, then a merge");
+                    assert!((k, v) == expect, "{name}, {n} pairs, {t} threads, vecs {vecs}: not the stable order");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn other_inputs_and_pools_do_not_take_merged_runs() {
+    let n = if cfg!(miri) { RUNS_MAX } else { 20_000 };
+    let mut sorter = RadixSorter::new();
+    let cases = [
+        ("random, 3 threads", random(n, 1), RUNS_MIN_THREADS - 1),
+        ("random, past the limit", random(RUNS_MAX + 1, 2), RUNS_MIN_THREADS),
+        ("render keys", render_keys(n, 3), 8),
+        ("random, below the parallel sort", random(PARALLEL_MIN - 1, 4), 8),
+    ];
+    for (name, keys, t) in cases {
+        let (k, v, took) = runs_sort(t, &keys, &mut sorter, false);
+        assert!(!took, "{name}: merged runs ran");
+        assert!((k, v) == stable(&keys), "{name}: not the stable order");
+    }
+}
+
+#[test]
+fn ties_by_value_give_the_key_value_order_after_merged_runs() {
+    let n = if cfg!(miri) { RUNS_MAX } else { 24_000 };
+    let mut sorter = RadixSorter { ties_by_value: true, ..RadixSorter::new() };
+    let (_, keys) = even_inputs(n).swap_remove(1);
+    // Values a permutation (as object indices are): the (key, value) order is unique.
+    let vals: Vec<u32> = (0..n as u32).map(|i| (i * 7919) % n as u32).collect();
+    let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+    expect.sort_unstable();
+    // 4 threads: an even number of merge rounds (the runs sorted in place); 5: odd (the
+    // runs sorted into the scratch).
+    for t in [RUNS_MIN_THREADS, 5] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();
+        let (mut k, mut v) = (keys.clone(), vals.clone());
+        let took = pool.install(|| {
+            let before = runs::SORTS.with(|c| c.get());
+            sorter.sort(&mut k, &mut v);
+            runs::SORTS.with(|c| c.get()) > before
+        });
+        assert!(took, "{t} threads: merged runs ran");
+        assert!(k.iter().copied().zip(v.iter().copied()).eq(expect.iter().copied()), "{t} threads: (key, value) order");
+    }
+}

@@ -431,6 +431,25 @@ impl RadixSorter {
         let ties = self.ties_by_value;
         let threads = rayon::current_num_threads();
         let can_merge = n >= NEARLY_SORTED_MIN && threads <= self.nearly_sorted_max_threads;
+        // Small evenly spread or nearly sorted inputs on many threads: runs surveyed and
+        // sorted on one worker each, then merged in parallel (module `runs`), with no survey
+        // here.
+        if given.is_none() && parallel && runs::takes(keys, threads) {
+            self.last_path = SortPath::Radix { merge_gave_up: false };
+            self.last_parallel = true;
+            crate::par::set_len(&mut self.keys, n);
+            crate::par::set_len(&mut self.vals, n);
+            let (sk, sv) = (&mut self.keys[..], &mut self.vals[..]);
+            let like = (threads, (self.sparse_windows, self.wide_digits));
+            self.last_passes = runs::sort_runs(keys, vals, sk, sv, like, &mut self.merge_runs);
+            if self.last_passes == 0 {
+                self.last_path = SortPath::InOrder;
+            }
+            if ties {
+                order_ties_by_value(keys, vals, &mut self.tie_starts, true);
+            }
+            return false;
+        }
         // An input whose sample looks nearly sorted goes to the nearly-sorted path before
         // any survey: its own pass finds the descents, and the survey is needed only if it
         // gives up.
@@ -447,20 +466,6 @@ impl RadixSorter {
                 nearly_sorted::Merged::InOrder => {}
                 nearly_sorted::Merged::GaveUp => merge_gave_up = true,
             }
-        }
-        // Small evenly spread inputs on four threads or more: runs surveyed and sorted on
-        // one worker each, then merged in parallel (module `runs`), with no survey here.
-        if given.is_none() && parallel && runs::takes(keys, threads) {
-            self.last_path = SortPath::Radix { merge_gave_up };
-            self.last_parallel = true;
-            crate::par::set_len(&mut self.keys, n);
-            crate::par::set_len(&mut self.vals, n);
-            let rule = (threads, Lsd::First { sparse: self.sparse_windows });
-            self.last_passes = runs::sort_runs(keys, vals, &mut self.keys, &mut self.vals, rule, &mut self.merge_runs);
-            if ties {
-                order_ties_by_value(keys, vals, &mut self.tie_starts, true);
-            }
-            return false;
         }
         // One cheap read: which bits vary, and how far from sorted the input is.
         // With ties by value, also whether an input in key order has ties out of order.

@@ -1,27 +1,38 @@
-//! Small evenly spread inputs on several threads: each worker sorts a run of the input with
-//! the one-thread sort, then the runs merge pairwise, each merge cut into pieces that the
+//! Small inputs on many threads: each worker sorts a run of the input with a one-thread
+//! sorter of its own, then the runs merge pairwise, each merge cut into pieces that the
 //! workers write in parallel.
 //!
 //! Below 32k pairs of keys that spread evenly (random keys, hashes) the parallel MSD sort
 //! forks more often than its pieces pay for: its survey, its scatter and its buckets of a
-//! few dozen pairs each are a fork over work of a few microseconds. Here a fork sorts four
-//! to eight runs of 4k pairs in the caches of their workers (the one-thread prefix sort),
-//! and two or three merge passes follow. Measured against the parallel MSD sort (RUNS.md
-//! run 70, the 16-core machine, uniform pairs): 16k pairs on 4, 8, 16 threads 128.9,
-//! 127.7, 140.5 against 59.1, 89.9, 77.4 Mkeys/s; 32k on 4 and 8 threads 130.8, 130.6
-//! against 92.8, 104.1; 64k lost on 2-8 threads (58.8-101.6 against 74.5-121.7), and
-//! render-shaped keys (whose parallel sort splits on few top-digit values) lost from 4
-//! threads on. A stable merge of stable runs is the stable sort: the result does not
-//! depend on the number of runs.
+//! few dozen pairs each are a fork over work of a few microseconds. Likewise the
+//! nearly-sorted path below 64k pairs: on 16 threads it ran no faster than on one (its
+//! survey, descents, set-aside sort and copy back are forks over little work, or serial).
+//! Here one fork sorts four to sixteen runs of 4k pairs or more in the caches of their
+//! workers, each surveyed there (the one-thread prefix sort for random keys, the
+//! nearly-sorted path for a frame's order), and two to four merge passes follow.
+//! Measured on the 16-core machine against the sorter before (RUNS.md runs 70-72): 16k
+//! uniform pairs on 4, 8, 16 threads 139.6-140.5, 150.4-154.0, 128.3-140.2 Mkeys/s
+//! against 75.5-87.3, 116.7-124.0, 109.2-115.0 (run 72); 64k frame-coherent pairs on 8
+//! and 16 threads 231.7-234.5 and 441.4-457.8 against 153.8-162.9 and 211.2-224.2. Where
+//! it lost (run 70's probe): 64k uniform pairs on 2-8 threads, render-shaped keys (whose
+//! parallel sort splits on few top-digit values) from 4 threads on; 16k frame-coherent
+//! pairs gained nothing (run 72). A stable merge of stable runs is the stable sort: the
+//! result does not depend on the number of runs.
 
-use super::msd::{msd, Lsd};
-use super::{size, spreads_evenly, survey, SPREAD_SAMPLE};
+use super::{looks_nearly_sorted, size, spreads_evenly, RadixSorter, SortPath, PARALLEL_MIN, SPREAD_SAMPLE};
+use crate::par::Scaled;
 
 /// Most pairs sorted this way.
 pub(super) const RUNS_MAX: usize = size(1 << 15);
 /// Fewest threads for which it is taken: on two threads the one-thread sort is as fast
 /// (run 70: 16k pairs 77.9-87.8 against 81.5 Mkeys/s).
 pub(super) const RUNS_MIN_THREADS: usize = 4;
+/// Most pairs of nearly sorted keys sorted this way: the largest size measured (run 72;
+/// larger ones were not tried this way).
+pub(super) const NEARLY_RUNS_MAX: usize = size(1 << 16);
+/// Fewest threads for which nearly sorted keys are: on 8 and 16 threads 64k pairs sorted
+/// 1.4-1.5x and 2.0-2.2x faster this way (run 72); fewer threads were not measured.
+pub(super) const NEARLY_RUNS_MIN_THREADS: usize = 8;
 /// Fewest pairs per run: each run sorts in the one-thread prefix sort's range.
 const RUN_MIN: usize = size(1 << 12);
 /// Fewest output pairs per merge piece.
@@ -39,6 +50,8 @@ pub(super) struct RunsScratch {
     offsets: Vec<usize>,
     /// Per piece: the left run's start, the right run's start, the right run's end.
     pairs: Vec<(usize, usize, usize)>,
+    /// One sorter per run.
+    sorters: Vec<RadixSorter>,
 }
 
 /// How many pairs of `a` come first among the first `d` pairs of the stable merge of `a`
@@ -73,55 +86,78 @@ fn merge(a: (&[u64], &[u32]), b: (&[u64], &[u32]), ok: &mut [u64], ov: &mut [u32
 }
 
 /// Whether `keys` (at least `PARALLEL_MIN` pairs, on a pool of `threads`) are sorted this
-/// way: at most `RUNS_MAX` pairs, at least `RUNS_MIN_THREADS` threads, and keys that spread
-/// evenly over the top bits a sample of them varies in. Judged on the sample alone, before
-/// any read of the whole input: each run surveys itself where its worker sorts it (a
-/// parallel survey of 16k pairs cost 15-26 µs on 16 threads, run 36), and the result is
-/// the stable order whatever the sample says.
+/// way: up to `RUNS_MAX` pairs of keys that spread evenly over the top bits a sample of
+/// them varies in, on at least `RUNS_MIN_THREADS` threads; or up to `NEARLY_RUNS_MAX` pairs
+/// that a sample finds nearly sorted, on at least `NEARLY_RUNS_MIN_THREADS`. Judged on
+/// samples alone, before any read of the whole input: each run surveys itself where its
+/// worker sorts it (a parallel survey of 16k pairs cost 15-26 µs on 16 threads, run 36),
+/// and the result is the stable order whatever the samples say.
 pub(super) fn takes(keys: &[u64], threads: usize) -> bool {
-    if keys.len() > RUNS_MAX || threads < RUNS_MIN_THREADS {
+    let n = keys.len();
+    if n <= NEARLY_RUNS_MAX && threads >= NEARLY_RUNS_MIN_THREADS && looks_nearly_sorted(keys) {
+        return true;
+    }
+    if n > RUNS_MAX || threads < RUNS_MIN_THREADS {
         return false;
     }
-    let step = keys.len().div_ceil(SPREAD_SAMPLE).max(1);
+    let step = n.div_ceil(SPREAD_SAMPLE).max(1);
     let (and, or) = keys.iter().step_by(step).fold((u64::MAX, 0), |(a, o), &k| (a & k, o | k));
     and != or && spreads_evenly(keys, and ^ or)
 }
 
-/// Sorts `keys`/`vals` (at least two pairs) stably: runs of at least `RUN_MIN` pairs, one
-/// per worker up to `threads`, each surveyed and sorted by the one-thread sort (`rule`),
-/// then merged pairwise through `sk`/`sv` (as long as `keys`). The runs are sorted into
-/// whichever pair of arrays makes the last merge write `keys`/`vals`. Returns the passes
-/// over the whole input: one for the runs' sorts, one per merge round.
+/// Sorts `keys`/`vals` (at least two pairs) stably: runs of at least `RUN_MIN` and fewer
+/// than `PARALLEL_MIN` pairs, one per worker up to `threads`, each sorted by a one-thread
+/// sorter of its own (with the caller's `sparse_windows` and `wide_digits`: it surveys its run and takes the path that
+/// serves it, nearly sorted or radix), then merged pairwise through `sk`/`sv` (as long as
+/// `keys`). The runs are sorted into whichever pair of arrays makes the last merge write
+/// `keys`/`vals`. Returns the passes over the whole input: one for the runs' sorts, one per
+/// merge round (none when every run and every seam between runs was in order).
 pub(super) fn sort_runs(
     keys: &mut [u64],
     vals: &mut [u32],
     sk: &mut [u64],
     sv: &mut [u32],
-    (threads, rule): (usize, Lsd),
+    (threads, (sparse, wide)): (usize, (bool, bool)),
     scratch: &mut RunsScratch,
 ) -> u32 {
     #[cfg(test)]
     SORTS.with(|c| c.set(c.get() + 1));
     let n = keys.len();
-    let runs = threads.min(n / RUN_MIN).max(1);
+    let runs = threads.min(n / RUN_MIN).max(n.div_ceil(PARALLEL_MIN - 1)).max(1);
     let run = n.div_ceil(runs);
-    let rounds = n.div_ceil(run).next_power_of_two().trailing_zeros();
+    let runs = n.div_ceil(run);
+    let rounds = runs.next_power_of_two().trailing_zeros();
     // An odd number of merge rounds starts from the scratch.
     let into_keys = rounds % 2 == 0;
-    crate::par::fill_blocks(run, ((&mut *keys, &mut *vals), (&mut *sk, &mut *sv)), &|_, ((k, v), (tk, tv))| {
-        let (and, or, descents) = survey(k);
-        if descents > 0 {
-            msd(k, v, tk, tv, and ^ or, into_keys, rule);
-        } else if !into_keys {
+    scratch.sorters.resize_with(runs, RadixSorter::new);
+    for s in &mut scratch.sorters {
+        (s.sparse_windows, s.wide_digits, s.ties_by_value) = (sparse, wide, false);
+    }
+    let arrays = ((Scaled(&mut *keys, run), Scaled(&mut *vals, run)), (Scaled(&mut *sk, run), Scaled(&mut *sv, run)));
+    type Arrays<'a> = ((Scaled<&'a mut [u64]>, Scaled<&'a mut [u32]>), (Scaled<&'a mut [u64]>, Scaled<&'a mut [u32]>));
+    crate::par::fill_blocks(1, (&mut scratch.sorters[..runs], arrays), &|_,
+                                                                         (s, arrays): (
+        &mut [RadixSorter],
+        Arrays<'_>,
+    )| {
+        let ((Scaled(k, _), Scaled(v, _)), (Scaled(tk, _), Scaled(tv, _))) = arrays;
+        s[0].sort(k, v);
+        if !into_keys {
             tk.copy_from_slice(k);
             tv.copy_from_slice(v);
         }
     });
+    // Every run in order and every seam too: the input was sorted (as a nearly-sorted
+    // sample may say); it stays where it is.
+    let seams_in_order = (1..runs).all(|r| keys[r * run - 1] <= keys[r * run]);
+    if seams_in_order && scratch.sorters[..runs].iter().all(|s| s.last_path == SortPath::InOrder) {
+        return 0;
+    }
     let piece = (n / (2 * threads)).max(PIECE_MIN);
     let mut in_scratch = !into_keys;
     let mut width = run;
     while width < n {
-        let RunsScratch { offsets, pairs } = &mut *scratch;
+        let RunsScratch { offsets, pairs, .. } = &mut *scratch;
         offsets.clear();
         pairs.clear();
         let mut start = 0;

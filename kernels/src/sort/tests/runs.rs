@@ -2,7 +2,7 @@
 //! runs sorted per worker and merged, and that the result is the stable order (and the
 //! (key, value) order with ties by value) for even and odd numbers of merge rounds.
 
-use super::super::runs::{self, RUNS_MAX, RUNS_MIN_THREADS};
+use super::super::runs::{self, NEARLY_RUNS_MAX, NEARLY_RUNS_MIN_THREADS, RUNS_MAX, RUNS_MIN_THREADS};
 use super::*;
 
 /// Sorts `keys` (values: input positions) on `threads` threads with `sorter`, through
@@ -28,15 +28,25 @@ fn stable(keys: &[u64]) -> (Vec<u64>, Vec<u32>) {
     pairs.into_iter().unzip()
 }
 
-/// Random keys; random keys each repeated three times in scattered places (equal keys in
-/// different runs: the merge must keep them in input order); and random keys whose first
-/// half is sorted (runs already in order, which their sort leaves as they are).
+/// Random keys; random keys whose second half repeats every eighth key of the first (equal
+/// keys in different runs: the merge must keep them in input order); random keys whose
+/// first half is sorted (runs already in order, which their sort leaves as they are); and
+/// natively, random keys each repeated three times in scattered places (under miri too few
+/// distinct keys for the sample to find them spread evenly).
 fn even_inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
     let once = random(n, n as u64);
-    let thrice: Vec<u64> = (0..n).map(|i| once[(i * 7) % n.div_ceil(3)]).collect();
+    let mut copies = once.clone();
+    for i in (n / 2..n).filter(|i| i % 8 == 7) {
+        copies[i] = copies[i - n / 2];
+    }
     let mut half = once.clone();
     half[..n / 2].sort_unstable();
-    vec![("random", once), ("repeated", thrice), ("half sorted", half)]
+    let thrice: Vec<u64> = (0..n).map(|i| once[(i * 7) % n.div_ceil(3)]).collect();
+    let mut inputs = vec![("random", once), ("copies", copies), ("half sorted", half)];
+    if !cfg!(miri) {
+        inputs.push(("thrice", thrice));
+    }
+    inputs
 }
 
 #[test]
@@ -101,4 +111,56 @@ fn ties_by_value_give_the_key_value_order_after_merged_runs() {
         assert!(took, "{t} threads: merged runs ran");
         assert!(k.iter().copied().zip(v.iter().copied()).eq(expect.iter().copied()), "{t} threads: (key, value) order");
     }
+}
+
+/// Frame-coherent keys (sorted render keys with 3 % changed) of `n` pairs.
+fn coherent(n: usize, seed: u64) -> Vec<u64> {
+    shapes(n, seed).into_iter().find(|(name, _)| *name == "coherent").expect("a coherent shape").1
+}
+
+#[test]
+fn nearly_sorted_inputs_up_to_64k_on_eight_threads_or_more_sort_in_merged_runs() {
+    let sizes: &[usize] = if cfg!(miri) { &[NEARLY_RUNS_MAX] } else { &[PARALLEL_MIN, 40_000, NEARLY_RUNS_MAX] };
+    let threads: &[usize] = if cfg!(miri) { &[NEARLY_RUNS_MIN_THREADS] } else { &[NEARLY_RUNS_MIN_THREADS, 11, 16] };
+    let mut sorter = RadixSorter::new();
+    for &n in sizes {
+        let keys = coherent(n, n as u64);
+        let expect = stable(&keys);
+        for &t in threads {
+            let (k, v, took) = runs_sort(t, &keys, &mut sorter, t % 2 == 1);
+            assert!(took, "{n} pairs, {t} threads: merged runs ran");
+            assert!((k, v) == expect, "{n} pairs, {t} threads: not the stable order");
+        }
+        // Fewer threads, or one pair more: the nearly-sorted path as before.
+        let (_, _, took) = runs_sort(NEARLY_RUNS_MIN_THREADS - 1, &keys, &mut sorter, false);
+        assert!(!took && sorter.last_path == SortPath::NearlySorted, "{n} pairs, 7 threads: the nearly-sorted path");
+    }
+    let keys = coherent(NEARLY_RUNS_MAX + 1, 5);
+    let (k, v, took) = runs_sort(16, &keys, &mut sorter, false);
+    assert!(!took && (k, v) == stable(&keys), "past the limit: not merged runs");
+}
+
+#[test]
+fn sorted_inputs_in_merged_runs_stay_put_and_order_their_ties_by_value() {
+    let n = if cfg!(miri) { NEARLY_RUNS_MAX } else { 50_000 };
+    // Sorted keys, each three times, their values descending: in key order, every tie out
+    // of value order.
+    let keys: Vec<u64> = (0..n as u64).map(|i| i / 3 * 1000).collect();
+    let vals: Vec<u32> = (0..n as u32).rev().collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(NEARLY_RUNS_MIN_THREADS).build().unwrap();
+    let mut sorter = RadixSorter::new();
+    let (mut k, mut v) = (keys.clone(), vals.clone());
+    let took = pool.install(|| {
+        let before = runs::SORTS.with(|c| c.get());
+        sorter.sort(&mut k, &mut v);
+        runs::SORTS.with(|c| c.get()) > before
+    });
+    assert!(took && sorter.last_path == SortPath::InOrder && sorter.last_passes == 0, "in order: nothing merged");
+    assert!(k == keys && v == vals, "stable: a sorted input stays as it is");
+    sorter.ties_by_value = true;
+    let (mut k, mut v) = (keys.clone(), vals.clone());
+    pool.install(|| sorter.sort(&mut k, &mut v));
+    let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+    expect.sort_unstable();
+    assert!(k.iter().copied().zip(v.iter().copied()).eq(expect), "ties by value: the (key, value) order");
 }

@@ -130,6 +130,10 @@ pub struct RadixSorter {
     /// run LSD on 11-bit digits over packed pairs (module `wide`): on by default (tuning;
     /// the result is the same either way).
     pub wide_digits: bool,
+    /// Small evenly spread or nearly sorted inputs on many threads sort as runs on their
+    /// workers, merged in parallel (module `runs`): on by default (tuning; the result is
+    /// the same either way).
+    pub merged_runs: bool,
     /// Equal keys end ordered by their values (ascending) instead of by input position:
     /// the result is then the unique (key, value) order whatever the input order was.
     pub ties_by_value: bool,
@@ -308,6 +312,7 @@ impl Default for RadixSorter {
             nearly_sorted_max_threads: NEARLY_SORTED_MAX_THREADS,
             sparse_windows: true,
             wide_digits: true,
+            merged_runs: true,
             ties_by_value: false,
             tie_starts: Vec::new(),
             block_runs: Vec::new(),
@@ -434,7 +439,7 @@ impl RadixSorter {
         // Small evenly spread or nearly sorted inputs on many threads: runs surveyed and
         // sorted on one worker each, then merged in parallel (module `runs`), with no survey
         // here.
-        if given.is_none() && parallel && runs::takes(keys, threads) {
+        if given.is_none() && parallel && self.merged_runs && runs::takes(keys, threads) {
             self.last_path = SortPath::Radix { merge_gave_up: false };
             self.last_parallel = true;
             crate::par::set_len(&mut self.keys, n);

@@ -5,19 +5,21 @@
 //! Below 32k pairs of keys that spread evenly (random keys, hashes) the parallel MSD sort
 //! forks more often than its pieces pay for: its survey, its scatter and its buckets of a
 //! few dozen pairs each are a fork over work of a few microseconds. Likewise the
-//! nearly-sorted path below 64k pairs: on 16 threads it ran no faster than on one (its
-//! survey, descents, set-aside sort and copy back are forks over little work, or serial).
-//! Here one fork sorts four to sixteen runs of 4k pairs or more in the caches of their
-//! workers, each surveyed there (the one-thread prefix sort for random keys, the
-//! nearly-sorted path for a frame's order), and two to four merge passes follow.
-//! Measured on the 16-core machine against the sorter before (RUNS.md runs 70-72): 16k
-//! uniform pairs on 4, 8, 16 threads 139.6-140.5, 150.4-154.0, 128.3-140.2 Mkeys/s
-//! against 75.5-87.3, 116.7-124.0, 109.2-115.0 (run 72); 64k frame-coherent pairs on 8
-//! and 16 threads 231.7-234.5 and 441.4-457.8 against 153.8-162.9 and 211.2-224.2. Where
-//! it lost (run 70's probe): 64k uniform pairs on 2-8 threads, render-shaped keys (whose
-//! parallel sort splits on few top-digit values) from 4 threads on; 16k frame-coherent
-//! pairs gained nothing (run 72). A stable merge of stable runs is the stable sort: the
-//! result does not depend on the number of runs.
+//! nearly-sorted path up to a few hundred thousand pairs: at 64k pairs it ran no faster on
+//! 16 threads than on one (its survey, descents, set-aside sort and copy back are forks
+//! over little work, or serial). Here one fork sorts four to seventeen runs of 4k-16k
+//! pairs in the caches of their workers, each surveyed there (the one-thread prefix sort
+//! for random keys, the nearly-sorted path for a frame's order), and two to five merge
+//! passes follow. Measured on the 16-core machine against the sorter before (RUNS.md
+//! runs 70-74): 16k uniform pairs on 4, 8, 16 threads 139.6-140.5, 150.4-154.0,
+//! 128.3-140.2 Mkeys/s against 75.5-87.3, 116.7-124.0, 109.2-115.0 (run 72); 64k
+//! frame-coherent pairs on 8 and 16 threads 231.7-234.5 and 441.4-457.8 against
+//! 153.8-162.9 and 211.2-224.2 (run 72); 256k on 16 threads 384.5-385.8 against
+//! 205.4-299.2 (run 74). Where it lost: 64k uniform pairs on 2-8 threads (runs 70 and 74),
+//! render-shaped keys (whose parallel sort splits on the few values of their top digit)
+//! from 4 threads on (run 70), 1M frame-coherent pairs (run 74); 16k frame-coherent pairs,
+//! and 256k of them on 8 threads, gained nothing. A stable merge of stable runs is the
+//! stable sort: the result does not depend on the number of runs.
 
 use super::{looks_nearly_sorted, size, spreads_evenly, RadixSorter, SortPath, PARALLEL_MIN, SPREAD_SAMPLE};
 use crate::par::Scaled;
@@ -27,9 +29,11 @@ pub(super) const RUNS_MAX: usize = size(1 << 15);
 /// Fewest threads for which it is taken: on two threads the one-thread sort is as fast
 /// (run 70: 16k pairs 77.9-87.8 against 81.5 Mkeys/s).
 pub(super) const RUNS_MIN_THREADS: usize = 4;
-/// Most pairs of nearly sorted keys sorted this way: the largest size measured (run 72;
-/// larger ones were not tried this way).
-pub(super) const NEARLY_RUNS_MAX: usize = size(1 << 16);
+/// Most pairs of nearly sorted keys sorted this way, and at most `PARALLEL_MIN` per thread
+/// (so there are about as many runs as threads, each below the parallel sort's size):
+/// 256k pairs on 16 threads sorted 1.3-1.9x faster this way, on 8 threads (17 runs) no
+/// faster, and 1M pairs (65 runs, seven merge rounds) slower on 8 and 16 (run 74).
+pub(super) const NEARLY_RUNS_MAX: usize = size(1 << 18);
 /// Fewest threads for which nearly sorted keys are: on 8 and 16 threads 64k pairs sorted
 /// 1.4-1.5x and 2.0-2.2x faster this way (run 72); fewer threads were not measured.
 pub(super) const NEARLY_RUNS_MIN_THREADS: usize = 8;
@@ -88,13 +92,15 @@ fn merge(a: (&[u64], &[u32]), b: (&[u64], &[u32]), ok: &mut [u64], ov: &mut [u32
 /// Whether `keys` (at least `PARALLEL_MIN` pairs, on a pool of `threads`) are sorted this
 /// way: up to `RUNS_MAX` pairs of keys that spread evenly over the top bits a sample of
 /// them varies in, on at least `RUNS_MIN_THREADS` threads; or up to `NEARLY_RUNS_MAX` pairs
-/// that a sample finds nearly sorted, on at least `NEARLY_RUNS_MIN_THREADS`. Judged on
+/// (and `PARALLEL_MIN` per thread) that a sample finds nearly sorted, on at least
+/// `NEARLY_RUNS_MIN_THREADS`. Judged on
 /// samples alone, before any read of the whole input: each run surveys itself where its
 /// worker sorts it (a parallel survey of 16k pairs cost 15-26 µs on 16 threads, run 36),
 /// and the result is the stable order whatever the samples say.
 pub(super) fn takes(keys: &[u64], threads: usize) -> bool {
     let n = keys.len();
-    if n <= NEARLY_RUNS_MAX && threads >= NEARLY_RUNS_MIN_THREADS && looks_nearly_sorted(keys) {
+    let nearly_max = NEARLY_RUNS_MAX.min(threads * PARALLEL_MIN);
+    if n <= nearly_max && threads >= NEARLY_RUNS_MIN_THREADS && looks_nearly_sorted(keys) {
         return true;
     }
     if n > RUNS_MAX || threads < RUNS_MIN_THREADS {

@@ -119,30 +119,37 @@ fn coherent(n: usize, seed: u64) -> Vec<u64> {
 }
 
 #[test]
-fn nearly_sorted_inputs_up_to_64k_on_eight_threads_or_more_sort_in_merged_runs() {
-    let sizes: &[usize] = if cfg!(miri) { &[NEARLY_RUNS_MAX] } else { &[PARALLEL_MIN, 40_000, NEARLY_RUNS_MAX] };
-    let threads: &[usize] = if cfg!(miri) { &[NEARLY_RUNS_MIN_THREADS] } else { &[NEARLY_RUNS_MIN_THREADS, 11, 16] };
+fn nearly_sorted_inputs_of_at_most_16k_pairs_a_thread_on_eight_threads_or_more_sort_in_merged_runs() {
+    // (pairs, threads): both limits, and sizes between, on even and odd thread counts.
+    let cases: &[(usize, usize)] = if cfg!(miri) {
+        &[(PARALLEL_MIN, 8), (8 * PARALLEL_MIN, 8)]
+    } else {
+        &[(PARALLEL_MIN, 8), (40_000, 11), (8 * PARALLEL_MIN, 8), (200_000, 16), (NEARLY_RUNS_MAX, 16)]
+    };
     let mut sorter = RadixSorter::new();
-    for &n in sizes {
+    for &(n, t) in cases {
         let keys = coherent(n, n as u64);
         let expect = stable(&keys);
-        for &t in threads {
-            let (k, v, took) = runs_sort(t, &keys, &mut sorter, t % 2 == 1);
-            assert!(took, "{n} pairs, {t} threads: merged runs ran");
-            assert!((k, v) == expect, "{n} pairs, {t} threads: not the stable order");
-        }
-        // Fewer threads, or one pair more: the nearly-sorted path as before.
+        let (k, v, took) = runs_sort(t, &keys, &mut sorter, t % 2 == 1);
+        assert!(took, "{n} pairs, {t} threads: merged runs ran");
+        assert!((k, v) == expect, "{n} pairs, {t} threads: not the stable order");
+        // Fewer threads: the nearly-sorted path as before.
         let (_, _, took) = runs_sort(NEARLY_RUNS_MIN_THREADS - 1, &keys, &mut sorter, false);
         assert!(!took && sorter.last_path == SortPath::NearlySorted, "{n} pairs, 7 threads: the nearly-sorted path");
     }
-    let keys = coherent(NEARLY_RUNS_MAX + 1, 5);
-    let (k, v, took) = runs_sort(16, &keys, &mut sorter, false);
-    assert!(!took && (k, v) == stable(&keys), "past the limit: not merged runs");
+    // Past either limit: one pair more than 16k a thread, or than the most pairs.
+    let past: &[(usize, usize)] =
+        if cfg!(miri) { &[(8 * PARALLEL_MIN + 1, 8)] } else { &[(8 * PARALLEL_MIN + 1, 8), (NEARLY_RUNS_MAX + 1, 32)] };
+    for &(n, t) in past {
+        let keys = coherent(n, 5);
+        let (k, v, took) = runs_sort(t, &keys, &mut sorter, false);
+        assert!(!took && (k, v) == stable(&keys), "{n} pairs, {t} threads: not merged runs");
+    }
 }
 
 #[test]
 fn sorted_inputs_in_merged_runs_stay_put_and_order_their_ties_by_value() {
-    let n = if cfg!(miri) { NEARLY_RUNS_MAX } else { 50_000 };
+    let n = if cfg!(miri) { 8 * PARALLEL_MIN } else { 50_000 };
     // Sorted keys, each three times, their values descending: in key order, every tie out
     // of value order.
     let keys: Vec<u64> = (0..n as u64).map(|i| i / 3 * 1000).collect();

@@ -81,7 +81,7 @@ fn merge(a: (&[u64], &[u32]), b: (&[u64], &[u32]), ok: &mut [u64], ov: &mut [u32
     debug_assert!(ok.len() == ak.len() + bk.len() && ov.len() == ok.len());
     let (mut i, mut j) = (0, 0);
     for (k, v) in ok.iter_mut().zip(ov.iter_mut()) {
-        // Branch-free choice: random keys make the branch unpredictable.
+        // `a` first among equal keys: stable.
         let take_a = j >= bk.len() || (i < ak.len() && ak[i] <= bk[j]);
         (*k, *v) = if take_a { (ak[i], av[i]) } else { (bk[j], bv[j]) };
         i += usize::from(take_a);
@@ -93,10 +93,10 @@ fn merge(a: (&[u64], &[u32]), b: (&[u64], &[u32]), ok: &mut [u64], ov: &mut [u32
 /// way: up to `RUNS_MAX` pairs of keys that spread evenly over the top bits a sample of
 /// them varies in, on at least `RUNS_MIN_THREADS` threads; or up to `NEARLY_RUNS_MAX` pairs
 /// (and `PARALLEL_MIN` per thread) that a sample finds nearly sorted, on at least
-/// `NEARLY_RUNS_MIN_THREADS`. Judged on
-/// samples alone, before any read of the whole input: each run surveys itself where its
-/// worker sorts it (a parallel survey of 16k pairs cost 15-26 µs on 16 threads, run 36),
-/// and the result is the stable order whatever the samples say.
+/// `NEARLY_RUNS_MIN_THREADS`. Judged on samples alone, before any read of the whole input:
+/// each run surveys itself where its worker sorts it (a parallel survey of 16k pairs cost
+/// 15-26 µs on 16 threads, run 36), and the result is the stable order whatever the
+/// samples say.
 pub(super) fn takes(keys: &[u64], threads: usize) -> bool {
     let n = keys.len();
     let nearly_max = NEARLY_RUNS_MAX.min(threads * PARALLEL_MIN);
@@ -113,11 +113,12 @@ pub(super) fn takes(keys: &[u64], threads: usize) -> bool {
 
 /// Sorts `keys`/`vals` (at least two pairs) stably: runs of at least `RUN_MIN` and fewer
 /// than `PARALLEL_MIN` pairs, one per worker up to `threads`, each sorted by a one-thread
-/// sorter of its own (with the caller's `sparse_windows` and `wide_digits`: it surveys its run and takes the path that
-/// serves it, nearly sorted or radix), then merged pairwise through `sk`/`sv` (as long as
-/// `keys`). The runs are sorted into whichever pair of arrays makes the last merge write
-/// `keys`/`vals`. Returns the passes over the whole input: one for the runs' sorts, one per
-/// merge round (none when every run and every seam between runs was in order).
+/// sorter of its own (with the caller's `sparse_windows` and `wide_digits`), which surveys
+/// its run and takes the path that serves it (nearly sorted or radix); then merged pairwise
+/// through `sk`/`sv` (as long as `keys`). The runs are sorted into whichever pair of arrays
+/// makes the last merge write `keys`/`vals`. Returns the passes over the whole input: one
+/// for the runs' sorts, one per merge round (none when every run and every seam between
+/// runs was in order).
 pub(super) fn sort_runs(
     keys: &mut [u64],
     vals: &mut [u32],
@@ -135,24 +136,24 @@ pub(super) fn sort_runs(
     let rounds = runs.next_power_of_two().trailing_zeros();
     // An odd number of merge rounds starts from the scratch.
     let into_keys = rounds % 2 == 0;
-    scratch.sorters.resize_with(runs, RadixSorter::new);
+    // Grown, never shrunk: a sorter dropped would free the scratch the next call needs.
+    if scratch.sorters.len() < runs {
+        scratch.sorters.resize_with(runs, RadixSorter::new);
+    }
     for s in &mut scratch.sorters {
         (s.sparse_windows, s.wide_digits, s.ties_by_value) = (sparse, wide, false);
     }
-    let arrays = ((Scaled(&mut *keys, run), Scaled(&mut *vals, run)), (Scaled(&mut *sk, run), Scaled(&mut *sv, run)));
     type Arrays<'a> = ((Scaled<&'a mut [u64]>, Scaled<&'a mut [u32]>), (Scaled<&'a mut [u64]>, Scaled<&'a mut [u32]>));
-    crate::par::fill_blocks(1, (&mut scratch.sorters[..runs], arrays), &|_,
-                                                                         (s, arrays): (
-        &mut [RadixSorter],
-        Arrays<'_>,
-    )| {
+    let sort_run = |_, (s, arrays): (&mut [RadixSorter], Arrays<'_>)| {
         let ((Scaled(k, _), Scaled(v, _)), (Scaled(tk, _), Scaled(tv, _))) = arrays;
         s[0].sort(k, v);
         if !into_keys {
             tk.copy_from_slice(k);
             tv.copy_from_slice(v);
         }
-    });
+    };
+    let arrays = ((Scaled(&mut *keys, run), Scaled(&mut *vals, run)), (Scaled(&mut *sk, run), Scaled(&mut *sv, run)));
+    crate::par::fill_blocks(1, (&mut scratch.sorters[..runs], arrays), &sort_run);
     // Every run in order and every seam too: the input was sorted (as a nearly-sorted
     // sample may say); it stays where it is.
     let seams_in_order = (1..runs).all(|r| keys[r * run - 1] <= keys[r * run]);

@@ -8,7 +8,8 @@
 //! freed: on the 2-core machine 1M uniform pairs measured 38 against 60 Mkeys/s warm.)
 //!
 //! `cargo run --release -p switchyard-benches --example sort_cells -- 15 1 2 16`
-//! (rounds, then thread counts; sizes 16k, 64k, 256k, 1M).
+//! (rounds, then thread counts; sizes 16k, 64k, 256k, 1M, and any size `SORT_CELLS`
+//! names).
 
 use std::time::Instant;
 
@@ -35,8 +36,13 @@ fn main() {
                 shape.name().starts_with(s) && it.next().is_none_or(|m| m.parse() == Ok(n))
             })
     };
+    // Sizes named in `SORT_CELLS` are measured even where the report has no cell.
+    let mut sizes = vec![16_384, 65_536, 262_144, 1 << 20];
+    sizes.extend(only.split(',').filter_map(|c| c.split(':').nth(1)?.parse::<usize>().ok()));
+    sizes.sort_unstable();
+    sizes.dedup();
     for shape in [Shape::Uniform, Shape::Render, Shape::Coherent { percent: 3 }] {
-        for n in [16_384, 65_536, 262_144, 1 << 20] {
+        for &n in &sizes {
             if !wanted(shape, n) {
                 continue;
             }

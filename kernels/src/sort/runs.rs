@@ -15,7 +15,8 @@
 //! 128.3-140.2 Mkeys/s against 75.5-87.3, 116.7-124.0, 109.2-115.0 (run 72); 64k
 //! frame-coherent pairs on 8 and 16 threads 231.7-234.5 and 441.4-457.8 against
 //! 153.8-162.9 and 211.2-224.2 (run 72); 256k on 16 threads 384.5-385.8 against
-//! 205.4-299.2 (run 74). Where it lost: 64k uniform pairs on 2-8 threads (runs 70 and 74),
+//! 205.4-299.2 (run 74), 128k and 192k on 16 threads 2.0-2.6x faster, 128k on 8 1.2x
+//! (run 75). Where it lost: 64k uniform pairs on 2-8 threads (runs 70 and 74),
 //! render-shaped keys (whose parallel sort splits on the few values of their top digit)
 //! from 4 threads on (run 70), 1M frame-coherent pairs (run 74); 16k frame-coherent pairs,
 //! and 256k of them on 8 threads, gained nothing. A stable merge of stable runs is the

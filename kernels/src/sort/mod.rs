@@ -15,9 +15,10 @@
 //!   packed 16 bytes apiece (module `wide`), and splits larger ones on sparse windows
 //!   where they serve (14 bits that take at most 256 values, as hashed state ids do: one
 //!   scatter instead of two, module `sparse`).
-//! - **small evenly spread inputs on four threads or more** (up to 32k pairs of random keys
-//!   or hashes): runs sorted on one worker each, then merged pairwise in parallel pieces
-//!   (module `runs`), without a survey of the whole input.
+//! - **small inputs on many threads** (up to 32k pairs of random keys or hashes on four
+//!   threads or more; nearly sorted inputs of up to 256k pairs, 16k a thread, on eight or
+//!   more), judged on samples before the read above: runs sorted on one worker each, then
+//!   merged pairwise in parallel pieces (module `runs`).
 //!
 //! Blocks and buckets write to disjoint precomputed ranges, so the result is the same
 //! for any number of threads. With [`RadixSorter::ties_by_value`] equal keys end ordered
@@ -527,10 +528,10 @@ impl RadixSorter {
         }
         crate::par::set_len(&mut self.keys, n);
         crate::par::set_len(&mut self.vals, n);
-        let rule = Lsd::First { sparse: self.sparse_windows };
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
+            let rule = Lsd::First { sparse: self.sparse_windows };
             msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, rule);
             if ties {
                 order_ties_by_value(keys, vals, &mut self.tie_starts, false);

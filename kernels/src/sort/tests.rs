@@ -333,14 +333,15 @@ fn every_size_threshold_plus_minus_one_on_every_shape() {
         super::wide::WIDE_MAX,
         super::runs::RUNS_MAX,
     ];
-    // Miri runs the scaled thresholds (the unscaled large ones are left to native runs)
-    // on three shapes: each sort costs much there.
+    // Miri: the scaled thresholds (not the unscaled large ones) on three shapes.
     let largest = if cfg!(miri) { 200 } else { usize::MAX };
     let miri_shapes = ["random", "coherent", "spike"];
     let mut sizes: Vec<usize> = thresholds.iter().flat_map(|&t| [t - 1, t, t + 1]).filter(|&n| n <= largest).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let pools = [1, 5].map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap());
+    // Five threads (merged runs take four or more); three under miri, where their tests run.
+    let many = if cfg!(miri) { 3 } else { 5 };
+    let pools = [1, many].map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap());
     let mut sorter = RadixSorter::new();
     for &n in &sizes {
         for (name, keys) in shapes(n, n as u64) {
@@ -394,8 +395,7 @@ fn constant_digits_are_skipped() {
 
 #[test]
 fn small_evenly_spread_inputs_sort_on_one_thread_and_render_keys_in_parallel() {
-    // Render-shaped keys: few values in the top digit (layer and pipeline), then hashed
-    // states and a depth.
+    // Render-shaped keys: few values in the top digit, then hashed states and a depth.
     let render = |n: usize| -> Vec<u64> {
         random(n, 7).into_iter().map(|r| ((r % 5) << 58) | (r >> 20 & 0xFFFF) << 24 | (r & 0xFF_FFFF)).collect()
     };

@@ -53,15 +53,15 @@ fn even_inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
 fn evenly_spread_inputs_up_to_32k_on_four_threads_or_more_sort_in_merged_runs() {
     // Sizes at both ends and one between; thread counts that give even and odd numbers
     // of runs and of merge rounds (the runs sorted into the scratch or in place).
-    let sizes: &[usize] =
-        if cfg!(miri) { &[PARALLEL_MIN, RUNS_MAX] } else { &[PARALLEL_MIN, PARALLEL_MIN + 1, 20_000, RUNS_MAX] };
+    // Under miri (whose pools cost much) the largest size, each input one way.
+    let sizes: &[usize] = if cfg!(miri) { &[RUNS_MAX] } else { &[PARALLEL_MIN, PARALLEL_MIN + 1, 20_000, RUNS_MAX] };
     let threads: &[usize] = if cfg!(miri) { &[5] } else { &[RUNS_MIN_THREADS, 5, 8, 16] };
     let mut sorter = RadixSorter::new();
     for &n in sizes {
         for (name, keys) in even_inputs(n) {
             let expect = stable(&keys);
             for &t in threads {
-                for vecs in [false, true] {
+                for vecs in [false, true].into_iter().filter(|&v| !cfg!(miri) || v == (name.len() % 2 == 0)) {
                     let (k, v, took) = runs_sort(t, &keys, &mut sorter, vecs);
                     assert!(took && sorter.last_parallel, "{name}, {n} pairs, {t} threads: merged runs ran");
                     assert!(sorter.last_passes >= 2, "{name}, {n} pairs, {t} threads: runs, then a merge");
@@ -122,7 +122,7 @@ fn coherent(n: usize, seed: u64) -> Vec<u64> {
 fn nearly_sorted_inputs_of_at_most_16k_pairs_a_thread_on_eight_threads_or_more_sort_in_merged_runs() {
     // (pairs, threads): both limits, and sizes between, on even and odd thread counts.
     let cases: &[(usize, usize)] = if cfg!(miri) {
-        &[(PARALLEL_MIN, 8), (8 * PARALLEL_MIN, 8)]
+        &[(8 * PARALLEL_MIN, 8)]
     } else {
         &[(PARALLEL_MIN, 8), (40_000, 11), (8 * PARALLEL_MIN, 8), (200_000, 16), (NEARLY_RUNS_MAX, 16)]
     };

@@ -38,7 +38,7 @@ pub(super) const NEARLY_RUNS_MAX: usize = size(1 << 18);
 /// Fewest threads for which nearly sorted keys are: on 8 and 16 threads 64k pairs sorted
 /// 1.4-1.5x and 2.0-2.2x faster this way (run 72); fewer threads were not measured.
 pub(super) const NEARLY_RUNS_MIN_THREADS: usize = 8;
-/// Fewest pairs per run: each run sorts in the one-thread prefix sort's range.
+/// Fewest pairs per run (random keys of that many sort on one thread by the prefix sort).
 const RUN_MIN: usize = size(1 << 12);
 /// Fewest output pairs per merge piece.
 const PIECE_MIN: usize = size(1 << 10);
@@ -113,7 +113,8 @@ pub(super) fn takes(keys: &[u64], threads: usize) -> bool {
 }
 
 /// Sorts `keys`/`vals` (at least two pairs) stably: runs of at least `RUN_MIN` and fewer
-/// than `PARALLEL_MIN` pairs, one per worker up to `threads`, each sorted by a one-thread
+/// than `PARALLEL_MIN` pairs (one per worker up to `threads`, more where the runs would
+/// be larger: 17 for 256k pairs), each sorted by a one-thread
 /// sorter of its own (with the caller's `sparse_windows` and `wide_digits`), which surveys
 /// its run and takes the path that serves it (nearly sorted or radix); then merged pairwise
 /// through `sk`/`sv` (as long as `keys`). The runs are sorted into whichever pair of arrays

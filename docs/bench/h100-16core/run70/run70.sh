@@ -1,6 +1,6 @@
 #!/bin/bash
 # Written in session 36 (no device time was left then); run in session 37, with run 70's probe
-# (examples/merged_runs) after it: see RUNS.md.
+# (run70/merged_runs.rs.txt, then an example) after it: see RUNS.md.
 # Run 70: views culled from the last frame's inputs keeping their cull, sort and batch
 # outputs, with keys compared only where the view did not move (ef4bc1b, "keep"), against
 # the parent of still views keeping their queues (46d9b1b, "old"): frame_spans in two

@@ -2,7 +2,7 @@
 # Run 71 (first version of the merged runs, after a parallel survey of the whole input): the sort of small evenly spread inputs on 4+ threads as runs merged in parallel
 # (kernels/src/sort/runs.rs, "runs") against the sorter before it (6cd3c68, "old"): the
 # report's 16k uniform cells in three rounds, the order alternating; then run 70's probe
-# (examples/merged_runs) with the new sorter as `ours`.
+# (run70/merged_runs.rs.txt, then an example) with the new sorter as `ours`.
 nproc; lscpu | grep -E "Model name|Thread"
 builds=(old runs)
 for r in 0 1 2; do

@@ -1,6 +1,7 @@
 //! The sort's cells of the report (issue 22, item 4) without the rest of the report: for
-//! each shape, size and thread count, the median Mkeys/s of a reused `RadixSorter` and of
-//! every baseline, rounds alternating between them so a noisy machine hits all alike.
+//! each shape, size and thread count, the median Mkeys/s of a reused `RadixSorter` (on
+//! owned arrays, `sort_vecs`, as the report times it; and on slices, `sort`, beside it)
+//! and of every baseline, rounds alternating between them so a noisy machine hits all alike.
 //! Warm against warm, as in the report (which times each sorter's calls back to back):
 //! each sorter's timed calls in a round follow one untimed call of the same sorter.
 //! (Timing one call of each in turn left ours cold — its reused scratch last touched a
@@ -21,10 +22,12 @@ fn main() {
     let rounds = args.next().unwrap_or(15).max(1);
     let threads: Vec<usize> = args.collect();
     let threads = if threads.is_empty() { vec![1] } else { threads };
-    let sorters: Vec<Sorter> = std::iter::once(Sorter::Ours).chain(Sorter::BASELINES).collect();
+    // Ours on owned arrays (`sort_vecs`, as the report times it), ours on slices (the
+    // result copied back where a path leaves it in the scratch), then the baselines.
+    let sorters: Vec<Sorter> = [Sorter::Ours, Sorter::OursSlices].into_iter().chain(Sorter::BASELINES).collect();
     println!(
-        "{:<16} {:>8} {:>7} {:>9} {:>9} {:<24} {:>6}",
-        "shape", "pairs", "threads", "ours", "best", "baseline", "ratio"
+        "{:<16} {:>8} {:>7} {:>9} {:>9} {:>9} {:<24} {:>6}",
+        "shape", "pairs", "threads", "ours", "slices", "best", "baseline", "ratio"
     );
     // `SORT_CELLS=uniform:65536,render` limits the cells (shape, optionally :size).
     let only = std::env::var("SORT_CELLS").unwrap_or_default();
@@ -53,7 +56,7 @@ fn main() {
                 let mut input = SortInput::default();
                 let mut times = vec![Vec::with_capacity(rounds); sorters.len()];
                 // Enough calls per sample that small sizes are not timer-bound.
-                let reps = (1 << 20) / n;
+                let reps = ((1 << 20) / n).max(1);
                 for _ in 0..rounds {
                     for (s, &sorter) in sorters.iter().enumerate() {
                         prepare(sorter, &template, &mut input);
@@ -73,13 +76,14 @@ fn main() {
                 let rate: Vec<f64> =
                     times.iter().map(|v| n as f64 / switchyard_city::percentile(v, 0.5) / 1e6).collect();
                 let (b, best) =
-                    rate[1..].iter().enumerate().fold((0, 0.0), |a, (i, &r)| if r > a.1 { (i, r) } else { a });
+                    rate[2..].iter().enumerate().fold((0, 0.0), |a, (i, &r)| if r > a.1 { (i, r) } else { a });
                 println!(
-                    "{:<16} {:>8} {:>7} {:>9.1} {:>9.1} {:<24} {:>5.2}x",
+                    "{:<16} {:>8} {:>7} {:>9.1} {:>9.1} {:>9.1} {:<24} {:>5.2}x",
                     shape.name(),
                     n,
                     t,
                     rate[0],
+                    rate[1],
                     best,
                     Sorter::BASELINES[b].name(),
                     rate[0] / best

@@ -101,11 +101,16 @@ impl voracious_radix_sort::Radixable<u64> for Pair {
 /// Sort implementations compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sorter {
-    /// Switchyard's radix sort (keys and values as two arrays), one sorter reused.
+    /// Switchyard's radix sort (keys and values as two owned arrays, `RadixSorter::sort_vecs`:
+    /// a result left in the sorter's scratch is exchanged with them, not copied back), one
+    /// sorter reused.
     Ours,
-    /// Switchyard's radix sort with a fresh sorter per call (allocates its scratch, as the
-    /// baselines do).
+    /// [`Sorter::Ours`] with a fresh sorter per call (allocates its scratch, as the baselines
+    /// do).
     OursFresh,
+    /// Switchyard's radix sort on borrowed slices (`RadixSorter::sort`: a result left in the
+    /// scratch is copied back), one sorter reused.
+    OursSlices,
     /// `slice::sort_unstable_by_key`.
     Std,
     /// rayon `par_sort_unstable_by_key`.
@@ -130,6 +135,7 @@ impl Sorter {
         match self {
             Sorter::Ours => "switchyard",
             Sorter::OursFresh => "switchyard, fresh sorter",
+            Sorter::OursSlices => "switchyard, slices",
             Sorter::Std => "std sort_unstable",
             Sorter::Rayon => "rayon par_sort_unstable",
             Sorter::Radsort => "radsort",
@@ -153,7 +159,7 @@ pub struct SortInput {
 
 /// Fills `input` from `keys` for `sorter` (not timed).
 pub fn prepare(sorter: Sorter, keys: &[u64], input: &mut SortInput) {
-    if matches!(sorter, Sorter::Ours | Sorter::OursFresh) {
+    if matches!(sorter, Sorter::Ours | Sorter::OursFresh | Sorter::OursSlices) {
         input.keys.clear();
         input.keys.extend_from_slice(keys);
         input.vals.clear();
@@ -167,8 +173,9 @@ pub fn prepare(sorter: Sorter, keys: &[u64], input: &mut SortInput) {
 /// Sorts `input` with `sorter` on the current rayon pool (`threads` for voracious).
 pub fn run(sorter: Sorter, input: &mut SortInput, ours: &mut RadixSorter, threads: usize) {
     match sorter {
-        Sorter::Ours => ours.sort(&mut input.keys, &mut input.vals),
-        Sorter::OursFresh => RadixSorter::new().sort(&mut input.keys, &mut input.vals),
+        Sorter::Ours => ours.sort_vecs(&mut input.keys, &mut input.vals),
+        Sorter::OursFresh => RadixSorter::new().sort_vecs(&mut input.keys, &mut input.vals),
+        Sorter::OursSlices => ours.sort(&mut input.keys, &mut input.vals),
         Sorter::Std => input.pairs.sort_unstable_by_key(|p| p.key),
         Sorter::Rayon => input.pairs.par_sort_unstable_by_key(|p| p.key),
         Sorter::Radsort => radsort::sort_by_key(&mut input.pairs, |p| p.key),
@@ -180,7 +187,7 @@ pub fn run(sorter: Sorter, input: &mut SortInput, ours: &mut RadixSorter, thread
 
 /// Whether the output of `run` is sorted (sanity check of every run).
 pub fn is_sorted(sorter: Sorter, input: &SortInput) -> bool {
-    if matches!(sorter, Sorter::Ours | Sorter::OursFresh) {
+    if matches!(sorter, Sorter::Ours | Sorter::OursFresh | Sorter::OursSlices) {
         input.keys.windows(2).all(|w| w[0] <= w[1])
     } else {
         input.pairs.windows(2).all(|w| w[0].key <= w[1].key)

@@ -62,7 +62,7 @@ pub(super) fn sort_rows(r: &mut Report, o: &Options, threads: &[usize], all: usi
                     _ => ("≥ 1.0x best", Some(worst >= 1.0)),
                 };
                 r.row(
-                    &format!("{label} (Mkeys/s; ours reused, fresh sorter in brackets)"),
+                    &format!("{label} (Mkeys/s; ours `sort_vecs` reused, fresh sorter in brackets)"),
                     t,
                     format!("{ours:.1} ({fresh:.1})"),
                     format!("{best:.1}"),

@@ -139,6 +139,14 @@ impl WgpuBackend {
             compute: downlevel.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                 && limits.max_compute_workgroups_per_dimension >= crate::command::MAX_WORKGROUPS_PER_DIMENSION,
         };
+        let compute_mips = caps.compute
+            && downlevel.flags.contains(wgpu::DownlevelFlags::VIEW_FORMATS)
+            && limits.max_storage_textures_per_shader_stage >= 4
+            && limits.max_compute_invocations_per_workgroup >= 64
+            && adapter
+                .get_texture_format_features(wgpu::TextureFormat::Rgba8Unorm)
+                .allowed_usages
+                .contains(wgpu::TextureUsages::STORAGE_BINDING);
         // Passes are timed where the submission thread begins them itself.
         let timer = caps.gpu_timestamps.then(|| timing::PassTimer::new(&device, &queue, info.backend)).flatten();
         let driver_cache = Self::empty_pipeline_cache(&device, &info);
@@ -162,6 +170,7 @@ impl WgpuBackend {
             surfaces: Default::default(),
             driver_cache: RwLock::new(driver_cache),
             mips: std::sync::OnceLock::new(),
+            compute_mips,
             staging: Default::default(),
             upload_ring: Default::default(),
         }

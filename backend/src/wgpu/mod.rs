@@ -159,6 +159,10 @@ pub struct WgpuBackend {
     driver_cache: RwLock<Option<wgpu::PipelineCache>>,
     /// What makes mip levels on the GPU, made on first use (`mips.rs`).
     mips: std::sync::OnceLock<mips::MipMaker>,
+    /// RGBA8 textures whose levels may be generated are made for the compute path
+    /// (`mips.rs`): the adapter has compute shaders, four storage textures a stage and
+    /// texture view formats.
+    compute_mips: bool,
     /// The submission thread's uploads go through it (`staging.rs`).
     staging: Mutex<staging::StagingRing>,
     /// The upload thread's batches go through this one (`upload.rs`).
@@ -271,17 +275,22 @@ impl Backend for WgpuBackend {
         let meta = self.reg.read().check_texture(desc, &self.caps)?;
         let obj = self
             .scoped(|| {
+                let format = texture_format(desc.format);
+                let (stored, usage) = mips::stored_as(self.compute_mips, desc, format);
                 let t = self.device.create_texture(&wgpu::TextureDescriptor {
                     label: Some(&desc.label),
                     size: wgpu::Extent3d { width: desc.width, height: desc.height, depth_or_array_layers: 1 },
                     mip_level_count: desc.mip_levels,
                     sample_count: desc.samples,
                     dimension: wgpu::TextureDimension::D2,
-                    format: texture_format(desc.format),
-                    usage: texture_usage(desc.usage),
-                    view_formats: &[],
+                    format: stored,
+                    usage: texture_usage(desc.usage) | usage,
+                    view_formats: if stored == format { &[] } else { std::slice::from_ref(&format) },
                 });
-                let v = t.create_view(&wgpu::TextureViewDescriptor::default());
+                // Its views sample and draw (storage views are the mip maker's alone).
+                let usage = Some(texture_usage(desc.usage));
+                let v =
+                    t.create_view(&wgpu::TextureViewDescriptor { format: Some(format), usage, ..Default::default() });
                 (t, v)
             })
             .map_err(|e| e.requesting(desc.format.mip_chain_bytes(desc.width, desc.height, desc.mip_levels)))?;

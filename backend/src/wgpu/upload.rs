@@ -117,9 +117,8 @@ impl WgpuBackend {
         }
         {
             zone!("stage-mips");
-            for (texture, m) in &mips {
-                self.encode_levels(texture, m.mip_levels, &mut enc);
-            }
+            let textures: Vec<_> = mips.iter().map(|(t, m)| (t, m.format, m.mip_levels)).collect();
+            self.encode_levels(&textures, &mut enc);
         }
         let (chunks, back) = ring.take_closed();
         zone!("stage-finish");
@@ -156,7 +155,7 @@ impl WgpuBackend {
         crate::upload::check_prepare(p)?;
         let mut made = PreparedUploads::default();
         if !p.mip_formats.is_empty() {
-            let maker = self.mips.get_or_init(|| super::mips::MipMaker::new(&self.device));
+            let maker = self.mips.get_or_init(|| super::mips::MipMaker::new(&self.device, self.compute_mips));
             for &f in p.mip_formats {
                 made.mip_pipelines += u32::from(maker.ensure(&self.device, super::convert::texture_format(f)));
             }

@@ -174,6 +174,130 @@ fn generated_levels_average_the_level_above_on_gl() {
     generated_levels_average_the_level_above(::wgpu::Backends::GL);
 }
 
+/// The sRGB encoding of a linear value, and its inverse.
+fn encode_srgb(c: f32) -> f32 {
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+fn decode_srgb(c: f32) -> f32 {
+    if c <= 0.040_45 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Levels 1.. of `texels` (`side` a power of two): each texel the mean of the 2 x 2 below
+/// it, in linear values, rounded once (the chain a generator without rounding would make).
+fn box_levels(side: usize, texels: &[u8], srgb: bool) -> Vec<Vec<u8>> {
+    let linear =
+        |c: u8, ch: usize| if srgb && ch < 3 { decode_srgb(f32::from(c) / 255.0) } else { f32::from(c) / 255.0 };
+    let mut level: Vec<f32> = texels.iter().enumerate().map(|(i, &c)| linear(c, i % 4)).collect();
+    let (mut out, mut w) = (Vec::new(), side);
+    while w > 1 {
+        let h = w / 2;
+        let at = |x: usize, y: usize, ch: usize| level[(y * w + x) * 4 + ch];
+        let next: Vec<f32> = (0..h * h * 4)
+            .map(|i| {
+                let (x, y, ch) = ((i / 4) % h, (i / 4) / h, i % 4);
+                (at(2 * x, 2 * y, ch)
+                    + at(2 * x + 1, 2 * y, ch)
+                    + at(2 * x, 2 * y + 1, ch)
+                    + at(2 * x + 1, 2 * y + 1, ch))
+                    / 4.0
+            })
+            .collect();
+        let encoded = next.iter().enumerate().map(|(i, &c)| {
+            let c = if srgb && i % 4 < 3 { encode_srgb(c) } else { c };
+            (c * 255.0).round() as u8
+        });
+        out.push(encoded.collect());
+        (level, w) = (next, h);
+    }
+    out
+}
+
+/// Every generated level of a 64 x 64 texture of noise against the box filter's, at most
+/// `off_by(level)` apart, written through the queue and staged; then a 100 x 36 texture
+/// (sides that do not halve evenly) makes all its levels, none empty.
+fn generated_levels_match_a_box_filter(api: ::wgpu::Backends, off_by: fn(u32) -> u8) {
+    let Some(b) = wgpu_backend(api, Encoding::RenderBundle) else { return };
+    let mut seed = 0x2545_f491_u32;
+    let noise: Vec<u8> = (0..64 * 64 * 4)
+        .map(|i| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            if i % 4 == 3 {
+                255
+            } else {
+                (seed >> 24) as u8
+            }
+        })
+        .collect();
+    let usage = TextureUsage::SAMPLED | TextureUsage::COPY_DST | TextureUsage::COPY_SRC | TextureUsage::RENDER_TARGET;
+    for (format, staged) in
+        [TextureFormat::Rgba8UnormSrgb, TextureFormat::Rgba8Unorm].into_iter().flat_map(|f| [(f, false), (f, true)])
+    {
+        let desc =
+            TextureDesc { label: "mips".into(), width: 64, height: 64, format, usage, samples: 1, mip_levels: 7 };
+        let t = b.create_texture(&desc).unwrap();
+        if staged {
+            let level = [TextureWrite { texture: t, level: 0, data: &noise }];
+            upload_now(&*b, &Uploads { textures: &level, mips: &[t], ..Default::default() }).unwrap();
+        } else {
+            b.write_texture(t, &noise).unwrap();
+            b.generate_mips(t).unwrap();
+        }
+        let expected = box_levels(64, &noise, format == TextureFormat::Rgba8UnormSrgb);
+        for (l, want) in (1..7).zip(&expected) {
+            let got = b.read_texture_level(t, l).unwrap();
+            let most = got.pixels.iter().zip(want).map(|(a, b)| a.abs_diff(*b)).max();
+            assert!(most <= Some(off_by(l)), "{api:?} {format:?} staged {staged}, level {l}: off by {most:?}");
+        }
+        b.destroy(Resource::Texture(t)).unwrap();
+    }
+    let desc = TextureDesc {
+        label: "odd".into(),
+        width: 100,
+        height: 36,
+        format: TextureFormat::Rgba8Unorm,
+        usage,
+        samples: 1,
+        mip_levels: 7,
+    };
+    let t = b.create_texture(&desc).unwrap();
+    b.write_texture(t, &[200, 100, 50, 255].repeat(100 * 36)).unwrap();
+    b.generate_mips(t).unwrap();
+    for l in 1..7 {
+        let got = b.read_texture_level(t, l).unwrap();
+        assert_eq!((got.width, got.height), ((100 >> l).max(1), (36 >> l).max(1)));
+        let most = got
+            .pixels
+            .chunks_exact(4)
+            .map(|p| p.iter().zip([200, 100, 50, 255]).map(|(a, b)| a.abs_diff(b)).max())
+            .max();
+        assert!(most <= Some(Some(1)), "{api:?}: a plain texture's level {l} is plain: off by {most:?}");
+    }
+    b.destroy(Resource::Texture(t)).unwrap();
+}
+
+/// Lavapipe takes the compute path: levels 1-4 from level 0 and 5-6 from level 4, each
+/// rounded once.
+#[test]
+fn generated_levels_match_a_box_filter_on_vulkan() {
+    generated_levels_match_a_box_filter(::wgpu::Backends::VULKAN, |_| 1);
+}
+
+/// GL has no texture view formats: render passes, each level from the one above rounded
+/// to 8 bits, so the error grows with the level (up to 4 at level 6 measured).
+#[test]
+fn generated_levels_match_a_box_filter_on_gl() {
+    generated_levels_match_a_box_filter(::wgpu::Backends::GL, |l| l as u8);
+}
+
 /// Cubes textured by `texture(r)`, rendered once.
 fn textured_cubes<B: Backend>(b: Arc<B>, texture: impl Fn(&mut Renderer<B>) -> TextureHandle) -> Image {
     let mut r = renderer(b);

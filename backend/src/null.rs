@@ -77,6 +77,9 @@ pub struct NullFrameReport {
     pub chunks: u32,
     /// Bytes of per-frame uploads.
     pub upload_bytes: u64,
+    /// Buffer writes among them (each a copy on the GPU, and on wgpu's Vulkan backend a
+    /// barrier after another copy into the same buffer).
+    pub upload_writes: u32,
 }
 
 /// What [`Backend::prepare_uploads`] made on the null backend, as the wgpu backend would
@@ -444,6 +447,7 @@ impl Backend for NullBackend {
         let mut report = NullFrameReport {
             submission: SubmissionId(last.submission.0 + 1),
             upload_bytes: uploads.iter().map(|w| w.data.len() as u64).sum(),
+            upload_writes: uploads.len() as u32,
             passes: passes.len() as u32,
             ..NullFrameReport::default()
         };

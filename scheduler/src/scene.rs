@@ -366,8 +366,13 @@ impl Scene {
     fn mark_dirty(&mut self, i: u32) {
         self.edits += 1;
         self.blocks.mark(i as usize);
+        // Each range is one write per buffer the next frame copies (and on Vulkan a barrier
+        // after the one before): runs marked up or down join the last range. (Removing a
+        // block of objects that an earlier removal moved, reversed, into a hole marks it
+        // downward: 24 single-object ranges a block of the streamed demo before.)
         match self.dirty.last_mut() {
             Some((_, end)) if *end == i => *end += 1,
+            Some((start, _)) if *start == i + 1 => *start = i,
             Some((start, end)) if (*start..*end).contains(&i) => {}
             _ => self.dirty.push((i, i + 1)),
         }

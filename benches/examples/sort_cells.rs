@@ -1,6 +1,7 @@
 //! The sort's cells of the report (issue 22, item 4) without the rest of the report: for
 //! each shape, size and thread count, the median Mkeys/s of a reused `RadixSorter` (on
-//! owned arrays, `sort_vecs`, as the report times it; and on slices, `sort`, beside it)
+//! owned arrays, `sort_vecs`, as the report times it; on slices, `sort`, and a fresh
+//! sorter per call beside it)
 //! and of every baseline, rounds alternating between them so a noisy machine hits all alike.
 //! Warm against warm, as in the report (which times each sorter's calls back to back):
 //! each sorter's timed calls in a round follow one untimed call of the same sorter.
@@ -23,11 +24,13 @@ fn main() {
     let threads: Vec<usize> = args.collect();
     let threads = if threads.is_empty() { vec![1] } else { threads };
     // Ours on owned arrays (`sort_vecs`, as the report times it), ours on slices (the
-    // result copied back where a path leaves it in the scratch), then the baselines.
-    let sorters: Vec<Sorter> = [Sorter::Ours, Sorter::OursSlices].into_iter().chain(Sorter::BASELINES).collect();
+    // result copied back where a path leaves it in the scratch), ours with a fresh sorter
+    // per call, then the baselines.
+    let sorters: Vec<Sorter> =
+        [Sorter::Ours, Sorter::OursSlices, Sorter::OursFresh].into_iter().chain(Sorter::BASELINES).collect();
     println!(
-        "{:<16} {:>8} {:>7} {:>9} {:>9} {:>9} {:<24} {:>6}",
-        "shape", "pairs", "threads", "ours", "slices", "best", "baseline", "ratio"
+        "{:<16} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:<24} {:>6}",
+        "shape", "pairs", "threads", "ours", "slices", "fresh", "best", "baseline", "ratio"
     );
     // `SORT_CELLS=uniform:65536,render` limits the cells (shape, optionally :size).
     let only = std::env::var("SORT_CELLS").unwrap_or_default();
@@ -76,14 +79,15 @@ fn main() {
                 let rate: Vec<f64> =
                     times.iter().map(|v| n as f64 / switchyard_city::percentile(v, 0.5) / 1e6).collect();
                 let (b, best) =
-                    rate[2..].iter().enumerate().fold((0, 0.0), |a, (i, &r)| if r > a.1 { (i, r) } else { a });
+                    rate[3..].iter().enumerate().fold((0, 0.0), |a, (i, &r)| if r > a.1 { (i, r) } else { a });
                 println!(
-                    "{:<16} {:>8} {:>7} {:>9.1} {:>9.1} {:>9.1} {:<24} {:>5.2}x",
+                    "{:<16} {:>8} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:<24} {:>5.2}x",
                     shape.name(),
                     n,
                     t,
                     rate[0],
                     rate[1],
+                    rate[2],
                     best,
                     Sorter::BASELINES[b].name(),
                     rate[0] / best

@@ -507,21 +507,63 @@ fn is_rgba8(format: wgpu::TextureFormat) -> bool {
 }
 
 /// The format a texture of `desc` (of `format`) is stored in, and the usage added to its
-/// own: levels that may be generated (an RGBA8 render target with levels below the first)
-/// on the compute path (`compute`) are stored as `Rgba8Unorm`, which storage textures
-/// take, with storage use; the texture is viewed in its own format.
+/// own: one whose levels may be generated (`texels::check_generate`: single-sampled, with
+/// levels below the first, sampled and a render target; RGBA8 here) on the compute path
+/// (`compute`) is stored as `Rgba8Unorm`, which storage textures take, with storage use;
+/// the texture is viewed in its own format.
 pub(super) fn stored_as(
     compute: bool,
     desc: &crate::TextureDesc,
     format: wgpu::TextureFormat,
 ) -> (wgpu::TextureFormat, wgpu::TextureUsages) {
+    use crate::TextureUsage as U;
     let generated = is_rgba8(format)
         && desc.mip_levels > 1
         && desc.samples == 1
-        && desc.usage.contains(crate::TextureUsage::RENDER_TARGET);
+        && desc.usage.contains(U::SAMPLED | U::RENDER_TARGET)
+        && !desc.usage.contains(U::TRANSIENT);
     if compute && generated {
         (wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureUsages::STORAGE_BINDING)
     } else {
         (format, wgpu::TextureUsages::empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{TextureDesc, TextureFormat, TextureUsage as U};
+
+    /// Only textures whose levels may be generated, where the compute path is, change.
+    #[test]
+    fn only_generated_rgba8_textures_are_stored_for_the_compute_path() {
+        let usage = U::SAMPLED | U::RENDER_TARGET | U::COPY_DST;
+        let desc = |format, usage, samples, mip_levels| TextureDesc {
+            label: "t".into(),
+            width: 64,
+            height: 64,
+            format,
+            usage,
+            samples,
+            mip_levels,
+        };
+        let stored = |compute, d: TextureDesc| stored_as(compute, &d, super::super::convert::texture_format(d.format));
+        let srgb = TextureFormat::Rgba8UnormSrgb;
+        let storage = (wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureUsages::STORAGE_BINDING);
+        assert_eq!(stored(true, desc(srgb, usage, 1, 7)), storage);
+        assert_eq!(stored(true, desc(TextureFormat::Rgba8Unorm, usage, 1, 7)), storage);
+        let none = wgpu::TextureUsages::empty();
+        for (compute, d) in [
+            (false, desc(srgb, usage, 1, 7)),
+            (true, desc(srgb, usage, 1, 1)),
+            (true, desc(srgb, U::RENDER_TARGET | U::COPY_DST, 1, 7)),
+            (true, desc(srgb, U::SAMPLED | U::COPY_DST, 1, 7)),
+            (true, desc(srgb, usage | U::TRANSIENT, 1, 7)),
+            (true, desc(srgb, U::RENDER_TARGET, 4, 1)),
+            (true, desc(TextureFormat::Rgba16Float, usage, 1, 7)),
+        ] {
+            let format = super::super::convert::texture_format(d.format);
+            assert_eq!(stored(compute, d), (format, none));
+        }
     }
 }

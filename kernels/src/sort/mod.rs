@@ -14,7 +14,9 @@
 //!   of keys that do not spread evenly (render keys) LSD on 11-bit digits over pairs
 //!   packed 16 bytes apiece (module `wide`), and splits larger ones on sparse windows
 //!   where they serve (14 bits that take at most 256 values, as hashed state ids do: one
-//!   scatter instead of two, module `sparse`).
+//!   scatter instead of two, module `sparse`). LSD passes move pairs packed 16 bytes
+//!   apiece in a scratch array each thread keeps, between a first pass that reads the
+//!   key and value arrays and a last that writes them (module `wide`).
 //! - **small inputs on many threads** (up to 32k pairs of random keys or hashes on four
 //!   threads or more; nearly sorted inputs of up to 256k pairs, 16k a thread, on eight or
 //!   more), judged on samples before the read above: runs sorted on one worker each, then
@@ -25,6 +27,7 @@
 //! by value instead of by input position (the nearly-sorted path orders them as it merges;
 //! the others in one more pass, which the survey skips when no tie is out of order).
 
+mod lsd;
 mod msd;
 #[allow(missing_docs)]
 pub mod nearly_sorted;

@@ -313,7 +313,7 @@ fn wide_prefix_digits_sort_stably_into_either_pair_of_arrays() {
 #[test]
 fn every_size_threshold_plus_minus_one_on_every_shape() {
     let thresholds = [
-        msd::INSERTION_MAX,
+        lsd::INSERTION_MAX,
         msd::NARROW_MAX,
         NEARLY_SORTED_MIN,
         MIN_BLOCK,

@@ -9,6 +9,9 @@
 //! and a value into two, half the write streams a scatter keeps open (2,048 buckets, each
 //! writing where the last pair of its bucket went). The first pass reads the caller's
 //! arrays and the last writes them, so packing costs no pass of its own.
+//!
+//! The packed scatters and a per-thread packed scratch ([`with_packed`]) serve the other
+//! LSD passes too: the MSD sort's in-cache LSD and prefix sorts (module `msd`).
 
 use super::{bits_below, size};
 
@@ -16,6 +19,8 @@ use super::{bits_below, size};
 const WIDTH: u32 = 11;
 /// Buckets per digit.
 const BUCKETS: usize = 1 << WIDTH;
+/// A digit's mask.
+const MASK: u64 = BUCKETS as u64 - 1;
 /// Most digits: 11-bit windows over 64 bits.
 const MAX_DIGITS: usize = 64usize.div_ceil(WIDTH as usize);
 /// Fewest pairs for this sort: below, the 2,048-bucket prefix sums cost more than the
@@ -64,8 +69,8 @@ fn bucket(k: u64, shift: u32) -> usize {
 
 /// Each bucket's first index: the exclusive prefix sum of `hist`.
 #[inline]
-fn starts(hist: &[u32; BUCKETS]) -> [u32; BUCKETS] {
-    let mut offs = [0u32; BUCKETS];
+fn starts<const R: usize>(hist: &[u32; R]) -> [u32; R] {
+    let mut offs = [0u32; R];
     let mut sum = 0;
     for (o, &c) in offs.iter_mut().zip(hist) {
         *o = sum;
@@ -126,7 +131,7 @@ impl Wide {
         let shift = |p: usize| shifts[live[p]];
         // SAFETY: `hist[d]` counts digit `d` over the keys (the same multiset in every
         // array: each pass permutes it), and all the arrays hold `n` pairs.
-        unsafe { split_to_packed(keys, vals, a, &hist[live[0]], shift(0)) };
+        unsafe { split_to_packed(keys, vals, a, &hist[live[0]], shift(0), MASK) };
         if passes == 1 {
             unpack(a, keys, vals);
             return 1;
@@ -134,11 +139,11 @@ impl Wide {
         let (mut from, mut to) = (a, b);
         for p in 1..passes - 1 {
             // SAFETY: as for the first pass.
-            unsafe { packed_to_packed(from, to, &hist[live[p]], shift(p)) };
+            unsafe { packed_to_packed(from, to, &hist[live[p]], shift(p), MASK) };
             std::mem::swap(&mut from, &mut to);
         }
         // SAFETY: as for the first pass.
-        unsafe { packed_to_split(from, keys, vals, &hist[live[passes - 1]], shift(passes - 1)) };
+        unsafe { packed_to_split(from, keys, vals, &hist[live[passes - 1]], shift(passes - 1), MASK) };
         passes as u32
     }
 }
@@ -151,16 +156,25 @@ fn unpack(from: &[[u64; 2]], keys: &mut [u64], vals: &mut [u32]) {
     }
 }
 
-/// Scatters the pairs of `keys`/`vals` into `to`, packed, on the digit at `shift`.
+/// Scatters the pairs of `keys`/`vals` into `to`, packed, on the digit
+/// `(key >> shift) & mask` (`R` a power of two, `mask` below it).
 ///
 /// # Safety
 /// `hist` counts that digit over `keys`; `vals` and `to` are as long as `keys`.
-unsafe fn split_to_packed(keys: &[u64], vals: &[u32], to: &mut [[u64; 2]], hist: &[u32; BUCKETS], shift: u32) {
+pub(super) unsafe fn split_to_packed<const R: usize>(
+    keys: &[u64],
+    vals: &[u32],
+    to: &mut [[u64; 2]],
+    hist: &[u32; R],
+    shift: u32,
+    mask: u64,
+) {
     debug_assert!(vals.len() == keys.len() && to.len() == keys.len());
+    debug_assert!(R.is_power_of_two() && mask < R as u64);
     let mut offs = starts(hist);
     let out = to.as_mut_ptr();
     for (&k, &v) in keys.iter().zip(vals) {
-        let r = bucket(k, shift);
+        let r = ((k >> shift) & mask) as usize & (R - 1);
         let o = offs[r] as usize;
         debug_assert!(o < keys.len());
         // SAFETY: the caller's promise: bucket `r` owns `starts[r]..` for `hist[r]` pairs,
@@ -170,16 +184,24 @@ unsafe fn split_to_packed(keys: &[u64], vals: &[u32], to: &mut [[u64; 2]], hist:
     }
 }
 
-/// Scatters packed pairs from `from` into `to` on the digit at `shift`.
+/// Scatters packed pairs from `from` into `to` on the digit `(key >> shift) & mask` (`R` a
+/// power of two, `mask` below it).
 ///
 /// # Safety
 /// `hist` counts that digit over `from`'s keys; `to` is as long as `from`.
-unsafe fn packed_to_packed(from: &[[u64; 2]], to: &mut [[u64; 2]], hist: &[u32; BUCKETS], shift: u32) {
+pub(super) unsafe fn packed_to_packed<const R: usize>(
+    from: &[[u64; 2]],
+    to: &mut [[u64; 2]],
+    hist: &[u32; R],
+    shift: u32,
+    mask: u64,
+) {
     debug_assert_eq!(from.len(), to.len());
+    debug_assert!(R.is_power_of_two() && mask < R as u64);
     let mut offs = starts(hist);
     let out = to.as_mut_ptr();
     for &p in from {
-        let r = bucket(p[0], shift);
+        let r = ((p[0] >> shift) & mask) as usize & (R - 1);
         let o = offs[r] as usize;
         debug_assert!(o < from.len());
         // SAFETY: as in `split_to_packed`.
@@ -188,16 +210,25 @@ unsafe fn packed_to_packed(from: &[[u64; 2]], to: &mut [[u64; 2]], hist: &[u32; 
     }
 }
 
-/// Scatters packed pairs from `from` into `keys`/`vals` on the digit at `shift`.
+/// Scatters packed pairs from `from` into `keys`/`vals` on the digit
+/// `(key >> shift) & mask` (`R` a power of two, `mask` below it).
 ///
 /// # Safety
 /// `hist` counts that digit over `from`'s keys; `keys` and `vals` are as long as `from`.
-unsafe fn packed_to_split(from: &[[u64; 2]], keys: &mut [u64], vals: &mut [u32], hist: &[u32; BUCKETS], shift: u32) {
+pub(super) unsafe fn packed_to_split<const R: usize>(
+    from: &[[u64; 2]],
+    keys: &mut [u64],
+    vals: &mut [u32],
+    hist: &[u32; R],
+    shift: u32,
+    mask: u64,
+) {
     debug_assert!(keys.len() == from.len() && vals.len() == from.len());
+    debug_assert!(R.is_power_of_two() && mask < R as u64);
     let mut offs = starts(hist);
     let (ok, ov) = (keys.as_mut_ptr(), vals.as_mut_ptr());
     for &p in from {
-        let r = bucket(p[0], shift);
+        let r = ((p[0] >> shift) & mask) as usize & (R - 1);
         let o = offs[r] as usize;
         debug_assert!(o < from.len());
         // SAFETY: as in `split_to_packed`.
@@ -207,4 +238,22 @@ unsafe fn packed_to_split(from: &[[u64; 2]], keys: &mut [u64], vals: &mut [u32],
         }
         offs[r] += 1;
     }
+}
+
+thread_local! {
+    /// Each thread's packed scratch for [`with_packed`] (grown to the largest use, kept).
+    static PACKED: std::cell::Cell<Vec<[u64; 2]>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Runs `f` on packed scratch of `n` pairs (contents unspecified): this thread's, grown on
+/// first use and kept for its next sort (taken out while `f` runs, so a sort nested in `f`
+/// would get scratch of its own).
+pub(super) fn with_packed<T>(n: usize, f: impl FnOnce(&mut [[u64; 2]]) -> T) -> T {
+    let mut p = PACKED.take();
+    if p.len() < n {
+        p.resize(n, [0; 2]);
+    }
+    let out = f(&mut p[..n]);
+    PACKED.set(p);
+    out
 }

@@ -359,7 +359,7 @@ impl RadixSorter {
     /// # Panics
     /// If the slices differ in length or hold more than `u32::MAX` pairs.
     pub fn sort(&mut self, keys: &mut [u64], vals: &mut [u32]) {
-        if self.sort_or_leave_in_scratch(keys, vals) {
+        if self.sort_or_leave_in_scratch(keys, vals, false) {
             let n = keys.len();
             if n >= COPY_PARALLEL_MIN && rayon::current_num_threads() > 1 {
                 crate::par::copy_into(keys, &self.keys[..n]);
@@ -372,14 +372,16 @@ impl RadixSorter {
     }
 
     /// [`RadixSorter::sort`] for owned arrays: where a path leaves its result in the
-    /// sorter's scratch (the nearly-sorted merge), the arrays are exchanged with it instead
-    /// of copied back. Lengths stay; the arrays' capacities become the scratch's, and in
-    /// steady state both sides keep what they have (no allocation).
+    /// sorter's scratch (the nearly-sorted merge, and here the radix sort, whose last
+    /// passes then write the lines they have just read instead of the caller's arrays),
+    /// the arrays are exchanged with it instead of copied back. Lengths stay; the arrays'
+    /// capacities become the scratch's, and in steady state both sides keep what they
+    /// have (no allocation).
     ///
     /// # Panics
     /// As [`RadixSorter::sort`].
     pub fn sort_vecs(&mut self, keys: &mut Vec<u64>, vals: &mut Vec<u32>) {
-        if self.sort_or_leave_in_scratch(keys, vals) {
+        if self.sort_or_leave_in_scratch(keys, vals, true) {
             debug_assert!(self.keys.len() == keys.len() && self.vals.len() == vals.len());
             std::mem::swap(keys, &mut self.keys);
             std::mem::swap(vals, &mut self.vals);
@@ -425,8 +427,9 @@ impl RadixSorter {
     }
 
     /// Sorts; `true` when the result is in `self.keys`/`self.vals` (exactly as long as the
-    /// input) instead of in `keys`/`vals`.
-    fn sort_or_leave_in_scratch(&mut self, keys: &mut [u64], vals: &mut [u32]) -> bool {
+    /// input) instead of in `keys`/`vals`. `may_leave`: the radix paths may leave it there
+    /// too (the caller exchanges the arrays rather than copying).
+    fn sort_or_leave_in_scratch(&mut self, keys: &mut [u64], vals: &mut [u32], may_leave: bool) -> bool {
         let given = self.given.take();
         assert_eq!(keys.len(), vals.len(), "keys and values differ in length");
         let n = keys.len();
@@ -535,11 +538,12 @@ impl RadixSorter {
         if !parallel {
             self.last_passes = count as u32;
             let rule = Lsd::First { sparse: self.sparse_windows };
-            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, true, rule);
+            msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, !may_leave, rule);
             if ties {
-                order_ties_by_value(keys, vals, &mut self.tie_starts, false);
+                let (k, v) = if may_leave { (&self.keys[..n], &mut self.vals[..n]) } else { (&*keys, vals) };
+                order_ties_by_value(k, v, &mut self.tie_starts, false);
             }
-            return false;
+            return may_leave;
         }
         // MSD split on the highest varying digit, into the scratch arrays.
         self.last_passes = 1;
@@ -547,15 +551,17 @@ impl RadixSorter {
         let block = block_len(n);
         self.hist.resize(n.div_ceil(block), [0; RADIX]);
         let bounds = scatter_parallel(&mut self.hist, block, keys, vals, &mut self.keys, &mut self.vals, hi);
-        // Finish each bucket on its lower digits; results land back in `keys`/`vals`.
-        // Buckets larger than a worker's fair share are split again (parallel only).
+        // Finish each bucket on its lower digits; results land back in `keys`/`vals`, or
+        // stay in the scratch where the caller may take them from there. Buckets larger
+        // than a worker's fair share are split again (parallel only).
         let split = parallel.then(|| (n / (2 * threads)).clamp(SPLIT_MIN, SPLIT_AGAIN));
         let rest = (and ^ or) & bits_below(hi as u32 * 8);
-        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, rest, split);
+        finish_buckets(&bounds, &mut self.keys, &mut self.vals, keys, vals, rest, split, may_leave);
         if ties {
-            order_ties_by_value(keys, vals, &mut self.tie_starts, true);
+            let (k, v) = if may_leave { (&self.keys[..n], &mut self.vals[..n]) } else { (&*keys, vals) };
+            order_ties_by_value(k, v, &mut self.tie_starts, true);
         }
-        false
+        may_leave
     }
 }
 

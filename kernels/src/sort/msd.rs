@@ -338,9 +338,11 @@ fn finish_prefixes(
 }
 
 /// Sorts each bucket `src[bounds[b]..bounds[b+1]]` on the bits of `varying` and writes it to the same
-/// range of `dst` (the other pair of arrays serves as scratch). Buckets split recursively
-/// with `rayon::join`, so no list of slices is allocated. `split`: run in parallel, and
-/// split buckets at least this large again; `None`: one thread.
+/// range of `dst` (the other pair of arrays serves as scratch), or, with `in_src`, leaves
+/// it sorted in `src`. Buckets split recursively with `rayon::join`, so no list of slices
+/// is allocated. `split`: run in parallel, and split buckets at least this large again;
+/// `None`: one thread.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn finish_buckets(
     bounds: &[usize],
     src_k: &mut [u64],
@@ -349,6 +351,7 @@ pub(super) fn finish_buckets(
     dst_v: &mut [u32],
     varying: u64,
     split: Option<usize>,
+    in_src: bool,
 ) {
     let buckets = bounds.len() - 1;
     let base = bounds[0];
@@ -363,11 +366,12 @@ pub(super) fn finish_buckets(
                     &mut dst_v[lo..hi],
                     varying,
                     split,
+                    in_src,
                 );
                 continue;
             }
-            // Sort the source range into the destination range (each serves as the other's
-            // scratch).
+            // Sort the source range into the destination range, or in place with `in_src`
+            // (each serves as the other's scratch).
             timed(|| {
                 msd(
                     &mut src_k[lo..hi],
@@ -375,7 +379,7 @@ pub(super) fn finish_buckets(
                     &mut dst_k[lo..hi],
                     &mut dst_v[lo..hi],
                     varying,
-                    false,
+                    in_src,
                     Lsd::FewValues,
                 )
             });
@@ -389,23 +393,33 @@ pub(super) fn finish_buckets(
     let (dk0, dk1) = dst_k.split_at_mut(at);
     let (dv0, dv1) = dst_v.split_at_mut(at);
     rayon::join(
-        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, varying, split),
-        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, varying, split),
+        || finish_buckets(&bounds[..=mid], sk0, sv0, dk0, dv0, varying, split, in_src),
+        || finish_buckets(&bounds[mid..], sk1, sv1, dk1, dv1, varying, split, in_src),
     );
 }
 
 /// A bucket too big for one worker (render keys have few distinct top digits): split it
 /// again on its highest varying lower digit, in parallel, and finish the sub-buckets.
-/// Sorts `sk`/`sv` into `dk`/`dv`.
-fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], varying: u64, split: usize) {
+/// Sorts `sk`/`sv` into `dk`/`dv`, or in place with `in_src`.
+fn split_again(
+    sk: &mut [u64],
+    sv: &mut [u32],
+    dk: &mut [u64],
+    dv: &mut [u32],
+    varying: u64,
+    split: usize,
+    in_src: bool,
+) {
     let (and, or, _) = sk
         .par_chunks(BLOCK)
         .map(|c| timed(|| survey(c)))
         .reduce(|| (u64::MAX, 0, 0), |(a0, o0, d0), (a1, o1, d1)| (a0 & a1, o0 | o1, d0 + d1));
     let varying = varying & (and ^ or);
     if varying == 0 {
-        dk.copy_from_slice(sk);
-        dv.copy_from_slice(sv);
+        if !in_src {
+            dk.copy_from_slice(sk);
+            dv.copy_from_slice(sv);
+        }
         return;
     }
     let hi = (63 - varying.leading_zeros()) as usize / 8;
@@ -416,9 +430,11 @@ fn split_again(sk: &mut [u64], sv: &mut [u32], dk: &mut [u64], dv: &mut [u32], v
     let mut hist = [[0u32; RADIX]; SPLIT_BLOCKS];
     let bounds = scatter_parallel(&mut hist[..n.div_ceil(block)], block, sk, sv, dk, dv, hi);
     // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
-    finish_buckets(&bounds, dk, dv, sk, sv, varying & bits_below(hi as u32 * 8), Some(split));
-    crate::par::copy_into(dk, sk);
-    crate::par::copy_into(dv, sv);
+    finish_buckets(&bounds, dk, dv, sk, sv, varying & bits_below(hi as u32 * 8), Some(split), false);
+    if !in_src {
+        crate::par::copy_into(dk, sk);
+        crate::par::copy_into(dv, sv);
+    }
 }
 
 /// Stable parallel scatter of `sk`/`sv` into `dk`/`dv` on digit `d`, over blocks of

@@ -116,10 +116,19 @@ fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
     let n = if cfg!(miri) { 600 } else { 100_000 };
     let coherent = coherent(n, 21, 7000, 50);
     let sorted: Vec<u64> = (0..n as u64).collect();
+    // Skewed keys (few top digits): buckets split again on 3 threads, which with owned
+    // arrays leave their results in the sorter's scratch.
+    let skewed: Vec<u64> =
+        random(n, 29).into_iter().enumerate().map(|(i, k)| (((i % 3) as u64) << 60) | (k >> 40)).collect();
+    // The paths (the skewed keys' order sample reads differently at miri's size: either
+    // radix path).
+    let radix = |merge_gave_up| [SortPath::Radix { merge_gave_up }; 2];
     let cases = [
-        (coherent, SortPath::NearlySorted),
-        (random(n, 23), SortPath::Radix { merge_gave_up: false }),
-        (sorted, SortPath::InOrder),
+        (coherent, [SortPath::NearlySorted; 2]),
+        (random(n, 23), radix(false)),
+        (render_keys(n, 27), radix(false)),
+        (skewed, [SortPath::Radix { merge_gave_up: false }, SortPath::Radix { merge_gave_up: true }]),
+        (sorted, [SortPath::InOrder; 2]),
     ];
     for threads in [1, 3] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -132,9 +141,9 @@ fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
                 let (mut k2, mut v2) = (k1.clone(), v1.clone());
                 pool.install(|| by_slice.sort(&mut k1, &mut v1));
                 pool.install(|| by_vec.sort_vecs(&mut k2, &mut v2));
-                assert_eq!(by_vec.last_path, *path, "{threads} threads, round {round}");
+                assert!(path.contains(&by_vec.last_path), "{threads} threads, round {round}");
                 assert!(k2.len() == n && v2.len() == n);
-                assert!(k1 == k2 && v1 == v2, "{threads} threads, {path:?}, round {round}");
+                assert!(k1 == k2 && v1 == v2, "{threads} threads, {:?}, round {round}", path[0]);
             }
         }
     }
@@ -290,27 +299,6 @@ fn a_gap_at_either_end_of_the_input_merges_in_parallel_segments() {
 }
 
 #[test]
-fn wide_prefix_digits_sort_stably_into_either_pair_of_arrays() {
-    // Two digits of `width` bits on the top bits, then runs of equal prefixes (made common
-    // by a narrow top) sorted below. Natively also the 9-bit digits 40k pairs take.
-    let cases: &[(usize, u32)] = if cfg!(miri) { &[(300, 5)] } else { &[(300, 5), (5_000, 7), (40_000, 9)] };
-    for &(n, width) in cases {
-        let keys: Vec<u64> = random(n, n as u64).into_iter().map(|k| k >> (64 - 2 * width - 6)).collect();
-        let varying = super::bits_below(2 * width + 6);
-        let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
-        expect.sort_by_key(|p| p.0);
-        let expect: (Vec<u64>, Vec<u32>) = expect.into_iter().unzip();
-        for into_x in [true, false] {
-            let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
-            let (mut tk, mut tv) = (vec![0; n], vec![0; n]);
-            msd::prefix_sort_wide(&mut k, &mut v, &mut tk, &mut tv, varying, into_x, width);
-            let got = if into_x { (k, v) } else { (tk, tv) };
-            assert!(got == expect, "{n} pairs, {width}-bit digits, into x: {into_x}");
-        }
-    }
-}
-
-#[test]
 fn every_size_threshold_plus_minus_one_on_every_shape() {
     let thresholds = [
         lsd::INSERTION_MAX,
@@ -459,11 +447,9 @@ fn ties_by_value_give_the_key_value_order_on_every_path() {
                 let (mut k, mut v) = (keys.clone(), vals.clone());
                 pool.install(|| sorter.sort(&mut k, &mut v));
                 assert!((&k, &v) == (&expect.0, &expect.1), "{name}, {n} pairs, {threads} threads, sort");
-                if !cfg!(miri) {
-                    let (mut k, mut v) = (keys.clone(), vals.clone());
-                    pool.install(|| sorter.sort_vecs(&mut k, &mut v));
-                    assert!((k, v) == expect, "{name}, {n} pairs, {threads} threads, sort_vecs");
-                }
+                let (mut k, mut v) = (keys.clone(), vals.clone());
+                pool.install(|| sorter.sort_vecs(&mut k, &mut v));
+                assert!((k, v) == expect, "{name}, {n} pairs, {threads} threads, sort_vecs");
             }
         }
     }

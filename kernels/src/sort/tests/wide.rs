@@ -1,6 +1,6 @@
 //! The one-thread LSD sort on 11-bit digits over packed pairs (module `wide`): which inputs
 //! take it, and that it gives the stable order (and the (key, value) order with ties by
-//! value) on every number of passes.
+//! value) on every number of passes; the prefix sort's wide digits (module `msd`).
 
 use super::super::wide::{self, WIDE_MAX, WIDE_MIN};
 use super::*;
@@ -112,5 +112,26 @@ fn digits_cover_every_varying_bit_and_skip_the_gaps() {
         let (s, n) = wide::digits(varying);
         let covered = s[..n].iter().fold(0u64, |m, &sh| m | (bits_below((sh + 11).min(64)) & !bits_below(sh)));
         assert_eq!(covered & varying, varying, "{varying:#x}");
+    }
+}
+
+#[test]
+fn wide_prefix_digits_sort_stably_into_either_pair_of_arrays() {
+    // Two digits of `width` bits on the top bits, then runs of equal prefixes (made common
+    // by a narrow top) sorted below. Natively also the 9-bit digits 40k pairs take.
+    let cases: &[(usize, u32)] = if cfg!(miri) { &[(300, 5)] } else { &[(300, 5), (5_000, 7), (40_000, 9)] };
+    for &(n, width) in cases {
+        let keys: Vec<u64> = random(n, n as u64).into_iter().map(|k| k >> (64 - 2 * width - 6)).collect();
+        let varying = bits_below(2 * width + 6);
+        let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        expect.sort_by_key(|p| p.0);
+        let expect: (Vec<u64>, Vec<u32>) = expect.into_iter().unzip();
+        for into_x in [true, false] {
+            let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
+            let (mut tk, mut tv) = (vec![0; n], vec![0; n]);
+            msd::prefix_sort_wide(&mut k, &mut v, &mut tk, &mut tv, varying, into_x, width);
+            let got = if into_x { (k, v) } else { (tk, tv) };
+            assert!(got == expect, "{n} pairs, {width}-bit digits, into x: {into_x}");
+        }
     }
 }

@@ -241,7 +241,8 @@ pub(super) unsafe fn packed_to_split<const R: usize>(
 }
 
 thread_local! {
-    /// Each thread's packed scratch for [`with_packed`] (grown to the largest use, kept).
+    /// Each thread's packed scratch for [`with_packed`] (grown to the largest use, kept: at
+    /// most 2 MiB, as its callers take at most two arrays of `LSD_MAX` = `PREFIX_MAX` pairs).
     static PACKED: std::cell::Cell<Vec<[u64; 2]>> = const { std::cell::Cell::new(Vec::new()) };
 }
 

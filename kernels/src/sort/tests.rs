@@ -123,13 +123,16 @@ fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
     // The paths (the skewed keys' order sample reads differently at miri's size: either
     // radix path).
     let radix = |merge_gave_up| [SortPath::Radix { merge_gave_up }; 2];
-    let cases = [
+    let mut cases = vec![
         (coherent, [SortPath::NearlySorted; 2]),
         (random(n, 23), radix(false)),
-        (render_keys(n, 27), radix(false)),
         (skewed, [SortPath::Radix { merge_gave_up: false }, SortPath::Radix { merge_gave_up: true }]),
         (sorted, [SortPath::InOrder; 2]),
     ];
+    // Render keys natively (under miri the skewed keys take the same split-again path).
+    if !cfg!(miri) {
+        cases.push((render_keys(n, 27), radix(false)));
+    }
     for threads in [1, 3] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         // One sorter for every case and round: exchanged buffers are reused, whatever

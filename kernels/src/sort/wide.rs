@@ -11,7 +11,9 @@
 //! arrays and the last writes them, so packing costs no pass of its own.
 //!
 //! The packed scatters and a per-thread packed scratch ([`with_packed`]) serve the other
-//! LSD passes too: the MSD sort's in-cache LSD and prefix sorts (module `msd`).
+//! LSD passes too: the in-cache LSD sorts (module `lsd`) and the prefix sorts (module
+//! `msd`). [`Wide::sort`] keeps packed arrays of its own: run through the per-thread
+//! scratch, the render-shaped 16k cell on one thread measured 0.93x (2-core machine).
 
 use super::{bits_below, size};
 
@@ -39,7 +41,7 @@ thread_local! {
     pub(super) static SORTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Scratch for [`sort`]: two packed arrays and the digits' histograms, kept by the sorter.
+/// Scratch for [`Wide::sort`]: two packed arrays and the digits' histograms, kept by the sorter.
 #[derive(Debug, Default)]
 pub(super) struct Wide {
     packed: Vec<[u64; 2]>,

@@ -33,6 +33,7 @@ mod msd;
 pub mod nearly_sorted;
 mod runs;
 mod sparse;
+mod stream;
 mod ties;
 mod wide;
 
@@ -138,6 +139,10 @@ pub struct RadixSorter {
     /// workers, merged in parallel (module `runs`): on by default (tuning; the result is
     /// the same either way).
     pub merged_runs: bool,
+    /// Sorts of millions of pairs time streaming stores against plain ones in their top
+    /// split (each block of it, on several threads) and take the faster (module
+    /// `stream`): on by default (tuning; the result is the same either way).
+    pub streamed_splits: bool,
     /// Equal keys end ordered by their values (ascending) instead of by input position:
     /// the result is then the unique (key, value) order whatever the input order was.
     pub ties_by_value: bool,
@@ -317,6 +322,7 @@ impl Default for RadixSorter {
             sparse_windows: true,
             wide_digits: true,
             merged_runs: true,
+            streamed_splits: true,
             ties_by_value: false,
             tie_starts: Vec::new(),
             block_runs: Vec::new(),
@@ -537,7 +543,7 @@ impl RadixSorter {
         // One thread: the serial MSD sort, which turns to LSD where a digit splits little.
         if !parallel {
             self.last_passes = count as u32;
-            let rule = Lsd::First { sparse: self.sparse_windows };
+            let rule = Lsd::First { sparse: self.sparse_windows, streamed: self.streamed_splits };
             msd(keys, vals, &mut self.keys[..n], &mut self.vals[..n], and ^ or, !may_leave, rule);
             if ties {
                 let (k, v) = if may_leave { (&self.keys[..n], &mut self.vals[..n]) } else { (&*keys, vals) };
@@ -548,9 +554,13 @@ impl RadixSorter {
         // MSD split on the highest varying digit, into the scratch arrays.
         self.last_passes = 1;
         self.last_parallel = true;
-        let block = block_len(n);
+        // Millions of pairs: two blocks a worker, each timing streamed stores against
+        // plain ones (module `stream`).
+        let streamed = self.streamed_splits && n >= stream::STREAM_MIN;
+        let block = if streamed { n.div_ceil(2 * threads) } else { block_len(n) };
         self.hist.resize(n.div_ceil(block), [0; RADIX]);
-        let bounds = scatter_parallel(&mut self.hist, block, keys, vals, &mut self.keys, &mut self.vals, hi);
+        let stores = streamed.then_some(stream::Stores::DEFAULT);
+        let bounds = scatter_parallel(&mut self.hist, block, keys, vals, &mut self.keys, &mut self.vals, hi, stores);
         // Finish each bucket on its lower digits; results land back in `keys`/`vals`, or
         // stay in the scratch where the caller may take them from there. Buckets larger
         // than a worker's fair share are split again (parallel only).

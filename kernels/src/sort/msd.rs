@@ -7,6 +7,7 @@ use crate::busy::timed;
 
 use super::lsd::{insertion_sort, lsd, scatter_serial, INSERTION_MAX};
 use super::sparse::{self, Sparse, MAX_VALUES, SPARSE_MAX, SPARSE_MIN};
+use super::stream::{self, Stores, STREAM_MIN};
 use super::wide;
 use super::{bits_below, block_len, digit, survey, varying_digits, BLOCK, RADIX, SPLIT_BLOCKS};
 
@@ -35,6 +36,8 @@ pub(super) enum Lsd {
     First {
         /// Sparse windows are looked for.
         sparse: bool,
+        /// Splits of at least `STREAM_MIN` pairs may stream their stores (module `stream`).
+        streamed: bool,
     },
     /// Only when its digit has fewer than `MSD_SPREAD_MIN` values (the parallel sort's
     /// buckets, which measured slower on 16 threads with `First`).
@@ -91,7 +94,7 @@ pub(super) fn msd(
     // measured faster. Not under miri, whose inputs are 256 times smaller: every window
     // there would be declined and the windows' path left unrun (the declined path is the
     // one taken by dense windows).
-    if rule == (Lsd::First { sparse: true }) && (SPARSE_MIN..=SPARSE_MAX).contains(&n) && top > 8 {
+    if matches!(rule, Lsd::First { sparse: true, .. }) && (SPARSE_MIN..=SPARSE_MAX).contains(&n) && top > 8 {
         let mut bounds = [0; MAX_VALUES + 1];
         let below = varying & bits_below(top.saturating_sub(sparse::WINDOW));
         let declined =
@@ -132,7 +135,13 @@ pub(super) fn msd(
     }
     // SAFETY: `h` is the histogram of `(k >> shift) & mask` over `xk`, counted just above;
     // the caller gives scratch of the same length.
-    unsafe { scatter_serial(&h, xk, xv, yk, yv, shift, mask) };
+    unsafe {
+        if n >= STREAM_MIN && matches!(rule, Lsd::First { streamed: true, .. }) {
+            stream::scatter(&h, xk, xv, yk, yv, shift, mask, Stores::DEFAULT);
+        } else {
+            scatter_serial(&h, xk, xv, yk, yv, shift, mask);
+        }
+    }
     finish_scattered(h[..buckets].iter().map(|&c| c as usize), xk, xv, yk, yv, rest, into_x, rule);
 }
 
@@ -428,7 +437,7 @@ fn split_again(
     let n = sk.len();
     let block = block_len(n).max(n.div_ceil(SPLIT_BLOCKS));
     let mut hist = [[0u32; RADIX]; SPLIT_BLOCKS];
-    let bounds = scatter_parallel(&mut hist[..n.div_ceil(block)], block, sk, sv, dk, dv, hi);
+    let bounds = scatter_parallel(&mut hist[..n.div_ceil(block)], block, sk, sv, dk, dv, hi, None);
     // The data is in `dk`/`dv` now; the sub-buckets' results land in `sk`/`sv`.
     finish_buckets(&bounds, dk, dv, sk, sv, varying & bits_below(hi as u32 * 8), Some(split), false);
     if !in_src {
@@ -439,7 +448,8 @@ fn split_again(
 
 /// Stable parallel scatter of `sk`/`sv` into `dk`/`dv` on digit `d`, over blocks of
 /// `block` pairs with one histogram each in `hist` (`n.div_ceil(block)` of them); returns
-/// the buckets' bounds.
+/// the buckets' bounds. With `stores`, each block scatters through module `stream`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn scatter_parallel(
     hist: &mut [[u32; RADIX]],
     block: usize,
@@ -448,6 +458,7 @@ pub(super) fn scatter_parallel(
     dk: &mut [u64],
     dv: &mut [u32],
     d: usize,
+    stores: Option<Stores>,
 ) -> [usize; RADIX + 1] {
     let n = sk.len();
     // The writes below rely on these (SAFETY 1 and 2): checked once per call, not per pair.
@@ -482,6 +493,13 @@ pub(super) fn scatter_parallel(
         let offs = &mut offs[0];
         let range = b * block..((b + 1) * block).min(n);
         let (ck, cv) = (&sk[range.clone()], &sv[range]);
+        if let Some(stores) = stores {
+            let mut o = [0; RADIX];
+            o.iter_mut().zip(offs.iter()).for_each(|(o, &x)| *o = x as usize);
+            // SAFETY: as below (1-3): each (block, bucket) range is this block's alone.
+            unsafe { stream::scatter_at(&mut o, ck, cv, pk.0, pv.0, d as u32 * 8, 0xff, stores) };
+            return;
+        }
         for (&k, &v) in ck.iter().zip(cv) {
             let b = digit(k, d);
             let o = offs[b] as usize;

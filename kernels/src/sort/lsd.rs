@@ -110,6 +110,17 @@ pub(super) fn lsd(k: &mut [u64], v: &mut [u32], tk: &mut [u64], tv: &mut [u32], 
     }
 }
 
+/// Each bucket's first index: the exclusive prefix sum of `hist`.
+pub(super) fn bucket_starts<const R: usize>(hist: &[u32; R]) -> [usize; R] {
+    let mut offs = [0usize; R];
+    let mut sum = 0;
+    for (o, &c) in offs.iter_mut().zip(hist) {
+        *o = sum;
+        sum += c as usize;
+    }
+    offs
+}
+
 /// Stable serial scatter of `sk`/`sv` into `dk`/`dv` on the digit `(key >> shift) & mask`
 /// (`mask` below `R`, the histogram's length).
 ///
@@ -129,13 +140,8 @@ pub(super) unsafe fn scatter_serial<const R: usize>(
     debug_assert!(mask < R as u64);
     let n = sk.len();
     assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
-    let mut offs = [0usize; R];
-    let mut sum = 0;
-    for r in 0..R {
-        offs[r] = sum;
-        sum += hist[r] as usize;
-    }
-    debug_assert_eq!(sum, n, "the histogram counts every key");
+    let mut offs = bucket_starts(hist);
+    debug_assert_eq!(offs[R - 1] + hist[R - 1] as usize, n, "the histogram counts every key");
     let (pk, pv) = (dk.as_mut_ptr(), dv.as_mut_ptr());
     for (&k, &v) in sk.iter().zip(sv) {
         let b = ((k >> shift) & mask) as usize;

@@ -92,13 +92,8 @@ pub(super) unsafe fn scatter(
     let n = sk.len();
     assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
     assert!(mask < RADIX as u64, "a digit of at most 8 bits");
-    let mut offs = [0usize; RADIX];
-    let mut sum = 0;
-    for r in 0..RADIX {
-        offs[r] = sum;
-        sum += hist[r] as usize;
-    }
-    debug_assert_eq!(sum, n, "the histogram counts every key");
+    let mut offs = super::lsd::bucket_starts(hist);
+    debug_assert_eq!(offs[RADIX - 1] + hist[RADIX - 1] as usize, n, "the histogram counts every key");
     // SAFETY: the caller's promise: each bucket's indexes, from its exclusive prefix sum
     // for as many pairs as `hist` counts, lie below `n` and are written once.
     unsafe { scatter_at(&mut offs, sk, sv, dk.as_mut_ptr(), dv.as_mut_ptr(), shift, mask, stores) };
@@ -234,29 +229,14 @@ unsafe fn streamed_chunk(
         let (kslot, vslot) = ((o + ks) % KEYS, (o + vs) % VALS);
         lines.keys[b].0[kslot] = k;
         lines.vals[b].0[vslot] = v;
-        if kslot == KEYS - 1 {
-            // SAFETY: indexes `first..=o` (or `from..=o`) are bucket `b`'s, below `n`;
-            // `pk.add(first)` starts a line (its slot is 0).
-            unsafe {
-                if let Some(first) = (o + 1).checked_sub(KEYS).filter(|&f| f >= lines.from[b]) {
-                    stream_line(pk.add(first).cast(), lines.keys[b].0.as_ptr().cast());
-                } else {
-                    for i in lines.from[b]..=o {
-                        *pk.add(i) = lines.keys[b].0[(i + ks) % KEYS];
-                    }
-                }
+        // SAFETY: index `o` is bucket `b`'s (the caller's promise), and so is every index
+        // of its stretch from `from[b]` to `o`.
+        unsafe {
+            if kslot == KEYS - 1 {
+                line_filled(pk, &lines.keys[b].0, o, ks, lines.from[b]);
             }
-        }
-        if vslot == VALS - 1 {
-            // SAFETY: as for the keys.
-            unsafe {
-                if let Some(first) = (o + 1).checked_sub(VALS).filter(|&f| f >= lines.from[b]) {
-                    stream_line(pv.add(first).cast(), lines.vals[b].0.as_ptr().cast());
-                } else {
-                    for i in lines.from[b]..=o {
-                        *pv.add(i) = lines.vals[b].0[(i + vs) % VALS];
-                    }
-                }
+            if vslot == VALS - 1 {
+                line_filled(pv, &lines.vals[b].0, o, vs, lines.from[b]);
             }
         }
         offs[b] = o + 1;
@@ -274,15 +254,48 @@ unsafe fn flush_partial(lines: &Lines, offs: &[usize; RADIX], pk: *mut u64, pv: 
     for ((keys, vals), (&from, &end)) in buffered {
         // SAFETY: `from..end` are the bucket's indexes stored since the stretch began.
         unsafe {
-            for i in from.max(end.saturating_sub((end + ks) % KEYS))..end {
-                *pk.add(i) = keys.0[(i + ks) % KEYS];
-            }
-            for i in from.max(end.saturating_sub((end + vs) % VALS))..end {
-                *pv.add(i) = vals.0[(i + vs) % VALS];
-            }
+            line_partial(pk, &keys.0, end, ks, from);
+            line_partial(pv, &vals.0, end, vs, from);
         }
     }
     fence();
+}
+
+/// Writes the line of a bucket's buffer (of `L` slots, the one at `p.add(i)` in slot
+/// `(i + skew) % L`) whose last slot index `o` has just filled: streamed when the whole
+/// line lies in the bucket's streamed stretch (indexes from `from` on), else slot by slot
+/// from `from`.
+///
+/// # Safety
+/// Indexes `from..=o` valid for writes at `p` and the bucket's to write; `from <= o`; `o`
+/// in the last slot (`(o + skew) % L == L - 1`); `[T; L]` one 64-byte line.
+#[inline(always)]
+unsafe fn line_filled<T: Copy, const L: usize>(p: *mut T, line: &[T; L], o: usize, skew: usize, from: usize) {
+    debug_assert!(size_of::<[T; L]>() == 64 && (o + skew) % L == L - 1 && from <= o);
+    // SAFETY: a first index at or after `from` starts a whole line of the bucket's
+    // (its slot is 0, so `p.add(first)` is 64-byte aligned); otherwise only `from..=o`.
+    unsafe {
+        if let Some(first) = (o + 1).checked_sub(L).filter(|&f| f >= from) {
+            stream_line(p.add(first).cast(), line.as_ptr().cast());
+        } else {
+            for i in from..=o {
+                *p.add(i) = line[(i + skew) % L];
+            }
+        }
+    }
+}
+
+/// Writes, slot by slot, the buffered indexes of a bucket's last, partly filled line:
+/// those of its stretch (from `from` on) below `end`, in the line `end` would fill.
+///
+/// # Safety
+/// Indexes `from..end` valid for writes at `p` and the bucket's to write.
+#[inline(always)]
+unsafe fn line_partial<T: Copy, const L: usize>(p: *mut T, line: &[T; L], end: usize, skew: usize, from: usize) {
+    for i in from.max(end.saturating_sub((end + skew) % L))..end {
+        // SAFETY: `i` in `from..end` (the caller's promise).
+        unsafe { *p.add(i) = line[(i + skew) % L] };
+    }
 }
 
 /// Copies one 64-byte line from `src` to `dst`, past the caches where the target can.

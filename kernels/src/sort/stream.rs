@@ -397,14 +397,13 @@ mod tests {
         }
     }
 
-    /// Sorts just past the streamed split's threshold on one thread and in parallel (their
+    /// Sorts at the streamed split's threshold ±1 on one thread and in parallel (their
     /// chunks alternate between the two kinds of stores under test), against
     /// `sort_by_key`: uniform keys and keys whose top digit takes a few values, one
     /// bucket holding most pairs.
     #[test]
     #[cfg_attr(miri, ignore = "millions of pairs: the split itself is checked above")]
-    fn sorts_past_the_threshold_match_a_stable_sort() {
-        let n = STREAM_MIN + 1;
+    fn sorts_at_the_threshold_match_a_stable_sort() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             state ^= state << 13;
@@ -412,18 +411,21 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let uniform: Vec<u64> = (0..n).map(|_| next()).collect();
-        let skewed: Vec<u64> = (0..n).map(|i| if i % 8 == 0 { next() } else { (next() >> 40) | (5 << 56) }).collect();
         let mut sorter = crate::sort::RadixSorter::new();
-        for (name, keys) in [("uniform", uniform), ("skewed", skewed)] {
-            let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
-            expect.sort_by_key(|p| p.0);
-            for threads in [1, 3] {
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-                let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
-                pool.install(|| sorter.sort(&mut k, &mut v));
-                let sorted = expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v);
-                assert!(sorted, "{name} on {threads} threads");
+        let pools = [1, 3].map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap());
+        for n in [STREAM_MIN - 1, STREAM_MIN, STREAM_MIN + 1] {
+            let uniform: Vec<u64> = (0..n).map(|_| next()).collect();
+            let skewed: Vec<u64> =
+                (0..n).map(|i| if i % 8 == 0 { next() } else { (next() >> 40) | (5 << 56) }).collect();
+            for (name, keys) in [("uniform", uniform), ("skewed", skewed)] {
+                let mut expect: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+                expect.sort_by_key(|p| p.0);
+                for pool in &pools {
+                    let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<_>>());
+                    pool.install(|| sorter.sort(&mut k, &mut v));
+                    let sorted = expect.iter().map(|p| p.0).eq(k) && expect.iter().map(|p| p.1).eq(v);
+                    assert!(sorted, "{name}, {n} pairs, {} threads", pool.current_num_threads());
+                }
             }
         }
     }

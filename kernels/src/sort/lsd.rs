@@ -142,18 +142,39 @@ pub(super) unsafe fn scatter_serial<const R: usize>(
     assert!(sv.len() == n && dk.len() == n && dv.len() == n, "scatter source and destination lengths differ");
     let mut offs = bucket_starts(hist);
     debug_assert_eq!(offs[R - 1] + hist[R - 1] as usize, n, "the histogram counts every key");
-    let (pk, pv) = (dk.as_mut_ptr(), dv.as_mut_ptr());
+    // SAFETY: bucket `b`'s offsets run from its exclusive prefix sum over `hist` for as
+    // many keys as `hist[b]` counts (the caller's promise), so each index is below `n` =
+    // `dk.len()` = `dv.len()` (asserted) and written once.
+    unsafe { scatter_plain(&mut offs, sk, sv, dk.as_mut_ptr(), dv.as_mut_ptr(), shift, mask) };
+}
+
+/// Stores each pair of `sk`/`sv` at `pk`/`pv` plus its bucket's offset in `offs` (then
+/// advanced), bucket `(key >> shift) & mask`: the plain scatter loop of
+/// [`scatter_serial`] and of the streamed split's plain stretches (module `stream`).
+///
+/// # Safety
+/// Every index a pair takes (its bucket's offset, advanced one a pair) valid for writes at
+/// `pk` and `pv`, written by no one else during the call, and taken once; `mask < R`.
+pub(super) unsafe fn scatter_plain<const R: usize>(
+    offs: &mut [usize; R],
+    sk: &[u64],
+    sv: &[u32],
+    pk: *mut u64,
+    pv: *mut u32,
+    shift: u32,
+    mask: u64,
+) {
+    // The offsets in a local array (registers and the stack, not the caller's memory).
+    let mut local = *offs;
     for (&k, &v) in sk.iter().zip(sv) {
         let b = ((k >> shift) & mask) as usize;
-        let o = offs[b];
-        debug_assert!(o < n);
-        // SAFETY: bucket `b`'s offsets run from its exclusive prefix sum over `hist` for as
-        // many keys as `hist[b]` counts (the caller's promise), so `o < n` = `dk.len()` =
-        // `dv.len()` (asserted), and no index is written twice.
+        let o = local[b];
+        // SAFETY: the caller's promise.
         unsafe {
             *pk.add(o) = k;
             *pv.add(o) = v;
         }
-        offs[b] = o + 1;
+        local[b] = o + 1;
     }
+    *offs = local;
 }

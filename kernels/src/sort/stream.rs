@@ -160,7 +160,7 @@ pub(super) unsafe fn scatter_at(
             if streamed {
                 streamed_chunk(ck, cv, pk, pv, offs, &mut lines, shift, mask);
             } else {
-                plain_chunk(ck, cv, pk, pv, offs, shift, mask);
+                super::lsd::scatter_plain(offs, ck, cv, pk, pv, shift, mask);
             }
         }
         if let Some(start) = start {
@@ -177,40 +177,11 @@ pub(super) unsafe fn scatter_at(
     }
 }
 
-/// Plain stores of each pair.
-///
-/// # Safety
-/// As [`scatter_at`].
-#[allow(clippy::too_many_arguments)]
-unsafe fn plain_chunk(
-    ck: &[u64],
-    cv: &[u32],
-    pk: *mut u64,
-    pv: *mut u32,
-    offs: &mut [usize; RADIX],
-    shift: u32,
-    mask: u64,
-) {
-    // The offsets in a local array, as `scatter_serial` keeps them.
-    let mut local = *offs;
-    for (&k, &v) in ck.iter().zip(cv) {
-        let b = ((k >> shift) & mask) as usize;
-        let o = local[b];
-        // SAFETY: the caller's promise.
-        unsafe {
-            *pk.add(o) = k;
-            *pv.add(o) = v;
-        }
-        local[b] = o + 1;
-    }
-    *offs = local;
-}
-
 /// Each pair into its bucket's line buffers; a full line is streamed when it lies in the
 /// bucket's streamed stretch, else written slot by slot.
 ///
 /// # Safety
-/// As [`plain_chunk`].
+/// As [`scatter_at`].
 #[allow(clippy::too_many_arguments)]
 unsafe fn streamed_chunk(
     ck: &[u64],
@@ -247,7 +218,7 @@ unsafe fn streamed_chunk(
 /// then orders the streamed stores before any later access.
 ///
 /// # Safety
-/// As [`plain_chunk`]: `offs` are the buckets' next indexes after a streamed stretch.
+/// As [`scatter_at`]: `offs` are the buckets' next indexes after a streamed stretch.
 unsafe fn flush_partial(lines: &Lines, offs: &[usize; RADIX], pk: *mut u64, pv: *mut u32) {
     let (ks, vs) = (lines.key_skew, lines.val_skew);
     let buffered = lines.keys.iter().zip(&lines.vals).zip(lines.from.iter().zip(offs));

@@ -60,7 +60,7 @@ pub(crate) fn print(
         s.workers
     );
     println!(
-        "\nlast frame: objects {}, visible per scene pass [{}]{}, queue items {} (sorts from last frame's order {}/{}, \
+        "\nlast frame: objects {}, visible per scene pass [{}]{} (views that took an earlier view's frustum test {}), queue items {} (sorts from last frame's order {}/{}, \
          keys nearly in order {}, kept as they were {}; culled, sorted and batched as last frame {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
          (hits/misses/rebuilds), uploaded {} bytes",
         s.objects,
@@ -74,6 +74,7 @@ pub(crate) fn print(
             0 => String::new(),
             n => format!(" ({n} culled on the GPU: there, the candidates its cull tests)"),
         },
+        s.frustum_tests_taken,
         s.queue_items,
         s.sorts_from_last_order,
         s.views,

@@ -79,6 +79,9 @@ impl MaterialSet {
 #[derive(Debug, Default)]
 struct CullPart {
     visible: Vec<u32>,
+    /// The part's objects in the frustum before the queue's and the passes' filters, kept
+    /// for the later views of the same camera ([`CullFrom::Keep`]).
+    raw: Vec<u32>,
     /// The visible objects the previous cull did not see, ascending.
     fresh: Vec<u32>,
     used: MaterialSet,
@@ -185,6 +188,11 @@ pub(crate) struct VisibleList {
     /// The view of the previous cull on the CPU: a view that did not move has its keys
     /// compared with the previous cull's (a moved one changes its depths anyway).
     prev_view: Option<View>,
+    /// What the parts' `raw` lists were culled with, when the last cull kept them
+    /// ([`CullFrom::Keep`]): a later view culling with the same takes them instead.
+    raw_of: Option<RawKey>,
+    /// The last cull took an earlier view's frustum test ([`CullFrom::View`]).
+    took: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -206,6 +214,8 @@ impl VisibleList {
         self.used.clone_from(used);
         self.unchanged = false;
         self.prev_view = None;
+        self.raw_of = None;
+        self.took = false;
         self.ms = ms;
     }
 
@@ -221,6 +231,11 @@ impl VisibleList {
     /// no time.
     pub(crate) fn kept(&mut self) {
         self.ms = 0.0;
+    }
+
+    /// Whether the last cull took an earlier view's frustum test.
+    pub(crate) fn took_frustum_test(&self) -> bool {
+        self.took
     }
 
     /// Whether the visible set and the visible objects' keys are the previous cull's.
@@ -351,9 +366,35 @@ pub(crate) struct CullCtx<'a> {
     pub(crate) pass_filter: bool,
 }
 
-/// Culls `view`'s frustum over every object, in parallel parts on the current pool.
-pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: &mut VisibleList) {
-    profile::zone_text!("cull", "view {} ({:?})", ctx.label, view.pass);
+/// What a view's frustum test keeps or takes: views of one camera (a depth prepass, the
+/// opaque and the transparent pass) see the same objects in their frustum and differ only
+/// in which of them their queue and passes keep, so the first one's test serves the rest.
+#[derive(Clone, Copy)]
+pub(crate) enum CullFrom<'a> {
+    /// Test every object; keep nothing for other views.
+    Objects,
+    /// Test every object and keep what passed the frustum test (before the queue's filter)
+    /// for later views of the same camera.
+    Keep,
+    /// Take what an earlier view of the same camera kept, where it was culled with the
+    /// same planes, filter and parts (else test every object).
+    View(&'a VisibleList),
+}
+
+/// What a frustum test's output depends on besides the objects, which a frame does not
+/// change between its views' culls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct RawKey {
+    frustum: Frustum,
+    layer_mask: u16,
+    required_flags: u8,
+    objects: usize,
+    part_len: usize,
+}
+
+/// Culls `view`'s frustum over every object, in parallel parts on the current pool, or
+/// takes an earlier view's frustum test (`from`).
+pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from: CullFrom<'_>, out: &mut VisibleList) {
     let t = std::time::Instant::now();
     let o = ctx.objects;
     let n = o.len();
@@ -376,6 +417,24 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
     out.prev_view = Some(*view);
     let part_len = part_len(n, rayon::current_num_threads());
     let parts = n.div_ceil(part_len).max(1);
+    let key = RawKey {
+        frustum: *frustum,
+        layer_mask: filter.layer_mask,
+        required_flags: filter.required_flags,
+        objects: n,
+        part_len,
+    };
+    // An earlier view's frustum test, where it holds this view's (a view with nothing of
+    // its queue's kind tests nothing and keeps nothing).
+    let taken = match from {
+        CullFrom::View(src) if n > 0 && src.raw_of == Some(key) && src.parts.len() == parts => Some(src),
+        _ => None,
+    };
+    let shared = if taken.is_some() { ", an earlier view's frustum test" } else { "" };
+    profile::zone_text!("cull", "view {} ({:?}){shared}", ctx.label, view.pass);
+    let keep_raw = matches!(from, CullFrom::Keep) && n > 0;
+    out.raw_of = keep_raw.then_some(key);
+    out.took = taken.is_some();
     out.parts.resize_with(parts, CullPart::default);
     out.next_generation(parts, part_len);
     par::set_len(&mut out.keys, parts * part_len);
@@ -385,8 +444,16 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, out: 
     par::fill_blocks(1, parts, &|p, (part, Scaled(words, _), Scaled(keys, _))| {
         let part = &mut part[0];
         part.visible.clear();
-        let range = p * part_len..((p + 1) * part_len).min(n);
-        cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);
+        match taken {
+            Some(src) => part.visible.clone_from(&src.parts[p].raw),
+            None => {
+                let range = p * part_len..((p + 1) * part_len).min(n);
+                cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);
+            }
+        }
+        if keep_raw {
+            part.raw.clone_from(&part.visible);
+        }
         if ctx.queue != Queue::All || ctx.pass_filter {
             let want = (ctx.queue != Queue::Opaque, ctx.queue != Queue::Transparent);
             let bit = view.pass.bit();

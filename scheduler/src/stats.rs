@@ -101,6 +101,10 @@ pub struct FrameStats {
     /// frame that reached the GPU thread: their cull, sort and batch stages kept their
     /// outputs without running (counted in the three above as well).
     pub culls_kept: u32,
+    /// Views culled on the CPU that took an earlier view's frustum test instead of testing
+    /// every object: views of one camera (a depth prepass, the opaque and the transparent
+    /// pass) differ only in which visible objects their queues keep.
+    pub frustum_tests_taken: u32,
     /// Batches (instanced draws) over all views.
     pub batches: u32,
     /// Draw API calls.
@@ -171,6 +175,7 @@ impl Default for FrameStats {
             sorts_nearly_in_order: 0,
             sorts_unchanged: 0,
             culls_kept: 0,
+            frustum_tests_taken: 0,
             batches: 0,
             draw_calls: 0,
             state_changes: 0,
@@ -403,6 +408,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("sorts_nearly_in_order", &self.sorts_nearly_in_order)?;
         m.serialize_entry("sorts_unchanged", &self.sorts_unchanged)?;
         m.serialize_entry("culls_kept", &self.culls_kept)?;
+        m.serialize_entry("frustum_tests_taken", &self.frustum_tests_taken)?;
         m.serialize_entry("batches", &self.batches)?;
         m.serialize_entry("draw_calls", &self.draw_calls)?;
         m.serialize_entry("state_changes", &self.state_changes)?;

@@ -10,7 +10,7 @@ use super::Resources;
 use crate::batch::Batches;
 use crate::batch::{batch_view, BatchCtx};
 use crate::cull::VisibleList;
-use crate::cull::{cull_view, CullCtx};
+use crate::cull::{cull_view, CullCtx, CullFrom};
 use crate::error::RenderError;
 use crate::frame_graph::CallbackContext;
 use crate::frame_graph::{Queue, TargetId};
@@ -56,6 +56,11 @@ pub(crate) struct ViewSetup {
     /// A forward view that draws an earlier depth prepass's visible set
     /// (`RendererConfig::reuse_prepass_cull`) instead of culling.
     pub(crate) shares: Option<SharedCull>,
+    /// Culled on the CPU this frame after an earlier view of the same camera, also culled
+    /// on the CPU: that view's frustum test is taken, not repeated (`FrameStats::frustum_tests_taken`).
+    pub(crate) cull_from: Option<usize>,
+    /// A later view takes this view's frustum test: its cull keeps it.
+    pub(crate) keep_raw: bool,
     /// Group 2 (the engine's buffers) and the empty group 1 of a shadow pass, where the
     /// graph's scene passes read buffers.
     pub(crate) scene_groups: Option<(BindGroupId, BindGroupId)>,
@@ -185,8 +190,9 @@ impl<C> Default for EngineRecorded<C> {
 /// One job of the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Job {
-    /// Cull view `v`.
-    Cull(usize),
+    /// Cull view `view`. `from`: an earlier view of the same camera and filter, whose
+    /// cull this one follows and whose frustum test it takes where both cull on the CPU.
+    Cull { view: usize, from: Option<usize> },
     /// Key and sort view `v`'s visible objects.
     Sort(usize),
     /// Batch view `v`'s sorted queue.
@@ -221,7 +227,10 @@ impl GraphJob for Job {
     fn accesses(&self, out: &mut Vec<Access<Datum>>) {
         use Access::{Read, Write};
         match *self {
-            Job::Cull(v) => out.extend([Write(Datum::Visible(v)), Write(Datum::Buckets(v))]),
+            Job::Cull { view, from } => {
+                out.extend([Write(Datum::Visible(view)), Write(Datum::Buckets(view))]);
+                out.extend(from.map(|f| Read(Datum::Visible(f))));
+            }
             Job::Sort(v) => out.extend([Read(Datum::Visible(v)), Write(Datum::Sorted(v))]),
             Job::Batch(v) => out.extend([Read(Datum::Sorted(v)), Write(Datum::Batches(v))]),
             Job::Patch { views } => {
@@ -240,15 +249,21 @@ impl GraphJob for Job {
     }
 }
 
-/// The graph for `views`: per view cull → sort → batch → record, and one patch job after
-/// every cull that every record waits for; one job per engine pass (fullscreen, callback, compute)
-/// (`engine`: their names), which depends on nothing.
-pub(super) fn build_graph(views: &[&str], engine: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
+/// The graph for `views` (each view's name, and the earlier view of the same camera whose
+/// frustum test its cull may take): per view cull → sort → batch → record, a cull that may
+/// take another's after that one, and one patch job after every cull that every record
+/// waits for; one job per engine pass (fullscreen, callback, compute) (`engine`: their
+/// names), which depends on nothing.
+pub(super) fn build_graph(views: &[(&str, Option<usize>)], engine: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
     let mut g = JobGraphBuilder::new();
-    let culls: Vec<_> =
-        views.iter().enumerate().map(|(v, name)| g.add(Job::Cull(v), format!("cull[{name}]"), &[])).collect();
+    let mut culls = Vec::with_capacity(views.len());
+    for (v, &(name, from)) in views.iter().enumerate() {
+        let from = from.filter(|&f| f < v);
+        let after: Vec<_> = from.map(|f| culls[f]).into_iter().collect();
+        culls.push(g.add(Job::Cull { view: v, from }, format!("cull[{name}]"), &after));
+    }
     let patch = g.add(Job::Patch { views: views.len() }, "patch", &culls);
-    for (v, name) in views.iter().enumerate() {
+    for (v, &(name, _)) in views.iter().enumerate() {
         let sort = g.add(Job::Sort(v), format!("sort[{name}]"), &[culls[v]]);
         let batch = g.add(Job::Batch(v), format!("batch[{name}]"), &[sort]);
         g.add(Job::Record(v), format!("record[{name}]"), &[batch, patch]);
@@ -286,7 +301,7 @@ impl<B: Backend> FrameJobs<'_, B> {
             panic!("fault injected into job {job:?}");
         }
         match job {
-            Job::Cull(v) if self.views[v].setup.gpu => {
+            Job::Cull { view: v, .. } if self.views[v].setup.gpu => {
                 let view = &self.views[v];
                 let ctx = BucketCtx {
                     label: &view.setup.pass.label,
@@ -300,10 +315,10 @@ impl<B: Backend> FrameJobs<'_, B> {
                 bucket_view(&ctx, &view.setup.view, &mut buckets);
                 view.visible.write().culled_on_gpu(&buckets.used, buckets.ms);
             }
-            Job::Cull(v) if self.views[v].setup.keep => self.views[v].visible.write().kept(),
+            Job::Cull { view: v, .. } if self.views[v].setup.keep => self.views[v].visible.write().kept(),
             Job::Sort(v) if self.views[v].setup.keep => self.views[v].sorted.write().kept(),
             Job::Batch(v) if self.views[v].setup.keep => self.views[v].batches.write().ms = 0.0,
-            Job::Cull(v) => {
+            Job::Cull { view: v, .. } => {
                 let view = &self.views[v];
                 let ctx = CullCtx {
                     label: &view.setup.pass.label,
@@ -315,7 +330,14 @@ impl<B: Backend> FrameJobs<'_, B> {
                     queue: view.setup.queue,
                     pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
                 };
-                cull_view(&ctx, &view.setup.view, &view.setup.frustum, &mut view.visible.write());
+                // The earlier view's list is read-only from its cull's end (this job follows it).
+                let src = view.setup.cull_from.map(|f| self.views[f].visible.read());
+                let from = match &src {
+                    Some(src) => CullFrom::View(src),
+                    None if view.setup.keep_raw => CullFrom::Keep,
+                    None => CullFrom::Objects,
+                };
+                cull_view(&ctx, &view.setup.view, &view.setup.frustum, from, &mut view.visible.write());
             }
             Job::Sort(v) => {
                 let view = &self.views[v];
@@ -466,7 +488,8 @@ mod tests {
     #[test]
     fn the_frame_graph_orders_every_conflicting_access() {
         for n in 1..=crate::frame_graph::MAX_VIEWS {
-            let views: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect();
+            let views: Vec<(&str, Option<usize>)> =
+                (0..n).map(|i| if i % 2 == 0 { ("a", None) } else { ("b", Some(i - 1)) }).collect();
             let g = build_graph(&views, &["post", "ui"]).expect("a valid graph");
             assert_eq!(g.len(), 4 * n + 3);
         }

@@ -47,6 +47,9 @@ pub(crate) struct ScenePlan {
     pub(crate) receivers: Option<ReceiversPlan>,
     /// Drawn only when what it draws may have changed (`Pass::cached`).
     pub(crate) cached: bool,
+    /// The first earlier scene pass of the same camera (both shadow passes or neither):
+    /// its cull runs first, and where both cull on the CPU this one takes its frustum test.
+    pub(crate) cull_from: Option<usize>,
 }
 
 /// A shadow pass's receivers: the depth target's texture and size, the camera that saw

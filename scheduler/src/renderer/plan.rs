@@ -181,7 +181,7 @@ impl FramePlan {
         let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
         let made = maker.targets(reuse).and_then(|(textures, memory)| {
             let (entries, scenes, engine_passes) = maker.passes(&textures, output)?;
-            let views: Vec<&str> = scenes.iter().map(|s| &*s.label).collect();
+            let views: Vec<(&str, Option<usize>)> = scenes.iter().map(|s| (&*s.label, s.cull_from)).collect();
             let labels: Vec<&str> = engine_passes.iter().map(|o| o.name.as_str()).collect();
             let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
             Ok((textures, memory, entries, scenes, engine_passes, jobs))
@@ -370,6 +370,12 @@ impl<B: Backend> Maker<'_, B> {
             index_of[p] = Some(match &pass.content {
                 PassContent::Scene { camera, kind, queue } => {
                     let (group, shadow_cameras) = self.scene_group(p, *kind, &tex)?;
+                    // Views of one camera test the same objects against the same planes
+                    // (shadow passes keep only casters: only with each other).
+                    let shadow = *kind == PassKind::Shadow;
+                    let cull_from = scenes.iter().position(|t: &ScenePlan| {
+                        t.camera == camera.0 as usize && (t.kind == PassKind::Shadow) == shadow
+                    });
                     scenes.push(ScenePlan {
                         label,
                         camera: camera.0 as usize,
@@ -390,6 +396,7 @@ impl<B: Backend> Maker<'_, B> {
                             super::passes::ReceiversPlan { depth: (tex(t), size(t)), camera, map }
                         }),
                         cached: pass.cached,
+                        cull_from,
                     });
                     Entry::Scene(scenes.len() - 1)
                 }

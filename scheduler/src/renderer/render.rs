@@ -340,6 +340,17 @@ impl<B: Backend> Renderer<B> {
             // culled on the GPU drops its stamp too: its list is emptied this frame).
             let last = w.culled_from.take();
             w.setup.keep = w.culling.is_some() && last == w.culling;
+            w.setup.keep_raw = false;
+        }
+        // A view culled on the CPU after an earlier view of its camera also culled on the
+        // CPU takes that view's frustum test (its cull checks that planes and filter match).
+        for v in 0..views {
+            let on_cpu = |w: &ViewFrame<B::Chunk>| w.culling.is_some();
+            let from = plan.scenes[v].cull_from.filter(|&l| on_cpu(&f.views[l]) && on_cpu(&f.views[v]));
+            f.views[v].setup.cull_from = from.filter(|_| !f.views[v].setup.keep);
+            if let Some(l) = f.views[v].setup.cull_from {
+                f.views[l].setup.keep_raw = true;
+            }
         }
         let jobs = FrameJobs {
             res: &self.res,
@@ -505,6 +516,7 @@ impl<B: Backend> Renderer<B> {
                     stats.sorts_nearly_in_order += u32::from(sorted.nearly_in_order());
                     stats.sorts_unchanged += u32::from(sorted.unchanged);
                     stats.culls_kept += u32::from(w.setup.keep);
+                    stats.frustum_tests_taken += u32::from(!w.setup.keep && visible.took_frustum_test());
                     stats.batches += batches.batches.len() as u32;
                     stats.cull_ms += visible.ms;
                     stats.sort_ms += sorted.ms;

@@ -79,6 +79,8 @@ impl<B: Backend> Renderer<B> {
                 skip: false,
                 keep: false,
                 shares: None,
+                cull_from: None,
+                keep_raw: false,
                 scene_groups,
             };
             match self.frame.views.get_mut(s) {

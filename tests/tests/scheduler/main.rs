@@ -11,6 +11,7 @@ use switchyard::backend::null::NullBackend;
 use switchyard::backend::TextureFormat;
 use switchyard::*;
 
+mod frustum_tests;
 mod keys;
 mod pipelines;
 mod profiling;

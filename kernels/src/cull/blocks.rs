@@ -2,13 +2,21 @@
 
 use glam::Vec4;
 
-use super::{CullInput, Frustum, CULL_BLOCK};
+use crate::par::Scaled;
+
+use super::{CullInput, Frustum, CULL_BLOCK, CULL_FINE};
+
+/// Fine blocks per block.
+const FINES: usize = CULL_BLOCK / CULL_FINE;
 
 /// Conservative bounds of every run of [`CULL_BLOCK`] consecutive objects: the first level
 /// of culling. A block wholly outside one plane is skipped without reading its objects; a
 /// block wholly inside every plane is taken without testing them. Both decisions keep a
 /// margin far above `f32` rounding, so the visible set is exactly the one the per-object
 /// test gives (the reference pipeline tests every object and must agree).
+///
+/// A block partly in the frustum is looked at again in [`CULL_FINE`] objects at a time
+/// (the second level): the bounds of each run of that many objects.
 ///
 /// Block bounds are refreshed lazily: [`CullBlocks::mark`] when an object's bounds change,
 /// [`CullBlocks::refresh`] before culling. Stale bounds only ever cost speed if they are
@@ -17,6 +25,9 @@ use super::{CullInput, Frustum, CULL_BLOCK};
 pub struct CullBlocks {
     /// Per block: min xyz, max xyz (f64; NaN where an object's bounds are not finite).
     bounds: Vec<[f64; 6]>,
+    /// The same per fine block, `CULL_BLOCK / CULL_FINE` per block (those past the last
+    /// object: NaN).
+    fine: Vec<[f64; 6]>,
     /// One bit per block whose bounds must be recomputed.
     dirty: Vec<u64>,
     /// Object count at the last refresh; a mismatch disables the hierarchy.
@@ -72,18 +83,28 @@ impl CullBlocks {
         let n = objects.len();
         let blocks = n.div_ceil(CULL_BLOCK);
         self.bounds.resize(blocks, [f64::NAN; 6]);
+        self.fine.resize(blocks * FINES, [f64::NAN; 6]);
         self.objects = n;
         let dirty = &self.dirty;
-        // 64 blocks (one dirty word) per task.
-        let fill = |w: usize, chunk: &mut [[f64; 6]]| {
+        // 64 blocks (one dirty word) per task. A block's bounds are its fine blocks'
+        // union (NaN where one is NaN), the same as over its objects.
+        let fill = |w: usize, (chunk, fine): (&mut [[f64; 6]], Scaled<&mut [[f64; 6]]>)| {
             let word = dirty.get(w).copied().unwrap_or(0);
             if word == 0 {
                 return;
             }
-            for (i, out) in chunk.iter_mut().enumerate() {
+            for (i, (out, fine)) in chunk.iter_mut().zip(fine.0.chunks_exact_mut(FINES)).enumerate() {
                 let b = w * 64 + i;
                 if word & (1 << i) != 0 {
-                    *out = block_bounds(objects, b * CULL_BLOCK..((b + 1) * CULL_BLOCK).min(n));
+                    for (k, f) in fine.iter_mut().enumerate() {
+                        let start = b * CULL_BLOCK + k * CULL_FINE;
+                        *f = if start < n {
+                            block_bounds(objects, start..(start + CULL_FINE).min(n))
+                        } else {
+                            [f64::NAN; 6]
+                        };
+                    }
+                    *out = union(&fine[..FINES.min((n - b * CULL_BLOCK).div_ceil(CULL_FINE))]);
                 }
             }
         };
@@ -93,18 +114,20 @@ impl CullBlocks {
                 let w = dirty.iter().position(|&w| w != 0).expect("one word is dirty");
                 let end = ((w + 1) * 64).min(blocks);
                 if w * 64 < end {
-                    fill(w, &mut self.bounds[w * 64..end]);
+                    let fine = Scaled(&mut self.fine[w * 64 * FINES..end * FINES], FINES);
+                    fill(w, (&mut self.bounds[w * 64..end], fine));
                 }
             }
-            _ => crate::par::fill_blocks(64, &mut self.bounds[..], &fill),
+            _ => crate::par::fill_blocks(64, (&mut self.bounds[..], Scaled(&mut self.fine[..], FINES)), &fill),
         }
         self.dirty.iter_mut().for_each(|w| *w = 0);
     }
 
-    /// Every block's bounds, bit for bit (NaN where not finite), for tests.
+    /// Every block's and every fine block's bounds, bit for bit (NaN where not finite),
+    /// for tests.
     #[cfg(test)]
     pub(super) fn bounds_bits(&self) -> Vec<[u64; 6]> {
-        self.bounds.iter().map(|b| b.map(f64::to_bits)).collect()
+        self.bounds.iter().chain(&self.fine).map(|b| b.map(f64::to_bits)).collect()
     }
 
     /// Number of blocks.
@@ -129,6 +152,29 @@ impl CullBlocks {
             None => Class::Partial,
         }
     }
+
+    /// The class of fine block `fine` (objects `fine * CULL_FINE..`).
+    pub(super) fn fine_class(&self, fine: usize, frustum: &Frustum) -> Class {
+        match self.fine.get(fine) {
+            Some(b) => classify(b, frustum.planes()),
+            None => Class::Partial,
+        }
+    }
+}
+
+/// The bounds holding all of `bounds` (NaN where one is NaN).
+fn union(bounds: &[[f64; 6]]) -> [f64; 6] {
+    let mut u = [f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    for b in bounds {
+        if b.iter().any(|v| v.is_nan()) {
+            return [f64::NAN; 6];
+        }
+        for k in 0..3 {
+            u[k] = u[k].min(b[k]);
+            u[3 + k] = u[3 + k].max(b[3 + k]);
+        }
+    }
+    u
 }
 
 fn block_bounds(o: &CullInput<'_>, r: std::ops::Range<usize>) -> [f64; 6] {

@@ -4,7 +4,8 @@
 //! extents) plus a layer and a flags byte per object ([`CullInput`]), so the loops stream
 //! memory and vectorize. Two levels:
 //! - [`CullBlocks`]: conservative bounds of every [`CULL_BLOCK`] consecutive objects; a
-//!   block outside one plane is skipped, a block inside every plane is taken whole;
+//!   block outside one plane is skipped, a block inside every plane is taken whole; a
+//!   block partly inside is looked at again in fine blocks of [`CULL_FINE`] objects;
 //! - the per-object test for the rest, in an AVX2 loop where the CPU has it ([`CullLoop`])
 //!   and a portable one otherwise; both give bit-identical results.
 
@@ -23,6 +24,8 @@ use blocks::Class;
 /// Objects per culling block: the unit of the bounds hierarchy ([`CullBlocks`]) and of the
 /// inner loops, which run over a block so they stream the bounds arrays and vectorize.
 pub const CULL_BLOCK: usize = 256;
+/// Objects per fine block: the hierarchy's second level, for blocks partly in a frustum.
+pub const CULL_FINE: usize = 32;
 
 /// Most planes a [`Frustum`] holds: a view's six and, for a view limited to the casters
 /// of a region ([`Frustum::casters_of`]), up to six of the region's.
@@ -166,12 +169,41 @@ pub fn cull_range(
         let block = start / CULL_BLOCK;
         let end = ((block + 1) * CULL_BLOCK).min(range.end);
         let class = if hierarchy { blocks.class(block, frustum) } else { Class::Partial };
-        match class {
-            Class::Outside => {}
-            Class::Inside => cull_objects(input, &[], filter, start..end, kernel, out),
-            Class::Partial => cull_objects(input, frustum.planes(), filter, start..end, kernel, out),
+        if class == Class::Partial && hierarchy {
+            // Its fine blocks, each run of one class at once.
+            let mut run = (start, Class::Outside);
+            let mut s = start;
+            while s < end {
+                let fine = s / CULL_FINE;
+                let c = blocks.fine_class(fine, frustum);
+                if c != run.1 {
+                    cull_class(input, frustum, filter, kernel, (run.0..s, run.1), out);
+                    run = (s, c);
+                }
+                s = ((fine + 1) * CULL_FINE).min(end);
+            }
+            cull_class(input, frustum, filter, kernel, (run.0..end, run.1), out);
+        } else {
+            cull_class(input, frustum, filter, kernel, (start..end, class), out);
         }
         start = end;
+    }
+}
+
+/// Culls the objects in a range of one class: none, all (the layer and flag checks), or
+/// each against the planes.
+fn cull_class(
+    input: &CullInput<'_>,
+    frustum: &Frustum,
+    filter: CullFilter,
+    kernel: CullLoop,
+    (range, class): (std::ops::Range<usize>, Class),
+    out: &mut Vec<u32>,
+) {
+    match class {
+        Class::Outside => {}
+        Class::Inside => cull_objects(input, &[], filter, range, kernel, out),
+        Class::Partial => cull_objects(input, frustum.planes(), filter, range, kernel, out),
     }
 }
 
@@ -453,10 +485,15 @@ mod tests {
             o.cy[n / 2] = f32::NAN; // a block with non-finite bounds: tested per object
             let blocks = CullBlocks::build(&o.input());
             assert_eq!(blocks.len(), n.div_ceil(CULL_BLOCK));
-            let mut classes = [0usize; 3];
+            let (mut classes, mut fine) = ([0usize; 3], [0usize; 3]);
             for f in frustums() {
                 for b in 0..blocks.len() {
-                    classes[blocks.class(b, &f) as usize] += 1;
+                    let class = blocks.class(b, &f);
+                    classes[class as usize] += 1;
+                    if class == Class::Partial {
+                        let fines = b * CULL_BLOCK / CULL_FINE..((b + 1) * CULL_BLOCK).min(n).div_ceil(CULL_FINE);
+                        fines.for_each(|k| fine[blocks.fine_class(k, &f) as usize] += 1);
+                    }
                 }
                 for flt in [filter(u16::MAX, 0), filter(0b0110, CASTER)] {
                     for range in [0..n, 300..n - 1] {
@@ -470,6 +507,8 @@ mod tests {
                 // The hierarchy does something on coherent data: every class occurs (the
                 // few large blocks of miri's small input need not).
                 assert!(classes.iter().all(|&c| c > 0), "{classes:?}");
+                // And so does the second level within blocks partly in view.
+                assert!(fine.iter().all(|&c| c > 0), "{fine:?}");
             }
         }
     }

@@ -28,6 +28,11 @@ pub struct CullBlocks {
     /// The same per fine block, `CULL_BLOCK / CULL_FINE` per block (those past the last
     /// object: NaN).
     fine: Vec<[f64; 6]>,
+    /// Per block: whether its fine blocks are much tighter than it (along some axis their
+    /// mean span is under half the block's), so a block partly in a frustum is worth
+    /// looking at again in them; objects in no spatial order give fine blocks as wide as
+    /// their block, whose tests would only add to the per-object ones.
+    split: Vec<bool>,
     /// One bit per block whose bounds must be recomputed.
     dirty: Vec<u64>,
     /// Object count at the last refresh; a mismatch disables the hierarchy.
@@ -84,16 +89,19 @@ impl CullBlocks {
         let blocks = n.div_ceil(CULL_BLOCK);
         self.bounds.resize(blocks, [f64::NAN; 6]);
         self.fine.resize(blocks * FINES, [f64::NAN; 6]);
+        self.split.resize(blocks, false);
         self.objects = n;
         let dirty = &self.dirty;
         // 64 blocks (one dirty word) per task. A block's bounds are its fine blocks'
         // union (NaN where one is NaN), the same as over its objects.
-        let fill = |w: usize, (chunk, fine): (&mut [[f64; 6]], Scaled<&mut [[f64; 6]]>)| {
+        type Out<'a> = (&'a mut [[f64; 6]], Scaled<&'a mut [[f64; 6]]>, &'a mut [bool]);
+        let fill = |w: usize, (chunk, fine, split): Out<'_>| {
             let word = dirty.get(w).copied().unwrap_or(0);
             if word == 0 {
                 return;
             }
-            for (i, (out, fine)) in chunk.iter_mut().zip(fine.0.chunks_exact_mut(FINES)).enumerate() {
+            let blocks = chunk.iter_mut().zip(fine.0.chunks_exact_mut(FINES)).zip(split);
+            for (i, ((out, fine), split)) in blocks.enumerate() {
                 let b = w * 64 + i;
                 if word & (1 << i) != 0 {
                     for (k, f) in fine.iter_mut().enumerate() {
@@ -104,7 +112,11 @@ impl CullBlocks {
                             [f64::NAN; 6]
                         };
                     }
-                    *out = union(&fine[..FINES.min((n - b * CULL_BLOCK).div_ceil(CULL_FINE))]);
+                    let fine = &fine[..FINES.min((n - b * CULL_BLOCK).div_ceil(CULL_FINE))];
+                    *out = union(fine);
+                    let span = |b: &[f64; 6], k: usize| b[3 + k] - b[k];
+                    let mean = |k: usize| fine.iter().map(|f| span(f, k)).sum::<f64>() / fine.len() as f64;
+                    *split = (0..3).any(|k| mean(k) < 0.5 * span(out, k));
                 }
             }
         };
@@ -115,10 +127,13 @@ impl CullBlocks {
                 let end = ((w + 1) * 64).min(blocks);
                 if w * 64 < end {
                     let fine = Scaled(&mut self.fine[w * 64 * FINES..end * FINES], FINES);
-                    fill(w, (&mut self.bounds[w * 64..end], fine));
+                    fill(w, (&mut self.bounds[w * 64..end], fine, &mut self.split[w * 64..end]));
                 }
             }
-            _ => crate::par::fill_blocks(64, (&mut self.bounds[..], Scaled(&mut self.fine[..], FINES)), &fill),
+            _ => {
+                let out = (&mut self.bounds[..], Scaled(&mut self.fine[..], FINES), &mut self.split[..]);
+                crate::par::fill_blocks(64, out, &fill)
+            }
         }
         self.dirty.iter_mut().for_each(|w| *w = 0);
     }
@@ -151,6 +166,12 @@ impl CullBlocks {
             Some(b) => classify(b, frustum.planes()),
             None => Class::Partial,
         }
+    }
+
+    /// Whether block `block`'s fine blocks are worth classifying where it is partly in a
+    /// frustum (see `split`).
+    pub(super) fn split(&self, block: usize) -> bool {
+        self.split.get(block).copied().unwrap_or(false)
     }
 
     /// The class of fine block `fine` (objects `fine * CULL_FINE..`).

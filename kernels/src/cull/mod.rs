@@ -169,7 +169,7 @@ pub fn cull_range(
         let block = start / CULL_BLOCK;
         let end = ((block + 1) * CULL_BLOCK).min(range.end);
         let class = if hierarchy { blocks.class(block, frustum) } else { Class::Partial };
-        if class == Class::Partial && hierarchy {
+        if class == Class::Partial && hierarchy && blocks.split(block) {
             // Its fine blocks, each run of one class at once.
             let mut run = (start, Class::Outside);
             let mut s = start;
@@ -485,6 +485,12 @@ mod tests {
             o.cy[n / 2] = f32::NAN; // a block with non-finite bounds: tested per object
             let blocks = CullBlocks::build(&o.input());
             assert_eq!(blocks.len(), n.div_ceil(CULL_BLOCK));
+            // Rows split their blocks into fine ones; objects in no order do not (their
+            // fine blocks are about as wide as the block), nor rows much narrower than
+            // their objects.
+            let split = (0..blocks.len()).filter(|&b| blocks.split(b)).count();
+            let rows = coherent && spread >= 100.0;
+            assert_eq!(split > blocks.len() / 2, rows, "{split} of {} blocks split", blocks.len());
             let (mut classes, mut fine) = ([0usize; 3], [0usize; 3]);
             for f in frustums() {
                 for b in 0..blocks.len() {

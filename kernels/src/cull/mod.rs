@@ -490,7 +490,9 @@ mod tests {
             // their objects.
             let split = (0..blocks.len()).filter(|&b| blocks.split(b)).count();
             let rows = coherent && spread >= 100.0;
-            assert_eq!(split > blocks.len() / 2, rows, "{split} of {} blocks split", blocks.len());
+            assert_eq!(split > 0, rows, "{split} of {} blocks split", blocks.len());
+            // (Miri's 520 objects make three blocks: one holds the NaN, one eight objects.)
+            assert!(!rows || cfg!(miri) || split > blocks.len() / 2, "{split} of {} blocks split", blocks.len());
             let (mut classes, mut fine) = ([0usize; 3], [0usize; 3]);
             for f in frustums() {
                 for b in 0..blocks.len() {

@@ -145,6 +145,12 @@ impl CullBlocks {
         self.bounds.iter().chain(&self.fine).map(|b| b.map(f64::to_bits)).collect()
     }
 
+    /// Every block's split flag, for tests.
+    #[cfg(test)]
+    pub(super) fn splits(&self) -> Vec<bool> {
+        self.split.clone()
+    }
+
     /// Number of blocks.
     pub fn len(&self) -> usize {
         self.bounds.len()

@@ -571,6 +571,7 @@ mod tests {
             blocks.refresh(&o.input());
             assert_eq!(blocks.dirty_words(), 0);
             assert_eq!(blocks.bounds_bits(), CullBlocks::build(&o.input()).bounds_bits(), "{moved:?}");
+            assert_eq!(blocks.splits(), CullBlocks::build(&o.input()).splits(), "{moved:?}");
         }
         // Removing objects drops their blocks, marked or not.
         blocks.mark(n - 1);
@@ -578,6 +579,7 @@ mod tests {
         blocks.mark_range(0, n / 2);
         blocks.refresh(&o.input());
         assert_eq!(blocks.bounds_bits(), CullBlocks::build(&o.input()).bounds_bits());
+        assert_eq!(blocks.splits(), CullBlocks::build(&o.input()).splits());
     }
 
     #[test]

@@ -14,5 +14,6 @@
 
 pub mod busy;
 pub mod cull;
+mod pages;
 pub mod par;
 pub mod sort;

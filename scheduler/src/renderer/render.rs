@@ -345,9 +345,9 @@ impl<B: Backend> Renderer<B> {
         // A view culled on the CPU after an earlier view of its camera also culled on the
         // CPU takes that view's frustum test (its cull checks that planes and filter match).
         for v in 0..views {
-            let on_cpu = |w: &ViewFrame<B::Chunk>| w.culling.is_some();
-            let from = plan.scenes[v].cull_from.filter(|&l| on_cpu(&f.views[l]) && on_cpu(&f.views[v]));
-            f.views[v].setup.cull_from = from.filter(|_| !f.views[v].setup.keep);
+            let (w, keep) = (&f.views, f.views[v].setup.keep);
+            let from = plan.scenes[v].cull_from.filter(|&l| w[l].culling.is_some() && w[v].culling.is_some() && !keep);
+            f.views[v].setup.cull_from = from;
             if let Some(l) = f.views[v].setup.cull_from {
                 f.views[l].setup.keep_raw = true;
             }

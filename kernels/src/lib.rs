@@ -16,4 +16,5 @@ pub mod busy;
 pub mod cull;
 mod pages;
 pub mod par;
+mod profile;
 pub mod sort;

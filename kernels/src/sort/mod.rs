@@ -38,7 +38,7 @@ mod ties;
 mod wide;
 
 use msd::{finish_buckets, msd, scatter_parallel, Lsd};
-use ties::{order_runs, order_ties_by_value, ties_out_of_order};
+use ties::{order_ties_by_value, ties_out_of_order};
 
 /// The bits below bit `b` (all 64 for `b` ≥ 64).
 #[inline]
@@ -401,8 +401,9 @@ impl RadixSorter {
     ///
     /// `gaps`, where given, are the input's descents as [`nearly_sorted::descent_gaps`]
     /// finds them (every pair `k[j] > k[j + 1]` inside one gap, ascending, touching gaps
-    /// merged; debug builds check it): the nearly-sorted path then starts from them
-    /// instead of looking for them.
+    /// merged; with [`RadixSorter::ties_by_value`] the descents of (key, value), found
+    /// with the values; debug builds check it): the nearly-sorted path then starts from
+    /// them instead of looking for them.
     ///
     /// # Panics
     /// As [`RadixSorter::sort`].
@@ -419,7 +420,7 @@ impl RadixSorter {
             debug_assert!(
                 {
                     let mut all = Vec::new();
-                    nearly_sorted::descent_gaps(keys, 0, &mut all);
+                    nearly_sorted::descent_gaps(keys, self.ties_by_value.then_some(&vals[..]), 0, &mut all);
                     all == g
                 },
                 "the gaps given are not the input's descents"
@@ -478,10 +479,8 @@ impl RadixSorter {
                     self.last_path = SortPath::NearlySorted;
                     return true;
                 }
-                nearly_sorted::Merged::InOrder if !ties => return false,
-                // In key order: the survey below finds ties out of order (in parallel
-                // blocks where the pool has threads) and orders them.
-                nearly_sorted::Merged::InOrder => {}
+                // In order (with ties by value, equal keys by value too).
+                nearly_sorted::Merged::InOrder => return false,
                 nearly_sorted::Merged::GaveUp => merge_gave_up = true,
             }
         }

@@ -4,8 +4,10 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::ties::order_runs;
 use super::*;
 
+mod gaps;
 mod runs;
 mod wide;
 mod windows;
@@ -149,39 +151,6 @@ fn sorting_owned_arrays_equals_sorting_slices_on_every_path() {
                 assert!(k1 == k2 && v1 == v2, "{threads} threads, {:?}, round {round}", path[0]);
             }
         }
-    }
-}
-
-#[test]
-fn gaps_that_meet_across_block_edges_are_joined() {
-    let n = if cfg!(miri) { 1_000 } else { 200_000 };
-    let edges: Vec<usize> = (1..8).map(|k| k * (n / 8)).collect();
-    let mut cases: Vec<Vec<u64>> = Vec::new();
-    // A key moved a few places across each edge, both directions.
-    let mut a: Vec<u64> = (0..n as u64).map(|k| k * 4).collect();
-    for &e in &edges {
-        a[e - 3] = a[e + 5] + 1;
-        a[e + 2] = a[e - 6] + 1;
-    }
-    cases.push(a);
-    // One key moved far: its gap widens over several blocks.
-    let mut b: Vec<u64> = (0..n as u64).map(|k| k * 4).collect();
-    b[n / 3] = b[n / 3 + n / 20] + 2;
-    cases.push(b);
-    // Dense changes around edges, with duplicates.
-    let mut c: Vec<u64> = (0..n as u64).map(|k| k / 3).collect();
-    let dense = if cfg!(miri) { 8 } else { 40 };
-    for &e in &edges {
-        for d in 0..dense {
-            c[e - dense / 2 + d] = ((e / 3 + dense * 3 / 4 - d) % (n / 3)) as u64;
-        }
-    }
-    cases.push(c);
-    for keys in cases {
-        check(keys.clone());
-        let results: Vec<_> = THREADS.iter().map(|&t| sort_on(t, &keys, &mut RadixSorter::new())).collect();
-        assert!(results.iter().all(|r| r.2), "the merge path ran");
-        assert!(results.windows(2).all(|w| w[0] == w[1]));
     }
 }
 
@@ -485,59 +454,6 @@ fn runs_of_equal_keys_are_ordered_by_value_wherever_they_fall() {
                 expect.sort_unstable();
                 assert_eq!(v, expect.iter().map(|p| p.1).collect::<Vec<_>>(), "{n} keys below {values}");
             }
-        }
-    }
-}
-
-#[test]
-fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
-    // Inputs in order, with ties in and out of value order, nearly sorted and random; cut
-    // into parts at every kind of seam (empty parts too).
-    let n = if cfg!(miri) { 300 } else { 20_000 };
-    let mut rng = Pcg64Mcg::seed_from_u64(5);
-    let inputs: Vec<(Vec<u64>, Vec<u32>)> = vec![
-        ((0..n as u64).map(|k| k / 3).collect(), (0..n as u32).collect()),
-        ((0..n as u64).map(|k| k / 3).collect(), (0..n as u32).rev().collect()),
-        (coherent(n, 3, 1 << 20, 40), (0..n as u32).collect()),
-        (random(n, 4), (0..n as u32).rev().collect()),
-    ];
-    for (keys, vals) in inputs {
-        let whole = Survey::of(&keys, &vals);
-        // Ties are counted where nothing descends, and only there.
-        let ties = keys.windows(2).zip(vals.windows(2)).filter(|(k, v)| k[0] == k[1] && v[0] > v[1]).count();
-        assert_eq!(whole.ties, if whole.descents == 0 { ties as u64 } else { 0 });
-        let mut cuts: Vec<usize> = (0..6).map(|_| rng.gen_range(0..=n)).collect();
-        cuts.extend([0, 0, n, n]);
-        cuts.sort_unstable();
-        let joined = cuts
-            .windows(2)
-            .map(|c| Survey::of(&keys[c[0]..c[1]], &vals[c[0]..c[1]]))
-            .fold(Survey::default(), Survey::then);
-        assert_eq!(joined, whole, "cut at {cuts:?}");
-        // The descents found part by part, with the seams', are the whole input's.
-        let mut all = Vec::new();
-        nearly_sorted::descent_gaps(&keys, 0, &mut all);
-        let mut parts = Vec::new();
-        for c in cuts.windows(2).filter(|c| c[0] < c[1]) {
-            if c[0] > 0 && keys[c[0] - 1] > keys[c[0]] {
-                nearly_sorted::push_gap(&mut parts, (c[0] - 1, c[0] + 1));
-            }
-            nearly_sorted::descent_gaps(&keys[c[0]..c[1]], c[0], &mut parts);
-        }
-        assert_eq!(parts, all, "cut at {cuts:?}");
-        for threads in [1, 4] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let (mut k1, mut v1, mut k2, mut v2) = (keys.clone(), vals.clone(), keys.clone(), vals.clone());
-            let (mut k3, mut v3) = (keys.clone(), vals.clone());
-            let (mut a, mut b, mut c) = (RadixSorter::new(), RadixSorter::new(), RadixSorter::new());
-            (a.ties_by_value, b.ties_by_value, c.ties_by_value) = (true, true, true);
-            pool.install(|| {
-                a.sort_vecs(&mut k1, &mut v1);
-                b.sort_vecs_surveyed(&mut k2, &mut v2, whole, None);
-                c.sort_vecs_surveyed(&mut k3, &mut v3, whole, Some(&all));
-            });
-            assert_eq!((&k1, &v1), (&k2, &v2), "{threads} threads");
-            assert_eq!((&k1, &v1), (&k3, &v3), "{threads} threads, descents given");
         }
     }
 }

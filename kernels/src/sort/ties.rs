@@ -44,18 +44,27 @@ pub(crate) fn order_runs(k: &[u64], v: &mut [u32]) {
     let n = k.len();
     let mut s = 0;
     while s + 1 < n {
+        if s + GROUP < n {
+            // A whole group and the pair after it, as arrays: the comparisons vectorize.
+            let ka: &[u64; GROUP + 1] = k[s..s + GROUP + 1].try_into().expect("GROUP + 1 long");
+            let va: &[u32; GROUP + 1] = v[s..s + GROUP + 1].try_into().expect("GROUP + 1 long");
+            let mut any = false;
+            for i in 0..GROUP {
+                any |= (ka[i] == ka[i + 1]) & (va[i] > va[i + 1]);
+            }
+            if !any {
+                s += GROUP;
+                continue;
+            }
+        }
         let end = (s + GROUP).min(n - 1);
-        let (ka, kb) = (&k[s..end], &k[s + 1..end + 1]);
-        let (va, vb) = (&v[s..end], &v[s + 1..end + 1]);
-        let out_of_order = |((x, y), (p, q)): ((&u64, &u64), (&u32, &u32))| (x == y) & (p > q);
-        let pairs = || ka.iter().zip(kb).zip(va.iter().zip(vb));
-        if !pairs().fold(false, |any, pair| any | out_of_order(pair)) {
+        // The first neighbours of the group with equal keys and values descending.
+        let Some(at) = (s..end).find(|&i| k[i] == k[i + 1] && v[i] > v[i + 1]) else {
             s = end;
             continue;
-        }
-        // The run that holds the first such neighbour: back to its start (which may lie
-        // before this group, in a part already looked at and in order), on to its end.
-        let at = s + pairs().position(out_of_order).expect("the group has one");
+        };
+        // The run that holds them: back to its start (which may lie before this group, in
+        // a part already looked at and in order), on to its end.
         let mut first = at;
         while first > 0 && k[first - 1] == k[at] {
             first -= 1;

@@ -117,9 +117,10 @@ pub(crate) fn coherent_order(
         };
         // Read again while in this core's cache: the sort then need not read it all.
         (piece.survey, piece.start, piece.len) = (Survey::of(k, q), start, k.len());
+        // The descents of (key, object): the sorter orders equal keys by object.
         piece.gaps.clear();
-        if piece.survey.descents > 0 {
-            descent_gaps(k, start, &mut piece.gaps);
+        if piece.survey.descents > 0 || piece.survey.ties > 0 {
+            descent_gaps(k, Some(q), start, &mut piece.gaps);
         }
     };
     if par::fill_chained((&mut out.0[..], &mut out.1[..]), pieces, fill) != n {
@@ -132,7 +133,7 @@ pub(crate) fn coherent_order(
     gaps.clear();
     let mut survey = Survey::default();
     for p in pieces.iter().filter(|p| p.len > 0) {
-        if p.start > 0 && out.1[p.start - 1] > out.1[p.start] {
+        if p.start > 0 && (out.1[p.start - 1], out.0[p.start - 1]) > (out.1[p.start], out.0[p.start]) {
             push_gap(gaps, (p.start - 1, p.start + 1));
         }
         for &g in &p.gaps {

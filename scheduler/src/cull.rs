@@ -84,6 +84,8 @@ struct CullPart {
     raw: Vec<u32>,
     /// The visible objects the previous cull did not see, ascending.
     fresh: Vec<u32>,
+    /// The visible objects the previous cull saw with another key, ascending.
+    moved: Vec<u32>,
     used: MaterialSet,
     /// Whether this part's visible objects or any of their keys differ from the previous
     /// cull's.
@@ -120,6 +122,20 @@ impl VisibleSet {
                 fresh.push(((base + w) * 64) as u32 + f.trailing_zeros());
                 f &= f - 1;
             }
+        }
+    }
+
+    /// Part `part`'s words of the objects that stay: members of `words` (its words of this
+    /// cull's set) and of `prev`, but not of `moved` (its objects whose key changed).
+    fn stay_of_part(stay: &mut [u64], words: &[u64], prev: &VisibleSet, part: usize, moved: &[u32]) {
+        let base = part * words.len();
+        let prev = prev.words.get(base..).unwrap_or(&[]);
+        for (w, (s, &now)) in stay.iter_mut().zip(words).enumerate() {
+            *s = now & prev.get(w).copied().unwrap_or(0);
+        }
+        for &i in moved {
+            let o = i as usize - base * 64;
+            stay[o / 64] &= !(1 << (o % 64));
         }
     }
 
@@ -170,8 +186,9 @@ pub(crate) struct VisibleList {
     pieces: Vec<(u32, u32)>,
     /// Where each piece starts in the visible list, then its length.
     offsets: Vec<usize>,
-    /// Where each part's newly visible objects start among all of them, then their count.
-    fresh_offsets: Vec<usize>,
+    /// Where each part's newly visible and moved objects start among all of them, then
+    /// their count.
+    tail_offsets: Vec<usize>,
     /// The sort key of each visible object, by object index (other entries are stale).
     keys: Vec<u64>,
     /// Materials the visible objects use.
@@ -179,15 +196,15 @@ pub(crate) struct VisibleList {
     /// This cull's visible set, and the previous cull's.
     set: VisibleSet,
     prev_set: VisibleSet,
+    /// The objects of both sets with the same key in both: where they stand in the queue
+    /// sorted from the previous cull, they stand in order.
+    stay: VisibleSet,
     /// Culls of this list so far: the sort stage checks that the queue it sorted last is the
     /// previous cull's (`prev_set`).
     pub(crate) generation: u64,
     /// The visible set and every visible object's key are the previous cull's: a queue
     /// sorted from that cull is this one's too.
     unchanged: bool,
-    /// The view of the previous cull on the CPU: a view that did not move has its keys
-    /// compared with the previous cull's (a moved one changes its depths anyway).
-    prev_view: Option<View>,
     /// What the parts' `raw` lists were culled with, when the last cull kept them
     /// ([`CullFrom::Keep`]): a later view culling with the same takes them instead.
     raw_of: Option<RawKey>,
@@ -205,15 +222,15 @@ impl VisibleList {
         self.parts.iter_mut().for_each(|p| {
             p.visible.clear();
             p.fresh.clear();
+            p.moved.clear();
         });
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
-        self.fresh_offsets.clear();
-        self.fresh_offsets.push(0);
+        self.tail_offsets.clear();
+        self.tail_offsets.push(0);
         self.used.clone_from(used);
         self.unchanged = false;
-        self.prev_view = None;
         self.raw_of = None;
         self.took = false;
         self.ms = ms;
@@ -224,6 +241,7 @@ impl VisibleList {
     fn next_generation(&mut self, parts: usize, part_len: usize) {
         std::mem::swap(&mut self.set, &mut self.prev_set);
         self.set.reset(parts * part_len / 64);
+        self.stay.reset(parts * part_len / 64);
         self.generation += 1;
     }
 
@@ -243,9 +261,17 @@ impl VisibleList {
         self.unchanged
     }
 
-    /// This cull's visible set.
+    /// This cull's visible set (tests).
+    #[cfg(test)]
     pub(crate) fn set(&self) -> &VisibleSet {
         &self.set
+    }
+
+    /// Whether object `i` is visible, was visible to the previous cull, and has the key it
+    /// had then.
+    #[inline]
+    pub(crate) fn stays(&self, i: u32) -> bool {
+        self.stay.contains(i)
     }
 
     /// The previous cull's visible set.
@@ -260,19 +286,21 @@ impl VisibleList {
         self.keys[i as usize]
     }
 
-    /// Visible objects the previous cull did not see.
-    pub(crate) fn fresh_len(&self) -> usize {
-        self.fresh_offsets.last().copied().unwrap_or(0)
+    /// Visible objects that do not stay ([`VisibleList::stays`]): newly visible, or seen
+    /// by the previous cull with another key.
+    pub(crate) fn tail_len(&self) -> usize {
+        self.tail_offsets.last().copied().unwrap_or(0)
     }
 
-    /// Where each part's newly visible objects start among them all, then their count.
-    pub(crate) fn fresh_offsets(&self) -> &[usize] {
-        &self.fresh_offsets
+    /// Where each part's objects that do not stay start among them all, then their count.
+    pub(crate) fn tail_offsets(&self) -> &[usize] {
+        &self.tail_offsets
     }
 
-    /// Part `p`'s newly visible objects, ascending.
-    pub(crate) fn fresh(&self, p: usize) -> &[u32] {
-        &self.parts[p].fresh
+    /// Part `p`'s objects that do not stay: its newly visible ones (ascending), then those
+    /// whose key changed (ascending).
+    pub(crate) fn tail(&self, p: usize) -> impl Iterator<Item = &u32> {
+        self.parts[p].fresh.iter().chain(&self.parts[p].moved)
     }
 
     /// Visible objects.
@@ -297,22 +325,40 @@ impl VisibleList {
     #[cfg(test)]
     pub(crate) fn from_objects(objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) -> Self {
         let mut list = Self::default();
+        list.recull(objects, part_len, visible, key);
+        list
+    }
+
+    /// The next cull of this list as [`cull_view`] makes it, seeing `visible` (ascending)
+    /// with `key(i)` as each object's key (tests): keys compared with the previous cull's,
+    /// the objects that moved, stay, or are new.
+    #[cfg(test)]
+    pub(crate) fn recull(&mut self, objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) {
         let parts = objects.div_ceil(part_len).max(1);
-        list.next_generation(parts, part_len);
-        list.parts.resize_with(parts, CullPart::default);
-        list.keys = vec![0; parts * part_len];
+        self.next_generation(parts, part_len);
+        self.parts.resize_with(parts, CullPart::default);
+        self.keys.resize(parts * part_len, 0);
         let part_words = part_len / 64;
-        for (p, part) in list.parts.iter_mut().enumerate() {
+        for (p, part) in self.parts.iter_mut().enumerate() {
             let range = (p * part_len) as u32..((p + 1) * part_len) as u32;
             part.visible = visible.iter().copied().filter(|i| range.contains(i)).collect();
-            part.visible.iter().for_each(|&i| list.keys[i as usize] = key(i));
+            part.moved.clear();
+            part.fresh.clear();
+            for &i in &part.visible {
+                let k = key(i);
+                if self.prev_set.contains(i) && self.keys[i as usize] != k {
+                    part.moved.push(i);
+                }
+                self.keys[i as usize] = k;
+            }
             let words = p * part_words..(p + 1) * part_words;
-            VisibleSet::fill_part(&mut list.set.words[words.clone()], p, &part.visible);
-            VisibleSet::fresh_of_part(&list.set.words[words], &list.prev_set, p, &mut part.fresh);
+            VisibleSet::fill_part(&mut self.set.words[words.clone()], p, &part.visible);
+            let now = &self.set.words[words.clone()];
+            VisibleSet::fresh_of_part(now, &self.prev_set, p, &mut part.fresh);
+            VisibleSet::stay_of_part(&mut self.stay.words[words], now, &self.prev_set, p, &part.moved);
             part.changed = true;
         }
-        list.finish(0);
-        list
+        self.finish(0);
     }
 
     /// After the parts: the pieces, where each starts, and the materials used
@@ -321,12 +367,12 @@ impl VisibleList {
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
-        self.fresh_offsets.clear();
-        self.fresh_offsets.push(0);
+        self.tail_offsets.clear();
+        self.tail_offsets.push(0);
         self.used.reset(materials);
         let mut at = 0;
         for (p, part) in self.parts.iter().enumerate() {
-            self.fresh_offsets.push(self.fresh_offsets[p] + part.fresh.len());
+            self.tail_offsets.push(self.tail_offsets[p] + part.fresh.len() + part.moved.len());
             for start in (0..part.visible.len()).step_by(PIECE) {
                 at += PIECE.min(part.visible.len() - start);
                 self.pieces.push((p as u32, start as u32));
@@ -411,10 +457,6 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
     };
     let n = if none_of_kind { 0 } else { n };
     let blend = may_blend(view, ctx.queue);
-    // Keys are compared with the last cull's only for a view that did not move: a moved
-    // view's depths change, and the comparison would cost every key a read for nothing.
-    let still = out.prev_view == Some(*view);
-    out.prev_view = Some(*view);
     let part_len = part_len(n, rayon::current_num_threads());
     let parts = n.div_ceil(part_len).max(1);
     let key = RawKey {
@@ -440,8 +482,12 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
     par::set_len(&mut out.keys, parts * part_len);
     let (set, prev) = (&mut out.set, &out.prev_set);
     let part_words = part_len / 64;
-    let parts = (&mut out.parts[..], Scaled(&mut set.words[..], part_words), Scaled(&mut out.keys[..], part_len));
-    par::fill_blocks(1, parts, &|p, (part, Scaled(words, _), Scaled(keys, _))| {
+    let parts = (
+        &mut out.parts[..],
+        (Scaled(&mut set.words[..], part_words), Scaled(&mut out.stay.words[..], part_words)),
+        Scaled(&mut out.keys[..], part_len),
+    );
+    par::fill_blocks(1, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
         let part = &mut part[0];
         part.visible.clear();
         match taken {
@@ -466,15 +512,19 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
         // keys, read while the objects' data is in this core's cache.
         part.used.reset(ctx.materials);
         part.fresh.clear();
+        part.moved.clear();
         let base = p * part_len;
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
         }
-        let keys_changed = write_keys(view, o, ctx.mat_frames, (&part.visible, blend), (keys, base), still);
+        // Each key is compared with the one its slot holds, the previous cull's where the
+        // object was visible to it.
+        let was = prev.words.get(p * part_words..).unwrap_or(&[]);
+        write_keys(view, o, ctx.mat_frames, (&part.visible, blend), (keys, base), (was, &mut part.moved));
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
-        // Where the set is the previous cull's, every key compared above was that cull's.
-        part.changed = keys_changed || !VisibleSet::same_part(words, prev, p);
+        VisibleSet::stay_of_part(stay, words, prev, p, &part.moved);
+        part.changed = !part.moved.is_empty() || !VisibleSet::same_part(words, prev, p);
     });
     out.finish(ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
@@ -501,7 +551,7 @@ mod tests {
                 assert!(list.set().contains(i), "object {i}, parts of {part}");
                 assert_eq!(list.key(i), key(i), "object {i}, parts of {part}");
             }
-            assert_eq!(list.fresh_len(), visible.len(), "the first cull sees every object anew");
+            assert_eq!(list.tail_len(), visible.len(), "the first cull sees every object anew");
             for i in [1, 62, 65, 192, p - 2, 2 * p + 998, objects as u32 + 64] {
                 assert!(!list.set().contains(i), "object {i}");
             }
@@ -509,9 +559,9 @@ mod tests {
             let pieces = list.offsets().len() - 1;
             let all: Vec<u32> = (0..pieces).flat_map(|p| list.piece(p).iter().copied()).collect();
             assert_eq!(all, visible);
-            let fresh: Vec<u32> = (0..3).flat_map(|p| list.fresh(p).iter().copied()).collect();
+            let fresh: Vec<u32> = (0..3).flat_map(|p| list.tail(p).copied()).collect();
             assert_eq!(fresh, visible);
-            assert_eq!(list.fresh_offsets().len(), 4);
+            assert_eq!(list.tail_offsets().len(), 4);
         }
     }
 
@@ -535,6 +585,34 @@ mod tests {
         fresh.clear();
         VisibleSet::fresh_of_part(&now.words[2..4], &small, 1, &mut fresh);
         assert_eq!(fresh, [130, 131, 191, 192, 255]);
+    }
+
+    #[test]
+    fn objects_stay_where_both_sets_hold_them_with_their_key() {
+        let mut prev = VisibleSet::default();
+        prev.reset(4);
+        let mut now = VisibleSet::default();
+        now.reset(4);
+        // Part 1 of two-word parts: previous members 130, 191, 200; members now 130, 131,
+        // 191, 192, 255, of which 191's key changed.
+        VisibleSet::fill_part(&mut prev.words[2..4], 1, &[130, 191, 200]);
+        VisibleSet::fill_part(&mut now.words[2..4], 1, &[130, 131, 191, 192, 255]);
+        let mut stay = VisibleSet::default();
+        stay.reset(4);
+        VisibleSet::stay_of_part(&mut stay.words[2..4], &now.words[2..4], &prev, 1, &[191]);
+        let members: Vec<u32> = (0..256).filter(|&i| stay.contains(i)).collect();
+        assert_eq!(members, [130]);
+        // A second cull of a list: moved, fresh and staying objects partition it.
+        let key = |i: u32| u64::from(i % 7);
+        let part = MIN_CULL_PART as u32;
+        let mut list = VisibleList::from_objects(10_000, MIN_CULL_PART, &[1, 2, 64, part - 1, part, 9000], key);
+        let moved_key = |i: u32| if i == part || i == 2 { 99 } else { key(i) };
+        list.recull(10_000, MIN_CULL_PART, &[2, 3, 64, part, 9000, 9001], moved_key);
+        let stays: Vec<u32> = (0..10_000).filter(|&i| list.stays(i)).collect();
+        assert_eq!(stays, [64, 9000]);
+        let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).copied()).collect();
+        assert_eq!(tail, [3, 2, part, 9001], "per part: new objects, then moved ones");
+        assert_eq!(list.tail_len() + stays.len(), list.len());
     }
 
     #[test]

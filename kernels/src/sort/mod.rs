@@ -399,11 +399,13 @@ impl RadixSorter {
     /// `survey` is the survey of exactly these pairs (`Survey::of` them, or joined from
     /// their parts in order with [`Survey::then`]); debug builds check it.
     ///
-    /// `gaps`, where given, are the input's descents as [`nearly_sorted::descent_gaps`]
-    /// finds them (every pair `k[j] > k[j + 1]` inside one gap, ascending, touching gaps
-    /// merged; with [`RadixSorter::ties_by_value`] the descents of (key, value), found
-    /// with the values; debug builds check it): the nearly-sorted path then starts from
-    /// them instead of looking for them.
+    /// `gaps`, where given, are ranges of positions (ascending, not overlapping) that hold
+    /// one end of every descent of the input (each pair `k[j] > k[j + 1]`, with
+    /// [`RadixSorter::ties_by_value`] each such pair of (key, value), has `j` or `j + 1` in
+    /// a gap): the descents as [`nearly_sorted::descent_gaps`] finds them, or wider ranges
+    /// a caller knows hold every pair out of place (a tail of pairs appended to a sorted
+    /// run). Debug builds check it. The nearly-sorted path then
+    /// starts from them instead of looking for descents.
     ///
     /// # Panics
     /// As [`RadixSorter::sort`].
@@ -419,11 +421,20 @@ impl RadixSorter {
         if let Some(g) = gaps {
             debug_assert!(
                 {
-                    let mut all = Vec::new();
-                    nearly_sorted::descent_gaps(keys, self.ties_by_value.then_some(&vals[..]), 0, &mut all);
-                    all == g
+                    let ordered =
+                        g.iter().all(|r| r.0 < r.1 && r.1 <= keys.len()) && g.windows(2).all(|w| w[0].1 <= w[1].0);
+                    let mut held = vec![false; keys.len()];
+                    g.iter().filter(|_| ordered).for_each(|r| held[r.0..r.1].fill(true));
+                    let after = |j: usize| {
+                        if self.ties_by_value {
+                            (keys[j], vals[j]) > (keys[j + 1], vals[j + 1])
+                        } else {
+                            keys[j] > keys[j + 1]
+                        }
+                    };
+                    ordered && (0..keys.len().saturating_sub(1)).all(|j| !after(j) || held[j] || held[j + 1])
                 },
-                "the gaps given are not the input's descents"
+                "the gaps given do not hold every descent of the input"
             );
             self.given_gaps.clear();
             self.given_gaps.extend_from_slice(g);

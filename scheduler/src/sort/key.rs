@@ -333,18 +333,17 @@ pub(crate) fn may_blend(view: &View, queue: Queue) -> bool {
 /// the depths of `KEY_LANES` objects at a time in a loop without branches (the square
 /// roots and divisions vectorize; one at a time they form a chain of latencies per key).
 /// `blend`: whether an item can be transparent ([`may_blend`]); if not, only the opaque
-/// depth field is computed. With `compare`, returns whether any key differs from the one
-/// it overwrote; without (a view that moved, whose depths change), stores without reading
-/// and returns `true`.
+/// depth field is computed. Appends to `moved` the objects whose bit is set in `was` (bit
+/// `i - base` of the words; the previous cull saw them, so their slot holds its key)
+/// whose key differs from the one it overwrote.
 pub(crate) fn write_keys(
     view: &View,
     o: &Objects,
     mats: &[MaterialFrame],
     (visible, blend): (&[u32], bool),
     (keys, base): (&mut [u64], usize),
-    compare: bool,
-) -> bool {
-    let mut changed = !compare;
+    (was, moved): (&[u64], &mut Vec<u32>),
+) {
     for group in visible.chunks(KEY_LANES) {
         let mut d2 = [0f32; KEY_LANES];
         for (d, &i) in d2.iter_mut().zip(group) {
@@ -365,14 +364,14 @@ pub(crate) fn write_keys(
                 blend || !(mats[o.material[i as usize] as usize].transparent && view.pass != PassKind::Shadow)
             );
             let key = key_with_depth(view, o, i as usize, mats, depth);
-            let slot = &mut keys[i as usize - base];
-            if compare {
-                changed |= *slot != key;
+            let at = i as usize - base;
+            let slot = &mut keys[at];
+            if *slot != key && was.get(at / 64).is_some_and(|w| w & (1 << (at % 64)) != 0) {
+                moved.push(i);
             }
             *slot = key;
         }
     }
-    changed
 }
 
 #[cfg(test)]
@@ -523,28 +522,37 @@ mod tests {
                 let visible: Vec<u32> = (7..7 + len as u32).collect();
                 let mut keys = vec![0u64; 1000];
                 let blend = pass != PassKind::Shadow;
-                // Without comparing: written, and reported as changed.
-                let mut plain = vec![0u64; 1000];
-                assert!(write_keys(&view, &o, &mats, (&visible, blend), (&mut plain, 7), false));
-                let changed = write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), true);
-                assert_eq!(plain, keys, "{pass:?}, {len} keys written alike either way");
+                // Seen by no earlier cull: written, none reported as moved.
+                let (none, all) = (vec![0u64; 16], vec![u64::MAX; 16]);
+                let mut moved = Vec::new();
+                write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), (&none, &mut moved));
+                assert!(moved.is_empty(), "{pass:?}, {len} keys of objects no cull saw");
                 for &i in &visible {
                     assert_eq!(keys[i as usize - 7], item_key(&view, &o, i as usize, &mats), "{pass:?}, object {i}");
                 }
                 assert!(keys[len..].iter().all(|&k| k == 0), "nothing written past the list");
-                // Over zeroes every key is a change (none of these keys is 0); the same keys
-                // again are none, and one key changed in any group is one.
-                assert_eq!(changed, len > 0, "{pass:?}, {len} keys over zeroes");
-                assert!(
-                    !write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), true),
-                    "{pass:?}, {len} keys again"
-                );
+                // Over zeroes every key of a seen object is a change (none of these keys is
+                // 0); the same keys again are none; changed keys in any group are reported,
+                // in order, where the earlier cull saw the object.
+                let mut zeroes = vec![0u64; 1000];
+                write_keys(&view, &o, &mats, (&visible, blend), (&mut zeroes, 7), (&all, &mut moved));
+                assert_eq!(moved, visible, "{pass:?}, {len} keys over zeroes");
+                moved.clear();
+                write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), (&all, &mut moved));
+                assert!(moved.is_empty(), "{pass:?}, {len} keys again");
                 if len > 0 {
-                    keys[len - 1] ^= 1;
-                    assert!(
-                        write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), true),
-                        "{pass:?}, last key changed"
-                    );
+                    for at in [0, len / 2, len - 1] {
+                        keys[at] ^= 1;
+                    }
+                    // The middle object unseen by the earlier cull: not reported.
+                    let (mut seen, m) = (all.clone(), len / 2);
+                    seen[m / 64] &= !(1 << (m % 64));
+                    write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), (&seen, &mut moved));
+                    let mut expect: Vec<u32> =
+                        [0, len - 1].into_iter().filter(|&a| a != m).map(|a| a as u32 + 7).collect();
+                    expect.dedup();
+                    assert_eq!(moved, expect, "{pass:?}, {len} keys, three changed");
+                    moved.clear();
                 }
             }
         }

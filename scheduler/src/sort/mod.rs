@@ -2,10 +2,11 @@
 //! sort of `switchyard_kernels::sort` over (key, object) pairs.
 //!
 //! The cull stage built each visible object's key ([`key::item_key`], by object index), the
-//! visible set, and the list of objects it newly sees. The queue and its keys are written
-//! in one parallel pass, in last frame's order of the objects still visible followed by the
-//! newly visible ones ([`coherent`]): the keys then arrive nearly sorted and the
-//! sorter's nearly-sorted path runs (a few changed keys set aside, sorted and merged back).
+//! visible set, and which objects stay (visible last frame with the same key), are new, or
+//! moved (another key). The queue and its keys are written in one parallel pass: the
+//! objects that stay in last frame's order with last frame's keys, a sorted run, followed
+//! by the new and moved ones ([`coherent`]); the sorter's nearly-sorted path sorts that
+//! tail and merges it in.
 //! Equal keys end in object order, so the queue does not depend on earlier frames. Where
 //! the cull found the same objects with the same keys as last frame, last frame's queue is
 //! kept without a pass over it.
@@ -37,8 +38,9 @@ pub(crate) struct SortedQueue {
     /// first, and after a sort that did not finish).
     coherent: bool,
     generation: u64,
-    /// The next input order, built beside `queue`.
+    /// The next input order and its keys, built beside `queue` and `keys`.
     input: Vec<u32>,
+    input_keys: Vec<u64>,
     scratch: OrderScratch,
     /// Whether this frame's input was last frame's order (stats and tests).
     pub(crate) from_last_order: bool,
@@ -97,14 +99,13 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
             return;
         }
         out.unchanged = false;
-        survey = coherent
-            .then(|| {
-                coherent_order(&out.queue, visible.set(), visible, &mut out.scratch, (&mut out.input, &mut out.keys))
-            })
-            .flatten();
+        let prev = (&out.queue[..], &out.keys[..]);
+        let order = (&mut out.input, &mut out.input_keys);
+        survey = coherent.then(|| coherent_order(prev, visible, &mut out.scratch, order)).flatten();
         out.from_last_order = survey.is_some();
         if out.from_last_order {
             std::mem::swap(&mut out.queue, &mut out.input);
+            std::mem::swap(&mut out.keys, &mut out.input_keys);
         } else {
             switchyard_kernels::par::set_len(&mut out.queue, n);
             switchyard_kernels::par::set_len(&mut out.keys, n);
@@ -127,7 +128,13 @@ pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, o
         // out of order).
         out.sorter.ties_by_value = true;
         match survey {
-            Some(s) => out.sorter.sort_vecs_surveyed(&mut out.keys, &mut out.queue, s, Some(&out.scratch.gaps)),
+            Some((s, stay)) => {
+                // The objects that stay are a sorted run; every pair out of place is in the
+                // tail after it.
+                let tail = [(stay, n)];
+                let gaps = if stay < n { &tail[..] } else { &[] };
+                out.sorter.sort_vecs_surveyed(&mut out.keys, &mut out.queue, s, Some(gaps));
+            }
             None => out.sorter.sort_vecs(&mut out.keys, &mut out.queue),
         }
     }

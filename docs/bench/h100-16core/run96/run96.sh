@@ -1,11 +1,12 @@
 #!/bin/bash
-# Run 96 on the 16-core host: the nearly-sorted path merging by (key, object) with the
-# given gaps widened and the set-aside pairs copied out in parallel (the working tree
-# after run 95), against 8311c03.
-# 1. Tracy captures of the demo (city, full graph, null backend, 16 threads) at 1M and
-#    100k objects: every event (zones widen-gaps, set-aside, sort-set-aside, merge).
-# 2. The demo's frame, both binaries alternating, three rounds: 1M and 100k objects on 1
-#    and 16 threads (median frame, cull and sort stage ms).
+# Run 96 on the 16-core host: the sort's input as the objects that stay (visible in both
+# frames with the same key, in last frame's order and keys) followed by a tail of the new
+# and moved ones (the working tree after 0a82774), against 0a82774 (the nearly-sorted path
+# merging by (key, object), given gaps widened in parallel: "mid") and 8311c03 ("split").
+# 1. Tracy captures of the working tree's demo (city, full graph, null backend, 16
+#    threads) at 1M and 100k objects: every event.
+# 2. The demo's frame, the three binaries alternating, three rounds: 1M and 100k objects
+#    on 1 and 16 threads (median frame, cull and sort stage ms).
 cd "$(dirname "$0")/../../../.."
 mkdir -p /tmp/b && tar xJf .bench/bins.tar.xz -C /tmp/b
 B=/tmp/b/bin; T=/tmp/b/tracy; R=/tmp/r96; mkdir -p $R
@@ -22,7 +23,7 @@ done
 for round in 1 2 3; do
   for ot in 1000000:1 1000000:16 100000:1 100000:16; do
     o=${ot%:*}; t=${ot#*:}
-    for b in split new; do
+    for b in split mid new; do
       out=$(timeout 60 $B/demo-$b --backend null --objects $o --frames 120 --threads $t 2>&1)
       f=$(echo "$out" | grep "^| frame (cpu)" | awk -F'|' '{print $4}')
       c=$(echo "$out" | grep "^| cull " | awk -F'|' '{print $4}')

@@ -74,9 +74,9 @@ fn descent_runs(
     }
 }
 
-/// Appends the descents of the pairs (`keys`, `vals`) to `gaps` as gaps `[base + j, base
-/// + j + 2)`, merging gaps that touch (also the last one already there): the gaps a caller
-/// that writes a sort's input in parts finds in each part, for
+/// Appends the descents of the pairs (`keys`, `vals`) to `gaps` as gaps
+/// `[base + j, base + j + 2)`, merging gaps that touch (also the last one already there):
+/// the gaps a caller that writes a sort's input in parts finds in each part, for
 /// [`RadixSorter::sort_vecs_surveyed`]. A descent is `keys[j] > keys[j + 1]`; with `vals`
 /// (for a sorter that orders equal keys by value, [`RadixSorter::ties_by_value`]) also
 /// equal keys whose values descend. The pair across two parts' seam is the caller's to

@@ -8,12 +8,12 @@ use super::msd::{msd, Lsd};
 use super::{block_len, survey, RadixSorter, MERGE_PARALLEL_MIN, PARALLEL_MIN};
 use merge::Merge;
 
-/// Fewest pairs set aside that are copied out by several threads, and fewest per thread.
-/// The pairs lie all over the input, which the workers that wrote it hold in their own
-/// caches: on the 16-core machine the city's main view (2.8k pairs set aside of 34k at 1M
-/// objects) spent 110-140 µs in the serial copy and sort of them (run 95). 8 under miri,
-/// so that its small inputs copy in parallel too.
-const SET_ASIDE_PARALLEL_MIN: usize = if cfg!(miri) { 8 } else { 1 << 10 };
+/// Fewest pairs set aside that are copied out by several threads, and fewest per thread:
+/// a frame's few hundred (695 of the main view's 31k in the city of 100k objects) take
+/// about 1.5 µs on one thread, less than waking the pool's helpers. (Copied in parallel
+/// from 1k pairs, the city's frame at 1M objects on 16 threads was slower: run 96's
+/// "mid".) 8 under miri, so that its small inputs copy in parallel too.
+const SET_ASIDE_PARALLEL_MIN: usize = if cfg!(miri) { 8 } else { 8 << 10 };
 const SET_ASIDE_PER_THREAD: usize = if cfg!(miri) { 4 } else { 256 };
 
 /// Fewest given gaps widened by several threads, per thread: each gap reads the pairs

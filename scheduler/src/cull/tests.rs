@@ -1,0 +1,111 @@
+//! The cull's visible sets and lists: parts, seams, what stays, what is new.
+
+use super::*;
+
+#[test]
+fn the_set_pieces_and_keys_hold_the_visible_list_at_part_seams() {
+    // Three parts of each size: members at word and part seams, a full word, an empty
+    // stretch, the last object of the scene.
+    for part in [MIN_CULL_PART, 2 * MIN_CULL_PART, CULL_PART] {
+        let objects = 2 * part + 1000;
+        let p = part as u32;
+        let mut visible: Vec<u32> = vec![0, 3, 63, 64, 70, 127];
+        visible.extend(128..192);
+        visible.extend([p - 1, p, p + 64, 2 * p + 999]);
+        let key = |i: u32| u64::from(i) * 7 + 1;
+        let list = VisibleList::from_objects(objects, part, &visible, key);
+        assert_eq!(list.len(), visible.len());
+        for &i in &visible {
+            assert!(list.set().contains(i), "object {i}, parts of {part}");
+            assert_eq!(list.key(i), key(i), "object {i}, parts of {part}");
+        }
+        assert_eq!(list.tail_len(), visible.len(), "the first cull sees every object anew");
+        for i in [1, 62, 65, 192, p - 2, 2 * p + 998, objects as u32 + 64] {
+            assert!(!list.set().contains(i), "object {i}");
+        }
+        // Pieces hold the list in order, and so do the parts' fresh objects.
+        let pieces = list.offsets().len() - 1;
+        let all: Vec<u32> = (0..pieces).flat_map(|p| list.piece(p).iter().copied()).collect();
+        assert_eq!(all, visible);
+        let fresh: Vec<u32> = (0..3).flat_map(|p| list.tail(p).copied()).collect();
+        assert_eq!(fresh, visible);
+        assert_eq!(list.tail_offsets().len(), 4);
+    }
+}
+
+#[test]
+fn fresh_objects_are_the_members_the_previous_set_lacks_word_by_word() {
+    let mut prev = VisibleSet::default();
+    prev.reset(4);
+    let mut now = VisibleSet::default();
+    now.reset(4);
+    // Part 1 of two-word parts: objects 128..256. Previous members 130, 191, 200;
+    // members now 130, 131, 191, 192, 255 (and 5 in part 0, not this part's).
+    VisibleSet::fill_part(&mut prev.words[2..4], 1, &[130, 191, 200]);
+    VisibleSet::fill_part(&mut now.words[0..2], 0, &[5]);
+    VisibleSet::fill_part(&mut now.words[2..4], 1, &[130, 131, 191, 192, 255]);
+    let mut fresh = vec![];
+    VisibleSet::fresh_of_part(&now.words[2..4], &prev, 1, &mut fresh);
+    assert_eq!(fresh, [131, 192, 255]);
+    // Against a smaller previous set (the scene grew): every member is fresh.
+    let mut small = VisibleSet::default();
+    small.reset(1);
+    fresh.clear();
+    VisibleSet::fresh_of_part(&now.words[2..4], &small, 1, &mut fresh);
+    assert_eq!(fresh, [130, 131, 191, 192, 255]);
+}
+
+#[test]
+fn objects_stay_where_both_sets_hold_them_with_their_key() {
+    let mut prev = VisibleSet::default();
+    prev.reset(4);
+    let mut now = VisibleSet::default();
+    now.reset(4);
+    // Part 1 of two-word parts: previous members 130, 191, 200; members now 130, 131,
+    // 191, 192, 255, of which 191's key changed.
+    VisibleSet::fill_part(&mut prev.words[2..4], 1, &[130, 191, 200]);
+    VisibleSet::fill_part(&mut now.words[2..4], 1, &[130, 131, 191, 192, 255]);
+    let mut stay = VisibleSet::default();
+    stay.reset(4);
+    VisibleSet::stay_of_part(&mut stay.words[2..4], &now.words[2..4], &prev, 1, &[191]);
+    let members: Vec<u32> = (0..256).filter(|&i| stay.contains(i)).collect();
+    assert_eq!(members, [130]);
+    // A second cull of a list: moved, fresh and staying objects partition it.
+    let key = |i: u32| u64::from(i % 7);
+    let part = MIN_CULL_PART as u32;
+    let mut list = VisibleList::from_objects(10_000, MIN_CULL_PART, &[1, 2, 64, part - 1, part, 9000], key);
+    let moved_key = |i: u32| if i == part || i == 2 { 99 } else { key(i) };
+    list.recull(10_000, MIN_CULL_PART, &[2, 3, 64, part, 9000, 9001], moved_key);
+    let stays: Vec<u32> = (0..10_000).filter(|&i| list.stays(i)).collect();
+    assert_eq!(stays, [64, 9000]);
+    let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).copied()).collect();
+    assert_eq!(tail, [3, 2, part, 9001], "per part: new objects, then moved ones");
+    assert_eq!(list.tail_len() + stays.len(), list.len());
+}
+
+#[test]
+fn parts_are_powers_of_two_of_about_two_per_worker() {
+    for threads in [0, 1, 2, 3, 8, 16, 64] {
+        for n in [0, 1, 5000, 100_000, 300_000, 1_000_000, usize::MAX / 4] {
+            let len = part_len(n, threads);
+            assert!(len.is_power_of_two() && (MIN_CULL_PART..=CULL_PART).contains(&len), "{n} on {threads}");
+        }
+    }
+    assert_eq!(part_len(100_000, 16), MIN_CULL_PART, "25 parts for 16 workers");
+    assert_eq!(part_len(100_000, 1), CULL_PART);
+    assert_eq!(part_len(1_000_000, 16), CULL_PART, "62 parts");
+    assert_eq!(part_len(300_000, 16), 8 * 1024);
+}
+
+#[test]
+fn each_cull_keeps_the_previous_set() {
+    let mut list = VisibleList::from_objects(100, CULL_PART, &[5, 7], |i| i.into());
+    assert_eq!(list.generation, 1);
+    // Culled on the GPU next: no members, the previous set kept.
+    list.culled_on_gpu(&MaterialSet::default(), 0.0);
+    assert_eq!(list.generation, 2);
+    assert!(list.prev_set().contains(5) && list.prev_set().contains(7) && !list.prev_set().contains(6));
+    assert!(!list.set().contains(5) && list.len() == 0);
+    list.next_generation(1, CULL_PART);
+    assert!(!list.prev_set().contains(5), "the GPU cull's empty set is now the previous one");
+}

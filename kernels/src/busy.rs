@@ -57,8 +57,7 @@ pub struct Region {
     start: Option<Instant>,
     /// With the `tracy` feature: a zone `work` around an outermost region while a profiler
     /// is connected.
-    #[cfg(feature = "tracy")]
-    _zone: Option<tracy_client::Span>,
+    _zone: Option<crate::profile::Zone>,
 }
 
 impl std::fmt::Debug for Region {
@@ -76,13 +75,7 @@ impl Region {
             d.set(depth + 1);
             depth == 0
         });
-        Self {
-            #[cfg(feature = "tracy")]
-            _zone: (outer && tracy_client::Client::is_connected())
-                .then(|| tracy_client::Client::running().map(|c| c.span(tracy_client::span_location!("work"), 0)))
-                .flatten(),
-            start: outer.then(Instant::now),
-        }
+        Self { _zone: outer.then(|| crate::profile::zone!("work")), start: outer.then(Instant::now) }
     }
 }
 

@@ -425,13 +425,8 @@ impl RadixSorter {
                         g.iter().all(|r| r.0 < r.1 && r.1 <= keys.len()) && g.windows(2).all(|w| w[0].1 <= w[1].0);
                     let mut held = vec![false; keys.len()];
                     g.iter().filter(|_| ordered).for_each(|r| held[r.0..r.1].fill(true));
-                    let after = |j: usize| {
-                        if self.ties_by_value {
-                            (keys[j], vals[j]) > (keys[j + 1], vals[j + 1])
-                        } else {
-                            keys[j] > keys[j + 1]
-                        }
-                    };
+                    let by_value = self.ties_by_value.then_some(&vals[..]);
+                    let after = |j: usize| nearly_sorted::after(keys, by_value, j, j + 1);
                     ordered && (0..keys.len().saturating_sub(1)).all(|j| !after(j) || held[j] || held[j + 1])
                 },
                 "the gaps given do not hold every descent of the input"

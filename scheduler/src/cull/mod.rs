@@ -9,9 +9,12 @@
 //! Each part also writes what the sort stage needs of its visible objects while their data
 //! is in this core's cache: their sort keys ([`crate::sort::key::item_key`]) by object, in the
 //! part's own range of a view-wide array, their bits in the view's visible set
-//! ([`VisibleSet`]), and which of them the previous cull did not see. The sort then starts
-//! from keys instead of building them in phases of its own (no second read of the objects
-//! on another core), and reads them in last frame's order by object index.
+//! ([`VisibleSet`]), which of them the previous cull did not see, which it saw with
+//! another key (each key is compared with the one its slot held), and a bit set of those
+//! that stay (seen then with the same key). The sort then starts from keys instead of
+//! building them in phases of its own (no second read of the objects on another core):
+//! the objects that stay in last frame's order with last frame's keys, then the others
+//! with theirs, read by object index.
 
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
 use switchyard_kernels::par::{self, Scaled};

@@ -18,13 +18,14 @@ const SET_ASIDE_PER_THREAD: usize = if cfg!(miri) { 4 } else { 256 };
 
 /// Fewest given gaps widened by several threads, per thread: each gap reads the pairs
 /// around it, which the workers that wrote the input hold in their caches (the city's
-/// main view's 1,000 gaps took 40-45 µs on one thread of the 16-core machine, run 95).
+/// main view's given descents took 40-45 µs to widen on one thread of the 16-core machine,
+/// run 95; the frame's sorts now give one gap, a tail, and widen on one thread).
 pub(super) const WIDEN_PER_THREAD: usize = if cfg!(miri) { 2 } else { 32 };
 
 /// Whether pair `a` comes after pair `b`: by key, and with `vals` (equal keys ordered by
 /// value, [`RadixSorter::ties_by_value`]) by value where keys are equal.
 #[inline]
-fn after(keys: &[u64], vals: Option<&[u32]>, a: usize, b: usize) -> bool {
+pub(super) fn after(keys: &[u64], vals: Option<&[u32]>, a: usize, b: usize) -> bool {
     match vals {
         Some(v) => (keys[a], v[a]) > (keys[b], v[b]),
         None => keys[a] > keys[b],
@@ -178,8 +179,9 @@ impl RadixSorter {
         let parallel = n >= MERGE_PARALLEL_MIN && rayon::current_num_threads() > 1;
         let by_value = self.ties_by_value.then_some(&*vals);
         if std::mem::take(&mut self.gaps_given) {
-            // The caller found the descents as it wrote the input: widened in one serial
-            // pass (a few hundred gaps in a frame), no pass over the input.
+            // The caller found the descents (or a tail holding them) as it wrote the input:
+            // widened without a pass over the input, in parallel groups where there are
+            // many gaps.
             let zone = crate::profile::zone!("widen-gaps");
             self.runs.clear();
             let given = &self.given_gaps[..];

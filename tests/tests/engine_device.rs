@@ -262,3 +262,49 @@ fn a_retained_target_exported_to_the_engine_on_vulkan() {
 fn a_retained_target_exported_to_the_engine_on_gl() {
     export_on(wgpu::Backends::GL);
 }
+
+/// The engine's device lost under the backend before its loss is reported (the engine
+/// destroyed it; a driver reset looks the same until wgpu's next poll): the mip maker,
+/// made on first use, is made on the dead device without a panic, generating mips and
+/// preparing uploads return a typed error or nothing, and none of Switchyard's errors
+/// reaches the engine's error handler (it catches its own with error scopes).
+fn mips_on_a_device_lost_unreported(api: wgpu::Backends) {
+    use switchyard::backend::{CreateError, PrepareUploads, TextureDesc, TextureFormat, TextureUsage, WriteError};
+    let Some((device, backend)) = engine(api) else { return };
+    let reached = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = reached.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().unwrap().push(e.to_string())));
+    let desc = TextureDesc {
+        label: "mipped".into(),
+        width: 64,
+        height: 64,
+        format: TextureFormat::Rgba8UnormSrgb,
+        usage: TextureUsage::SAMPLED | TextureUsage::RENDER_TARGET | TextureUsage::COPY_DST,
+        samples: 1,
+        mip_levels: 7,
+    };
+    let texture = backend.create_texture(&desc).unwrap();
+    device.destroy();
+    assert!(!backend.is_lost(), "{api:?}: the loss is not reported before wgpu's poll");
+    for _ in 0..2 {
+        let made = backend.generate_mips(texture);
+        assert!(matches!(made, Ok(()) | Err(WriteError::DeviceLost)), "{api:?}: {made:?}");
+        let formats = [TextureFormat::Rgba8Unorm];
+        let prepared = backend.prepare_uploads(&PrepareUploads { mip_formats: &formats, ..Default::default() });
+        assert!(
+            matches!(prepared, Ok(_) | Err(CreateError::DeviceLost | CreateError::Validation(_))),
+            "{api:?}: {prepared:?}"
+        );
+    }
+    assert_eq!(*reached.lock().unwrap(), Vec::<String>::new(), "{api:?}: errors the engine's handler saw");
+}
+
+#[test]
+fn mips_on_an_unreported_lost_device_vulkan() {
+    mips_on_a_device_lost_unreported(wgpu::Backends::VULKAN);
+}
+
+#[test]
+fn mips_on_an_unreported_lost_device_gl() {
+    mips_on_a_device_lost_unreported(wgpu::Backends::GL);
+}

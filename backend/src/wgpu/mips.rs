@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use parking_lot::Mutex;
 
 use super::WgpuBackend;
-use crate::error::WriteError;
+use crate::error::{CreateError, WriteError};
 use crate::handle::TextureId;
 
 const SHADER: &str = r"
@@ -153,7 +153,7 @@ struct ComputeMips {
 }
 
 impl ComputeMips {
-    fn new(device: &wgpu::Device) -> Self {
+    fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("switchyard-mips-compute"),
             source: wgpu::ShaderSource::Wgsl(COMPUTE_SHADER.into()),
@@ -205,14 +205,16 @@ impl ComputeMips {
             let at = ((n - 1) * stride) as usize;
             values[at..at + 4].copy_from_slice(&n.to_le_bytes());
         }
-        let levels = wgpu::util::DeviceExt::create_buffer_init(
-            device,
-            &wgpu::util::BufferInitDescriptor {
-                label: Some("switchyard-mips-levels"),
-                contents: &values,
-                usage: wgpu::BufferUsages::UNIFORM,
-            },
-        );
+        // Written through the queue, not mapped at creation: on a device lost before its
+        // loss is reported the buffer is invalid and its mapped range would panic in wgpu,
+        // where a queued write only reports an error (the next frame sees the loss).
+        let levels = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("switchyard-mips-levels"),
+            size: values.len() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        queue.write_buffer(&levels, 0, &values);
         let stand_in = device
             .create_texture(&wgpu::TextureDescriptor {
                 label: Some("switchyard-mips-stand-in"),
@@ -259,8 +261,10 @@ pub(super) struct MipMaker {
 }
 
 impl MipMaker {
-    pub(super) fn new(device: &wgpu::Device, compute: bool) -> Self {
-        let compute = compute.then(|| ComputeMips::new(device));
+    /// The levels' uniform values (compute path) are written through `queue`: they reach
+    /// the GPU with the next submit, before any submit of passes made with this maker.
+    pub(super) fn new(device: &wgpu::Device, queue: &wgpu::Queue, compute: bool) -> Self {
+        let compute = compute.then(|| ComputeMips::new(device, queue));
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("switchyard-mips"),
             source: wgpu::ShaderSource::Wgsl(SHADER.into()),
@@ -344,28 +348,45 @@ impl MipMaker {
 }
 
 impl WgpuBackend {
+    /// The mip maker, made on first use under error scopes: on a device lost before its
+    /// loss is reported its objects are invalid, the errors are caught here (not passed
+    /// to an engine's handler) and nothing is kept, so the next call tries again.
+    pub(super) fn mip_maker(&self) -> Result<&MipMaker, CreateError> {
+        if let Some(maker) = self.mips.get() {
+            return Ok(maker);
+        }
+        let made = self.scoped(|| MipMaker::new(&self.device, &self.queue, self.compute_mips))?;
+        Ok(self.mips.get_or_init(|| made))
+    }
+
     /// See [`crate::Backend::generate_mips`].
     pub(super) fn make_mips(&self, texture: TextureId) -> Result<(), WriteError> {
         if self.is_lost() {
             return Err(WriteError::DeviceLost);
         }
+        // The maker's objects are fixed and valid, and the texture is checked before
+        // anything is recorded: wgpu refuses them only on a lost device.
+        let maker = self.mip_maker().map_err(|_| WriteError::DeviceLost)?;
         let reg = self.reg.read();
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-mips") });
-        self.encode_mips(&reg, texture, &mut encoder)?;
-        let commands = encoder.finish();
-        drop(reg);
-        // Level 0's staged write (if any) runs before these commands: wgpu flushes staged
-        // writes at the start of the next submit.
-        let _queue = self.queue_use.lock();
-        self.queue.submit([commands]);
-        Ok(())
+        let recorded = self.scoped(|| {
+            let mut encoder =
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("switchyard-mips") });
+            self.encode_mips(maker, &reg, texture, &mut encoder)?;
+            let commands = encoder.finish();
+            // Level 0's staged write (if any) runs before these commands: wgpu flushes
+            // staged writes at the start of the next submit.
+            let _queue = self.queue_use.lock();
+            self.queue.submit([commands]);
+            Ok(())
+        });
+        recorded.map_err(|_| WriteError::DeviceLost)?
     }
 
     /// Records the passes that make every level of `texture` below the first on
     /// `encoder` (checked first: nothing recorded on a refusal).
     pub(super) fn encode_mips(
         &self,
+        maker: &MipMaker,
         reg: &crate::registry::Registry<super::WgpuObjects>,
         texture: TextureId,
         encoder: &mut wgpu::CommandEncoder,
@@ -373,7 +394,7 @@ impl WgpuBackend {
         let kind = crate::command::ResourceKind::Texture;
         let e = reg.textures.get(texture).ok_or(WriteError::InvalidHandle { kind })?;
         crate::texels::check_generate(&e.meta)?;
-        self.encode_levels(&[(&e.obj.0, e.meta.format, e.meta.mip_levels)], encoder);
+        self.encode_levels(maker, &[(&e.obj.0, e.meta.format, e.meta.mip_levels)], encoder);
         Ok(())
     }
 
@@ -384,10 +405,10 @@ impl WgpuBackend {
     /// the others in render passes.
     pub(super) fn encode_levels(
         &self,
+        maker: &MipMaker,
         textures: &[(&wgpu::Texture, crate::TextureFormat, u32)],
         encoder: &mut wgpu::CommandEncoder,
     ) {
-        let maker = self.mips.get_or_init(|| MipMaker::new(&self.device, self.compute_mips));
         let on_compute = |t: &wgpu::Texture| t.usage().contains(wgpu::TextureUsages::STORAGE_BINDING);
         if let Some(c) = &maker.compute {
             self.encode_compute(c, textures.iter().filter(|(t, ..)| on_compute(t)), encoder);

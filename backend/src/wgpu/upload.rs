@@ -118,7 +118,10 @@ impl WgpuBackend {
         {
             zone!("stage-mips");
             let textures: Vec<_> = mips.iter().map(|(t, m)| (t, m.format, m.mip_levels)).collect();
-            self.encode_levels(&textures, &mut enc);
+            if !textures.is_empty() {
+                let maker = self.mip_maker().map_err(|_| SubmitError::DeviceLost)?;
+                self.encode_levels(maker, &textures, &mut enc);
+            }
         }
         let (chunks, back) = ring.take_closed();
         zone!("stage-finish");
@@ -155,10 +158,11 @@ impl WgpuBackend {
         crate::upload::check_prepare(p)?;
         let mut made = PreparedUploads::default();
         if !p.mip_formats.is_empty() {
-            let maker = self.mips.get_or_init(|| super::mips::MipMaker::new(&self.device, self.compute_mips));
-            for &f in p.mip_formats {
-                made.mip_pipelines += u32::from(maker.ensure(&self.device, super::convert::texture_format(f)));
-            }
+            let maker = self.mip_maker()?;
+            made.mip_pipelines = self.scoped(|| {
+                let formats = p.mip_formats.iter().map(|&f| super::convert::texture_format(f));
+                formats.map(|f| u32::from(maker.ensure(&self.device, f))).sum()
+            })?;
         }
         made.staging_bytes = self.upload_ring.lock().reserve(&self.device, p.staging_bytes);
         made.frame_staging_bytes = self.staging.lock().reserve_writes(&self.device, p.frame_writes);

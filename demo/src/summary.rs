@@ -60,7 +60,7 @@ pub(crate) fn print(
         s.workers
     );
     println!(
-        "\nlast frame: objects {}, visible per scene pass [{}]{} (views that took an earlier view's frustum test {}), queue items {} (sorts from last frame's order {}/{}, \
+        "\nlast frame: objects {}, visible per scene pass [{}]{} (views that took an earlier view's frustum test {}, in its pass over the objects {}), queue items {} (sorts from last frame's order {}/{}, \
          keys nearly in order {}, kept as they were {}; culled, sorted and batched as last frame {}), batches {}, draw calls {}, state changes {}, chunks {}, display lists {}/{}/{} \
          (hits/misses/rebuilds), uploaded {} bytes",
         s.objects,
@@ -75,6 +75,7 @@ pub(crate) fn print(
             n => format!(" ({n} culled on the GPU: there, the candidates its cull tests)"),
         },
         s.frustum_tests_taken,
+        s.culls_joined,
         s.queue_items,
         s.sorts_from_last_order,
         s.views,

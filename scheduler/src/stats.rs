@@ -105,6 +105,11 @@ pub struct FrameStats {
     /// every object: views of one camera (a depth prepass, the opaque and the transparent
     /// pass) differ only in which visible objects their queues keep.
     pub frustum_tests_taken: u32,
+    /// Of those, views culled in the same parallel pass over the objects as the view whose
+    /// test they took (the first later view of each camera whose leader culls on the CPU
+    /// this frame): their lists are made while each part's objects are in the core's
+    /// cache, and ready when the leader's is. Their cull time is counted in the leader's.
+    pub culls_joined: u32,
     /// Batches (instanced draws) over all views.
     pub batches: u32,
     /// Draw API calls.
@@ -176,6 +181,7 @@ impl Default for FrameStats {
             sorts_unchanged: 0,
             culls_kept: 0,
             frustum_tests_taken: 0,
+            culls_joined: 0,
             batches: 0,
             draw_calls: 0,
             state_changes: 0,
@@ -409,6 +415,7 @@ impl serde::Serialize for FrameStats {
         m.serialize_entry("sorts_unchanged", &self.sorts_unchanged)?;
         m.serialize_entry("culls_kept", &self.culls_kept)?;
         m.serialize_entry("frustum_tests_taken", &self.frustum_tests_taken)?;
+        m.serialize_entry("culls_joined", &self.culls_joined)?;
         m.serialize_entry("batches", &self.batches)?;
         m.serialize_entry("draw_calls", &self.draw_calls)?;
         m.serialize_entry("state_changes", &self.state_changes)?;

@@ -15,6 +15,10 @@
 //! building them in phases of its own (no second read of the objects on another core):
 //! the objects that stay in last frame's order with last frame's keys, then the others
 //! with theirs, read by object index.
+//!
+//! Views of one camera take the first one's frustum test ([`CullFrom`]); the first later
+//! view that does is culled in the same parallel pass as its leader ([`cull_views`]), so
+//! its list is ready when the leader's is rather than one stage later.
 
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
 use switchyard_kernels::par::{self, Scaled};
@@ -26,6 +30,9 @@ use crate::profile;
 use crate::scene::{Objects, CASTS_SHADOWS};
 use crate::sort::key::{may_blend, write_keys};
 use crate::view::View;
+
+mod set;
+pub(crate) use set::VisibleSet;
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
 /// least [`MIN_CULL_PART`] objects (a multiple of 64, so a part owns whole words of the
@@ -95,91 +102,6 @@ struct CullPart {
     changed: bool,
 }
 
-/// A view's visible objects as a bit per object. Part `p` of the cull owns the words of its
-/// objects, filled in parallel.
-#[derive(Debug, Default)]
-pub(crate) struct VisibleSet {
-    words: Vec<u64>,
-}
-
-impl VisibleSet {
-    /// Whether object `i` is a member (indices past the set's scene are not).
-    #[inline]
-    pub(crate) fn contains(&self, i: u32) -> bool {
-        self.words.get(i as usize / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-
-    /// Sizes the set for `words` words, all to be written by their parts.
-    fn reset(&mut self, words: usize) {
-        resize(&mut self.words, words);
-    }
-
-    /// Appends to `fresh` the members of `words` (part `part`'s, parts of `words.len() * 64`
-    /// objects) that `prev` lacks, ascending: a word at a time.
-    fn fresh_of_part(words: &[u64], prev: &VisibleSet, part: usize, fresh: &mut Vec<u32>) {
-        let base = part * words.len();
-        let prev = prev.words.get(base..).unwrap_or(&[]);
-        for (w, &now) in words.iter().enumerate() {
-            let mut f = now & !prev.get(w).copied().unwrap_or(0);
-            while f != 0 {
-                fresh.push(((base + w) * 64) as u32 + f.trailing_zeros());
-                f &= f - 1;
-            }
-        }
-    }
-
-    /// Part `part`'s words of the objects that stay: members of `words` (its words of this
-    /// cull's set) and of `prev`, but not of `moved` (its objects whose key changed).
-    fn stay_of_part(stay: &mut [u64], words: &[u64], prev: &VisibleSet, part: usize, moved: &[u32]) {
-        let base = part * words.len();
-        let prev = prev.words.get(base..).unwrap_or(&[]);
-        for (w, (s, &now)) in stay.iter_mut().zip(words).enumerate() {
-            *s = now & prev.get(w).copied().unwrap_or(0);
-        }
-        for &i in moved {
-            let o = i as usize - base * 64;
-            stay[o / 64] &= !(1 << (o % 64));
-        }
-    }
-
-    /// Whether `words` (part `part`'s) equal `prev`'s words for the same objects (words
-    /// `prev` lacks count as empty).
-    fn same_part(words: &[u64], prev: &VisibleSet, part: usize) -> bool {
-        let base = part * words.len();
-        let prev = prev.words.get(base..).unwrap_or(&[]);
-        words.iter().enumerate().all(|(w, &now)| now == prev.get(w).copied().unwrap_or(0))
-    }
-
-    /// Part `part`'s words from its visible list (ascending, within the part's objects;
-    /// parts of `words.len() * 64` objects).
-    fn fill_part(words: &mut [u64], part: usize, visible: &[u32]) {
-        words.fill(0);
-        let base = part * words.len() * 64;
-        // The list ascends, so each word's members come together: gathered in a register
-        // and stored once (an OR into memory per member waits on the last one's store).
-        let (mut at, mut bits) = (usize::MAX, 0u64);
-        for &i in visible {
-            let o = i as usize - base;
-            if o / 64 != at {
-                if let Some(w) = words.get_mut(at) {
-                    *w = bits;
-                }
-                (at, bits) = (o / 64, 0);
-            }
-            bits |= 1 << (o % 64);
-        }
-        if let Some(w) = words.get_mut(at) {
-            *w = bits;
-        }
-    }
-}
-
-/// `v.resize(n, 0)` without writing what is kept (its parts overwrite it).
-fn resize<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
-    v.truncate(n);
-    v.resize(n, T::default());
-}
-
 /// The cull stage's output for one view: the visible dense object indices in ascending
 /// order (held as the parts' lists, read piece by piece) and the materials they use.
 #[derive(Debug, Default)]
@@ -213,6 +135,12 @@ pub(crate) struct VisibleList {
     raw_of: Option<RawKey>,
     /// The last cull took an earlier view's frustum test ([`CullFrom::View`]).
     took: bool,
+    /// The frame whose cull of this list an earlier view's job made ([`cull_views`]):
+    /// this view's own job, which follows it, takes the stamp and culls nothing. A frame
+    /// that ends before that job runs leaves a stale stamp, which no later frame matches.
+    pub(crate) fed: Option<u64>,
+    /// The last cull was made in an earlier view's pass over the objects ([`cull_views`]).
+    joined: bool,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -236,6 +164,7 @@ impl VisibleList {
         self.unchanged = false;
         self.raw_of = None;
         self.took = false;
+        self.joined = false;
         self.ms = ms;
     }
 
@@ -257,6 +186,11 @@ impl VisibleList {
     /// Whether the last cull took an earlier view's frustum test.
     pub(crate) fn took_frustum_test(&self) -> bool {
         self.took
+    }
+
+    /// Whether the last cull was made in an earlier view's pass over the objects.
+    pub(crate) fn joined(&self) -> bool {
+        self.joined
     }
 
     /// Whether the visible set and the visible objects' keys are the previous cull's.
@@ -441,71 +375,65 @@ struct RawKey {
     part_len: usize,
 }
 
-/// Culls `view`'s frustum over every object, in parallel parts on the current pool, or
-/// takes an earlier view's frustum test (`from`).
-pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from: CullFrom<'_>, out: &mut VisibleList) {
-    let t = std::time::Instant::now();
-    let o = ctx.objects;
-    let n = o.len();
-    let input = o.cull_input();
-    let filter = CullFilter {
-        layer_mask: view.layer_mask,
-        required_flags: if view.pass == PassKind::Shadow { CASTS_SHADOWS } else { 0 },
-    };
-    // A queue of one kind when no material is of that kind: nothing to test.
-    let none_of_kind = match ctx.queue {
-        Queue::All => false,
-        Queue::Opaque => ctx.mat_frames.iter().all(|m| m.transparent),
-        Queue::Transparent => !ctx.mat_frames.iter().any(|m| m.transparent),
-    };
-    let n = if none_of_kind { 0 } else { n };
-    let blend = may_blend(view, ctx.queue);
-    let part_len = part_len(n, rayon::current_num_threads());
-    let parts = n.div_ceil(part_len).max(1);
-    let key = RawKey {
-        frustum: *frustum,
-        layer_mask: filter.layer_mask,
-        required_flags: filter.required_flags,
-        objects: n,
-        part_len,
-    };
-    // An earlier view's frustum test, where it holds this view's (a view with nothing of
-    // its queue's kind tests nothing and keeps nothing).
-    let taken = match from {
-        CullFrom::View(src) if n > 0 && src.raw_of == Some(key) && src.parts.len() == parts => Some(src),
-        _ => None,
-    };
-    let shared = if taken.is_some() { ", an earlier view's frustum test" } else { "" };
-    profile::zone_text!("cull", "view {} ({:?}){shared}", ctx.label, view.pass);
-    let keep_raw = matches!(from, CullFrom::Keep) && n > 0;
-    out.raw_of = keep_raw.then_some(key);
-    out.took = taken.is_some();
-    out.parts.resize_with(parts, CullPart::default);
-    out.next_generation(parts, part_len);
-    par::set_len(&mut out.keys, parts * part_len);
-    let (set, prev) = (&mut out.set, &out.prev_set);
-    let part_words = part_len / 64;
-    let parts = (
-        &mut out.parts[..],
-        (Scaled(&mut set.words[..], part_words), Scaled(&mut out.stay.words[..], part_words)),
-        Scaled(&mut out.keys[..], part_len),
-    );
-    par::fill_blocks(1, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
-        let part = &mut part[0];
-        part.visible.clear();
-        match taken {
-            Some(src) => part.visible.clone_from(&src.parts[p].raw),
-            None => {
-                let range = p * part_len..((p + 1) * part_len).min(n);
-                cull_range(&input, ctx.blocks, frustum, filter, ctx.kernel, range, &mut part.visible);
-            }
-        }
-        if keep_raw {
-            part.raw.clone_from(&part.visible);
-        }
+/// One view's cull as set before its parts run.
+struct Setup<'a> {
+    ctx: CullCtx<'a>,
+    view: &'a View,
+    filter: CullFilter,
+    /// Objects tested (none where no material is of the queue's kind).
+    n: usize,
+    part_len: usize,
+    parts: usize,
+    blend: bool,
+    key: RawKey,
+}
+
+impl<'a> Setup<'a> {
+    fn new(ctx: CullCtx<'a>, view: &'a View, frustum: &Frustum) -> Self {
+        let filter = CullFilter {
+            layer_mask: view.layer_mask,
+            required_flags: if view.pass == PassKind::Shadow { CASTS_SHADOWS } else { 0 },
+        };
+        // A queue of one kind when no material is of that kind: nothing to test.
+        let none_of_kind = match ctx.queue {
+            Queue::All => false,
+            Queue::Opaque => ctx.mat_frames.iter().all(|m| m.transparent),
+            Queue::Transparent => !ctx.mat_frames.iter().any(|m| m.transparent),
+        };
+        let n = if none_of_kind { 0 } else { ctx.objects.len() };
+        let part_len = part_len(n, rayon::current_num_threads());
+        let key = RawKey {
+            frustum: *frustum,
+            layer_mask: filter.layer_mask,
+            required_flags: filter.required_flags,
+            objects: n,
+            part_len,
+        };
+        let blend = may_blend(view, ctx.queue);
+        Self { ctx, view, filter, n, part_len, parts: n.div_ceil(part_len).max(1), blend, key }
+    }
+
+    /// Whether this view takes `src`'s frustum test: culled with the same planes, filter
+    /// and parts (a view with nothing of its queue's kind tests nothing and takes nothing).
+    fn takes(&self, src: &RawKey) -> bool {
+        self.n > 0 && *src == self.key
+    }
+
+    /// Part `p`'s output from its objects in the frustum (`part.visible`, ascending):
+    /// the queue's and passes' filter, the materials seen, the keys (`keys`, the part's
+    /// range), its words of the visible set and of the objects that stay, its new and
+    /// moved objects.
+    fn fill_part(
+        &self,
+        p: usize,
+        part: &mut CullPart,
+        (words, stay, keys): (&mut [u64], &mut [u64], &mut [u64]),
+        prev: &VisibleSet,
+    ) {
+        let (ctx, o) = (&self.ctx, self.ctx.objects);
         if ctx.queue != Queue::All || ctx.pass_filter {
             let want = (ctx.queue != Queue::Opaque, ctx.queue != Queue::Transparent);
-            let bit = view.pass.bit();
+            let bit = self.view.pass.bit();
             part.visible.retain(|&i| {
                 let m = &ctx.mat_frames[o.material[i as usize] as usize];
                 (if m.transparent { want.0 } else { want.1 }) && m.passes & bit != 0
@@ -516,21 +444,128 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
         part.used.reset(ctx.materials);
         part.fresh.clear();
         part.moved.clear();
-        let base = p * part_len;
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
         }
         // Each key is compared with the one its slot holds, the previous cull's where the
         // object was visible to it.
+        let part_words = self.part_len / 64;
         let was = prev.words.get(p * part_words..).unwrap_or(&[]);
-        write_keys(view, o, ctx.mat_frames, (&part.visible, blend), (keys, base), (was, &mut part.moved));
+        let base = p * self.part_len;
+        let (visible, moved) = (&part.visible, &mut part.moved);
+        write_keys(self.view, o, ctx.mat_frames, (visible, self.blend), (keys, base), (was, moved));
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
         VisibleSet::stay_of_part(stay, words, prev, p, &part.moved);
         part.changed = !part.moved.is_empty() || !VisibleSet::same_part(words, prev, p);
+    }
+}
+
+/// A list's arrays as its cull's parallel parts write them: the parts, their words of the
+/// visible set and of the objects that stay, their keys.
+type PartsOut<'o> = (&'o mut [CullPart], (Scaled<&'o mut [u64]>, Scaled<&'o mut [u64]>), Scaled<&'o mut [u64]>);
+
+impl VisibleList {
+    /// Starts a cull as `s` sets it (`keep_raw`: a later view takes its frustum test;
+    /// `took`: it takes an earlier view's): the arrays its parts write, and the previous
+    /// cull's set.
+    fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, &VisibleSet) {
+        self.raw_of = keep_raw.then_some(s.key);
+        self.took = took;
+        self.joined = false;
+        self.parts.resize_with(s.parts, CullPart::default);
+        self.next_generation(s.parts, s.part_len);
+        par::set_len(&mut self.keys, s.parts * s.part_len);
+        let part_words = s.part_len / 64;
+        let sets = (Scaled(&mut self.set.words[..], part_words), Scaled(&mut self.stay.words[..], part_words));
+        ((&mut self.parts[..], sets, Scaled(&mut self.keys[..], s.part_len)), &self.prev_set)
+    }
+}
+
+/// Part `p`'s objects in the frustum into `out`: `s`'s test of its range of the objects,
+/// or `taken` (an earlier view's test of it).
+fn test_part(s: &Setup<'_>, frustum: &Frustum, p: usize, taken: Option<&[u32]>, out: &mut Vec<u32>) {
+    out.clear();
+    match taken {
+        Some(raw) => out.extend_from_slice(raw),
+        None => {
+            let range = p * s.part_len..((p + 1) * s.part_len).min(s.n);
+            cull_range(&s.ctx.objects.cull_input(), s.ctx.blocks, frustum, s.filter, s.ctx.kernel, range, out);
+        }
+    }
+}
+
+/// Culls `view`'s frustum over every object, in parallel parts on the current pool, or
+/// takes an earlier view's frustum test (`from`).
+pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from: CullFrom<'_>, out: &mut VisibleList) {
+    let t = std::time::Instant::now();
+    let s = Setup::new(*ctx, view, frustum);
+    // An earlier view's frustum test, where it holds this view's.
+    let taken = match from {
+        CullFrom::View(src) if src.raw_of.as_ref().is_some_and(|k| s.takes(k)) && src.parts.len() == s.parts => {
+            Some(src)
+        }
+        _ => None,
+    };
+    let shared = if taken.is_some() { ", an earlier view's frustum test" } else { "" };
+    profile::zone_text!("cull", "view {} ({:?}){shared}", ctx.label, view.pass);
+    let keep_raw = matches!(from, CullFrom::Keep) && s.n > 0;
+    let (parts, prev) = out.open(&s, keep_raw, taken.is_some());
+    par::fill_blocks(1, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
+        let part = &mut part[0];
+        test_part(&s, frustum, p, taken.map(|src| &src.parts[p].raw[..]), &mut part.visible);
+        if keep_raw {
+            part.raw.clone_from(&part.visible);
+        }
+        s.fill_part(p, part, (words, stay, keys), prev);
     });
     out.finish(ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+/// One view's cull: its context, its view and frustum, and its list.
+pub(crate) type CullOf<'a, 'c> = (&'a CullCtx<'c>, &'a View, &'a Frustum, &'a mut VisibleList);
+
+/// Culls `lead` keeping its frustum test, as [`cull_view`] with [`CullFrom::Keep`] does,
+/// and in the same parallel parts `follow`, a later view of the same camera, from that
+/// test, as [`cull_view`] with [`CullFrom::View`] would after it: the follower's list is
+/// the same, written while the part's objects are in the core's cache, and ready when the
+/// leader's is, not one stage later. `false`, with nothing culled, where the follower
+/// would not take the leader's test (other planes, filter or parts, or nothing of its
+/// queue's kind): cull each on its own. The stage's time is the leader's (the
+/// follower's list reports none: the frame's cull total counts it once).
+pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>) -> bool {
+    let t = std::time::Instant::now();
+    let ((ctx, view, frustum, out), (f_ctx, f_view, f_frustum, f_out)) = (lead, follow);
+    let (s, f) = (Setup::new(*ctx, view, frustum), Setup::new(*f_ctx, f_view, f_frustum));
+    if s.n == 0 || !f.takes(&s.key) || f.parts != s.parts {
+        return false;
+    }
+    profile::zone_text!(
+        "cull",
+        "view {} ({:?}), and {} ({:?}) from its frustum test",
+        ctx.label,
+        view.pass,
+        f_ctx.label,
+        f_view.pass
+    );
+    let ((parts, prev), (f_parts, f_prev)) = (out.open(&s, true, false), f_out.open(&f, false, true));
+    par::fill_blocks(1, (parts, f_parts), &|p, (lead, follow)| {
+        let (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _)) = lead;
+        let part = &mut part[0];
+        test_part(&s, frustum, p, None, &mut part.visible);
+        part.raw.clone_from(&part.visible);
+        s.fill_part(p, part, (words, stay, keys), prev);
+        let (f_part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _)) = follow;
+        let f_part = &mut f_part[0];
+        test_part(&f, f_frustum, p, Some(&part.raw), &mut f_part.visible);
+        f.fill_part(p, f_part, (words, stay, keys), f_prev);
+    });
+    out.finish(ctx.materials);
+    f_out.finish(f_ctx.materials);
+    out.ms = t.elapsed().as_secs_f64() * 1e3;
+    (f_out.ms, f_out.joined) = (0.0, true);
+    true
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::Resources;
 use crate::batch::Batches;
 use crate::batch::{batch_view, BatchCtx};
 use crate::cull::VisibleList;
-use crate::cull::{cull_view, CullCtx, CullFrom};
+use crate::cull::{cull_view, cull_views, CullCtx, CullFrom};
 use crate::error::RenderError;
 use crate::frame_graph::CallbackContext;
 use crate::frame_graph::{Queue, TargetId};
@@ -192,7 +192,10 @@ impl<C> Default for EngineRecorded<C> {
 pub(crate) enum Job {
     /// Cull view `view`. `from`: an earlier view of the same camera and filter, whose
     /// cull this one follows and whose frustum test it takes where both cull on the CPU.
-    Cull { view: usize, from: Option<usize> },
+    /// `feeds`: the first later view that follows this one, whose list this job writes
+    /// too where both cull on the CPU this frame ([`crate::cull::cull_views`]: one pass
+    /// over the objects; that view's own job then finds its list made).
+    Cull { view: usize, from: Option<usize>, feeds: Option<usize> },
     /// Key and sort view `v`'s visible objects.
     Sort(usize),
     /// Batch view `v`'s sorted queue.
@@ -227,9 +230,10 @@ impl GraphJob for Job {
     fn accesses(&self, out: &mut Vec<Access<Datum>>) {
         use Access::{Read, Write};
         match *self {
-            Job::Cull { view, from } => {
+            Job::Cull { view, from, feeds } => {
                 out.extend([Write(Datum::Visible(view)), Write(Datum::Buckets(view))]);
                 out.extend(from.map(|f| Read(Datum::Visible(f))));
+                out.extend(feeds.map(|f| Write(Datum::Visible(f))));
             }
             Job::Sort(v) => out.extend([Read(Datum::Visible(v)), Write(Datum::Sorted(v))]),
             Job::Batch(v) => out.extend([Read(Datum::Sorted(v)), Write(Datum::Batches(v))]),
@@ -257,10 +261,11 @@ impl GraphJob for Job {
 pub(super) fn build_graph(views: &[(&str, Option<usize>)], engine: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
     let mut g = JobGraphBuilder::new();
     let mut culls = Vec::with_capacity(views.len());
-    for (v, &(name, from)) in views.iter().enumerate() {
-        let from = from.filter(|&f| f < v);
-        let after: Vec<_> = from.map(|f| culls[f]).into_iter().collect();
-        culls.push(g.add(Job::Cull { view: v, from }, format!("cull[{name}]"), &after));
+    let from = |v: usize| views[v].1.filter(|&f| f < v);
+    for (v, &(name, _)) in views.iter().enumerate() {
+        let after: Vec<_> = from(v).map(|f| culls[f]).into_iter().collect();
+        let feeds = (v + 1..views.len()).find(|&w| from(w) == Some(v));
+        culls.push(g.add(Job::Cull { view: v, from: from(v), feeds }, format!("cull[{name}]"), &after));
     }
     let patch = g.add(Job::Patch { views: views.len() }, "patch", &culls);
     for (v, &(name, _)) in views.iter().enumerate() {
@@ -295,6 +300,20 @@ pub(super) struct FrameJobs<'a, B: Backend> {
 }
 
 impl<B: Backend> FrameJobs<'_, B> {
+    /// What `view`'s cull on the CPU reads.
+    fn cull_ctx<'v>(&'v self, view: &'v ViewFrame<B::Chunk>) -> CullCtx<'v> {
+        CullCtx {
+            label: &view.setup.pass.label,
+            objects: self.objects,
+            blocks: self.blocks,
+            kernel: self.res.kernel,
+            materials: self.mat_frames.len(),
+            mat_frames: self.mat_frames,
+            queue: view.setup.queue,
+            pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
+        }
+    }
+
     /// Runs one job; it touches exactly the data [`Job::accesses`] names.
     pub(super) fn run(&self, job: Job) {
         if self.panics == Some(job) {
@@ -318,18 +337,26 @@ impl<B: Backend> FrameJobs<'_, B> {
             Job::Cull { view: v, .. } if self.views[v].setup.keep => self.views[v].visible.write().kept(),
             Job::Sort(v) if self.views[v].setup.keep => self.views[v].sorted.write().kept(),
             Job::Batch(v) if self.views[v].setup.keep => self.views[v].batches.write().ms = 0.0,
-            Job::Cull { view: v, .. } => {
+            Job::Cull { view: v, feeds, .. } => {
                 let view = &self.views[v];
-                let ctx = CullCtx {
-                    label: &view.setup.pass.label,
-                    objects: self.objects,
-                    blocks: self.blocks,
-                    kernel: self.res.kernel,
-                    materials: self.mat_frames.len(),
-                    mat_frames: self.mat_frames,
-                    queue: view.setup.queue,
-                    pass_filter: self.lacking_passes & view.setup.view.pass.bit() != 0,
-                };
+                let ctx = self.cull_ctx(view);
+                let mut out = view.visible.write();
+                // Made by the earlier view's job this frame.
+                if out.fed.take() == Some(self.frame) {
+                    return;
+                }
+                // A later view of this camera that takes this view's frustum test this frame
+                // (it culls on the CPU and is not kept): both lists in one pass.
+                let follower = feeds.filter(|&f| view.setup.keep_raw && self.views[f].setup.cull_from == Some(v));
+                if let Some(f) = follower {
+                    let fv = &self.views[f];
+                    let (f_ctx, mut f_out) = (self.cull_ctx(fv), fv.visible.write());
+                    let lead = (&ctx, &view.setup.view, &view.setup.frustum, &mut *out);
+                    if cull_views(lead, (&f_ctx, &fv.setup.view, &fv.setup.frustum, &mut f_out)) {
+                        f_out.fed = Some(self.frame);
+                        return;
+                    }
+                }
                 // The earlier view's list is read-only from its cull's end (this job follows it).
                 let src = view.setup.cull_from.map(|f| self.views[f].visible.read());
                 let from = match &src {
@@ -337,7 +364,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     None if view.setup.keep_raw => CullFrom::Keep,
                     None => CullFrom::Objects,
                 };
-                cull_view(&ctx, &view.setup.view, &view.setup.frustum, from, &mut view.visible.write());
+                cull_view(&ctx, &view.setup.view, &view.setup.frustum, from, &mut out);
             }
             Job::Sort(v) => {
                 let view = &self.views[v];

@@ -517,6 +517,7 @@ impl<B: Backend> Renderer<B> {
                     stats.sorts_unchanged += u32::from(sorted.unchanged);
                     stats.culls_kept += u32::from(w.setup.keep);
                     stats.frustum_tests_taken += u32::from(!w.setup.keep && visible.took_frustum_test());
+                    stats.culls_joined += u32::from(!w.setup.keep && visible.joined());
                     stats.batches += batches.batches.len() as u32;
                     stats.cull_ms += visible.ms;
                     stats.sort_ms += sorted.ms;

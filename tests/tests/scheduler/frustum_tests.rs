@@ -72,7 +72,8 @@ fn pass_views(t: f32) -> Vec<View> {
 }
 
 /// The second shadow pass takes the first one's frustum test, the opaque and transparent
-/// passes take the prepass's; the light's forward pass tests on its own. Every view's
+/// passes take the prepass's (the second shadow pass and the opaque pass in the same pass
+/// over the objects as their leader's); the light's forward pass tests on its own. Every view's
 /// visible set, keys, queue, batches and commands match the reference (which tests every
 /// object for every view) while the camera orbits, objects move, come and go, and frames
 /// without changes keep the still light's culls (the last one every view's); the command streams are the same on 1, 2, 3 and 8
@@ -103,6 +104,11 @@ fn views_of_one_camera_take_the_first_ones_frustum_test() {
             let (kept, taken) = [(0, 3), (3, 2), (0, 3), (0, 3), (3, 2), (0, 3), (3, 2), (6, 0)][f];
             assert_eq!(stats.culls_kept, kept, "frame {f}: views that kept their cull");
             assert_eq!(stats.frustum_tests_taken, taken, "frame {f}: views that took an earlier view's test");
+            // The first follower of each leader that culls on the CPU is culled in its pass
+            // (shadow-b in shadow-a's unless the light's views are kept, opaque in the
+            // prepass's); the transparent pass takes the prepass's test in a job of its own.
+            let joined = [2, 1, 2, 2, 1, 2, 1, 0][f];
+            assert_eq!(stats.culls_joined, joined, "frame {f}: views culled in their leader's pass");
             assert_matches_reference(&w, &pass_views(t), &stats, f);
             let [_, _, _, pre, opaque, transparent] = stats.visible[..6] else { unreachable!() };
             assert!(opaque > 0 && transparent > 0, "frame {f}: both queues see objects");

@@ -135,12 +135,11 @@ pub(crate) struct VisibleList {
     raw_of: Option<RawKey>,
     /// The last cull took an earlier view's frustum test ([`CullFrom::View`]).
     took: bool,
-    /// The frame whose cull of this list an earlier view's job made ([`cull_views`]):
-    /// this view's own job, which follows it, takes the stamp and culls nothing. A frame
-    /// that ends before that job runs leaves a stale stamp, which no later frame matches.
-    pub(crate) fed: Option<u64>,
-    /// The last cull was made in an earlier view's pass over the objects ([`cull_views`]).
-    joined: bool,
+    /// The frame whose earlier view's job made the last cull of this list in its own pass
+    /// over the objects ([`cull_views`]); `None` when the list's last cull was its own.
+    /// This view's job that frame finds the stamp and culls nothing; a later frame's
+    /// does not match it.
+    joined: Option<u64>,
     /// Time the stage took, ms.
     pub(crate) ms: f64,
 }
@@ -164,7 +163,7 @@ impl VisibleList {
         self.unchanged = false;
         self.raw_of = None;
         self.took = false;
-        self.joined = false;
+        self.joined = None;
         self.ms = ms;
     }
 
@@ -190,7 +189,12 @@ impl VisibleList {
 
     /// Whether the last cull was made in an earlier view's pass over the objects.
     pub(crate) fn joined(&self) -> bool {
-        self.joined
+        self.joined.is_some()
+    }
+
+    /// Whether frame `frame`'s cull of this list was made in an earlier view's pass.
+    pub(crate) fn joined_in(&self, frame: u64) -> bool {
+        self.joined == Some(frame)
     }
 
     /// Whether the visible set and the visible objects' keys are the previous cull's.
@@ -472,7 +476,7 @@ impl VisibleList {
     fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, &VisibleSet) {
         self.raw_of = keep_raw.then_some(s.key);
         self.took = took;
-        self.joined = false;
+        self.joined = None;
         self.parts.resize_with(s.parts, CullPart::default);
         self.next_generation(s.parts, s.part_len);
         par::set_len(&mut self.keys, s.parts * s.part_len);
@@ -533,12 +537,14 @@ pub(crate) type CullOf<'a, 'c> = (&'a CullCtx<'c>, &'a View, &'a Frustum, &'a mu
 /// leader's is, not one stage later. `false`, with nothing culled, where the follower
 /// would not take the leader's test (other planes, filter or parts, or nothing of its
 /// queue's kind): cull each on its own. The stage's time is the leader's (the
-/// follower's list reports none: the frame's cull total counts it once).
-pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>) -> bool {
+/// follower's list reports none: the frame's cull total counts it once); the follower's
+/// list is stamped with `frame` ([`VisibleList::joined_in`]).
+pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>, frame: u64) -> bool {
     let t = std::time::Instant::now();
     let ((ctx, view, frustum, out), (f_ctx, f_view, f_frustum, f_out)) = (lead, follow);
     let (s, f) = (Setup::new(*ctx, view, frustum), Setup::new(*f_ctx, f_view, f_frustum));
-    if s.n == 0 || !f.takes(&s.key) || f.parts != s.parts {
+    // Equal keys: the same objects tested (none of them empty) in the same parts.
+    if !f.takes(&s.key) {
         return false;
     }
     profile::zone_text!(
@@ -564,7 +570,7 @@ pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>) -> bool {
     out.finish(ctx.materials);
     f_out.finish(f_ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
-    (f_out.ms, f_out.joined) = (0.0, true);
+    (f_out.ms, f_out.joined) = (0.0, Some(frame));
     true
 }
 

@@ -342,7 +342,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                 let ctx = self.cull_ctx(view);
                 let mut out = view.visible.write();
                 // Made by the earlier view's job this frame.
-                if out.fed.take() == Some(self.frame) {
+                if out.joined_in(self.frame) {
                     return;
                 }
                 // A later view of this camera that takes this view's frustum test this frame
@@ -352,8 +352,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                     let fv = &self.views[f];
                     let (f_ctx, mut f_out) = (self.cull_ctx(fv), fv.visible.write());
                     let lead = (&ctx, &view.setup.view, &view.setup.frustum, &mut *out);
-                    if cull_views(lead, (&f_ctx, &fv.setup.view, &fv.setup.frustum, &mut f_out)) {
-                        f_out.fed = Some(self.frame);
+                    if cull_views(lead, (&f_ctx, &fv.setup.view, &fv.setup.frustum, &mut f_out), self.frame) {
                         return;
                     }
                 }

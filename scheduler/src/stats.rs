@@ -88,11 +88,11 @@ pub struct FrameStats {
     pub buckets_built: u32,
     /// Queue items over all views.
     pub queue_items: u32,
-    /// Views whose sort started from last frame's order (the rest from object order: the
-    /// first frame, or after a failed one).
+    /// Views whose queue was merged from last frame's (the rest sorted from object order:
+    /// the first frame, or after a failed one).
     pub sorts_from_last_order: u32,
-    /// Views whose keys arrived in order or nearly so: the sorter's nearly-sorted path ran
-    /// (a few keys set aside and merged back) or nothing moved, not the full radix sort.
+    /// Views whose keys arrived in order or nearly so: only the new and moved objects were
+    /// sorted and merged in (or nothing moved), not the full radix sort.
     pub sorts_nearly_in_order: u32,
     /// Views whose cull found last frame's objects with last frame's keys: their queue was
     /// kept as it was, not sorted (counted in the two above as well).

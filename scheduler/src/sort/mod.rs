@@ -3,10 +3,10 @@
 //!
 //! The cull stage built each visible object's key ([`key::item_key`], by object index), the
 //! visible set, and which objects stay (visible last frame with the same key), are new, or
-//! moved (another key). The queue and its keys are written in one parallel pass: the
-//! objects that stay in last frame's order with last frame's keys, a sorted run, followed
-//! by the new and moved ones ([`coherent`]); the sorter's nearly-sorted path sorts that
-//! tail and merges it in.
+//! moved (another key). The queue is merged from last frame's ([`coherent`]): the new and
+//! moved objects, sorted, merged with the objects that stay, read in last frame's queue's
+//! order with its keys, in parallel segments, each pair read and written once. On a first
+//! frame the objects are written in object order with their keys and radix sorted.
 //! Equal keys end in object order, so the queue does not depend on earlier frames. Where
 //! the cull found the same objects with the same keys as last frame, last frame's queue is
 //! kept without a pass over it.
@@ -20,7 +20,7 @@ use crate::cull::VisibleList;
 use crate::material::MaterialFrame;
 use crate::profile;
 use crate::view::View;
-use coherent::{coherent_order, OrderScratch};
+use coherent::{merge_from_last, MergeScratch};
 
 /// The frame data of a material (every pass kind; the caller narrows `passes`).
 pub(crate) fn material_frame(variant: u32, shader: u32, transparent: bool, shadow_state: u32) -> MaterialFrame {
@@ -38,11 +38,11 @@ pub(crate) struct SortedQueue {
     /// first, and after a sort that did not finish).
     coherent: bool,
     generation: u64,
-    /// The next input order and its keys, built beside `queue` and `keys`.
+    /// The next queue and its keys, merged beside `queue` and `keys` from them.
     input: Vec<u32>,
     input_keys: Vec<u64>,
-    scratch: OrderScratch,
-    /// Whether this frame's input was last frame's order (stats and tests).
+    merge: MergeScratch,
+    /// Whether this frame's queue was merged from last frame's (stats and tests).
     pub(crate) from_last_order: bool,
     /// Whether the cull found last frame's objects and keys, so the queue was kept as it was
     /// (stats and tests).
@@ -77,68 +77,57 @@ pub(crate) struct SortCtx<'a> {
     pub(crate) label: &'a str,
 }
 
-/// Writes the keys of `visible`'s objects (the cull built them) in last frame's order
-/// where it has one (see [`coherent`]), else in object order, in parallel; sorts; orders
-/// equal keys by object.
+/// Sorts `visible`'s objects by (key, object): merged from last frame's queue where the
+/// list's previous cull is the one that queue was sorted from (see [`coherent`]), else
+/// written in object order with their keys (the cull built them) in parallel and radix
+/// sorted with equal keys ordered by object.
 pub(crate) fn sort_view(ctx: &SortCtx<'_>, view: &View, visible: &VisibleList, out: &mut SortedQueue) {
     profile::zone_text!("sort", "view {} ({:?})", ctx.label, view.pass);
     let t = std::time::Instant::now();
-    let n = visible.len();
-    let survey;
-    {
-        profile::zone!("sort-keys");
-        // Last frame's queue is the previous cull's set only if this list was culled once since.
-        let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
-        if coherent && visible.unchanged() {
-            // The same objects with the same keys (a still view, the far cascade of a still
-            // light): last frame's queue and keys are this frame's, nothing to write or sort.
-            out.kept();
-            out.generation = visible.generation;
-            out.coherent = true;
-            out.ms = t.elapsed().as_secs_f64() * 1e3;
-            return;
-        }
+    // Last frame's queue is the previous cull's set only if this list was culled once since.
+    let coherent = std::mem::take(&mut out.coherent) && visible.generation == out.generation + 1;
+    if coherent && visible.unchanged() {
+        // The same objects with the same keys (a still view, the far cascade of a still
+        // light): last frame's queue and keys are this frame's, nothing to write or sort.
+        out.kept();
+    } else {
         out.unchanged = false;
         let prev = (&out.queue[..], &out.keys[..]);
-        let order = (&mut out.input, &mut out.input_keys);
-        survey = coherent.then(|| coherent_order(prev, visible, &mut out.scratch, order)).flatten();
-        out.from_last_order = survey.is_some();
+        out.from_last_order =
+            coherent && merge_from_last(prev, visible, &mut out.merge, (&mut out.input, &mut out.input_keys));
         if out.from_last_order {
             std::mem::swap(&mut out.queue, &mut out.input);
             std::mem::swap(&mut out.keys, &mut out.input_keys);
+            out.sorter.last_path = switchyard_kernels::sort::SortPath::NearlySorted;
+            (out.sorter.last_passes, out.sorter.last_parallel) = (1, rayon::current_num_threads() > 1);
         } else {
-            switchyard_kernels::par::set_len(&mut out.queue, n);
-            switchyard_kernels::par::set_len(&mut out.keys, n);
-            // (On the first frame, or after a sort that did not finish.)
-            switchyard_kernels::par::fill_ranges(
-                visible.offsets(),
-                (&mut out.queue[..], &mut out.keys[..]),
-                &|p, (queue, keys): (&mut [u32], &mut [u64])| {
-                    queue.copy_from_slice(visible.piece(p));
-                    keys.iter_mut().zip(queue).for_each(|(k, &mut i)| *k = visible.key(i));
-                },
-            );
-        }
-    }
-    {
-        profile::zone!("radix-sort");
-        // Equal keys by object index: the queue is the unique (key, object) order, the
-        // same whatever last frame's order was (the nearly-sorted path orders ties as it
-        // merges; an input already in order is fixed only where its survey found ties
-        // out of order).
-        out.sorter.ties_by_value = true;
-        match survey {
-            Some((s, stay)) => {
-                // The objects that stay are a sorted run; every pair out of place is in the
-                // tail after it.
-                let tail = [(stay, n)];
-                let gaps = if stay < n { &tail[..] } else { &[] };
-                out.sorter.sort_vecs_surveyed(&mut out.keys, &mut out.queue, s, Some(gaps));
-            }
-            None => out.sorter.sort_vecs(&mut out.keys, &mut out.queue),
+            // (On the first frame, after a sort that did not finish, or a list culled twice.)
+            sort_in_object_order(visible, out);
         }
     }
     out.generation = visible.generation;
     out.coherent = true;
     out.ms = t.elapsed().as_secs_f64() * 1e3;
+}
+
+/// The queue of `visible` written in object order with its keys, then radix sorted.
+fn sort_in_object_order(visible: &VisibleList, out: &mut SortedQueue) {
+    {
+        profile::zone!("sort-keys");
+        switchyard_kernels::par::set_len(&mut out.queue, visible.len());
+        switchyard_kernels::par::set_len(&mut out.keys, visible.len());
+        switchyard_kernels::par::fill_ranges(
+            visible.offsets(),
+            (&mut out.queue[..], &mut out.keys[..]),
+            &|p, (queue, keys): (&mut [u32], &mut [u64])| {
+                queue.copy_from_slice(visible.piece(p));
+                keys.iter_mut().zip(queue).for_each(|(k, &mut i)| *k = visible.key(i));
+            },
+        );
+    }
+    profile::zone!("radix-sort");
+    // Equal keys by object index: the queue is the unique (key, object) order, the one
+    // the merge from last frame's queue keeps.
+    out.sorter.ties_by_value = true;
+    out.sorter.sort_vecs(&mut out.keys, &mut out.queue);
 }

@@ -49,7 +49,19 @@ fn zones_reach_puffin_in_a_process_of_its_own() {
     puffin::GlobalProfiler::lock().remove_sink(sink);
     let (scopes, threads, frames) = std::mem::take(&mut *seen.lock().unwrap());
     assert!(frames >= 4, "a puffin frame per frame mark: {frames}");
-    for zone in ["frame", "cull", "sort", "radix-sort", "batch", "patch", "record", "submit", "wait-gpu"] {
+    for zone in [
+        "frame",
+        "cull",
+        "sort",
+        "radix-sort",
+        "sort-tail",
+        "merge-last",
+        "batch",
+        "patch",
+        "record",
+        "submit",
+        "wait-gpu",
+    ] {
         assert!(scopes.contains(zone), "no {zone} scope in {scopes:?}");
     }
     assert!(threads.iter().any(|t| t == "switchyard-submit"), "the submission thread's scopes: {threads:?}");

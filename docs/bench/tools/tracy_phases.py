@@ -20,7 +20,7 @@ for th, es in by_thread.items():
         view = s[4].split()[1] if s[4] else '?'
         res[(view, 'sort')].append(s[1]-s[0])
         for e in es:
-            if e[0] >= s[0] and e[1] <= s[1] and e[2] in ('sort-keys','radix-sort','sort-tail','merge-last','widen-gaps','set-aside','sort-set-aside','merge'):
+            if e[0] >= s[0] and e[1] <= s[1] and e[2] in ('sort-keys','radix-sort','sort-tail','gather-tail','merge-last','widen-gaps','set-aside','sort-set-aside','merge'):
                 res[(view, e[2])].append(e[1]-e[0])
     for e in es:
         if e[2] in ('cull','batch','record'):

@@ -10,11 +10,11 @@
 //! is in this core's cache: their sort keys ([`crate::sort::key::item_key`]) by object, in the
 //! part's own range of a view-wide array, their bits in the view's visible set
 //! ([`VisibleSet`]), which of them the previous cull did not see, which it saw with
-//! another key (each key is compared with the one its slot held), and a bit set of those
-//! that stay (seen then with the same key). The sort then starts from keys instead of
-//! building them in phases of its own (no second read of the objects on another core):
-//! the objects that stay in last frame's order with last frame's keys, then the others
-//! with theirs, read by object index.
+//! another key (each key is compared with the one its slot held), those two lists' keys,
+//! and a bit set of those that stay (seen then with the same key). The sort then starts
+//! from keys instead of building them in phases of its own (no second read of the objects
+//! or keys on another core): the objects that stay, read in last frame's queue with last
+//! frame's keys, merged with the others, whose keys the parts kept.
 //!
 //! Views of one camera take the first one's frustum test ([`CullFrom`]); the first later
 //! view that does is culled in the same parallel pass as its leader ([`cull_views`]), so
@@ -96,10 +96,21 @@ struct CullPart {
     fresh: Vec<u32>,
     /// The visible objects the previous cull saw with another key, ascending.
     moved: Vec<u32>,
+    /// The keys of `fresh`, then of `moved`: the sort's tail, read here while the keys
+    /// are in this core's cache instead of by object index on the sorting worker.
+    tail_keys: Vec<u64>,
     used: MaterialSet,
     /// Whether this part's visible objects or any of their keys differ from the previous
     /// cull's.
     changed: bool,
+}
+
+impl CullPart {
+    /// Writes [`CullPart::tail_keys`] from the keys by object.
+    fn keep_tail_keys(&mut self, key: impl Fn(u32) -> u64) {
+        self.tail_keys.clear();
+        self.tail_keys.extend(self.fresh.iter().chain(&self.moved).map(|&i| key(i)));
+    }
 }
 
 /// The cull stage's output for one view: the visible dense object indices in ascending
@@ -153,6 +164,7 @@ impl VisibleList {
             p.visible.clear();
             p.fresh.clear();
             p.moved.clear();
+            p.tail_keys.clear();
         });
         self.pieces.clear();
         self.offsets.clear();
@@ -244,6 +256,11 @@ impl VisibleList {
         self.parts[p].fresh.iter().chain(&self.parts[p].moved)
     }
 
+    /// The keys of [`VisibleList::tail`]`(p)`, in its order.
+    pub(crate) fn tail_keys(&self, p: usize) -> &[u64] {
+        &self.parts[p].tail_keys
+    }
+
     /// Visible objects.
     pub(crate) fn len(&self) -> usize {
         self.offsets.last().copied().unwrap_or(0)
@@ -297,6 +314,7 @@ impl VisibleList {
             let now = &self.set.words[words.clone()];
             VisibleSet::fresh_of_part(now, &self.prev_set, p, &mut part.fresh);
             VisibleSet::stay_of_part(&mut self.stay.words[words], now, &self.prev_set, p, &part.moved);
+            part.keep_tail_keys(|i| self.keys[i as usize]);
             part.changed = true;
         }
         self.finish(0);
@@ -457,10 +475,11 @@ impl<'a> Setup<'a> {
         let was = prev.words.get(p * part_words..).unwrap_or(&[]);
         let base = p * self.part_len;
         let (visible, moved) = (&part.visible, &mut part.moved);
-        write_keys(self.view, o, ctx.mat_frames, (visible, self.blend), (keys, base), (was, moved));
+        write_keys(self.view, o, ctx.mat_frames, (visible, self.blend), (&mut *keys, base), (was, moved));
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
         VisibleSet::stay_of_part(stay, words, prev, p, &part.moved);
+        part.keep_tail_keys(|i| keys[i as usize - base]);
         part.changed = !part.moved.is_empty() || !VisibleSet::same_part(words, prev, p);
     }
 }

@@ -80,6 +80,8 @@ fn objects_stay_where_both_sets_hold_them_with_their_key() {
     assert_eq!(stays, [64, 9000]);
     let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).copied()).collect();
     assert_eq!(tail, [3, 2, part, 9001], "per part: new objects, then moved ones");
+    let tail_keys: Vec<u64> = (0..list.parts.len()).flat_map(|p| list.tail_keys(p).to_vec()).collect();
+    assert_eq!(tail_keys, tail.iter().map(|&i| moved_key(i)).collect::<Vec<_>>(), "the tail's keys, in its order");
     assert_eq!(list.tail_len() + stays.len(), list.len());
 }
 

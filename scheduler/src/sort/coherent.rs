@@ -7,13 +7,15 @@
 //! object's key with the one it had last frame, so it knows which objects stay: visible
 //! then and now with the same key. Those stand in order in last frame's queue, with last
 //! frame's keys. The rest, the tail (newly visible objects and those whose key changed, a
-//! few in a frame), is gathered per cull part in parallel and sorted by (key, object).
-//! Then last frame's queue is cut into blocks; each block counts the objects of it that
-//! stay (a bit per object looked up), takes the tail pairs between its first pair and the
-//! next block's first pair (a partition point), and merges the two straight into its
-//! segment of the output, which starts after the staying objects and tail pairs of the
-//! blocks before it. Every queued pair is read once and written once: no input array, no
-//! survey of it, no scratch copy of the merge.
+//! few in a frame), each cull part keeps with their keys, written while the keys are in
+//! its core's cache; here the parts' tails are copied out (on this worker alone below
+//! [`SERIAL_TAIL`] pairs) and sorted by (key, object). Then last frame's queue is cut into
+//! blocks, written in one chained fill (`kernels::par::fill_chained`): each block marks
+//! its objects that stay (a bit per object looked up, once), takes room for them and for
+//! the tail pairs between its first pair and the next block's first pair (a partition
+//! point) right after the blocks before it, and merges the two straight into that room.
+//! Every queued pair is read once and written once, in one fork: no input array, no
+//! survey of it, no counting pass, no scratch copy of the merge.
 //!
 //! A stable sort orders equal keys by input position, which here would depend on last
 //! frame, so the queue orders equal keys by object index instead (the tail's sorter with
@@ -24,7 +26,7 @@
 //! block's, no tail pair equals one of them (an object is in one or the other), and the
 //! segments put side by side are the whole order.
 
-use switchyard_kernels::par;
+use switchyard_kernels::par::{self, Take};
 use switchyard_kernels::sort::RadixSorter;
 
 use crate::cull::VisibleList;
@@ -36,18 +38,19 @@ pub(crate) struct MergeScratch {
     tail_q: Vec<u32>,
     tail_k: Vec<u64>,
     sorter: RadixSorter,
-    /// Objects that stay in each block of last frame's queue.
-    counts: Vec<usize>,
-    /// Tail pairs before each block's first pair (then the tail's length).
-    splits: Vec<usize>,
-    /// Where each block's segment starts in the output (then its length).
-    offsets: Vec<usize>,
+    /// One per block of last frame's queue: the chained fill's results, which it has
+    /// none of (a zero-sized vector: no allocation).
+    pieces: Vec<()>,
 }
 
 /// Most and fewest objects of last frame's queue per block (about two blocks per worker
 /// between them). The order written does not depend on the block size.
 pub(super) const BLOCK: usize = 8192;
 pub(super) const MIN_BLOCK: usize = 2048;
+/// Tails shorter than this are copied on the sorting worker alone: a fork over every cull
+/// part (62 at 1M objects) for a few thousand pairs. Gathering keys by object index, such
+/// a tail took the same time either way on 16 threads (RUNS.md run 104); now it copies.
+const SERIAL_TAIL: usize = 8192;
 
 /// Writes into `out` the queue of `visible` sorted by (key, object), from last frame's
 /// queue `prev` (objects and keys, in that order; the previous cull's objects) and
@@ -69,11 +72,25 @@ pub(crate) fn merge_from_last(
         par::set_len(&mut s.tail_q, visible.tail_len());
         par::set_len(&mut s.tail_k, visible.tail_len());
         let tail = (&mut s.tail_q[..], &mut s.tail_k[..]);
-        par::fill_ranges(visible.tail_offsets(), tail, &|p, (q, k): (&mut [u32], &mut [u64])| {
-            for ((q, k), &i) in q.iter_mut().zip(k.iter_mut()).zip(visible.tail(p)) {
-                (*q, *k) = (i, visible.key(i));
+        let gather = |p, (q, k): (&mut [u32], &mut [u64])| {
+            q.iter_mut().zip(visible.tail(p)).for_each(|(q, &i)| *q = i);
+            k.copy_from_slice(visible.tail_keys(p));
+        };
+        {
+            profile::zone!("gather-tail");
+            if visible.tail_len() < SERIAL_TAIL {
+                // A few thousand pairs: a fork over every part would cost more than the copies.
+                let (mut q, mut k) = tail;
+                for (p, w) in visible.tail_offsets().windows(2).enumerate() {
+                    let (pq, rq) = q.split_at_mut(w[1] - w[0]);
+                    let (pk, rk) = k.split_at_mut(w[1] - w[0]);
+                    gather(p, (pq, pk));
+                    (q, k) = (rq, rk);
+                }
+            } else {
+                par::fill_ranges(visible.tail_offsets(), tail, &gather);
             }
-        });
+        }
         s.sorter.ties_by_value = true;
         s.sorter.sort_vecs(&mut s.tail_k, &mut s.tail_q);
     }
@@ -82,13 +99,15 @@ pub(crate) fn merge_from_last(
     // One block at least: an empty last queue is one empty block taking the whole tail.
     let blocks = prev_queue.len().div_ceil(len).max(1);
     let block = |j: usize| (j * len).min(prev_queue.len())..((j + 1) * len).min(prev_queue.len());
-    s.counts.resize(blocks, 0);
-    par::fill_blocks(1, &mut s.counts[..], &|j, c: &mut [usize]| {
-        c[0] = prev_queue[block(j)].iter().filter(|&&i| visible.stays(i)).count();
-    });
     let (tk, tq) = (&s.tail_k[..], &s.tail_q[..]);
-    // Tail pairs before (key, object) `at`.
-    let before = |at: (u64, u32)| {
+    // Tail pairs before block `j`'s first pair (all of them after the last block).
+    let before = |j: usize| {
+        if j == 0 {
+            return 0;
+        } else if j == blocks {
+            return tq.len();
+        }
+        let at = (prev_keys[j * len], prev_queue[j * len]);
         let (mut lo, mut hi) = (0, tq.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -100,45 +119,49 @@ pub(crate) fn merge_from_last(
         }
         lo
     };
-    s.splits.clear();
-    s.splits.push(0);
-    for j in 1..blocks {
-        s.splits.push(before((prev_keys[j * len], prev_queue[j * len])));
-    }
-    s.splits.push(tq.len());
-    s.offsets.clear();
-    let mut stays = 0;
-    for j in 0..=blocks {
-        s.offsets.push(stays + s.splits[j]);
-        stays += s.counts.get(j).copied().unwrap_or(0);
-    }
-    if s.offsets.last() != Some(&n) {
-        return false;
-    }
-    par::set_len(q, n);
-    par::set_len(k, n);
-    let splits = &s.splits[..];
-    par::fill_ranges(&s.offsets, (&mut q[..], &mut k[..]), &|j, (oq, ok): (&mut [u32], &mut [u64])| {
+    // Room for every pair of last frame's queue staying (at most), cut to `n` after.
+    let room = prev_queue.len() + tq.len();
+    par::set_len(q, room);
+    par::set_len(k, room);
+    s.pieces.resize(blocks, ());
+    type Out<'a> = (&'a mut [u32], &'a mut [u64]);
+    // Each block marks its staying pairs (a bit each), takes room for them and its tail
+    // slice right after the blocks before it, and merges the two into it: one fork, each
+    // pair's stay bit looked up once.
+    let written = par::fill_chained((&mut q[..], &mut k[..]), &mut s.pieces[..], &|j, take: Take<'_, Out<'_>>, _| {
         let b = block(j);
         let (bq, bk) = (&prev_queue[b.clone()], &prev_keys[b]);
-        let (sq, sk) = (&tq[splits[j]..splits[j + 1]], &tk[splits[j]..splits[j + 1]]);
+        let mut marks = [0u64; BLOCK / 64];
+        for (m, chunk) in marks.iter_mut().zip(bq.chunks(64)) {
+            *m = chunk.iter().enumerate().fold(0, |m, (x, &i)| m | (u64::from(visible.stays(i)) << x));
+        }
+        let stays: usize = marks.iter().map(|m| m.count_ones() as usize).sum();
+        let (lo, hi) = (before(j), before(j + 1));
+        let (sq, sk) = (&tq[lo..hi], &tk[lo..hi]);
+        let (oq, ok) = take.take(stays + sq.len());
         let (mut w, mut t) = (0, 0);
-        for (&i, &key) in bq.iter().zip(bk) {
-            if !visible.stays(i) {
-                continue;
+        for (word, &m) in marks.iter().enumerate() {
+            let mut m = m;
+            while m != 0 {
+                let x = word * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let (i, key) = (bq[x], bk[x]);
+                while t < sq.len() && (sk[t], sq[t]) < (key, i) {
+                    (oq[w], ok[w]) = (sq[t], sk[t]);
+                    (w, t) = (w + 1, t + 1);
+                }
+                (oq[w], ok[w]) = (i, key);
+                w += 1;
             }
-            while t < sq.len() && (sk[t], sq[t]) < (key, i) {
-                (oq[w], ok[w]) = (sq[t], sk[t]);
-                (w, t) = (w + 1, t + 1);
-            }
-            (oq[w], ok[w]) = (i, key);
-            w += 1;
         }
-        for t in t..sq.len() {
-            (oq[w], ok[w]) = (sq[t], sk[t]);
-            w += 1;
-        }
+        oq[w..].copy_from_slice(&sq[t..]);
+        ok[w..].copy_from_slice(&sk[t..]);
     });
+    if written != n {
+        return false;
+    }
+    q.truncate(n);
+    k.truncate(n);
     true
 }
 

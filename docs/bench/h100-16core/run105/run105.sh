@@ -8,6 +8,10 @@
 # graph, null backend, 600 frames) at 100k objects on 16 and 8 threads and 1M on 16 and
 # 4 (median frame, cull and sort stage ms). Then Tracy captures of all three at 1M
 # objects on 16 threads (tailkeys and chained add a gather-tail zone): every event.
+# Binaries in .bench/bins.tar.xz (bin/, stripped; tracy/ from ../shared/tools/tracy):
+# demo-merge and demo-tracy-merge built at 0260325; demo-tailkeys and demo-tracy-tailkeys
+# at 0260325 with tail-keys.patch applied; demo-chained and demo-tracy-chained at
+# c0c0579 (tail-keys-chained.patch, landed); the tracy ones with --features tracy.
 cd "$(dirname "$0")/../../../.."
 mkdir -p /tmp/b && tar xJf .bench/bins.tar.xz -C /tmp/b
 B=/tmp/b/bin; T=/tmp/b/tracy; R=$OUT

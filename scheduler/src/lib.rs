@@ -13,7 +13,7 @@
 //! | cull | `cull` | `VisibleList`: visible objects per view, materials they use |
 //! | sort | `sort` (key layout: [`sort_key`]) | `SortedQueue`: objects in draw order and their keys |
 //! | batch | `batch` | `Batches`: runs of equal state, one instanced draw each |
-//! | patch | `patch` | `PatchedLists`: display lists and constant blocks per material |
+//! | patch | `patch` | `PatchedLists` per part (forward and depth passes, shadow passes): display lists and constant blocks per material |
 //! | record | `record` | `RecordedPass`: backend command chunks, in order |
 //! | submit | `submit` | the frame packet, handed to the one submission thread |
 //!

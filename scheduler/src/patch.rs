@@ -2,12 +2,18 @@
 //! constant blocks.
 //!
 //! For each used material the cache gives one display list per pass (built on first use,
-//! rebuilt only when the material or the global sheet's layout changed); each forward-used
-//! material gets a constant slot in the frame ring, filled by copying the list's resolved
-//! block and patching the globals in. Lists are looked up and built in material order on
-//! one worker, because building creates backend objects whose handles are part of the
-//! command stream; the constant copies run in parallel once there are more than
-//! [`PIECE_SLOTS`] of them.
+//! rebuilt only when the material or the global sheet's layout changed); each material a
+//! forward or depth pass draws gets a constant slot in the frame ring, filled by copying
+//! the list's resolved block and patching the globals in. Lists are looked up and built in
+//! material order on one worker, because building creates backend objects whose handles
+//! are part of the command stream; the constant copies run in parallel once there are more
+//! than [`PIECE_SLOTS`] of them.
+//!
+//! Two jobs patch a frame ([`PatchPart`]): one for the forward and depth passes (their
+//! lists and the constant slots both bind) after those passes' culls, one for the shadow
+//! passes after theirs and after the first (so backend objects are made in one order at
+//! any thread count). A camera pass's record then waits for its own part only, not for
+//! the shadow culls.
 
 use switchyard_backend::{Backend, BindGroupId, PipelineId};
 
@@ -28,6 +34,33 @@ const PIECE_SLOTS: usize = 1024;
 /// material, where one of the frame's materials is indexed).
 const NO_MATERIAL: u32 = u32::MAX;
 
+/// Which passes' lists a patch job builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PatchPart {
+    /// Forward and depth passes: their pipelines, material groups and constant slots.
+    Forward = 0,
+    /// Shadow passes: their pipelines (they bind no material group).
+    Shadow = 1,
+}
+
+impl PatchPart {
+    /// The part whose lists a pass of `kind` draws with.
+    pub(crate) fn of(kind: PassKind) -> Self {
+        match kind {
+            PassKind::Shadow => PatchPart::Shadow,
+            PassKind::Forward | PassKind::Depth => PatchPart::Forward,
+        }
+    }
+
+    /// The part's name in its job's name (`patch[forward]`, `patch[shadow]`).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PatchPart::Forward => "forward",
+            PatchPart::Shadow => "shadow",
+        }
+    }
+}
+
 /// What a material draws with this frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct FrameList {
@@ -45,8 +78,9 @@ pub(crate) struct FrameList {
     pub(crate) depth: PipelineId,
 }
 
-/// The patch stage's output: per dense material what it draws with, and the constant
-/// blocks of the forward-used materials in slot order.
+/// One patch job's output: per dense material what it draws with in the part's passes
+/// (the other part's fields stay default), and for [`PatchPart::Forward`] the constant
+/// blocks of its materials in slot order.
 #[derive(Debug, Default)]
 pub(crate) struct PatchedLists {
     pub(crate) lists: Vec<FrameList>,
@@ -61,7 +95,10 @@ pub(crate) struct PatchedLists {
     pub(crate) constants: Vec<u8>,
     pub(crate) counts: ListCounts,
     pub(crate) error: Option<RenderError>,
-    /// Time the stage took, ms.
+    /// The lists were not built this frame (this part's error, or the forward part's):
+    /// the part's records record nothing and the frame fails.
+    pub(crate) failed: bool,
+    /// Time the job took, ms.
     pub(crate) ms: f64,
 }
 
@@ -75,6 +112,11 @@ impl PatchedLists {
     pub(crate) fn add_used(&mut self, pass: PassKind, used: &MaterialSet) {
         self.used[pass as usize].union_with(used);
     }
+
+    /// Builds nothing this frame: an earlier part failed (the frame fails with its error).
+    pub(crate) fn skip(&mut self) {
+        (self.error, self.failed, self.ms, self.counts) = (None, true, 0.0, ListCounts::default());
+    }
 }
 
 /// What the patch stage reads.
@@ -83,14 +125,20 @@ pub(crate) struct PatchCtx<'a, B: Backend> {
     pub(crate) mat_frames: &'a [MaterialFrame],
 }
 
-/// Looks up or builds the lists of every material the views saw ([`PatchedLists::add_used`])
-/// and fills the constant slots.
-pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Library, out: &mut PatchedLists) {
+/// Looks up or builds the `part`'s lists of every material its views saw
+/// ([`PatchedLists::add_used`]) and, for [`PatchPart::Forward`], fills the constant slots.
+pub(crate) fn patch_frame<B: Backend>(
+    ctx: &PatchCtx<'_, B>,
+    library: &mut Library,
+    out: &mut PatchedLists,
+    part: PatchPart,
+) {
     let Library { shaders, materials } = library;
-    profile::zone!("patch");
+    profile::zone_text!("patch", "{} passes", part.name());
     let t = std::time::Instant::now();
     out.error = None;
     let nmat = ctx.mat_frames.len();
+    let forward = part == PatchPart::Forward;
     // Batches of indexed materials draw with their batch material's lists: those are
     // built too (whether or not its own objects are drawn).
     for set in &mut out.used[PassKind::Forward as usize..] {
@@ -109,7 +157,7 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
     // A depth pass binds the material's slot as forward does (a vertex stage may read it).
     // Slots follow one another, or where an indexed material is drawn, each material's
     // slot is its dense index (which its shader reads it at).
-    let slotted = |m: usize| fwd.contains(m) || depth.contains(m);
+    let slotted = |m: usize| forward && (fwd.contains(m) || depth.contains(m));
     let indexed = |m: usize| {
         materials[m].as_ref().is_some_and(|r| shaders[r.shader as usize].materials == MaterialBinding::Indexed)
     };
@@ -124,7 +172,7 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
     }
     let mut counts = ListCounts::default();
     for (m, (rec, list)) in materials.iter_mut().zip(out.lists.iter_mut()).enumerate() {
-        let (f, s, d) = (fwd.contains(m), shadow.contains(m), depth.contains(m));
+        let (f, s, d) = (forward && fwd.contains(m), !forward && shadow.contains(m), forward && depth.contains(m));
         let Some(rec) = rec.as_mut().filter(|_| f || s || d) else { continue };
         let shader = &mut shaders[rec.shader as usize];
         let variant = ctx.mat_frames[m].variant;
@@ -158,7 +206,8 @@ pub(crate) fn patch_frame<B: Backend>(ctx: &PatchCtx<'_, B>, library: &mut Libra
         }
     }
     out.counts = counts;
-    if out.error.is_none() {
+    out.failed = out.error.is_some();
+    if !out.failed {
         let slot = CONSTANT_SLOT as usize;
         out.constants.clear();
         out.constants.resize(out.slot_materials.len() * slot, 0);
@@ -223,7 +272,7 @@ mod tests {
             out.clear_used(count);
             out.add_used(PassKind::Forward, &used[PassKind::Forward as usize]);
             out.add_used(PassKind::Shadow, &used[PassKind::Shadow as usize]);
-            pool.install(|| patch_frame(&ctx, &mut library, &mut out));
+            pool.install(|| patch_frame(&ctx, &mut library, &mut out, PatchPart::Forward));
             assert!(out.error.is_none());
             let slots: Vec<usize> = (0..count).filter(|&m| forward(m)).collect();
             assert_eq!(slots.len(), n);
@@ -238,6 +287,70 @@ mod tests {
                 assert_eq!(f(s, time), 2.5, "{n} slots: slot {s} has the global patched in");
             }
         }
+    }
+
+    /// The forward part builds forward and depth lists and the slots only, the shadow part
+    /// shadow lists only; a part that fails is marked failed with its error, and a skipped
+    /// part is failed without one.
+    #[test]
+    fn each_part_builds_its_own_passes_lists() {
+        let b = NullBackend::new(true);
+        let layouts = crate::renderer::gpu::standard_layouts(&b).unwrap();
+        let globals = PropertySheet::new();
+        let shaders = vec![
+            ShaderRecord::new(&ShaderDesc::lit()).unwrap(),
+            ShaderRecord::new(&ShaderDesc::lit_indexed()).unwrap(),
+        ];
+        let mut library = Library { shaders, materials: vec![] };
+        let n = 6;
+        for m in 0..n {
+            let sheet = PropertySheet::new().with("_Roughness", PropertyValue::Float(m as f32));
+            let mut rec = MaterialRecord::of_sheet(sheet);
+            rec.shader = u32::from(m == 3); // a shader nothing draws before the lost device
+            library.materials.push(Some(rec));
+        }
+        let set = |ms: &[usize]| {
+            let mut s = MaterialSet::default();
+            s.reset(n);
+            ms.iter().for_each(|&m| s.insert(m));
+            s
+        };
+        let (fwd, depth, shadow) = (set(&[0, 1, 2]), set(&[1, 4]), set(&[1, 4, 5]));
+        let mat_frames: Vec<MaterialFrame> = (0..n).map(|_| crate::sort::material_frame(0, 0, false, 0)).collect();
+        let ctx = PatchCtx {
+            build: BuildCtx { backend: &b, layouts: &layouts, globals: &globals, globals_version: 0, cache: true },
+            mat_frames: &mat_frames,
+        };
+        let mut parts = [PatchedLists::default(), PatchedLists::default()];
+        for (part, out) in [PatchPart::Forward, PatchPart::Shadow].into_iter().zip(&mut parts) {
+            out.clear_used(n);
+            out.add_used(PassKind::Forward, &fwd);
+            out.add_used(PassKind::Depth, &depth);
+            out.add_used(PassKind::Shadow, &shadow);
+            patch_frame(&ctx, &mut library, out, part);
+            assert!(out.error.is_none() && !out.failed, "{:?}", out.error);
+        }
+        let [f, s] = &parts;
+        let none = PipelineId::default();
+        for m in 0..n {
+            assert_eq!(f.lists[m].forward != none, fwd.contains(m), "material {m}'s forward pipeline");
+            assert_eq!(f.lists[m].depth != none, depth.contains(m), "material {m}'s depth pipeline");
+            assert_eq!(f.lists[m].shadow, none, "the forward part builds no shadow list");
+            assert_eq!(s.lists[m].shadow != none, shadow.contains(m), "material {m}'s shadow pipeline");
+            assert_eq!((s.lists[m].forward, s.lists[m].depth, s.lists[m].offset), (none, none, None));
+        }
+        assert_eq!(f.constants.len(), 4 * CONSTANT_SLOT as usize, "a slot for each forward or depth material");
+        assert!(s.constants.is_empty());
+        assert_eq!((f.counts.misses, s.counts.misses), (5, 3), "{:?} {:?}", f.counts, s.counts);
+        // A material first drawn by a shadow pass, on a lost device: the part fails.
+        let (shadow, s) = (set(&[3]), &mut parts[1]);
+        b.lose_device();
+        s.clear_used(n);
+        s.add_used(PassKind::Shadow, &shadow);
+        patch_frame(&ctx, &mut library, s, PatchPart::Shadow);
+        assert!(s.failed && matches!(s.error, Some(RenderError::DisplayList { .. })), "{:?}", s.error);
+        s.skip();
+        assert!(s.failed && s.error.is_none() && s.counts == ListCounts::default());
     }
 
     /// Where an indexed material draws, every slot is its material's dense index: indexed
@@ -279,7 +392,7 @@ mod tests {
         let mut out = PatchedLists::default();
         out.clear_used(n);
         out.add_used(PassKind::Forward, &used);
-        patch_frame(&ctx, &mut library, &mut out);
+        patch_frame(&ctx, &mut library, &mut out, PatchPart::Forward);
         assert!(out.error.is_none(), "{:?}", out.error);
         assert_eq!(out.constants.len(), 11 * CONSTANT_SLOT as usize, "slots up to the last drawn material");
         let f = |m: usize| {

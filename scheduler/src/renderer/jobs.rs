@@ -16,8 +16,9 @@ use crate::frame_graph::CallbackContext;
 use crate::frame_graph::{Queue, TargetId};
 use crate::gpu_cull::{bucket_view, BucketCtx, Buckets};
 use crate::graph::{Access, AccessConflict, GraphJob, JobGraph, JobGraphBuilder, Slot};
+use crate::material::PassKind;
 use crate::material::{BuildCtx, MaterialFrame};
-use crate::patch::{patch_frame, PatchCtx, PatchedLists};
+use crate::patch::{patch_frame, PatchCtx, PatchPart, PatchedLists};
 use crate::record::RecordedPass;
 use crate::record::{record_gpu_view, record_shared_view, record_view, RecordInput, SharedCull};
 use crate::scene::Objects;
@@ -200,10 +201,11 @@ pub(crate) enum Job {
     Sort(usize),
     /// Batch view `v`'s sorted queue.
     Batch(usize),
-    /// Display lists and constants for the materials all `views` saw.
-    Patch { views: usize },
-    /// Record view `v`'s batches.
-    Record(usize),
+    /// Display lists (and for [`PatchPart::Forward`] the constants) of the materials the
+    /// views saw whose bits `views` sets (the part's views).
+    Patch { part: PatchPart, views: u64 },
+    /// Record view `v`'s batches, which draw with `part`'s lists.
+    Record(usize, PatchPart),
     /// Record engine pass `o`: a fullscreen, callback or compute pass (what it draws or
     /// dispatches comes from the engine: its shader or its callback).
     Engine(usize),
@@ -219,7 +221,8 @@ pub(crate) enum Datum {
     Recorded(usize),
     /// An engine pass's chunk.
     Engine(usize),
-    Patched,
+    /// A patch job's lists (indexed by [`PatchPart`]).
+    Patched(PatchPart),
     /// Shaders and materials (compiled variants, display lists).
     Library,
 }
@@ -237,15 +240,18 @@ impl GraphJob for Job {
             }
             Job::Sort(v) => out.extend([Read(Datum::Visible(v)), Write(Datum::Sorted(v))]),
             Job::Batch(v) => out.extend([Read(Datum::Sorted(v)), Write(Datum::Batches(v))]),
-            Job::Patch { views } => {
-                out.extend((0..views).map(|v| Read(Datum::Visible(v))));
-                out.extend([Write(Datum::Patched), Write(Datum::Library)]);
+            Job::Patch { part, views } => {
+                out.extend(each_view(views).map(|v| Read(Datum::Visible(v))));
+                out.extend([Write(Datum::Patched(part)), Write(Datum::Library)]);
+                if part == PatchPart::Shadow {
+                    out.push(Read(Datum::Patched(PatchPart::Forward)));
+                }
             }
-            Job::Record(v) => out.extend([
+            Job::Record(v, part) => out.extend([
                 Read(Datum::Buckets(v)),
                 Read(Datum::Sorted(v)),
                 Read(Datum::Batches(v)),
-                Read(Datum::Patched),
+                Read(Datum::Patched(part)),
                 Write(Datum::Recorded(v)),
             ]),
             Job::Engine(o) => out.push(Write(Datum::Engine(o))),
@@ -253,25 +259,51 @@ impl GraphJob for Job {
     }
 }
 
-/// The graph for `views` (each view's name, and the earlier view of the same camera whose
-/// frustum test its cull may take): per view cull → sort → batch → record, a cull that may
-/// take another's after that one, and one patch job after every cull that every record
-/// waits for; one job per engine pass (fullscreen, callback, compute) (`engine`: their
-/// names), which depends on nothing.
-pub(super) fn build_graph(views: &[(&str, Option<usize>)], engine: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
+/// The views whose bits `mask` sets.
+fn each_view(mask: u64) -> impl Iterator<Item = usize> {
+    (0..64).filter(move |v| mask >> v & 1 != 0)
+}
+
+/// One scene pass of a job graph.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GraphView<'a> {
+    pub(super) name: &'a str,
+    /// The earlier view of the same camera whose frustum test its cull may take.
+    pub(super) cull_from: Option<usize>,
+    pub(super) kind: PassKind,
+}
+
+/// The graph for `views`: per view cull → sort → batch → record, a cull that may take
+/// another's after that one; a patch job per [`PatchPart`] that has views, after those
+/// views' culls (the shadow part also after the forward part: both make backend objects,
+/// in that order), which each record of the part waits for; one job per engine pass
+/// (fullscreen, callback, compute) (`engine`: their names), which depends on nothing.
+pub(super) fn build_graph(views: &[GraphView<'_>], engine: &[&str]) -> Result<JobGraph<Job>, AccessConflict> {
     let mut g = JobGraphBuilder::new();
     let mut culls = Vec::with_capacity(views.len());
-    let from = |v: usize| views[v].1.filter(|&f| f < v);
-    for (v, &(name, _)) in views.iter().enumerate() {
+    let from = |v: usize| views[v].cull_from.filter(|&f| f < v);
+    for (v, view) in views.iter().enumerate() {
         let after: Vec<_> = from(v).map(|f| culls[f]).into_iter().collect();
         let feeds = (v + 1..views.len()).find(|&w| from(w) == Some(v));
-        culls.push(g.add(Job::Cull { view: v, from: from(v), feeds }, format!("cull[{name}]"), &after));
+        culls.push(g.add(Job::Cull { view: v, from: from(v), feeds }, format!("cull[{}]", view.name), &after));
     }
-    let patch = g.add(Job::Patch { views: views.len() }, "patch", &culls);
-    for (v, &(name, _)) in views.iter().enumerate() {
-        let sort = g.add(Job::Sort(v), format!("sort[{name}]"), &[culls[v]]);
-        let batch = g.add(Job::Batch(v), format!("batch[{name}]"), &[sort]);
-        g.add(Job::Record(v), format!("record[{name}]"), &[batch, patch]);
+    let mut patches = [None; 2];
+    for part in [PatchPart::Forward, PatchPart::Shadow] {
+        let of_part: Vec<usize> = (0..views.len()).filter(|&v| PatchPart::of(views[v].kind) == part).collect();
+        if of_part.is_empty() {
+            continue;
+        }
+        let mut after: Vec<_> = of_part.iter().map(|&v| culls[v]).collect();
+        after.extend(patches[PatchPart::Forward as usize]);
+        let views = of_part.iter().fold(0, |m, &v| m | 1 << v);
+        patches[part as usize] = Some(g.add(Job::Patch { part, views }, format!("patch[{}]", part.name()), &after));
+    }
+    for (v, view) in views.iter().enumerate() {
+        let part = PatchPart::of(view.kind);
+        let sort = g.add(Job::Sort(v), format!("sort[{}]", view.name), &[culls[v]]);
+        let batch = g.add(Job::Batch(v), format!("batch[{}]", view.name), &[sort]);
+        let patch = patches[part as usize].expect("a part with views has its patch job");
+        g.add(Job::Record(v, part), format!("record[{}]", view.name), &[batch, patch]);
     }
     for (o, name) in engine.iter().enumerate() {
         g.add(Job::Engine(o), format!("pass[{name}]"), &[]);
@@ -294,7 +326,8 @@ pub(super) struct FrameJobs<'a, B: Backend> {
     pub(super) engine_passes: &'a [Slot<EngineRecorded<B::Chunk>>],
     pub(super) engine_plans: &'a [EnginePlan],
     pub(super) frame: u64,
-    pub(super) patched: &'a Slot<PatchedLists>,
+    /// The patch jobs' outputs (indexed by [`PatchPart`]).
+    pub(super) patched: &'a [Slot<PatchedLists>; 2],
     /// The job that panics this frame, injected by a test (`fault-injection`).
     pub(super) panics: Option<Job>,
 }
@@ -380,10 +413,15 @@ impl<B: Backend> FrameJobs<'_, B> {
                 };
                 batch_view(&ctx, &view.setup.view, &view.sorted.read(), &mut view.batches.write());
             }
-            Job::Patch { views } => {
-                let mut patched = self.patched.write();
+            Job::Patch { part, views } => {
+                let mut patched = self.patched[part as usize].write();
+                if part == PatchPart::Shadow && self.patched[PatchPart::Forward as usize].read().failed {
+                    patched.skip();
+                    return;
+                }
                 patched.clear_used(self.mat_frames.len());
-                for v in &self.views[..views] {
+                for v in each_view(views) {
+                    let v = &self.views[v];
                     patched.add_used(v.setup.view.pass, &v.visible.read().used);
                 }
                 let s = self.res;
@@ -397,12 +435,12 @@ impl<B: Backend> FrameJobs<'_, B> {
                     },
                     mat_frames: self.mat_frames,
                 };
-                patch_frame(&ctx, &mut self.res.library.write(), &mut patched);
+                patch_frame(&ctx, &mut self.res.library.write(), &mut patched, part);
             }
-            Job::Record(v) => {
+            Job::Record(v, part) => {
                 let view = &self.views[v];
-                let patched = self.patched.read();
-                if patched.error.is_some() {
+                let patched = self.patched[part as usize].read();
+                if patched.failed {
                     return; // the frame fails with the patch error
                 }
                 let s = self.res;
@@ -514,10 +552,16 @@ mod tests {
     #[test]
     fn the_frame_graph_orders_every_conflicting_access() {
         for n in 1..=crate::frame_graph::MAX_VIEWS {
-            let views: Vec<(&str, Option<usize>)> =
-                (0..n).map(|i| if i % 2 == 0 { ("a", None) } else { ("b", Some(i - 1)) }).collect();
+            let views: Vec<GraphView> = (0..n)
+                .map(|i| match i % 3 {
+                    0 => GraphView { name: "a", cull_from: None, kind: PassKind::Forward },
+                    1 => GraphView { name: "b", cull_from: Some(i - 1), kind: PassKind::Depth },
+                    _ => GraphView { name: "s", cull_from: None, kind: PassKind::Shadow },
+                })
+                .collect();
             let g = build_graph(&views, &["post", "ui"]).expect("a valid graph");
-            assert_eq!(g.len(), 4 * n + 3);
+            let parts = 1 + usize::from(n > 2);
+            assert_eq!(g.len(), 4 * n + parts + 2);
         }
     }
 }

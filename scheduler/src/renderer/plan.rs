@@ -16,7 +16,7 @@ use switchyard_backend::{
 use super::config::RendererConfig;
 use super::fullscreen::{backend_pass, fullscreen, writes_every_texel};
 use super::gpu::FrameResources;
-use super::jobs::{build_graph, Job};
+use super::jobs::{build_graph, GraphView, Job};
 use crate::error::RenderError;
 use crate::frame_graph::CompiledGraph;
 use crate::frame_graph::FrameGraph;
@@ -181,7 +181,8 @@ impl FramePlan {
         let offered: Vec<TextureId> = reuse.iter().map(|(_, t)| *t).collect();
         let made = maker.targets(reuse).and_then(|(textures, memory)| {
             let (entries, scenes, engine_passes) = maker.passes(&textures, output)?;
-            let views: Vec<(&str, Option<usize>)> = scenes.iter().map(|s| (&*s.label, s.cull_from)).collect();
+            let views: Vec<GraphView> =
+                scenes.iter().map(|s| GraphView { name: &s.label, cull_from: s.cull_from, kind: s.kind }).collect();
             let labels: Vec<&str> = engine_passes.iter().map(|o| o.name.as_str()).collect();
             let jobs = build_graph(&views, &labels).map_err(|e| RenderError::JobGraph(e.to_string()))?;
             Ok((textures, memory, entries, scenes, engine_passes, jobs))

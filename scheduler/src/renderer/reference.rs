@@ -107,9 +107,10 @@ impl<B: Backend> Renderer<B> {
     /// pipeline. Tests compare it with the parallel pipeline; benchmarks use it as the
     /// baseline.
     pub fn reference_frame(&self, views: &[View]) -> ReferenceFrame {
-        let lists = &self.frame.patched.read().lists;
+        let patched = self.frame.patched.each_ref().map(|p| p.read());
         let mut out = ReferenceFrame { views: Vec::with_capacity(views.len()), digest: 0 };
         for (v, view) in views.iter().enumerate() {
+            let lists = &patched[crate::patch::PatchPart::of(view.pass) as usize].lists;
             out.views.push(self.reference_view(v, view, lists));
         }
         let mut digest = Digest::default();

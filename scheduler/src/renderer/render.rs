@@ -18,7 +18,7 @@ use crate::frame_graph::FrameGraph;
 use crate::frame_graph::TargetId;
 use crate::graph::Slot;
 use crate::material::MaterialFrame;
-use crate::patch::PatchedLists;
+use crate::patch::{PatchPart, PatchedLists};
 use crate::profile;
 use crate::sort::key;
 use crate::stats::PassTraffic;
@@ -41,7 +41,8 @@ pub(super) struct FrameState<B: Backend> {
     pub(super) engine_passes: Vec<Slot<EngineRecorded<B::Chunk>>>,
     /// The cameras of a frame given as views.
     pub(super) view_cameras: Vec<Camera>,
-    pub(super) patched: Slot<PatchedLists>,
+    /// The patch jobs' outputs, indexed by [`crate::patch::PatchPart`].
+    pub(super) patched: [Slot<PatchedLists>; 2],
     pub(super) mat_frames: Vec<MaterialFrame>,
     /// Counts the frames whose `mat_frames` differed from the frame's before.
     pub(super) mat_generation: u64,
@@ -76,7 +77,7 @@ impl<B: Backend> FrameState<B> {
             views: Vec::new(),
             engine_passes: Vec::new(),
             view_cameras: Vec::new(),
-            patched: Slot::default(),
+            patched: Default::default(),
             mat_frames: Vec::new(),
             mat_generation: 0,
             shadow_states: ahash::AHashMap::new(),
@@ -321,7 +322,8 @@ impl<B: Backend> Renderer<B> {
         for (w, up) in self.frame.views.iter_mut().zip(&mut packet.views) {
             std::mem::swap(&mut w.recorded.get_mut().upload, up);
         }
-        std::mem::swap(&mut self.frame.patched.get_mut().constants, &mut packet.constants.1);
+        let patched = self.frame.patched[PatchPart::Forward as usize].get_mut();
+        std::mem::swap(&mut patched.constants, &mut packet.constants.1);
         packet.constants.0 = Some(self.res.gpu.constants_buf);
     }
 
@@ -382,10 +384,12 @@ impl<B: Backend> Renderer<B> {
         for rec in self.res.library.get_mut().materials.iter_mut().flatten() {
             rec.lists.clear();
         }
-        let patched = self.frame.patched.get_mut();
-        let constants = std::mem::take(&mut patched.constants);
-        *patched = PatchedLists::default();
-        patched.constants = constants;
+        for patched in &mut self.frame.patched {
+            let patched = patched.get_mut();
+            let constants = std::mem::take(&mut patched.constants);
+            *patched = PatchedLists::default();
+            patched.constants = constants;
+        }
     }
 
     /// The job a test made panic this frame.
@@ -408,10 +412,15 @@ impl<B: Backend> Renderer<B> {
         packet: &mut FramePacket<B::Chunk>,
         stats: &mut FrameStats,
     ) -> Option<RenderError> {
-        let patched = self.frame.patched.get_mut();
-        let mut error = patched.error.take();
-        stats.patch_ms = patched.ms;
-        stats.lists = patched.counts;
+        // Each part's time and counts, taken: a part without views this frame adds none.
+        let mut error = None;
+        (stats.patch_ms, stats.lists) = (0.0, Default::default());
+        for patched in &mut self.frame.patched {
+            let patched = patched.get_mut();
+            error = error.or(patched.error.take());
+            stats.patch_ms += std::mem::take(&mut patched.ms);
+            stats.lists += std::mem::take(&mut patched.counts);
+        }
         let made = (stats.lists.pipelines_created, stats.lists.shader_modules_created);
         if made != (0, 0) {
             let frame = self.frame.number;

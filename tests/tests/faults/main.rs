@@ -126,8 +126,8 @@ fn clean_run(n: usize) -> (Vec<u64>, Vec<u64>) {
 fn job_panic_in_any_job_fails_its_frame_only() {
     let _one = serial();
     let (clean, _) = clean_run(5);
-    let jobs = ["cull[opaque]", "sort[shadow-near]", "batch[transparent]", "patch", "record[opaque]", "pass[post]"];
-    for job in jobs.into_iter().chain(["pass[overlay]", "record[shadow-far]"]) {
+    let jobs = ["cull[opaque]", "sort[shadow-near]", "batch[transparent]", "patch[forward]", "record[opaque]"];
+    for job in jobs.into_iter().chain(["pass[post]", "pass[overlay]", "patch[shadow]", "record[shadow-far]"]) {
         let mut w = world(4);
         w.r.inject_job_panic(job, 3);
         let mut digests = Vec::new();
@@ -167,7 +167,8 @@ fn job_panic_with_gpu_culling_fails_its_frame_only() {
         assert!(w.r.gpu_cull());
         (0..5).map(|_| frame(&mut w.r).unwrap().digest.unwrap()).collect()
     };
-    for job in ["cull[opaque]", "cull[shadow-near]", "patch", "record[opaque]", "record[shadow-far]"] {
+    let jobs = ["cull[opaque]", "cull[shadow-near]", "patch[forward]", "patch[shadow]", "record[opaque]"];
+    for job in jobs.into_iter().chain(["record[shadow-far]"]) {
         let mut w = world_culled_on(4, CullOn::Gpu);
         w.r.inject_job_panic(job, 3);
         let mut digests = Vec::new();

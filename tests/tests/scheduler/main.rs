@@ -271,7 +271,7 @@ fn frame_stats_account_for_worker_time_and_the_job_graph() {
         assert!(s.slot_wait_ms + s.setup_ms + s.jobs_ms <= s.frame_ms, "{s:?}");
     }
     let spans = w.r.last_job_spans();
-    assert!(spans.iter().any(|j| j.name.starts_with("sort[")) && spans.iter().any(|j| j.name == "patch"));
+    assert!(spans.iter().any(|j| j.name.starts_with("sort[")) && spans.iter().any(|j| j.name == "patch[forward]"));
     let path = w.r.last_critical_path();
     assert!(!path.is_empty() && path.windows(2).all(|p| p[0].end_ms <= p[1].start_ms));
     assert!(path[0].name.starts_with("cull[") || path[0].name.starts_with("pass["), "{path:?}");

@@ -17,6 +17,9 @@ use rayon::prelude::*;
 
 use crate::busy::timed;
 
+mod claim;
+pub use claim::{fill_blocks_in_order, ClaimOrder};
+
 /// The pieces of one [`for_each_index`] call.
 struct Claim<'a> {
     next: AtomicUsize,

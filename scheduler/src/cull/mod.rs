@@ -21,7 +21,7 @@
 //! its list is ready when the leader's is rather than one stage later.
 
 use switchyard_kernels::cull::{cull_range, CullBlocks, CullFilter, CullLoop, Frustum};
-use switchyard_kernels::par::{self, Scaled};
+use switchyard_kernels::par::{self, ClaimOrder, Scaled};
 
 use crate::frame_graph::Queue;
 use crate::material::MaterialFrame;
@@ -32,7 +32,7 @@ use crate::sort::key::{may_blend, write_keys};
 use crate::view::View;
 
 mod set;
-pub(crate) use set::VisibleSet;
+pub(crate) use set::{MaterialSet, VisibleSet};
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
 /// least [`MIN_CULL_PART`] objects (a multiple of 64, so a part owns whole words of the
@@ -53,38 +53,6 @@ pub(crate) fn part_len(n: usize, threads: usize) -> usize {
 /// Most visible indices per piece: the sort stage's unit of parallel work.
 pub(crate) const PIECE: usize = 4096;
 
-/// Dense material indices as a bit set.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct MaterialSet {
-    words: Vec<u64>,
-}
-
-impl MaterialSet {
-    /// Empties the set and sizes it for `materials` materials.
-    pub(crate) fn reset(&mut self, materials: usize) {
-        self.words.clear();
-        self.words.resize(materials.div_ceil(64), 0);
-    }
-
-    #[inline]
-    pub(crate) fn insert(&mut self, m: usize) {
-        self.words[m / 64] |= 1 << (m % 64);
-    }
-
-    #[inline]
-    pub(crate) fn contains(&self, m: usize) -> bool {
-        self.words.get(m / 64).is_some_and(|w| w & (1 << (m % 64)) != 0)
-    }
-
-    /// Adds every member of `other`.
-    pub(crate) fn union_with(&mut self, other: &Self) {
-        if self.words.len() < other.words.len() {
-            self.words.resize(other.words.len(), 0);
-        }
-        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a |= b);
-    }
-}
-
 /// One culling part's output.
 #[derive(Debug, Default)]
 struct CullPart {
@@ -103,6 +71,9 @@ struct CullPart {
     /// Whether this part's visible objects or any of their keys differ from the previous
     /// cull's.
     changed: bool,
+    /// What the part took in its last cull, ns: the next cull hands the costliest parts
+    /// out first ([`ClaimOrder`]).
+    ns: u64,
 }
 
 impl CullPart {
@@ -127,6 +98,8 @@ pub(crate) struct VisibleList {
     tail_offsets: Vec<usize>,
     /// The sort key of each visible object, by object index (other entries are stale).
     keys: Vec<u64>,
+    /// The order the next cull hands its parts out in: by the parts' last times.
+    claim: ClaimOrder,
     /// Materials the visible objects use.
     pub(crate) used: MaterialSet,
     /// This cull's visible set, and the previous cull's.
@@ -490,18 +463,19 @@ type PartsOut<'o> = (&'o mut [CullPart], (Scaled<&'o mut [u64]>, Scaled<&'o mut 
 
 impl VisibleList {
     /// Starts a cull as `s` sets it (`keep_raw`: a later view takes its frustum test;
-    /// `took`: it takes an earlier view's): the arrays its parts write, and the previous
-    /// cull's set.
-    fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, &VisibleSet) {
+    /// `took`: it takes an earlier view's): the arrays its parts write, the previous
+    /// cull's set, and the order to hand the parts out in (costliest last time first).
+    fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, &VisibleSet, &ClaimOrder) {
         self.raw_of = keep_raw.then_some(s.key);
         self.took = took;
         self.joined = None;
         self.parts.resize_with(s.parts, CullPart::default);
+        self.claim.set_by_cost(self.parts.iter().map(|p| p.ns));
         self.next_generation(s.parts, s.part_len);
         par::set_len(&mut self.keys, s.parts * s.part_len);
         let part_words = s.part_len / 64;
         let sets = (Scaled(&mut self.set.words[..], part_words), Scaled(&mut self.stay.words[..], part_words));
-        ((&mut self.parts[..], sets, Scaled(&mut self.keys[..], s.part_len)), &self.prev_set)
+        ((&mut self.parts[..], sets, Scaled(&mut self.keys[..], s.part_len)), &self.prev_set, &self.claim)
     }
 }
 
@@ -533,14 +507,15 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
     let shared = if taken.is_some() { ", an earlier view's frustum test" } else { "" };
     profile::zone_text!("cull", "view {} ({:?}){shared}", ctx.label, view.pass);
     let keep_raw = matches!(from, CullFrom::Keep) && s.n > 0;
-    let (parts, prev) = out.open(&s, keep_raw, taken.is_some());
-    par::fill_blocks(1, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
-        let part = &mut part[0];
+    let (parts, prev, claim) = out.open(&s, keep_raw, taken.is_some());
+    par::fill_blocks_in_order(1, claim, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
+        let (t, part) = (std::time::Instant::now(), &mut part[0]);
         test_part(&s, frustum, p, taken.map(|src| &src.parts[p].raw[..]), &mut part.visible);
         if keep_raw {
             part.raw.clone_from(&part.visible);
         }
         s.fill_part(p, part, (words, stay, keys), prev);
+        part.ns = t.elapsed().as_nanos() as u64;
     });
     out.finish(ctx.materials);
     out.ms = t.elapsed().as_secs_f64() * 1e3;
@@ -574,10 +549,10 @@ pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>, frame: u6
         f_ctx.label,
         f_view.pass
     );
-    let ((parts, prev), (f_parts, f_prev)) = (out.open(&s, true, false), f_out.open(&f, false, true));
-    par::fill_blocks(1, (parts, f_parts), &|p, (lead, follow)| {
+    let ((parts, prev, claim), (f_parts, f_prev, _)) = (out.open(&s, true, false), f_out.open(&f, false, true));
+    par::fill_blocks_in_order(1, claim, (parts, f_parts), &|p, (lead, follow)| {
         let (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _)) = lead;
-        let part = &mut part[0];
+        let (t, part) = (std::time::Instant::now(), &mut part[0]);
         test_part(&s, frustum, p, None, &mut part.visible);
         part.raw.clone_from(&part.visible);
         s.fill_part(p, part, (words, stay, keys), prev);
@@ -585,6 +560,7 @@ pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>, frame: u6
         let f_part = &mut f_part[0];
         test_part(&f, f_frustum, p, Some(&part.raw), &mut f_part.visible);
         f.fill_part(p, f_part, (words, stay, keys), f_prev);
+        part.ns = t.elapsed().as_nanos() as u64;
     });
     out.finish(ctx.materials);
     f_out.finish(f_ctx.materials);

@@ -1,5 +1,6 @@
-//! A view's visible objects as a bit per object: the cull's visible set, its previous
-//! one and the objects that stay, each part of the cull writing its own words.
+//! Bit sets of the cull: a view's visible objects (its visible set, its previous one and
+//! the objects that stay, each part of the cull writing its own words), and the materials
+//! its visible objects use.
 
 /// A view's visible objects as a bit per object. Part `p` of the cull owns the words of its
 /// objects, filled in parallel.
@@ -84,4 +85,36 @@ impl VisibleSet {
 fn resize<T: Copy + Default>(v: &mut Vec<T>, n: usize) {
     v.truncate(n);
     v.resize(n, T::default());
+}
+
+/// Dense material indices as a bit set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MaterialSet {
+    words: Vec<u64>,
+}
+
+impl MaterialSet {
+    /// Empties the set and sizes it for `materials` materials.
+    pub(crate) fn reset(&mut self, materials: usize) {
+        self.words.clear();
+        self.words.resize(materials.div_ceil(64), 0);
+    }
+
+    #[inline]
+    pub(crate) fn insert(&mut self, m: usize) {
+        self.words[m / 64] |= 1 << (m % 64);
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, m: usize) -> bool {
+        self.words.get(m / 64).is_some_and(|w| w & (1 << (m % 64)) != 0)
+    }
+
+    /// Adds every member of `other`.
+    pub(crate) fn union_with(&mut self, other: &Self) {
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a |= b);
+    }
 }

@@ -412,12 +412,14 @@ impl<B: Backend> Renderer<B> {
         packet: &mut FramePacket<B::Chunk>,
         stats: &mut FrameStats,
     ) -> Option<RenderError> {
-        // Each part's time and counts, taken: a part without views this frame adds none.
+        // Each part's time, counts and failure, taken: a part without views this frame
+        // adds none, and the shadow part never skips on an earlier frame's failure.
         let mut error = None;
         (stats.patch_ms, stats.lists) = (0.0, Default::default());
         for patched in &mut self.frame.patched {
             let patched = patched.get_mut();
             error = error.or(patched.error.take());
+            patched.failed = false;
             stats.patch_ms += std::mem::take(&mut patched.ms);
             stats.lists += std::mem::take(&mut patched.counts);
         }

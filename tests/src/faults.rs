@@ -44,6 +44,8 @@ pub struct FaultBackend<B: Backend> {
     lost: AtomicBool,
     /// Buffer and texture creations from now until one fails out of memory (0: none).
     oom_in: AtomicU64,
+    /// Render pipeline creations from now until the one that fails (0: none).
+    fail_pipeline_in: AtomicU64,
     /// CPU writes (buffers and textures) from now until the one that loses the device (0:
     /// none).
     lose_in_writes: AtomicU64,
@@ -93,6 +95,7 @@ impl<B: Backend> FaultBackend<B> {
             lose_at_submit: AtomicU64::new(0),
             lost: AtomicBool::new(false),
             oom_in: AtomicU64::new(0),
+            fail_pipeline_in: AtomicU64::new(0),
             lose_in_writes: AtomicU64::new(0),
             gpu_ms: AtomicU64::new(0),
             queue: Mutex::new(VecDeque::new()),
@@ -158,6 +161,12 @@ impl<B: Backend> FaultBackend<B> {
     /// The `n`-th buffer or texture creation from now (1: the next) fails out of memory.
     pub fn out_of_memory_in(&self, n: u64) {
         self.oom_in.store(n, SeqCst);
+    }
+
+    /// The `n`-th render pipeline creation from now (1: the next) fails as an invalid
+    /// descriptor, creating nothing.
+    pub fn fail_pipeline_in(&self, n: u64) {
+        self.fail_pipeline_in.store(n, SeqCst);
     }
 
     /// Every submission takes `ms` of modelled GPU time; `wait` blocks until it is done.
@@ -268,6 +277,13 @@ impl<B: Backend> Backend for FaultBackend<B> {
     }
     fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId, CreateError> {
         self.lost_or(CreateError::DeviceLost)?;
+        let left = self.fail_pipeline_in.load(SeqCst);
+        if left > 0 {
+            self.fail_pipeline_in.store(left - 1, SeqCst);
+            if left == 1 {
+                return Err(CreateError::Invalid("injected pipeline failure".into()));
+            }
+        }
         self.inner.create_pipeline(desc)
     }
 

@@ -159,6 +159,40 @@ fn job_panic_in_any_job_fails_its_frame_only() {
     }
 }
 
+/// A display list that cannot be built fails its frame with the material named, whichever
+/// patch job builds it: the first pipeline of the first frame (the forward part's, which
+/// then skips the shadow part) or its last (the shadow part's, after the forward part
+/// built its lists). Nothing of that frame is submitted; the next frame builds what is
+/// missing and the frames after equal a clean run's.
+#[test]
+fn a_display_list_that_cannot_be_built_fails_its_frame_in_either_patch_part() {
+    let _one = serial();
+    let (clean, clean_frames) = clean_run(4);
+    let made = {
+        let mut w = world(4);
+        frame(&mut w.r).unwrap().lists.pipelines_created
+    };
+    assert!(made > 1, "{made}");
+    for n in [1, u64::from(made)] {
+        let mut w = world(4);
+        w.backend.fail_pipeline_in(n);
+        match frame(&mut w.r) {
+            Err(RenderError::DisplayList { source: ResourceError::Backend(CreateError::Invalid(m)), .. }) => {
+                assert!(m.contains("injected"), "{m}")
+            }
+            other => panic!("pipeline {n} of {made}: {other:?}"),
+        }
+        w.r.flush().unwrap();
+        // What reached the backend for the failed frame is the upload batch staged before
+        // it (`send_batch` runs before the frame's outputs are gathered); its passes did not.
+        let before = w.backend.frames().len();
+        let after: Vec<u64> = (0..3).map(|_| frame(&mut w.r).unwrap().digest.unwrap()).collect();
+        w.r.flush().unwrap();
+        assert_eq!(after, clean[1..], "pipeline {n} of {made}: the frames after equal a clean run's");
+        assert_eq!(w.backend.frames()[before..], clean_frames[1..], "pipeline {n}: the streams submitted after");
+    }
+}
+
 #[test]
 fn job_panic_with_gpu_culling_fails_its_frame_only() {
     let _one = serial();

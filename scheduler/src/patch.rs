@@ -140,8 +140,10 @@ pub(crate) fn patch_frame<B: Backend>(
     let nmat = ctx.mat_frames.len();
     let forward = part == PatchPart::Forward;
     // Batches of indexed materials draw with their batch material's lists: those are
-    // built too (whether or not its own objects are drawn).
-    for set in &mut out.used[PassKind::Forward as usize..] {
+    // built too (whether or not its own objects are drawn). Only forward and depth passes
+    // batch that way, so only their part widens its sets.
+    let batched = if forward { &mut out.used[PassKind::Forward as usize..] } else { &mut [] };
+    for set in batched {
         for m in 0..nmat {
             if let Some(b) = ctx.mat_frames[m].batch_as.filter(|_| set.contains(m)) {
                 set.insert(b as usize);

@@ -3,11 +3,11 @@
 //! Workers claim a fork's pieces from one counter, so the fork ends when its last claimed
 //! piece does. Where the pieces' costs differ by tens of times (a cull part near the
 //! camera tests and keys every object, one behind it skips its blocks: 4 to 245 µs per
-//! part of 16k objects in one view of the demo at 1M objects, one thread; RUNS.md run 112), a costly piece
-//! claimed last keeps the fork running while every other worker waits. Handing the
-//! pieces out in descending order of what they cost the last time (longest first) leaves
-//! the cheap ones for the end. Which worker runs a piece never changes what it writes:
-//! the order changes the timing only.
+//! part of 16k objects in one view of the demo at 1M objects, one thread; RUNS.md run
+//! 112), a costly piece claimed last keeps the fork running while every other worker
+//! waits. Handing the pieces out in descending order of what they cost the last time
+//! (longest first) leaves the cheap ones for the end. Which worker runs a piece never
+//! changes what it writes: the order changes the timing only.
 
 use super::{for_each_index, SplitAt};
 

@@ -1,0 +1,56 @@
+# The work each Tracy zone does per frame, two captures side by side (one thread against
+# many): each zone's self time (its duration less its children's on the same thread),
+# summed per zone name over the capture's worker and calling threads, divided by the
+# frames. python3 zone_work.py ONE.csv.gz MANY.csv.gz (csvexport -u output).
+# Zones named "work" (the busy-time regions) are left out; a name's row reads
+# "ms/frame on one thread, ms/frame on many, many/one". The zone "frame" is the calling
+# thread's render call, whose self time is mostly its wait for the job graph: shown, not
+# summed.
+import csv, gzip, sys, collections
+
+
+def load(path):
+    op = gzip.open if path.endswith('.gz') else open
+    by_thread = collections.defaultdict(list)
+    frames = 0
+    with op(path, 'rt') as f:
+        r = csv.reader(f)
+        next(r)
+        for row in r:
+            name, start, dur, thread = row[0], int(row[3]), int(row[4]), row[5]
+            if name == 'frame':
+                frames += 1
+            by_thread[thread].append((start, -dur, name))
+    self_ns = collections.Counter()
+    for es in by_thread.values():
+        es.sort()
+        stack = []  # [end, name, children's time, start]
+        def close(e):
+            d = e[0] - e[3]
+            if e[1] != 'work':
+                self_ns[e[1]] += d - e[2]
+            # a 'work' zone is transparent: its children's time counts to its parent
+            if stack:
+                stack[-1][2] += d if e[1] != 'work' else e[2]
+        for start, neg, name in es:
+            end = start - neg
+            while stack and stack[-1][0] <= start:
+                close(stack.pop())
+            stack.append([end, name, 0, start])
+        while stack:
+            close(stack.pop())
+    return self_ns, max(frames, 1)
+
+
+(a, fa), (b, fb) = load(sys.argv[1]), load(sys.argv[2])
+print('frames: %d and %d' % (fa, fb))
+print('%-22s %10s %10s %7s' % ('zone', 'one ms/f', 'many ms/f', 'ratio'))
+rows = sorted(set(a) | set(b), key=lambda n: -(b.get(n, 0) / fb))
+ta = tb = 0
+for n in rows:
+    x, y = a.get(n, 0) / fa / 1e6, b.get(n, 0) / fb / 1e6
+    if n != 'frame':
+        ta, tb = ta + x, tb + y
+    if max(x, y) >= 0.001:
+        print('%-22s %10.3f %10.3f %7s' % (n, x, y, '%.2fx' % (y / x) if x > 0 else '-'))
+print('%-22s %10.3f %10.3f %7.2fx' % ('all but frame', ta, tb, tb / ta if ta else 0))

@@ -1,7 +1,8 @@
 # The work each Tracy zone does per frame, two captures side by side (one thread against
 # many): each zone's self time (its duration less its children's on the same thread),
 # summed per zone name over the capture's worker and calling threads, divided by the
-# frames. python3 zone_work.py ONE.csv.gz MANY.csv.gz (csvexport -u output).
+# frames after the first SKIP (default 20: the first frames upload the scene).
+# python3 zone_work.py ONE.csv.gz MANY.csv.gz [SKIP] (csvexport -u output).
 # Zones named "work" (the busy-time regions) are left out; a name's row reads
 # "ms/frame on one thread, ms/frame on many, many/one". The zone "frame" is the calling
 # thread's render call, whose self time is mostly its wait for the job graph: shown, not
@@ -9,17 +10,23 @@
 import csv, gzip, sys, collections
 
 
+SKIP = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+
+
 def load(path):
     op = gzip.open if path.endswith('.gz') else open
-    by_thread = collections.defaultdict(list)
-    frames = 0
+    events = []
     with op(path, 'rt') as f:
         r = csv.reader(f)
         next(r)
         for row in r:
-            name, start, dur, thread = row[0], int(row[3]), int(row[4]), row[5]
-            if name == 'frame':
-                frames += 1
+            events.append((row[0], int(row[3]), int(row[4]), row[5]))
+    starts = sorted(s for n, s, _, _ in events if n == 'frame')
+    since = starts[SKIP] if len(starts) > SKIP else 0
+    frames = sum(1 for s in starts if s >= since)
+    by_thread = collections.defaultdict(list)
+    for name, start, dur, thread in events:
+        if start >= since:
             by_thread[thread].append((start, -dur, name))
     self_ns = collections.Counter()
     for es in by_thread.values():

@@ -7,7 +7,7 @@
 # 16 and 8 threads and 1M on 16 and 8. Then each binary's demo at 1M on 16 threads (the
 # last frame's critical path), and Tracy captures of lpt there on 16 threads and on one
 # (every event; tracy/ from ../shared/tools/tracy): the work each zone does on 16 threads
-# against one. At most 8 files come back: the text outputs travel in texts.tar.gz.
+# against one; and one at 100k objects on 16 threads (what the main view's sort waits on). At most 8 files come back: the text outputs travel in texts.tar.gz.
 cd "$(dirname "$0")/../../../.."
 mkdir -p /tmp/b /tmp/r && tar xJf .bench/c.tar.xz -C /tmp/b
 B=/tmp/b/bin; T=/tmp/b/tracy; R=/tmp/r
@@ -17,13 +17,15 @@ docs/bench/tools/ab_demo.sh 6 600 "100000:16 100000:8 1000000:16 1000000:8" $B s
 for n in lpt lpt8k lpt4k; do echo "== $n"; python3 docs/bench/tools/paired_ratios.py $R/ab.txt demo-split demo-$n; done | tee $OUT/ratios.txt
 for b in split lpt lpt8k lpt4k; do $B/demo-$b --backend null --objects 1000000 --threads 16 --frames 600 > $R/demo-$b-1M-16.txt 2>&1; done
 grep -h "critical" $R/demo-*-1M-16.txt
-for t in 16 1; do
-  $T/capture -o /tmp/c$t.tracy -a 127.0.0.1 -f > /tmp/cap$t.log 2>&1 &
+for c in 1000000:16 1000000:1 100000:16; do
+  o=${c%:*}; t=${c#*:}
+  $T/capture -o /tmp/c.tracy -a 127.0.0.1 -f > /tmp/cap-$o-$t.log 2>&1 &
   sleep 1
-  TRACY_NO_EXIT=1 timeout 90 $B/demo-tracy-lpt --backend null --objects 1000000 --threads $t --frames 120 \
-    --wait-for-profiler 30 > $R/demo-tracy-$t.txt 2>&1
+  TRACY_NO_EXIT=1 timeout 90 $B/demo-tracy-lpt --backend null --objects $o --threads $t --frames 120 \
+    --wait-for-profiler 30 > $R/demo-tracy-$o-$t.txt 2>&1
   wait
-  $T/csvexport -u /tmp/c$t.tracy | gzip > $OUT/events-lpt-1000000-$t.csv.gz
+  $T/csvexport -u /tmp/c.tracy | gzip > $OUT/events-lpt-$o-$t.csv.gz
+  rm -f /tmp/c.tracy
 done
 tar czf $OUT/texts.tar.gz -C $R .
 ls -la $OUT

@@ -3,7 +3,9 @@
 # summed per zone name over the capture's worker and calling threads, divided by the
 # frames after the first SKIP (default 20: the first frames upload the scene).
 # python3 zone_work.py ONE.csv.gz MANY.csv.gz [SKIP] (csvexport -u output).
-# Zones named "work" (the busy-time regions) are left out; a name's row reads
+# Zones named "work" (the busy-time regions) are transparent, but one outermost on its
+# thread is a piece taken from a job on another thread: its self time is shown as
+# "(stolen pieces)"; a name's row reads
 # "ms/frame on one thread, ms/frame on many, many/one". The zone "frame" is the calling
 # thread's render call, whose self time is mostly its wait for the job graph: shown, not
 # summed.
@@ -36,6 +38,10 @@ def load(path):
             d = e[0] - e[3]
             if e[1] != 'work':
                 self_ns[e[1]] += d - e[2]
+            elif not stack:
+                # a piece another worker took from a job on another thread (the job's zone
+                # is there): its self time, by no stage
+                self_ns['(stolen pieces)'] += d - e[2]
             # a 'work' zone is transparent: its children's time counts to its parent
             if stack:
                 stack[-1][2] += d if e[1] != 'work' else e[2]

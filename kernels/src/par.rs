@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::busy::timed;
+use crate::busy::{timed, Label};
 
 mod claim;
 pub use claim::{fill_blocks_in_order, ClaimOrder};
@@ -28,6 +28,8 @@ struct Claim<'a> {
     failed: AtomicBool,
     n: usize,
     f: &'a (dyn Fn(usize) + Sync),
+    /// The forking thread's label: each piece runs under it (`busy`'s note on labels).
+    label: Label,
 }
 
 /// Sets `failed` if dropped while a piece unwinds.
@@ -48,7 +50,7 @@ impl Claim<'_> {
                 return;
             }
             let unwinding = Unwinding(&self.failed);
-            timed(|| (self.f)(i));
+            self.label.run(|| (self.f)(i));
             std::mem::forget(unwinding);
             self.done.fetch_add(1, Ordering::Release);
         }
@@ -88,7 +90,11 @@ pub fn for_each_index(n: usize, f: &(dyn Fn(usize) + Sync)) {
         (0..n).for_each(|i| timed(|| f(i)));
         return;
     }
-    let claim = Claim { next: AtomicUsize::new(0), done: AtomicUsize::new(0), failed: AtomicBool::new(false), n, f };
+    // SAFETY: the label is used by the pieces only, and this call returns after every piece
+    // is done (or, on a panic, after `fork`'s joins return), inside the caller's scope.
+    let label = unsafe { Label::current() };
+    let claim =
+        Claim { next: AtomicUsize::new(0), done: AtomicUsize::new(0), failed: AtomicBool::new(false), n, f, label };
     claim.fork(helpers);
 }
 

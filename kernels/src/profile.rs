@@ -29,6 +29,15 @@ impl Zone {
         }
     }
 
+    /// Attaches `text` to the zone while a profiler records it.
+    #[inline]
+    pub(crate) fn text_str(&self, _text: &str) {
+        #[cfg(feature = "tracy")]
+        if let Some(span) = &self._span {
+            span.emit_text(_text);
+        }
+    }
+
     /// No zone (the `tracy` feature is off).
     #[cfg(not(feature = "tracy"))]
     #[inline]

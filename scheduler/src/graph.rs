@@ -242,7 +242,8 @@ impl<J: GraphJob> JobGraph<J> {
     fn execute<'s>(&'s self, s: &rayon::Scope<'s>, i: usize, run: &'s Run<'s, J>) {
         let node = &self.nodes[i];
         node.span[0].store(run.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        let ran = catch_unwind(AssertUnwindSafe(|| switchyard_kernels::busy::timed(|| (run.work)(node.job))));
+        let ran =
+            catch_unwind(AssertUnwindSafe(|| switchyard_kernels::busy::timed_as(&node.name, || (run.work)(node.job))));
         node.span[1].store(run.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
         match ran {
             Err(e) => {

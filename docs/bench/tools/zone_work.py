@@ -5,6 +5,7 @@
 # python3 zone_work.py ONE.csv.gz MANY.csv.gz [SKIP] (csvexport -u output).
 # Zones named "work" (the busy-time regions) are transparent, but one outermost on its
 # thread is a piece taken from a job on another thread: its self time is shown as
+# "pieces of STAGE" where the zone's text names the job (`busy::timed_as`), else
 # "(stolen pieces)"; a name's row reads
 # "ms/frame on one thread, ms/frame on many, many/one". The zone "frame" is the calling
 # thread's render call, whose self time is mostly its wait for the job graph: shown, not
@@ -22,13 +23,16 @@ def load(path):
         r = csv.reader(f)
         next(r)
         for row in r:
-            events.append((row[0], int(row[3]), int(row[4]), row[5]))
-    starts = sorted(s for n, s, _, _ in events if n == 'frame')
+            events.append((row[0], int(row[3]), int(row[4]), row[5], row[6] if len(row) > 6 else ''))
+    starts = sorted(e[1] for e in events if e[0] == 'frame')
     since = starts[SKIP] if len(starts) > SKIP else 0
     frames = sum(1 for s in starts if s >= since)
     by_thread = collections.defaultdict(list)
-    for name, start, dur, thread in events:
+    for name, start, dur, thread, text in events:
         if start >= since:
+            # a piece's `work` zone names the job it came from (busy::timed_as, d/m 2026-12)
+            if name == 'work' and text:
+                name = 'work:' + text.split('[')[0]
             by_thread[thread].append((start, -dur, name))
     self_ns = collections.Counter()
     for es in by_thread.values():
@@ -36,15 +40,16 @@ def load(path):
         stack = []  # [end, name, children's time, start]
         def close(e):
             d = e[0] - e[3]
-            if e[1] != 'work':
+            work = e[1].startswith('work')
+            if not work:
                 self_ns[e[1]] += d - e[2]
             elif not stack:
                 # a piece another worker took from a job on another thread (the job's zone
-                # is there): its self time, by no stage
-                self_ns['(stolen pieces)'] += d - e[2]
+                # is there): its self time, by the job's stage where its zone names it
+                self_ns['pieces of ' + e[1][5:] if ':' in e[1] else '(stolen pieces)'] += d - e[2]
             # a 'work' zone is transparent: its children's time counts to its parent
             if stack:
-                stack[-1][2] += d if e[1] != 'work' else e[2]
+                stack[-1][2] += e[2] if work else d
         for start, neg, name in es:
             end = start - neg
             while stack and stack[-1][0] <= start:

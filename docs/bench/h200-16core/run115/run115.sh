@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run 115 on the 16-core host: software prefetch in the cull's key writing (a probe,
+# Run 115 on the 16-core host (an H200 loan): software prefetch in the cull's key writing (a probe,
 # key-prefetch.diff on 9957453: with KEY_PREFETCH set, write_keys prefetches the next 16
 # visible objects' key slots, x positions and materials). One binary, the switch by
 # environment ("pf" against "base"), paired, eight alternating rounds of 600 frames.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run 116 on the 16-core host: the sort's tail (the pairs whose keys changed, sorted on
+# Run 116 on the 16-core host (an H200 loan): the sort's tail (the pairs whose keys changed, sorted on
 # one thread below the sorter's parallel threshold of 16k pairs) sorted by the parallel
 # paths from 1k or 2k pairs (a probe, tail-parallel.diff on 0131b2c: TAIL_PAR_MIN sets
 # the tail sorter's threshold; "tp1k", "tp2k" against "base", one binary). Paired, eight

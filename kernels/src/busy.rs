@@ -93,8 +93,9 @@ impl Label {
 }
 
 /// Calls `f` with this thread's label: the name of the job it runs, or of the job whose
-/// piece it runs; `None` outside any.
-pub fn with_label<R>(f: impl FnOnce(Option<&str>) -> R) -> R {
+/// piece it runs; `None` outside any (the tests' view of the labels).
+#[cfg(test)]
+fn with_label<R>(f: impl FnOnce(Option<&str>) -> R) -> R {
     // SAFETY: a label on this thread points at the `&str` given to the `timed_as` (or the
     // piece) whose scope is open now, and `f` runs inside that scope.
     let label = LABEL.with(Cell::get).map(|l| unsafe { &*l });

@@ -4,9 +4,9 @@
 # frames after the first SKIP (default 20: the first frames upload the scene).
 # python3 zone_work.py ONE.csv.gz MANY.csv.gz [SKIP] (csvexport -u output).
 # Zones named "work" (the busy-time regions) are transparent, but one outermost on its
-# thread is a piece taken from a job on another thread: its self time is shown as
-# "pieces of STAGE" where the zone's text names the job (`busy::timed_as`), else
-# "(stolen pieces)"; a name's row reads
+# thread is a job, or a piece another worker took from a job on another thread: its self
+# time (a piece's work, a job's time outside its named zones) is shown as "pieces of
+# STAGE" where the zone's text names the job (`busy::timed_as`), else "(stolen pieces)"; a name's row reads
 # "ms/frame on one thread, ms/frame on many, many/one". The zone "frame" is the calling
 # thread's render call, whose self time is mostly its wait for the job graph: shown, not
 # summed.
@@ -30,7 +30,7 @@ def load(path):
     by_thread = collections.defaultdict(list)
     for name, start, dur, thread, text in events:
         if start >= since:
-            # a piece's `work` zone names the job it came from (busy::timed_as, d/m 2026-12)
+            # a `work` zone's text names its job (busy::timed_as)
             if name == 'work' and text:
                 name = 'work:' + text.split('[')[0]
             by_thread[thread].append((start, -dur, name))
@@ -44,8 +44,8 @@ def load(path):
             if not work:
                 self_ns[e[1]] += d - e[2]
             elif not stack:
-                # a piece another worker took from a job on another thread (the job's zone
-                # is there): its self time, by the job's stage where its zone names it
+                # an outermost `work` zone: a piece another worker took (its job's zone is
+                # on another thread) or a job's time outside its named zones
                 self_ns['pieces of ' + e[1][5:] if ':' in e[1] else '(stolen pieces)'] += d - e[2]
             # a 'work' zone is transparent: its children's time counts to its parent
             if stack:

@@ -154,36 +154,43 @@ mod differential {
     const RANDOM_INPUTS: usize = 40;
 
     /// (`DIFF_STATS=1` prints each input's operations and refusals; `FULL_KIND=1` logs whole
-    /// errors instead of their kinds, to read why.)
+    /// errors instead of their kinds, to read why.) One test per API, so the two run at once.
     #[test]
-    fn null_and_wgpu_accept_and_refuse_alike() {
-        for api in [wgpu::Backends::VULKAN, wgpu::Backends::GL] {
-            let Some(gpu) = switchyard_tests::wgpu_backend(api, Encoding::RenderBundle) else { continue };
-            // The null backend with the adapter's limits and capabilities.
-            let null = Arc::new(NullBackend::with_caps(gpu.caps()));
-            // The objects the harnesses make (the staging rings are the backend's, kept for
-            // reuse: `LiveResources::objects`).
-            let before = (null.live().objects(), gpu.live().objects());
-            let mut rng = Pcg64Mcg::seed_from_u64(18);
-            for (target, _) in TARGETS {
-                if on_backend::<NullBackend>(target).is_none() {
-                    continue;
-                }
-                for f in corpus(target) {
-                    let data = std::fs::read(&f).unwrap();
-                    compare(target, &f.display().to_string(), &null, &gpu, &data);
-                }
-                for i in 0..RANDOM_INPUTS {
-                    let n = rng.gen_range(8..600);
-                    let data: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
-                    compare(target, &format!("random input {i}"), &null, &gpu, &data);
-                }
+    fn null_and_wgpu_accept_and_refuse_alike_on_vulkan() {
+        null_and_wgpu_accept_and_refuse_alike(wgpu::Backends::VULKAN);
+    }
+
+    #[test]
+    fn null_and_wgpu_accept_and_refuse_alike_on_gl() {
+        null_and_wgpu_accept_and_refuse_alike(wgpu::Backends::GL);
+    }
+
+    fn null_and_wgpu_accept_and_refuse_alike(api: wgpu::Backends) {
+        let Some(gpu) = switchyard_tests::wgpu_backend(api, Encoding::RenderBundle) else { return };
+        // The null backend with the adapter's limits and capabilities.
+        let null = Arc::new(NullBackend::with_caps(gpu.caps()));
+        // The objects the harnesses make (the staging rings are the backend's, kept for
+        // reuse: `LiveResources::objects`).
+        let before = (null.live().objects(), gpu.live().objects());
+        let mut rng = Pcg64Mcg::seed_from_u64(18);
+        for (target, _) in TARGETS {
+            if on_backend::<NullBackend>(target).is_none() {
+                continue;
             }
-            assert_eq!(
-                (null.live().objects(), gpu.live().objects()),
-                before,
-                "{api:?}: every harness destroys what it made"
-            );
+            for f in corpus(target) {
+                let data = std::fs::read(&f).unwrap();
+                compare(target, &f.display().to_string(), &null, &gpu, &data);
+            }
+            for i in 0..RANDOM_INPUTS {
+                let n = rng.gen_range(8..600);
+                let data: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+                compare(target, &format!("random input {i}"), &null, &gpu, &data);
+            }
         }
+        assert_eq!(
+            (null.live().objects(), gpu.live().objects()),
+            before,
+            "{api:?}: every harness destroys what it made"
+        );
     }
 }

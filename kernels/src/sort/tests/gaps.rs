@@ -5,6 +5,10 @@ use super::super::nearly_sorted::{self as ns, WIDEN_PER_THREAD};
 use super::*;
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "the nearly-sorted path is safe code over par and the radix paths, checked by their own tests"
+)]
 fn gaps_that_meet_across_block_edges_are_joined() {
     let n = if cfg!(miri) { 1_000 } else { 200_000 };
     let edges: Vec<usize> = (1..8).map(|k| k * (n / 8)).collect();
@@ -38,6 +42,10 @@ fn gaps_that_meet_across_block_edges_are_joined() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "the nearly-sorted path is safe code over par and the radix paths, checked by their own tests"
+)]
 fn given_gaps_widened_in_groups_are_joined_across_groups() {
     // Clusters of small descents (neighbours swapped at every third place), each after a
     // stretch of keys raised above the whole cluster: the gap at the stretch's end widens
@@ -77,6 +85,10 @@ fn given_gaps_widened_in_groups_are_joined_across_groups() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "the nearly-sorted path is safe code over par and the radix paths, checked by their own tests"
+)]
 fn surveys_of_parts_join_into_the_whole_inputs_and_sort_alike() {
     // Inputs in order, with ties in and out of value order, nearly sorted and random; cut
     // into parts at every kind of seam (empty parts too). Above the nearly-sorted path's

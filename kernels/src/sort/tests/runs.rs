@@ -73,6 +73,7 @@ fn evenly_spread_inputs_up_to_32k_on_four_threads_or_more_sort_in_merged_runs() 
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "path choice only: safe code, the merged runs' sorts are checked by the test above")]
 fn other_inputs_and_pools_do_not_take_merged_runs() {
     let n = if cfg!(miri) { RUNS_MAX } else { 20_000 };
     let mut sorter = RadixSorter::new();
@@ -90,6 +91,7 @@ fn other_inputs_and_pools_do_not_take_merged_runs() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "ties are safe code over the merged runs, checked by the test above")]
 fn ties_by_value_give_the_key_value_order_after_merged_runs() {
     let n = if cfg!(miri) { RUNS_MAX } else { 24_000 };
     let mut sorter = RadixSorter { ties_by_value: true, ..RadixSorter::new() };
@@ -119,6 +121,7 @@ fn coherent(n: usize, seed: u64) -> Vec<u64> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "the same merged runs as the test above, on nearly sorted inputs (safe code)")]
 fn nearly_sorted_inputs_of_at_most_16k_pairs_a_thread_on_eight_threads_or_more_sort_in_merged_runs() {
     // (pairs, threads): both limits, and sizes between, on even and odd thread counts.
     let cases: &[(usize, usize)] = if cfg!(miri) {
@@ -148,6 +151,7 @@ fn nearly_sorted_inputs_of_at_most_16k_pairs_a_thread_on_eight_threads_or_more_s
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "ties are safe code over the merged runs, checked by the test above")]
 fn sorted_inputs_in_merged_runs_stay_put_and_order_their_ties_by_value() {
     let n = if cfg!(miri) { 8 * PARALLEL_MIN } else { 50_000 };
     // Sorted keys, each three times, their values descending: in key order, every tie out

@@ -48,13 +48,17 @@ fn render_keys_of_4k_to_16k_pairs_sort_on_wide_digits_stably() {
             let (k, v, took) = wide_sort(1, &keys, &mut sorter);
             assert!(took, "{name}, {n} pairs: the wide digits ran");
             assert!((k.clone(), v.clone()) == expected(&keys, &positions), "{name}, {n} pairs: not the stable order");
-            let (k0, v0, took) = wide_sort(1, &keys, &mut without);
-            assert!(!took && (k0, v0) == (k, v), "{name}, {n} pairs: the same result without them");
+            // (Under miri not again without them: that path's scatters have their own tests.)
+            if !cfg!(miri) {
+                let (k0, v0, took) = wide_sort(1, &keys, &mut without);
+                assert!(!took && (k0, v0) == (k, v), "{name}, {n} pairs: the same result without them");
+            }
         }
     }
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "ties are ordered by safe code after the wide digits, which the test above checks")]
 fn ties_by_value_give_the_key_value_order_after_wide_digits() {
     let n = if cfg!(miri) { WIDE_MIN + 5 } else { 5000 };
     let mut sorter = RadixSorter { ties_by_value: true, ..RadixSorter::new() };
@@ -75,6 +79,7 @@ fn ties_by_value_give_the_key_value_order_after_wide_digits() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "path choice only (safe code): the paths' scatters are checked by their own tests")]
 fn other_sizes_spread_keys_and_parallel_sorts_keep_their_paths() {
     let mut sorter = RadixSorter::new();
     let render = |n: usize| render_keys(n, 3);

@@ -1,12 +1,25 @@
 #!/bin/bash
-# Run 117 on the 16-core host: the report's bandwidth and frame rows at 509c035 (binaries
-# built from that tree; `--only bandwidth,frame --no-gpu`: the frame scaling, utilization
-# and critical-path rows, null backend), then the demo's digests on the null backend at
-# 1/4/16 threads. Everything lands in /tmp/r117, tarred into $OUT.
+# Run 117 on the 16-core host: each cull part compares its keys with its own last ones
+# (two sorted lists walked together) instead of reading one slot per visible object of a
+# view-wide array of keys by object. Binaries "base" (a2b2e45) and "new" (the change);
+# digests at 1 and 16 threads, then paired alternating rounds of 600 frames, null backend.
+# Step "report" instead runs the full report with the new tree's report binary and the
+# demo's digests on Vulkan.
 cd "$(dirname "$0")/../../../.."
-B=.bench/bin; R=/tmp/r117; mkdir -p $R
-lscpu > $R/machine.txt 2>&1
-start=$(date +%s); timeout 200 $B/switchyard-bench-report --only bandwidth,frame --no-gpu --out $R/full > $R/report-stdout.txt 2> $R/report-stderr.txt; echo "report rc=$? in $(( $(date +%s) - start )) s" >> $R/report-stdout.txt
-{ for t in 1 4 16; do echo "null default t$t $(timeout 60 $B/switchyard-demo --backend null --frames 3 --digest --threads $t | grep digest | md5sum)"; done; } > $R/digests.txt 2>&1
-tar czf $OUT/run117.tgz -C $R .
-cat $R/digests.txt; tail -3 $R/report-stdout.txt; grep -E "scaling|utilization" $R/report-stdout.txt
+B=.bench/r117
+case "$1" in
+ab)
+  for b in base new; do for t in 1 16; do echo "$b $t $($B/demo-$b --backend null --digest --frames 3 --threads $t | grep digest | md5sum)"; done; done | tee $OUT/digests.txt
+  docs/bench/tools/ab_demo.sh "${2:-6}" 600 "100000:16 1000000:16 100000:1 1000000:1" $B base new > $OUT/ab.txt 2>&1
+  python3 docs/bench/tools/paired_ratios.py $OUT/ab.txt demo-base demo-new | tee $OUT/ratios.txt
+  for o in 100000 1000000; do $B/demo-new --backend null --objects $o --frames 600 --threads 16 > $OUT/demo-new-$o-16.txt 2>&1; done
+  lscpu > $OUT/machine.txt 2>&1 ;;
+report)
+  for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+  export WGPU_BACKEND=vulkan
+  R=/tmp/r117; mkdir -p $R
+  start=$(date +%s); timeout 420 $B/switchyard-bench-report --out $R/full > $R/report-stdout.txt 2> $R/report-stderr.txt; echo "report rc=$? in $(( $(date +%s) - start )) s" >> $R/report-stdout.txt
+  { for t in 1 16; do echo "wgpu default t$t $(timeout 60 $B/demo-new --frames 3 --digest --threads $t | grep digest | md5sum)"; done; } > $R/digests-vulkan.txt 2>&1
+  tar czf $OUT/run117-report.tgz -C $R .
+  cat $R/digests-vulkan.txt; tail -3 $R/report-stdout.txt ;;
+esac

@@ -1,13 +1,16 @@
 # Paired ratios of a run's A/B lines ('round R demo-X objects O threads T frame F cull C sort S'):
-# python3 paired_ratios.py ab.txt BASE NEW prints, per (objects, threads), the median over rounds of NEW/BASE
-# for each stage and how many rounds NEW was lower.
+# python3 paired_ratios.py ab.txt BASE NEW [min] prints, per (objects, threads), the median over rounds of
+# NEW/BASE for each stage and how many rounds NEW was lower: of the runs' medians, or with `min` of their
+# minimums (lines that carry them: 'min frame F cull C sort S' after the medians).
 import sys, collections, statistics
 rows = collections.defaultdict(dict)
 for l in open(sys.argv[1]):
     w = l.split()
     if len(w) < 13: continue
     r, b, o, t = w[1], w[2], w[4], w[6]
-    rows[(o, t)].setdefault(r, {})[b] = dict(frame=float(w[8]), cull=float(w[10]), sort=float(w[12]))
+    at = 15 if len(sys.argv) > 4 and sys.argv[4] == 'min' else 8
+    if len(w) <= at + 4: continue
+    rows[(o, t)].setdefault(r, {})[b] = dict(frame=float(w[at]), cull=float(w[at + 2]), sort=float(w[at + 4]))
 base, new = sys.argv[2], sys.argv[3]
 for (o, t), rs in rows.items():
     out = []

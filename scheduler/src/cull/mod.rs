@@ -31,9 +31,7 @@ use crate::scene::{Objects, CASTS_SHADOWS};
 use crate::sort::key::{may_blend, write_keys};
 use crate::view::View;
 
-mod part;
 mod set;
-use part::CullPart;
 pub(crate) use set::{MaterialSet, VisibleSet};
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
@@ -55,6 +53,37 @@ pub(crate) fn part_len(n: usize, threads: usize) -> usize {
 /// Most visible indices per piece: the sort stage's unit of parallel work.
 pub(crate) const PIECE: usize = 4096;
 
+/// One culling part's output.
+#[derive(Debug, Default)]
+struct CullPart {
+    visible: Vec<u32>,
+    /// The part's objects in the frustum before the queue's and the passes' filters, kept
+    /// for the later views of the same camera ([`CullFrom::Keep`]).
+    raw: Vec<u32>,
+    /// The visible objects the previous cull did not see, ascending.
+    fresh: Vec<u32>,
+    /// The visible objects the previous cull saw with another key, ascending.
+    moved: Vec<u32>,
+    /// The keys of `fresh`, then of `moved`: the sort's tail, read here while the keys
+    /// are in this core's cache instead of by object index on the sorting worker.
+    tail_keys: Vec<u64>,
+    used: MaterialSet,
+    /// Whether this part's visible objects or any of their keys differ from the previous
+    /// cull's.
+    changed: bool,
+    /// What the part took in its last cull, ns: the next cull hands the costliest parts
+    /// out first ([`ClaimOrder`]).
+    ns: u64,
+}
+
+impl CullPart {
+    /// Writes [`CullPart::tail_keys`] from the keys by object.
+    fn keep_tail_keys(&mut self, key: impl Fn(u32) -> u64) {
+        self.tail_keys.clear();
+        self.tail_keys.extend(self.fresh.iter().chain(&self.moved).map(|&i| key(i)));
+    }
+}
+
 /// The cull stage's output for one view: the visible dense object indices in ascending
 /// order (held as the parts' lists, read piece by piece) and the materials they use.
 #[derive(Debug, Default)]
@@ -67,10 +96,8 @@ pub(crate) struct VisibleList {
     /// Where each part's newly visible and moved objects start among all of them, then
     /// their count.
     tail_offsets: Vec<usize>,
-    /// The objects per part of the last cull (0: none on the CPU since the list was
-    /// made or culled on the GPU): where the next cull has the same, each part compares
-    /// its keys with its own last ones.
-    part_len: usize,
+    /// The sort key of each visible object, by object index (other entries are stale).
+    keys: Vec<u64>,
     /// The order the next cull hands its parts out in: by the parts' last times.
     claim: ClaimOrder,
     /// Materials the visible objects use.
@@ -106,10 +133,8 @@ impl VisibleList {
     /// its buckets draw with.
     pub(crate) fn culled_on_gpu(&mut self, used: &MaterialSet, ms: f64) {
         self.next_generation(0, CULL_PART);
-        self.part_len = 0;
         self.parts.iter_mut().for_each(|p| {
             p.visible.clear();
-            p.keys.clear();
             p.fresh.clear();
             p.moved.clear();
             p.tail_keys.clear();
@@ -181,11 +206,10 @@ impl VisibleList {
         &self.prev_set
     }
 
-    /// The sort key of visible object `i` (tests; `None` if it is not visible).
-    #[cfg(test)]
-    pub(crate) fn key(&self, i: u32) -> Option<u64> {
-        let part = self.parts.get(i as usize / self.part_len.max(1))?;
-        part.visible.binary_search(&i).ok().map(|at| part.keys[at])
+    /// The sort key of visible object `i` (of another object: a stale value).
+    #[inline]
+    pub(crate) fn key(&self, i: u32) -> u64 {
+        self.keys[i as usize]
     }
 
     /// Visible objects that do not stay ([`VisibleList::stays`]): newly visible, or seen
@@ -222,20 +246,9 @@ impl VisibleList {
 
     /// The indices of piece `p`.
     pub(crate) fn piece(&self, p: usize) -> &[u32] {
-        let (part, range) = self.piece_range(p);
-        &part.visible[range]
-    }
-
-    /// The keys of piece `p`'s objects, in its order.
-    pub(crate) fn piece_keys(&self, p: usize) -> &[u64] {
-        let (part, range) = self.piece_range(p);
-        &part.keys[range]
-    }
-
-    /// Piece `p`'s part and its range of the part's lists.
-    fn piece_range(&self, p: usize) -> (&CullPart, std::ops::Range<usize>) {
         let (part, start) = (self.pieces[p].0 as usize, self.pieces[p].1 as usize);
-        (&self.parts[part], start..start + (self.offsets[p + 1] - self.offsets[p]))
+        let len = self.offsets[p + 1] - self.offsets[p];
+        &self.parts[part].visible[start..start + len]
     }
 
     /// The list of `visible` (ascending) in a scene of `objects` objects, cut into parts of
@@ -254,20 +267,27 @@ impl VisibleList {
     pub(crate) fn recull(&mut self, objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) {
         let parts = objects.div_ceil(part_len).max(1);
         self.next_generation(parts, part_len);
-        let comparable = std::mem::replace(&mut self.part_len, part_len) == part_len;
         self.parts.resize_with(parts, CullPart::default);
+        self.keys.resize(parts * part_len, 0);
         let part_words = part_len / 64;
         for (p, part) in self.parts.iter_mut().enumerate() {
             let range = (p * part_len) as u32..((p + 1) * part_len) as u32;
-            part.turn();
-            part.visible.extend(visible.iter().copied().filter(|i| range.contains(i)));
-            part.keys.extend(part.visible.iter().map(|&i| key(i)));
+            part.visible = visible.iter().copied().filter(|i| range.contains(i)).collect();
+            part.moved.clear();
+            part.fresh.clear();
+            for &i in &part.visible {
+                let k = key(i);
+                if self.prev_set.contains(i) && self.keys[i as usize] != k {
+                    part.moved.push(i);
+                }
+                self.keys[i as usize] = k;
+            }
             let words = p * part_words..(p + 1) * part_words;
             VisibleSet::fill_part(&mut self.set.words[words.clone()], p, &part.visible);
-            let was = self.prev_set.words.get(words.start..).unwrap_or(&[]);
-            part.sort_out(comparable, (was, p * part_len));
             let now = &self.set.words[words.clone()];
+            VisibleSet::fresh_of_part(now, &self.prev_set, p, &mut part.fresh);
             VisibleSet::stay_of_part(&mut self.stay.words[words], now, &self.prev_set, p, &part.moved);
+            part.keep_tail_keys(|i| self.keys[i as usize]);
             part.changed = true;
         }
         self.finish(0);
@@ -395,15 +415,15 @@ impl<'a> Setup<'a> {
     }
 
     /// Part `p`'s output from its objects in the frustum (`part.visible`, ascending):
-    /// the queue's and passes' filter, the materials seen, the keys, its words of the
-    /// visible set and of the objects that stay, its new and moved objects (`comparable`:
-    /// the previous cull had this part's range, [`CullPart::sort_out`]).
+    /// the queue's and passes' filter, the materials seen, the keys (`keys`, the part's
+    /// range), its words of the visible set and of the objects that stay, its new and
+    /// moved objects.
     fn fill_part(
         &self,
         p: usize,
         part: &mut CullPart,
-        (words, stay): (&mut [u64], &mut [u64]),
-        (prev, comparable): (&VisibleSet, bool),
+        (words, stay, keys): (&mut [u64], &mut [u64], &mut [u64]),
+        prev: &VisibleSet,
     ) {
         let (ctx, o) = (&self.ctx, self.ctx.objects);
         if ctx.queue != Queue::All || ctx.pass_filter {
@@ -417,49 +437,52 @@ impl<'a> Setup<'a> {
         // Which materials this part saw (the patch stage), and the visible objects' sort
         // keys, read while the objects' data is in this core's cache.
         part.used.reset(ctx.materials);
+        part.fresh.clear();
+        part.moved.clear();
         for &i in &part.visible {
             part.used.insert(o.material[i as usize] as usize);
         }
-        write_keys(self.view, o, ctx.mat_frames, (&part.visible, self.blend), &mut part.keys);
-        VisibleSet::fill_part(words, p, &part.visible);
-        // Each key is compared with the one the previous cull gave the object, where it
-        // was visible to it.
+        // Each key is compared with the one its slot holds, the previous cull's where the
+        // object was visible to it.
         let part_words = self.part_len / 64;
         let was = prev.words.get(p * part_words..).unwrap_or(&[]);
-        part.sort_out(comparable, (was, p * self.part_len));
+        let base = p * self.part_len;
+        let (visible, moved) = (&part.visible, &mut part.moved);
+        write_keys(self.view, o, ctx.mat_frames, (visible, self.blend), (&mut *keys, base), (was, moved));
+        VisibleSet::fill_part(words, p, &part.visible);
+        VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
         VisibleSet::stay_of_part(stay, words, prev, p, &part.moved);
+        part.keep_tail_keys(|i| keys[i as usize - base]);
         part.changed = !part.moved.is_empty() || !VisibleSet::same_part(words, prev, p);
     }
 }
 
 /// A list's arrays as its cull's parallel parts write them: the parts, their words of the
-/// visible set and of the objects that stay.
-type PartsOut<'o> = (&'o mut [CullPart], (Scaled<&'o mut [u64]>, Scaled<&'o mut [u64]>));
+/// visible set and of the objects that stay, their keys.
+type PartsOut<'o> = (&'o mut [CullPart], (Scaled<&'o mut [u64]>, Scaled<&'o mut [u64]>), Scaled<&'o mut [u64]>);
 
 impl VisibleList {
     /// Starts a cull as `s` sets it (`keep_raw`: a later view takes its frustum test;
     /// `took`: it takes an earlier view's): the arrays its parts write, the previous
-    /// cull's set and whether its parts had this cull's ranges, and the order to hand the
-    /// parts out in (costliest last time first).
-    fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, (&VisibleSet, bool), &ClaimOrder) {
+    /// cull's set, and the order to hand the parts out in (costliest last time first).
+    fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, &VisibleSet, &ClaimOrder) {
         self.raw_of = keep_raw.then_some(s.key);
         self.took = took;
         self.joined = None;
         self.parts.resize_with(s.parts, CullPart::default);
         self.claim.set_by_cost(self.parts.iter().map(|p| p.ns));
         self.next_generation(s.parts, s.part_len);
-        let comparable = std::mem::replace(&mut self.part_len, s.part_len) == s.part_len;
+        par::set_len(&mut self.keys, s.parts * s.part_len);
         let part_words = s.part_len / 64;
         let sets = (Scaled(&mut self.set.words[..], part_words), Scaled(&mut self.stay.words[..], part_words));
-        ((&mut self.parts[..], sets), (&self.prev_set, comparable), &self.claim)
+        ((&mut self.parts[..], sets, Scaled(&mut self.keys[..], s.part_len)), &self.prev_set, &self.claim)
     }
 }
 
-/// Starts `part`'s cull ([`CullPart::turn`]) with its objects in the frustum: `s`'s test
-/// of its range of the objects, or `taken` (an earlier view's test of it).
-fn test_part(s: &Setup<'_>, frustum: &Frustum, p: usize, taken: Option<&[u32]>, part: &mut CullPart) {
-    part.turn();
-    let out = &mut part.visible;
+/// Part `p`'s objects in the frustum into `out`: `s`'s test of its range of the objects,
+/// or `taken` (an earlier view's test of it).
+fn test_part(s: &Setup<'_>, frustum: &Frustum, p: usize, taken: Option<&[u32]>, out: &mut Vec<u32>) {
+    out.clear();
     match taken {
         Some(raw) => out.extend_from_slice(raw),
         None => {
@@ -485,13 +508,13 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
     profile::zone_text!("cull", "view {} ({:?}){shared}", ctx.label, view.pass);
     let keep_raw = matches!(from, CullFrom::Keep) && s.n > 0;
     let (parts, prev, claim) = out.open(&s, keep_raw, taken.is_some());
-    par::fill_blocks_in_order(1, claim, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)))| {
+    par::fill_blocks_in_order(1, claim, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
         let (t, part) = (std::time::Instant::now(), &mut part[0]);
-        test_part(&s, frustum, p, taken.map(|src| &src.parts[p].raw[..]), part);
+        test_part(&s, frustum, p, taken.map(|src| &src.parts[p].raw[..]), &mut part.visible);
         if keep_raw {
             part.raw.clone_from(&part.visible);
         }
-        s.fill_part(p, part, (words, stay), prev);
+        s.fill_part(p, part, (words, stay, keys), prev);
         part.ns = t.elapsed().as_nanos() as u64;
     });
     out.finish(ctx.materials);
@@ -528,15 +551,15 @@ pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>, frame: u6
     );
     let ((parts, prev, claim), (f_parts, f_prev, _)) = (out.open(&s, true, false), f_out.open(&f, false, true));
     par::fill_blocks_in_order(1, claim, (parts, f_parts), &|p, (lead, follow)| {
-        let (part, (Scaled(words, _), Scaled(stay, _))) = lead;
+        let (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _)) = lead;
         let (t, part) = (std::time::Instant::now(), &mut part[0]);
-        test_part(&s, frustum, p, None, part);
+        test_part(&s, frustum, p, None, &mut part.visible);
         part.raw.clone_from(&part.visible);
-        s.fill_part(p, part, (words, stay), prev);
-        let (f_part, (Scaled(words, _), Scaled(stay, _))) = follow;
+        s.fill_part(p, part, (words, stay, keys), prev);
+        let (f_part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _)) = follow;
         let f_part = &mut f_part[0];
-        test_part(&f, f_frustum, p, Some(&part.raw), f_part);
-        f.fill_part(p, f_part, (words, stay), f_prev);
+        test_part(&f, f_frustum, p, Some(&part.raw), &mut f_part.visible);
+        f.fill_part(p, f_part, (words, stay, keys), f_prev);
         part.ns = t.elapsed().as_nanos() as u64;
     });
     out.finish(ctx.materials);

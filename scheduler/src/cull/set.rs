@@ -21,6 +21,20 @@ impl VisibleSet {
         resize(&mut self.words, words);
     }
 
+    /// Appends to `fresh` the members of `words` (part `part`'s, parts of `words.len() * 64`
+    /// objects) that `prev` lacks, ascending: a word at a time.
+    pub(super) fn fresh_of_part(words: &[u64], prev: &VisibleSet, part: usize, fresh: &mut Vec<u32>) {
+        let base = part * words.len();
+        let prev = prev.words.get(base..).unwrap_or(&[]);
+        for (w, &now) in words.iter().enumerate() {
+            let mut f = now & !prev.get(w).copied().unwrap_or(0);
+            while f != 0 {
+                fresh.push(((base + w) * 64) as u32 + f.trailing_zeros());
+                f &= f - 1;
+            }
+        }
+    }
+
     /// Part `part`'s words of the objects that stay: members of `words` (its words of this
     /// cull's set) and of `prev`, but not of `moved` (its objects whose key changed).
     pub(super) fn stay_of_part(stay: &mut [u64], words: &[u64], prev: &VisibleSet, part: usize, moved: &[u32]) {

@@ -17,7 +17,7 @@ fn the_set_pieces_and_keys_hold_the_visible_list_at_part_seams() {
         assert_eq!(list.len(), visible.len());
         for &i in &visible {
             assert!(list.set().contains(i), "object {i}, parts of {part}");
-            assert_eq!(list.key(i), Some(key(i)), "object {i}, parts of {part}");
+            assert_eq!(list.key(i), key(i), "object {i}, parts of {part}");
         }
         assert_eq!(list.tail_len(), visible.len(), "the first cull sees every object anew");
         for i in [1, 62, 65, 192, p - 2, 2 * p + 998, objects as u32 + 64] {
@@ -34,56 +34,25 @@ fn the_set_pieces_and_keys_hold_the_visible_list_at_part_seams() {
 }
 
 #[test]
-fn a_part_sorts_its_objects_out_by_the_previous_cull() {
-    // Part 1 of 128-object parts: the previous cull saw 130 (key 1), 191 (2), 200 (3);
-    // this one sees 130 (1), 131, 191 (9), 192, 200 (3), 255.
-    let mut part = CullPart { visible: vec![130, 191, 200], keys: vec![1, 2, 3], ..CullPart::default() };
-    part.turn();
-    assert!(part.visible.is_empty() && part.keys.is_empty(), "a turn starts empty lists");
-    part.visible.extend([130, 131, 191, 192, 200, 255]);
-    part.keys.extend([1, 5, 9, 6, 3, 7]);
-    let mut was = [0u64; 2];
-    for i in [130 - 128, 191 - 128, 200 - 128] {
-        was[i / 64] |= 1 << (i % 64);
-    }
-    // With its last lists: new objects, then those whose key changed, with their keys.
-    part.sort_out(true, (&was, 128));
-    assert_eq!((&part.fresh[..], &part.moved[..]), (&[131, 192, 255][..], &[191][..]));
-    assert_eq!(part.tail_keys, [5, 6, 7, 9]);
-    // Only the previous set at hand (its parts had other ranges): the same new objects,
-    // and every object seen before counts as moved.
-    part.sort_out(false, (&was, 128));
-    assert_eq!((&part.fresh[..], &part.moved[..]), (&[131, 192, 255][..], &[130, 191, 200][..]));
-    assert_eq!(part.tail_keys, [5, 6, 7, 1, 9, 3]);
-    // A previous set shorter than the part (the scene grew): what it lacks is new.
-    part.sort_out(false, (&was[..1], 128));
-    assert_eq!((&part.fresh[..], &part.moved[..]), (&[131, 192, 200, 255][..], &[130, 191][..]));
-    // Nothing seen before: all new, in order.
-    part.last.clear();
-    part.sort_out(true, (&[], 128));
-    assert_eq!(part.fresh, part.visible);
-    assert!(part.moved.is_empty() && part.tail_keys == part.keys);
-}
-
-#[test]
-fn a_cull_with_other_parts_counts_every_object_seen_before_as_moved() {
-    // Culled in parts of 4k objects, then 8k (the scene or the workers changed), then
-    // 8k again: the second cull cannot compare keys part by part, the third can.
-    let key = |i: u32| u64::from(i % 5);
-    let visible = [3, 100, 5000, 9000, 12_000];
-    let mut list = VisibleList::from_objects(16_384, MIN_CULL_PART, &visible, key);
-    assert_eq!(list.tail_len(), 5);
-    list.recull(16_384, 2 * MIN_CULL_PART, &[3, 100, 5001, 9000, 12_000], key);
-    let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).copied()).collect();
-    assert_eq!(tail, [5001, 3, 100, 9000, 12_000], "per part: new objects, then those seen before");
-    assert!((0..16_384).all(|i| !list.stays(i)));
-    list.recull(16_384, 2 * MIN_CULL_PART, &[3, 100, 5001, 9000, 12_000], |i| if i == 100 { 7 } else { key(i) });
-    let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).copied()).collect();
-    assert_eq!(tail, [100], "the same parts: only the changed key");
-    let stays: Vec<u32> = (0..16_384).filter(|&i| list.stays(i)).collect();
-    assert_eq!(stays, [3, 5001, 9000, 12_000]);
-    assert_eq!(list.key(100), Some(7));
-    assert_eq!(list.key(101), None);
+fn fresh_objects_are_the_members_the_previous_set_lacks_word_by_word() {
+    let mut prev = VisibleSet::default();
+    prev.reset(4);
+    let mut now = VisibleSet::default();
+    now.reset(4);
+    // Part 1 of two-word parts: objects 128..256. Previous members 130, 191, 200;
+    // members now 130, 131, 191, 192, 255 (and 5 in part 0, not this part's).
+    VisibleSet::fill_part(&mut prev.words[2..4], 1, &[130, 191, 200]);
+    VisibleSet::fill_part(&mut now.words[0..2], 0, &[5]);
+    VisibleSet::fill_part(&mut now.words[2..4], 1, &[130, 131, 191, 192, 255]);
+    let mut fresh = vec![];
+    VisibleSet::fresh_of_part(&now.words[2..4], &prev, 1, &mut fresh);
+    assert_eq!(fresh, [131, 192, 255]);
+    // Against a smaller previous set (the scene grew): every member is fresh.
+    let mut small = VisibleSet::default();
+    small.reset(1);
+    fresh.clear();
+    VisibleSet::fresh_of_part(&now.words[2..4], &small, 1, &mut fresh);
+    assert_eq!(fresh, [130, 131, 191, 192, 255]);
 }
 
 #[test]

@@ -329,20 +329,21 @@ pub(crate) fn may_blend(view: &View, queue: Queue) -> bool {
     view.pass != PassKind::Shadow && queue != Queue::Opaque
 }
 
-/// Writes [`item_key`] of each object of `visible` to `keys` (cleared first), in its
-/// order, the depths of `KEY_LANES` objects at a time in a loop without branches (the
-/// square roots and divisions vectorize; one at a time they form a chain of latencies per
-/// key). `blend`: whether an item can be transparent ([`may_blend`]); if not, only the
-/// opaque depth field is computed.
+/// Writes [`item_key`] of each object `i` of `visible` (ascending) to `keys[i - base]`,
+/// the depths of `KEY_LANES` objects at a time in a loop without branches (the square
+/// roots and divisions vectorize; one at a time they form a chain of latencies per key).
+/// `blend`: whether an item can be transparent ([`may_blend`]); if not, only the opaque
+/// depth field is computed. Appends to `moved` the objects whose bit is set in `was` (bit
+/// `i - base` of the words; the previous cull saw them, so their slot holds its key)
+/// whose key differs from the one it overwrote.
 pub(crate) fn write_keys(
     view: &View,
     o: &Objects,
     mats: &[MaterialFrame],
     (visible, blend): (&[u32], bool),
-    keys: &mut Vec<u64>,
+    (keys, base): (&mut [u64], usize),
+    (was, moved): (&[u64], &mut Vec<u32>),
 ) {
-    keys.clear();
-    keys.reserve(visible.len());
     for group in visible.chunks(KEY_LANES) {
         let mut d2 = [0f32; KEY_LANES];
         for (d, &i) in d2.iter_mut().zip(group) {
@@ -362,7 +363,13 @@ pub(crate) fn write_keys(
             debug_assert!(
                 blend || !(mats[o.material[i as usize] as usize].transparent && view.pass != PassKind::Shadow)
             );
-            keys.push(key_with_depth(view, o, i as usize, mats, depth));
+            let key = key_with_depth(view, o, i as usize, mats, depth);
+            let at = i as usize - base;
+            let slot = &mut keys[at];
+            if *slot != key && was.get(at / 64).is_some_and(|w| w & (1 << (at % 64)) != 0) {
+                moved.push(i);
+            }
+            *slot = key;
         }
     }
 }
@@ -513,12 +520,40 @@ mod tests {
             };
             for len in [0, 1, 15, 16, 17, 33, 1000 - 7] {
                 let visible: Vec<u32> = (7..7 + len as u32).collect();
+                let mut keys = vec![0u64; 1000];
                 let blend = pass != PassKind::Shadow;
-                // Over a longer list's keys: cleared, one key per object in its order.
-                let mut keys = vec![1u64; 2000];
-                write_keys(&view, &o, &mats, (&visible, blend), &mut keys);
-                let one_at_a_time: Vec<u64> = visible.iter().map(|&i| item_key(&view, &o, i as usize, &mats)).collect();
-                assert_eq!(keys, one_at_a_time, "{pass:?}, {len} keys");
+                // Seen by no earlier cull: written, none reported as moved.
+                let (none, all) = (vec![0u64; 16], vec![u64::MAX; 16]);
+                let mut moved = Vec::new();
+                write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), (&none, &mut moved));
+                assert!(moved.is_empty(), "{pass:?}, {len} keys of objects no cull saw");
+                for &i in &visible {
+                    assert_eq!(keys[i as usize - 7], item_key(&view, &o, i as usize, &mats), "{pass:?}, object {i}");
+                }
+                assert!(keys[len..].iter().all(|&k| k == 0), "nothing written past the list");
+                // Over zeroes every key of a seen object is a change (none of these keys is
+                // 0); the same keys again are none; changed keys in any group are reported,
+                // in order, where the earlier cull saw the object.
+                let mut zeroes = vec![0u64; 1000];
+                write_keys(&view, &o, &mats, (&visible, blend), (&mut zeroes, 7), (&all, &mut moved));
+                assert_eq!(moved, visible, "{pass:?}, {len} keys over zeroes");
+                moved.clear();
+                write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), (&all, &mut moved));
+                assert!(moved.is_empty(), "{pass:?}, {len} keys again");
+                if len > 0 {
+                    for at in [0, len / 2, len - 1] {
+                        keys[at] ^= 1;
+                    }
+                    // The middle object unseen by the earlier cull: not reported.
+                    let (mut seen, m) = (all.clone(), len / 2);
+                    seen[m / 64] &= !(1 << (m % 64));
+                    write_keys(&view, &o, &mats, (&visible, blend), (&mut keys, 7), (&seen, &mut moved));
+                    let mut expect: Vec<u32> =
+                        [0, len - 1].into_iter().filter(|&a| a != m).map(|a| a as u32 + 7).collect();
+                    expect.dedup();
+                    assert_eq!(moved, expect, "{pass:?}, {len} keys, three changed");
+                    moved.clear();
+                }
             }
         }
     }

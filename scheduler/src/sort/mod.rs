@@ -121,7 +121,7 @@ fn sort_in_object_order(visible: &VisibleList, out: &mut SortedQueue) {
             (&mut out.queue[..], &mut out.keys[..]),
             &|p, (queue, keys): (&mut [u32], &mut [u64])| {
                 queue.copy_from_slice(visible.piece(p));
-                keys.copy_from_slice(visible.piece_keys(p));
+                keys.iter_mut().zip(queue).for_each(|(k, &mut i)| *k = visible.key(i));
             },
         );
     }

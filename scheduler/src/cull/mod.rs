@@ -429,10 +429,18 @@ impl<'a> Setup<'a> {
         if ctx.queue != Queue::All || ctx.pass_filter {
             let want = (ctx.queue != Queue::Opaque, ctx.queue != Queue::Transparent);
             let bit = self.view.pass.bit();
-            part.visible.retain(|&i| {
+            // Compacted without a branch per object: opaque and transparent objects
+            // interleave, so `retain`'s branch on each mispredicts often.
+            let v = &mut part.visible;
+            let mut kept = 0;
+            for j in 0..v.len() {
+                let i = v[j];
                 let m = &ctx.mat_frames[o.material[i as usize] as usize];
-                (if m.transparent { want.0 } else { want.1 }) && m.passes & bit != 0
-            });
+                let keep = (if m.transparent { want.0 } else { want.1 }) & (m.passes & bit != 0);
+                v[kept] = i;
+                kept += usize::from(keep);
+            }
+            v.truncate(kept);
         }
         // Which materials this part saw (the patch stage), and the visible objects' sort
         // keys, read while the objects' data is in this core's cache.

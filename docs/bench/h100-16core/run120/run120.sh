@@ -1,0 +1,19 @@
+#!/bin/bash
+# Run 120 on the 16-core host (prepared in session 49, not yet run): the report's
+# bandwidth and frame rows (`--only bandwidth,frame --no-gpu`: frame scaling,
+# utilization, the critical path; null backend) at a904f15 (binaries built from that
+# tree, stripped, in .bench/r120: switchyard-bench-report and switchyard-demo), with the
+# host's CPU; then the demo's frame at 100k and 1M objects on 1 and 16 threads and its
+# digest. Run 119's host ran the demo twice as fast on 16 threads as runs 117-118's:
+# this says whether the report's scaling targets are met on such a host. Everything
+# lands in /tmp/r120, tarred into $OUT. Carry [".bench/r120"].
+cd "$(dirname "$0")/../../../.."
+B=.bench/r120; R=/tmp/r120; mkdir -p $R
+lscpu > $R/machine.txt 2>&1
+start=$(date +%s); timeout 240 $B/switchyard-bench-report --only bandwidth,frame --no-gpu --out $R/full > $R/report-stdout.txt 2> $R/report-stderr.txt; echo "report rc=$? in $(( $(date +%s) - start )) s" >> $R/report-stdout.txt
+for o in 100000 1000000; do for t in 1 16; do timeout 60 $B/switchyard-demo --backend null --objects $o --frames 600 --threads $t > $R/demo-$o-$t.txt 2>&1; done; done
+echo "null t16 $(timeout 60 $B/switchyard-demo --backend null --frames 3 --digest --threads 16 | grep digest | md5sum)" > $R/digests.txt
+tar czf $OUT/run120.tgz -C $R .
+cp $R/full/report.md $OUT/report.md
+grep "Model name" $R/machine.txt; cat $R/digests.txt; tail -2 $R/report-stdout.txt
+grep -E "scaling|utilization|p50 / p99" $R/report-stdout.txt | cut -c1-200; grep -h "^| frame (cpu)" $R/demo-*.txt

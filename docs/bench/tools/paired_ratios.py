@@ -4,11 +4,11 @@
 # minimums (lines that carry them: 'min frame F cull C sort S' after the medians).
 import sys, collections, statistics
 rows = collections.defaultdict(dict)
+at = 15 if len(sys.argv) > 4 and sys.argv[4] == 'min' else 8
 for l in open(sys.argv[1]):
     w = l.split()
     if len(w) < 13: continue
     r, b, o, t = w[1], w[2], w[4], w[6]
-    at = 15 if len(sys.argv) > 4 and sys.argv[4] == 'min' else 8
     if len(w) <= at + 4: continue
     rows[(o, t)].setdefault(r, {})[b] = dict(frame=float(w[at]), cull=float(w[at + 2]), sort=float(w[at + 4]))
 base, new = sys.argv[2], sys.argv[3]

@@ -4,7 +4,10 @@
 # utilization, the critical path; null backend) at a904f15 (binaries built from that
 # tree, stripped, in .bench/r120: switchyard-bench-report and switchyard-demo), with the
 # host's CPU; then the demo's frame at 100k and 1M objects on 1 and 16 threads and its
-# digest. Run 119's host ran the demo twice as fast on 16 threads as runs 117-118's:
+# digest; then Tracy captures of the demo at 100k objects on 16 and 4 threads (200
+# frames; demo-tracy, the tracy feature's build, with capture and csvexport in
+# .bench/r120/tracy) for the main view's sort phases (sort-tail, gather-tail,
+# merge-last: docs/bench/tools/tracy_phases.py). Run 119's host ran the demo twice as fast on 16 threads as runs 117-118's:
 # this says whether the report's scaling targets are met on such a host. Everything
 # lands in /tmp/r120, tarred into $OUT. Carry [".bench/r120"].
 cd "$(dirname "$0")/../../../.."
@@ -12,6 +15,14 @@ B=.bench/r120; R=/tmp/r120; mkdir -p $R
 lscpu > $R/machine.txt 2>&1
 start=$(date +%s); timeout 240 $B/switchyard-bench-report --only bandwidth,frame --no-gpu --out $R/full > $R/report-stdout.txt 2> $R/report-stderr.txt; echo "report rc=$? in $(( $(date +%s) - start )) s" >> $R/report-stdout.txt
 for o in 100000 1000000; do for t in 1 16; do timeout 60 $B/switchyard-demo --backend null --objects $o --frames 600 --threads $t > $R/demo-$o-$t.txt 2>&1; done; done
+for t in 16 4; do
+  $B/tracy/capture -o /tmp/c$t.tracy -a 127.0.0.1 -f > $R/cap$t.log 2>&1 &
+  sleep 1
+  TRACY_NO_EXIT=1 timeout 60 $B/demo-tracy --backend null --objects 100000 --threads $t --frames 200 \
+    --wait-for-profiler 20 > $R/demo-tracy-$t.txt 2>&1
+  wait
+  $B/tracy/csvexport -u /tmp/c$t.tracy | gzip > $R/events-100k-$t.csv.gz
+done
 echo "null t16 $(timeout 60 $B/switchyard-demo --backend null --frames 3 --digest --threads 16 | grep digest | md5sum)" > $R/digests.txt
 tar czf $OUT/run120.tgz -C $R .
 cp $R/full/report.md $OUT/report.md

@@ -32,7 +32,12 @@ use crate::sort::key::{may_blend, write_keys};
 use crate::view::View;
 
 mod set;
+mod tail;
 pub(crate) use set::{MaterialSet, VisibleSet};
+pub(crate) use tail::{merge_block_len, merge_blocks, MERGE_BLOCK};
+use tail::{Splits, Tail};
+#[cfg(test)]
+pub(crate) use tail::{MIN_MERGE_BLOCK, SPLIT_MIN_THREADS};
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
 /// least [`MIN_CULL_PART`] objects (a multiple of 64, so a part owns whole words of the
@@ -64,9 +69,10 @@ struct CullPart {
     fresh: Vec<u32>,
     /// The visible objects the previous cull saw with another key, ascending.
     moved: Vec<u32>,
-    /// The keys of `fresh`, then of `moved`: the sort's tail, read here while the keys
-    /// are in this core's cache instead of by object index on the sorting worker.
-    tail_keys: Vec<u64>,
+    /// `fresh` and `moved` with their keys: the sort's tail, read here while the keys
+    /// are in this core's cache instead of by object index on the sorting worker, and
+    /// put in the order of last frame's blocks where the cull knows them (module `tail`).
+    tail: Tail,
     used: MaterialSet,
     /// Whether this part's visible objects or any of their keys differ from the previous
     /// cull's.
@@ -77,10 +83,9 @@ struct CullPart {
 }
 
 impl CullPart {
-    /// Writes [`CullPart::tail_keys`] from the keys by object.
-    fn keep_tail_keys(&mut self, key: impl Fn(u32) -> u64) {
-        self.tail_keys.clear();
-        self.tail_keys.extend(self.fresh.iter().chain(&self.moved).map(|&i| key(i)));
+    /// Writes [`CullPart::tail`] from the keys by object, cut as `splits` says.
+    fn keep_tail(&mut self, key: impl Fn(u32) -> u64, splits: &Splits) {
+        self.tail.fill((&self.fresh, &self.moved), self.visible.len(), key, splits);
     }
 }
 
@@ -96,6 +101,11 @@ pub(crate) struct VisibleList {
     /// Where each part's newly visible and moved objects start among all of them, then
     /// their count.
     tail_offsets: Vec<usize>,
+    /// Where the parts cut their tails: by the blocks of the queue sorted from the
+    /// previous cull, where the cull was given it.
+    splits: Splits,
+    /// Every part's tail is in block order (the merge takes each block's pairs from them).
+    tails_cut: bool,
     /// The sort key of each visible object, by object index (other entries are stale).
     keys: Vec<u64>,
     /// The order the next cull hands its parts out in: by the parts' last times.
@@ -137,8 +147,10 @@ impl VisibleList {
             p.visible.clear();
             p.fresh.clear();
             p.moved.clear();
-            p.tail_keys.clear();
+            p.tail.clear();
         });
+        self.splits.set(None, 1);
+        self.tails_cut = false;
         self.pieces.clear();
         self.offsets.clear();
         self.offsets.push(0);
@@ -224,14 +236,32 @@ impl VisibleList {
     }
 
     /// Part `p`'s objects that do not stay: its newly visible ones (ascending), then those
-    /// whose key changed (ascending).
-    pub(crate) fn tail(&self, p: usize) -> impl Iterator<Item = &u32> {
-        self.parts[p].fresh.iter().chain(&self.parts[p].moved)
+    /// whose key changed (ascending), or those in the order of last frame's blocks
+    /// ([`VisibleList::tails_cut`]).
+    pub(crate) fn tail(&self, p: usize) -> &[u32] {
+        self.parts[p].tail.pairs().0
     }
 
     /// The keys of [`VisibleList::tail`]`(p)`, in its order.
     pub(crate) fn tail_keys(&self, p: usize) -> &[u64] {
-        &self.parts[p].tail_keys
+        self.parts[p].tail.pairs().1
+    }
+
+    /// Pairs per block and the length of the queue sorted from the previous cull, where
+    /// every part put its tail in the order of that queue's blocks.
+    pub(crate) fn tails_cut(&self) -> Option<(usize, usize)> {
+        self.splits.cut().filter(|_| self.tails_cut)
+    }
+
+    /// Part `p`'s tail pairs (objects, keys) that fall in block `j` of the queue sorted
+    /// from the previous cull, where [`VisibleList::tails_cut`] says the tails are cut.
+    pub(crate) fn tail_block(&self, p: usize, j: usize) -> (&[u32], &[u64]) {
+        self.parts[p].tail.block(j)
+    }
+
+    /// Cull parts (each with a tail).
+    pub(crate) fn parts(&self) -> usize {
+        self.parts.len()
     }
 
     /// Visible objects.
@@ -251,48 +281,6 @@ impl VisibleList {
         &self.parts[part].visible[start..start + len]
     }
 
-    /// The list of `visible` (ascending) in a scene of `objects` objects, cut into parts of
-    /// `part_len` objects as the cull cuts it, with `key(i)` as each object's key (tests).
-    #[cfg(test)]
-    pub(crate) fn from_objects(objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) -> Self {
-        let mut list = Self::default();
-        list.recull(objects, part_len, visible, key);
-        list
-    }
-
-    /// The next cull of this list as [`cull_view`] makes it, seeing `visible` (ascending)
-    /// with `key(i)` as each object's key (tests): keys compared with the previous cull's,
-    /// the objects that moved, stay, or are new.
-    #[cfg(test)]
-    pub(crate) fn recull(&mut self, objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) {
-        let parts = objects.div_ceil(part_len).max(1);
-        self.next_generation(parts, part_len);
-        self.parts.resize_with(parts, CullPart::default);
-        self.keys.resize(parts * part_len, 0);
-        let part_words = part_len / 64;
-        for (p, part) in self.parts.iter_mut().enumerate() {
-            let range = (p * part_len) as u32..((p + 1) * part_len) as u32;
-            part.visible = visible.iter().copied().filter(|i| range.contains(i)).collect();
-            part.moved.clear();
-            part.fresh.clear();
-            for &i in &part.visible {
-                let k = key(i);
-                if self.prev_set.contains(i) && self.keys[i as usize] != k {
-                    part.moved.push(i);
-                }
-                self.keys[i as usize] = k;
-            }
-            let words = p * part_words..(p + 1) * part_words;
-            VisibleSet::fill_part(&mut self.set.words[words.clone()], p, &part.visible);
-            let now = &self.set.words[words.clone()];
-            VisibleSet::fresh_of_part(now, &self.prev_set, p, &mut part.fresh);
-            VisibleSet::stay_of_part(&mut self.stay.words[words], now, &self.prev_set, p, &part.moved);
-            part.keep_tail_keys(|i| self.keys[i as usize]);
-            part.changed = true;
-        }
-        self.finish(0);
-    }
-
     /// After the parts: the pieces, where each starts, and the materials used
     /// (`materials`: the size of the material sets).
     fn finish(&mut self, materials: usize) {
@@ -304,7 +292,7 @@ impl VisibleList {
         self.used.reset(materials);
         let mut at = 0;
         for (p, part) in self.parts.iter().enumerate() {
-            self.tail_offsets.push(self.tail_offsets[p] + part.fresh.len() + part.moved.len());
+            self.tail_offsets.push(self.tail_offsets[p] + part.tail.len());
             for start in (0..part.visible.len()).step_by(PIECE) {
                 at += PIECE.min(part.visible.len() - start);
                 self.pieces.push((p as u32, start as u32));
@@ -314,6 +302,7 @@ impl VisibleList {
         }
         // Objects the previous cull saw past this cull's parts (the scene shrank) changed
         // the set too.
+        self.tails_cut = self.parts.iter().all(|p| p.tail.is_cut());
         let beyond = self.prev_set.words.get(self.set.words.len()..).unwrap_or(&[]);
         self.unchanged = self.parts.iter().all(|p| !p.changed) && beyond.iter().all(|&w| w == 0);
     }
@@ -423,7 +412,7 @@ impl<'a> Setup<'a> {
         p: usize,
         part: &mut CullPart,
         (words, stay, keys): (&mut [u64], &mut [u64], &mut [u64]),
-        prev: &VisibleSet,
+        (prev, splits): (&VisibleSet, &Splits),
     ) {
         let (ctx, o) = (&self.ctx, self.ctx.objects);
         if ctx.queue != Queue::All || ctx.pass_filter {
@@ -460,7 +449,7 @@ impl<'a> Setup<'a> {
         VisibleSet::fill_part(words, p, &part.visible);
         VisibleSet::fresh_of_part(words, prev, p, &mut part.fresh);
         VisibleSet::stay_of_part(stay, words, prev, p, &part.moved);
-        part.keep_tail_keys(|i| keys[i as usize - base]);
+        part.keep_tail(|i| keys[i as usize - base], splits);
         part.changed = !part.moved.is_empty() || !VisibleSet::same_part(words, prev, p);
     }
 }
@@ -468,13 +457,26 @@ impl<'a> Setup<'a> {
 /// A list's arrays as its cull's parallel parts write them: the parts, their words of the
 /// visible set and of the objects that stay, their keys.
 type PartsOut<'o> = (&'o mut [CullPart], (Scaled<&'o mut [u64]>, Scaled<&'o mut [u64]>), Scaled<&'o mut [u64]>);
+/// What a cull's parts read of the list's last cull: its visible set, and where to cut
+/// the tails.
+type Prev<'o> = (&'o VisibleSet, &'o Splits);
+/// Last frame's queue and keys, where it was sorted from the list's last cull (the
+/// queue this frame's merge starts from): the cull cuts its tails by its blocks.
+pub(crate) type LastQueue<'a> = Option<(&'a [u32], &'a [u64])>;
 
 impl VisibleList {
     /// Starts a cull as `s` sets it (`keep_raw`: a later view takes its frustum test;
     /// `took`: it takes an earlier view's): the arrays its parts write, the previous
     /// cull's set, and the order to hand the parts out in (costliest last time first).
-    fn open(&mut self, s: &Setup<'_>, keep_raw: bool, took: bool) -> (PartsOut<'_>, &VisibleSet, &ClaimOrder) {
+    fn open(
+        &mut self,
+        s: &Setup<'_>,
+        keep_raw: bool,
+        took: bool,
+        last: LastQueue<'_>,
+    ) -> (PartsOut<'_>, Prev<'_>, &ClaimOrder) {
         self.raw_of = keep_raw.then_some(s.key);
+        self.splits.set(last, rayon::current_num_threads());
         self.took = took;
         self.joined = None;
         self.parts.resize_with(s.parts, CullPart::default);
@@ -483,7 +485,11 @@ impl VisibleList {
         par::set_len(&mut self.keys, s.parts * s.part_len);
         let part_words = s.part_len / 64;
         let sets = (Scaled(&mut self.set.words[..], part_words), Scaled(&mut self.stay.words[..], part_words));
-        ((&mut self.parts[..], sets, Scaled(&mut self.keys[..], s.part_len)), &self.prev_set, &self.claim)
+        (
+            (&mut self.parts[..], sets, Scaled(&mut self.keys[..], s.part_len)),
+            (&self.prev_set, &self.splits),
+            &self.claim,
+        )
     }
 }
 
@@ -502,7 +508,13 @@ fn test_part(s: &Setup<'_>, frustum: &Frustum, p: usize, taken: Option<&[u32]>, 
 
 /// Culls `view`'s frustum over every object, in parallel parts on the current pool, or
 /// takes an earlier view's frustum test (`from`).
-pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from: CullFrom<'_>, out: &mut VisibleList) {
+pub(crate) fn cull_view(
+    ctx: &CullCtx<'_>,
+    view: &View,
+    frustum: &Frustum,
+    from: CullFrom<'_>,
+    (out, last): (&mut VisibleList, LastQueue<'_>),
+) {
     let t = std::time::Instant::now();
     let s = Setup::new(*ctx, view, frustum);
     // An earlier view's frustum test, where it holds this view's.
@@ -515,7 +527,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
     let shared = if taken.is_some() { ", an earlier view's frustum test" } else { "" };
     profile::zone_text!("cull", "view {} ({:?}){shared}", ctx.label, view.pass);
     let keep_raw = matches!(from, CullFrom::Keep) && s.n > 0;
-    let (parts, prev, claim) = out.open(&s, keep_raw, taken.is_some());
+    let (parts, prev, claim) = out.open(&s, keep_raw, taken.is_some(), last);
     par::fill_blocks_in_order(1, claim, parts, &|p, (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _))| {
         let (t, part) = (std::time::Instant::now(), &mut part[0]);
         test_part(&s, frustum, p, taken.map(|src| &src.parts[p].raw[..]), &mut part.visible);
@@ -530,7 +542,7 @@ pub(crate) fn cull_view(ctx: &CullCtx<'_>, view: &View, frustum: &Frustum, from:
 }
 
 /// One view's cull: its context, its view and frustum, and its list.
-pub(crate) type CullOf<'a, 'c> = (&'a CullCtx<'c>, &'a View, &'a Frustum, &'a mut VisibleList);
+pub(crate) type CullOf<'a, 'c> = (&'a CullCtx<'c>, &'a View, &'a Frustum, (&'a mut VisibleList, LastQueue<'a>));
 
 /// Culls `lead` keeping its frustum test, as [`cull_view`] with [`CullFrom::Keep`] does,
 /// and in the same parallel parts `follow`, a later view of the same camera, from that
@@ -543,7 +555,7 @@ pub(crate) type CullOf<'a, 'c> = (&'a CullCtx<'c>, &'a View, &'a Frustum, &'a mu
 /// list is stamped with `frame` ([`VisibleList::joined_in`]).
 pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>, frame: u64) -> bool {
     let t = std::time::Instant::now();
-    let ((ctx, view, frustum, out), (f_ctx, f_view, f_frustum, f_out)) = (lead, follow);
+    let ((ctx, view, frustum, (out, last)), (f_ctx, f_view, f_frustum, (f_out, f_last))) = (lead, follow);
     let (s, f) = (Setup::new(*ctx, view, frustum), Setup::new(*f_ctx, f_view, f_frustum));
     // Equal keys: the same objects tested (none of them empty) in the same parts.
     if !f.takes(&s.key) {
@@ -557,7 +569,8 @@ pub(crate) fn cull_views(lead: CullOf<'_, '_>, follow: CullOf<'_, '_>, frame: u6
         f_ctx.label,
         f_view.pass
     );
-    let ((parts, prev, claim), (f_parts, f_prev, _)) = (out.open(&s, true, false), f_out.open(&f, false, true));
+    let ((parts, prev, claim), (f_parts, f_prev, _)) =
+        (out.open(&s, true, false, last), f_out.open(&f, false, true, f_last));
     par::fill_blocks_in_order(1, claim, (parts, f_parts), &|p, (lead, follow)| {
         let (part, (Scaled(words, _), Scaled(stay, _)), Scaled(keys, _)) = lead;
         let (t, part) = (std::time::Instant::now(), &mut part[0]);

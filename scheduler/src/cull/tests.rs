@@ -2,6 +2,64 @@
 
 use super::*;
 
+/// Culls as the tests make them: the list as the cull writes it from given visible objects
+/// and keys.
+impl VisibleList {
+    /// The list of `visible` (ascending) in a scene of `objects` objects, cut into parts of
+    /// `part_len` objects as the cull cuts it, with `key(i)` as each object's key (tests).
+    pub(crate) fn from_objects(objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) -> Self {
+        let mut list = Self::default();
+        list.recull(objects, part_len, visible, key);
+        list
+    }
+
+    /// The next cull of this list as [`cull_view`] makes it, seeing `visible` (ascending)
+    /// with `key(i)` as each object's key (tests): keys compared with the previous cull's,
+    /// the objects that moved, stay, or are new.
+    pub(crate) fn recull(&mut self, objects: usize, part_len: usize, visible: &[u32], key: impl Fn(u32) -> u64) {
+        self.recull_after(objects, part_len, visible, key, None);
+    }
+
+    /// [`VisibleList::recull`] given the queue sorted from the last cull, `last`, whose
+    /// blocks the parts cut their tails by as on the current pool (tests).
+    pub(crate) fn recull_after(
+        &mut self,
+        objects: usize,
+        part_len: usize,
+        visible: &[u32],
+        key: impl Fn(u32) -> u64,
+        last: LastQueue<'_>,
+    ) {
+        let parts = objects.div_ceil(part_len).max(1);
+        self.splits.set(last, rayon::current_num_threads());
+        self.next_generation(parts, part_len);
+        self.parts.resize_with(parts, CullPart::default);
+        self.keys.resize(parts * part_len, 0);
+        let part_words = part_len / 64;
+        for (p, part) in self.parts.iter_mut().enumerate() {
+            let range = (p * part_len) as u32..((p + 1) * part_len) as u32;
+            part.visible = visible.iter().copied().filter(|i| range.contains(i)).collect();
+            part.moved.clear();
+            part.fresh.clear();
+            for &i in &part.visible {
+                let k = key(i);
+                if self.prev_set.contains(i) && self.keys[i as usize] != k {
+                    part.moved.push(i);
+                }
+                self.keys[i as usize] = k;
+            }
+            let words = p * part_words..(p + 1) * part_words;
+            VisibleSet::fill_part(&mut self.set.words[words.clone()], p, &part.visible);
+            let now = &self.set.words[words.clone()];
+            VisibleSet::fresh_of_part(now, &self.prev_set, p, &mut part.fresh);
+            VisibleSet::stay_of_part(&mut self.stay.words[words], now, &self.prev_set, p, &part.moved);
+            part.keep_tail(|i| self.keys[i as usize], &self.splits);
+            part.changed = true;
+        }
+        self.finish(0);
+    }
+}
+
 #[test]
 fn the_set_pieces_and_keys_hold_the_visible_list_at_part_seams() {
     // Three parts of each size: members at word and part seams, a full word, an empty
@@ -27,7 +85,7 @@ fn the_set_pieces_and_keys_hold_the_visible_list_at_part_seams() {
         let pieces = list.offsets().len() - 1;
         let all: Vec<u32> = (0..pieces).flat_map(|p| list.piece(p).iter().copied()).collect();
         assert_eq!(all, visible);
-        let fresh: Vec<u32> = (0..3).flat_map(|p| list.tail(p).copied()).collect();
+        let fresh: Vec<u32> = (0..3).flat_map(|p| list.tail(p).iter().copied()).collect();
         assert_eq!(fresh, visible);
         assert_eq!(list.tail_offsets().len(), 4);
     }
@@ -78,7 +136,7 @@ fn objects_stay_where_both_sets_hold_them_with_their_key() {
     list.recull(10_000, MIN_CULL_PART, &[2, 3, 64, part, 9000, 9001], moved_key);
     let stays: Vec<u32> = (0..10_000).filter(|&i| list.stays(i)).collect();
     assert_eq!(stays, [64, 9000]);
-    let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).copied()).collect();
+    let tail: Vec<u32> = (0..list.parts.len()).flat_map(|p| list.tail(p).iter().copied()).collect();
     assert_eq!(tail, [3, 2, part, 9001], "per part: new objects, then moved ones");
     let tail_keys: Vec<u64> = (0..list.parts.len()).flat_map(|p| list.tail_keys(p).to_vec()).collect();
     assert_eq!(tail_keys, tail.iter().map(|&i| moved_key(i)).collect::<Vec<_>>(), "the tail's keys, in its order");

@@ -234,9 +234,10 @@ impl GraphJob for Job {
         use Access::{Read, Write};
         match *self {
             Job::Cull { view, from, feeds } => {
-                out.extend([Write(Datum::Visible(view)), Write(Datum::Buckets(view))]);
+                // Last frame's queue (the cull cuts its tails by that queue's blocks).
+                out.extend([Write(Datum::Visible(view)), Write(Datum::Buckets(view)), Read(Datum::Sorted(view))]);
                 out.extend(from.map(|f| Read(Datum::Visible(f))));
-                out.extend(feeds.map(|f| Write(Datum::Visible(f))));
+                out.extend(feeds.into_iter().flat_map(|f| [Write(Datum::Visible(f)), Read(Datum::Sorted(f))]));
             }
             Job::Sort(v) => out.extend([Read(Datum::Visible(v)), Write(Datum::Sorted(v))]),
             Job::Batch(v) => out.extend([Read(Datum::Sorted(v)), Write(Datum::Batches(v))]),
@@ -374,6 +375,7 @@ impl<B: Backend> FrameJobs<'_, B> {
                 let view = &self.views[v];
                 let ctx = self.cull_ctx(view);
                 let mut out = view.visible.write();
+                let sorted = view.sorted.read();
                 // Made by the earlier view's job this frame.
                 if out.joined_in(self.frame) {
                     return;
@@ -383,9 +385,11 @@ impl<B: Backend> FrameJobs<'_, B> {
                 let follower = feeds.filter(|&f| view.setup.keep_raw && self.views[f].setup.cull_from == Some(v));
                 if let Some(f) = follower {
                     let fv = &self.views[f];
-                    let (f_ctx, mut f_out) = (self.cull_ctx(fv), fv.visible.write());
-                    let lead = (&ctx, &view.setup.view, &view.setup.frustum, &mut *out);
-                    if cull_views(lead, (&f_ctx, &fv.setup.view, &fv.setup.frustum, &mut f_out), self.frame) {
+                    let (f_ctx, mut f_out, f_sorted) = (self.cull_ctx(fv), fv.visible.write(), fv.sorted.read());
+                    let (last, f_last) = (sorted.last_of(out.generation), f_sorted.last_of(f_out.generation));
+                    let lead = (&ctx, &view.setup.view, &view.setup.frustum, (&mut *out, last));
+                    let follow = (&f_ctx, &fv.setup.view, &fv.setup.frustum, (&mut *f_out, f_last));
+                    if cull_views(lead, follow, self.frame) {
                         return;
                     }
                 }
@@ -396,7 +400,8 @@ impl<B: Backend> FrameJobs<'_, B> {
                     None if view.setup.keep_raw => CullFrom::Keep,
                     None => CullFrom::Objects,
                 };
-                cull_view(&ctx, &view.setup.view, &view.setup.frustum, from, &mut out);
+                let last = sorted.last_of(out.generation);
+                cull_view(&ctx, &view.setup.view, &view.setup.frustum, from, (&mut out, last));
             }
             Job::Sort(v) => {
                 let view = &self.views[v];

@@ -62,6 +62,13 @@ impl SortedQueue {
         self.ms = 0.0;
     }
 
+    /// The queue and its keys, where they are the sorted queue of cull `generation` of
+    /// the visible list (its last cull): the queue the next sort merges from, whose
+    /// blocks the next cull cuts its tails by.
+    pub(crate) fn last_of(&self, generation: u64) -> Option<(&[u32], &[u64])> {
+        (self.coherent && self.generation == generation).then_some((&self.queue[..], &self.keys[..]))
+    }
+
     /// Whether the last sort found its keys in order or nearly so (the full radix sort did
     /// not run).
     pub(crate) fn nearly_in_order(&self) -> bool {

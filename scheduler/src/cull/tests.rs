@@ -169,3 +169,45 @@ fn each_cull_keeps_the_previous_set() {
     list.next_generation(1, CULL_PART);
     assert!(!list.prev_set().contains(5), "the GPU cull's empty set is now the previous one");
 }
+
+#[test]
+fn cut_tails_hold_each_blocks_pairs_and_only_them() {
+    // Last frame's queue of 40k objects (keys with ties) on a pool large enough to cut:
+    // after some objects move and some come into view, each part's tail holds its new and
+    // moved objects, each block's pairs between that block's first pair and the next's.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(SPLIT_MIN_THREADS).build().unwrap();
+    let objects = 40_000;
+    let mut keys: Vec<u64> = (0..objects as u64).map(|i| (i * 7919) % 300).collect();
+    let visible: Vec<u32> = (0..objects as u32).filter(|i| i % 5 != 0).collect();
+    let mut list = VisibleList::from_objects(objects, MIN_CULL_PART, &visible, |i| keys[i as usize]);
+    let mut last: Vec<(u64, u32)> = visible.iter().map(|&i| (keys[i as usize], i)).collect();
+    last.sort_unstable();
+    let (lk, lq): (Vec<u64>, Vec<u32>) = last.iter().copied().unzip();
+    (0..objects).step_by(37).for_each(|i| keys[i] = 1000 - keys[i]);
+    let now: Vec<u32> = (0..objects as u32).filter(|i| i % 5 != 0 || i % 45 == 0).collect();
+    pool.install(|| list.recull_after(objects, MIN_CULL_PART, &now, |i| keys[i as usize], Some((&lq, &lk))));
+    let (block, len) = list.tails_cut().expect("small tails are cut");
+    assert_eq!((block, len), (merge_block_len(lq.len(), SPLIT_MIN_THREADS), lq.len()));
+    let blocks = merge_blocks(len, block);
+    let first = |j: usize| (lk[j * block], lq[j * block]);
+    let mut tail: Vec<u32> = Vec::new();
+    for p in 0..list.parts() {
+        let mut expect: Vec<u32> = list.parts[p].fresh.iter().chain(&list.parts[p].moved).copied().collect();
+        let mut got = Vec::new();
+        for j in 0..blocks {
+            let (q, k) = list.tail_block(p, j);
+            for (&i, &key) in q.iter().zip(k) {
+                assert_eq!(key, keys[i as usize], "part {p}, block {j}: object {i}'s key");
+                assert!(j == 0 || (key, i) > first(j), "part {p}: object {i} before block {j}");
+                assert!(j + 1 == blocks || (key, i) < first(j + 1), "part {p}: object {i} after block {j}");
+            }
+            got.extend_from_slice(q);
+        }
+        expect.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, expect, "part {p}: its tail, cut");
+        tail.extend(got);
+    }
+    assert_eq!(tail.len(), list.tail_len());
+    assert!(!tail.is_empty());
+}

@@ -37,7 +37,7 @@ pub(crate) use set::{MaterialSet, VisibleSet};
 pub(crate) use tail::{merge_block_len, merge_blocks, MERGE_BLOCK};
 use tail::{Splits, Tail};
 #[cfg(test)]
-pub(crate) use tail::{MIN_MERGE_BLOCK, SPLIT_MIN_THREADS};
+pub(crate) use tail::{BLOCK_TAIL_MAX, MIN_MERGE_BLOCK, SPLIT_MIN_THREADS};
 
 /// Most objects per culling part (one parallel task). Parts are a power of two of at
 /// least [`MIN_CULL_PART`] objects (a multiple of 64, so a part owns whole words of the
@@ -104,7 +104,8 @@ pub(crate) struct VisibleList {
     /// Where the parts cut their tails: by the blocks of the queue sorted from the
     /// previous cull, where the cull was given it.
     splits: Splits,
-    /// Every part's tail is in block order (the merge takes each block's pairs from them).
+    /// Every part's tail is in block order (the merge takes each block's pairs from them),
+    /// and no block has more than [`tail::BLOCK_TAIL_MAX`] pairs (a bound).
     tails_cut: bool,
     /// The sort key of each visible object, by object index (other entries are stale).
     keys: Vec<u64>,
@@ -302,7 +303,9 @@ impl VisibleList {
         }
         // Objects the previous cull saw past this cull's parts (the scene shrank) changed
         // the set too.
-        self.tails_cut = self.parts.iter().all(|p| p.tail.is_cut());
+        // Every part's tail cut, and no block with more pairs than one should sort.
+        let crowded = self.parts.iter().map(|p| p.tail.most()).sum::<usize>() > tail::BLOCK_TAIL_MAX;
+        self.tails_cut = self.parts.iter().all(|p| p.tail.is_cut()) && !crowded;
         let beyond = self.prev_set.words.get(self.set.words.len()..).unwrap_or(&[]);
         self.unchanged = self.parts.iter().all(|p| !p.changed) && beyond.iter().all(|&w| w == 0);
     }

@@ -78,6 +78,14 @@ impl Splits {
     }
 }
 
+/// Most tail pairs a merge block may have to sort (bounded from above by the sum over the
+/// parts of each part's largest block): more, and the merge sorts the whole tail first
+/// (a radix sort, in parallel where it is long), so that tail pairs that crowd into few
+/// blocks (many objects given one new material, say) never leave one worker sorting
+/// thousands by comparing. The demo's frames stay far below it (its tails spread over
+/// the blocks by their state fields).
+pub(crate) const BLOCK_TAIL_MAX: usize = 2048;
+
 /// Tail pairs a part cuts by block beyond a quarter of its visible objects (a few
 /// objects that change in a part that sees few is no camera cut).
 const CUT_SLACK: usize = 64;
@@ -93,6 +101,8 @@ pub(super) struct Tail {
     blocks: Vec<u32>,
     /// Whether the tail is in block order.
     cut: bool,
+    /// The most pairs of any block, where it is.
+    most: usize,
 }
 
 impl Tail {
@@ -102,6 +112,7 @@ impl Tail {
         self.keys.clear();
         self.ends.clear();
         self.cut = false;
+        self.most = 0;
     }
 
     /// The tail of `fresh` then `moved` with `key(i)` as each object's key: in block
@@ -121,6 +132,7 @@ impl Tail {
         self.keys.clear();
         self.ends.clear();
         self.cut = splits.cut.is_some() && n <= visible / 4 + CUT_SLACK;
+        self.most = 0;
         if !self.cut {
             self.objects.extend_from_slice(fresh);
             self.objects.extend_from_slice(moved);
@@ -136,6 +148,7 @@ impl Tail {
             self.blocks.push(b as u32);
             self.ends[b] += 1;
         }
+        self.most = self.ends.iter().max().map_or(0, |&m| m as usize);
         let mut at = 0;
         for e in &mut self.ends {
             (*e, at) = (at, at + *e);
@@ -162,6 +175,11 @@ impl Tail {
     /// Whether the tail is in block order ([`Tail::block`] gives each block's pairs).
     pub(super) fn is_cut(&self) -> bool {
         self.cut
+    }
+
+    /// The most pairs of any block of a tail in block order.
+    pub(super) fn most(&self) -> usize {
+        self.most
     }
 
     /// Block `j`'s pairs (objects and keys) of a tail in block order.

@@ -272,7 +272,7 @@ mod tests {
 
     use super::super::{sort_view, SortCtx, SortedQueue};
     use super::{merge_from_last, MergeScratch};
-    use crate::cull::{VisibleList, MIN_CULL_PART, SPLIT_MIN_THREADS};
+    use crate::cull::{VisibleList, BLOCK_TAIL_MAX, MIN_CULL_PART, SPLIT_MIN_THREADS};
     use crate::cull::{MERGE_BLOCK as BLOCK, MIN_MERGE_BLOCK as MIN_BLOCK};
     use crate::view::View;
 
@@ -403,6 +403,34 @@ mod tests {
             let mut expect: Vec<(u64, u32)> = all.iter().map(|&i| (keys[i as usize], i)).collect();
             expect.sort_unstable();
             assert!(out.keys.iter().copied().zip(out.queue.iter().copied()).eq(expect.iter().copied()));
+        });
+    }
+
+    #[test]
+    fn tails_crowding_into_one_block_are_sorted_whole() {
+        // Thousands of objects given one new key (one new material, say) all fall in one
+        // block: the cull still cuts each part's tail, but the merge sorts the whole tail
+        // first rather than leave one block to sort them by comparing.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(SPLIT_MIN_THREADS).build().unwrap();
+        let objects = 10 * MIN_CULL_PART;
+        let mut keys: Vec<u64> = (0..objects as u64).map(|i| (i * 7919) % 1000).collect();
+        let all: Vec<u32> = (0..objects as u32).collect();
+        let (mut list, mut out) = (VisibleList::default(), SortedQueue::default());
+        pool.install(|| {
+            list.recull(objects, MIN_CULL_PART, &all, |i| keys[i as usize]);
+            sort_view(&SortCtx { label: "test" }, &VIEW, &list, &mut out);
+            // (Objects that had the key already stay; a key's run may straddle two blocks.)
+            for (crowd, key, cut) in [(100, 500, true), (3 * BLOCK_TAIL_MAX, 700, false)] {
+                (0..objects).step_by(objects / crowd).take(crowd).for_each(|i| keys[i] = key);
+                list.recull_after(objects, MIN_CULL_PART, &all, |i| keys[i as usize], out.last_of(list.generation));
+                assert_eq!(list.tails_cut().is_some(), cut, "{crowd} objects given one key");
+                sort_view(&SortCtx { label: "test" }, &VIEW, &list, &mut out);
+                assert!(out.from_last_order);
+                assert_eq!(out.merge.by_block, cut);
+                let mut expect: Vec<(u64, u32)> = all.iter().map(|&i| (keys[i as usize], i)).collect();
+                expect.sort_unstable();
+                assert!(out.keys.iter().copied().zip(out.queue.iter().copied()).eq(expect.iter().copied()));
+            }
         });
     }
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run 120 on the 16-core host (prepared in session 49, not yet run): the report's
 # bandwidth and frame rows (`--only bandwidth,frame --no-gpu`: frame scaling,
-# utilization, the critical path; null backend) at 6262306 (the cut tails of run 121 in;
+# utilization, the critical path; null backend) at dd66b89 (the cut tails of run 121 in;
 # binaries built from that tree, stripped: switchyard-bench-report and switchyard-demo), with the
 # host's CPU; then the demo's frame at 100k and 1M objects on 1 and 16 threads and its
 # digest; then Tracy captures of the demo at 100k objects on 16 and 4 threads (200

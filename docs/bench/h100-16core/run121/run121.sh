@@ -4,7 +4,7 @@
 # pairs in the merge's fork, instead of one worker sorting the whole tail before it
 # (docs/bench/2core/run121/: the change and the 2-core figures). Binaries in
 # .bench/r121x/bins.tar.xz (the tree's 64 MiB limit): demo-base (a904f15's library
-# code), demo-new (the change, cut from 8 workers: SPLIT_MIN_THREADS = 8), demo-new4 (the
+# code), demo-new (dd66b89: the change, cut from 8 workers, SPLIT_MIN_THREADS = 8), demo-new4 (the
 # same cut from 4), demo-new256 (demo-new with CUT_SLACK = 256: a part's tail is cut up to
 # a quarter of its objects and 256, so the transparent view's tails, most of its queue,
 # are cut too), demo-tracy (demo-new with the tracy feature), tracy/capture and

@@ -150,7 +150,7 @@ impl VisibleList {
             p.moved.clear();
             p.tail.clear();
         });
-        self.splits.set(None, 1);
+        self.splits.clear();
         self.tails_cut = false;
         self.pieces.clear();
         self.offsets.clear();
@@ -301,11 +301,11 @@ impl VisibleList {
             }
             self.used.union_with(&part.used);
         }
-        // Objects the previous cull saw past this cull's parts (the scene shrank) changed
-        // the set too.
         // Every part's tail cut, and no block with more pairs than one should sort.
         let crowded = self.parts.iter().map(|p| p.tail.most()).sum::<usize>() > tail::BLOCK_TAIL_MAX;
         self.tails_cut = self.parts.iter().all(|p| p.tail.is_cut()) && !crowded;
+        // Objects the previous cull saw past this cull's parts (the scene shrank) changed
+        // the set too.
         let beyond = self.prev_set.words.get(self.set.words.len()..).unwrap_or(&[]);
         self.unchanged = self.parts.iter().all(|p| !p.changed) && beyond.iter().all(|&w| w == 0);
     }

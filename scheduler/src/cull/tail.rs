@@ -52,8 +52,7 @@ impl Splits {
     /// list's previous cull is the one it was sorted from) on `threads` workers; none on
     /// fewer than [`SPLIT_MIN_THREADS`] or from an empty queue.
     pub(super) fn set(&mut self, last: Option<(&[u32], &[u64])>, threads: usize) {
-        self.firsts.clear();
-        self.cut = None;
+        self.clear();
         let Some((queue, keys)) = last.filter(|(q, k)| !q.is_empty() && q.len() == k.len()) else { return };
         if threads < SPLIT_MIN_THREADS {
             return;
@@ -62,6 +61,12 @@ impl Splits {
         let blocks = merge_blocks(queue.len(), block);
         self.firsts.extend((1..blocks).map(|j| (keys[j * block], queue[j * block])));
         self.cut = Some((block, queue.len()));
+    }
+
+    /// No cut (a view culled on the GPU).
+    pub(super) fn clear(&mut self) {
+        self.firsts.clear();
+        self.cut = None;
     }
 
     /// Pairs per block and the queue's length, where the tails were cut.
